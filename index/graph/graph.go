@@ -1,0 +1,157 @@
+package graph
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index/problem"
+)
+
+// CodePrefix starts the ID of every node extracted from code by a built-in adapter.
+const CodePrefix = "go:"
+
+// Node is one node of the primary graph. Every field but Body, Line, Headings and Relations is
+// a core field compared by the generation diff.
+type Node struct {
+	ID           string   `json:"id"`
+	Kind         string   `json:"kind"`
+	Family       string   `json:"family"`
+	Title        string   `json:"title"`
+	Status       string   `json:"status"`
+	Authority    string   `json:"authority"`
+	Tags         []string `json:"tags"`
+	Language     string   `json:"language"`
+	Capabilities []string `json:"capabilities"`
+	SourcePath   string   `json:"source_path"`
+	// Anchor locates the node inside its source: a heading slug for a Markdown node, "L<line>"
+	// for a record.
+	Anchor      string `json:"anchor"`
+	ContentHash string `json:"content_hash"`
+
+	Line     int       `json:"line"`
+	Body     string    `json:"-"`
+	Headings []Heading `json:"headings,omitempty"`
+}
+
+// Heading is a Markdown heading inside a node body and the anchor it becomes.
+type Heading struct {
+	Level  int    `json:"level"`
+	Text   string `json:"text"`
+	Anchor string `json:"anchor"`
+	Line   int    `json:"line"`
+}
+
+// Edge is one typed relation, identified exactly by its triple.
+type Edge struct {
+	Source   string `json:"source_id"`
+	Relation string `json:"relation"`
+	Target   string `json:"target_id"`
+}
+
+// Compare orders edges by source, relation, then target.
+func (e Edge) Compare(o Edge) int {
+	if c := strings.Compare(e.Source, o.Source); c != 0 {
+		return c
+	}
+	if c := strings.Compare(e.Relation, o.Relation); c != 0 {
+		return c
+	}
+	return strings.Compare(e.Target, o.Target)
+}
+
+// EdgeAt is an edge with the position of its target in the source, for error reports.
+type EdgeAt struct {
+	Edge
+	At problem.Location
+}
+
+// Fragment is everything one source file contributes: its nodes, their outgoing edges, and
+// the problems found in the file itself. Cross-file checks (duplicates, dangling targets)
+// happen later, over all fragments.
+type Fragment struct {
+	Path     string
+	Nodes    []Node
+	Edges    []EdgeAt
+	Problems []problem.Problem
+}
+
+// ContentHash computes a node's content hash from its content, the relations it declares,
+// and its body. Location (source path, anchor, line) is excluded, so moving a node does not
+// change its content hash.
+func ContentHash(n *Node, edges []Edge) string {
+	rels := make([]Edge, len(edges))
+	copy(rels, edges)
+	slices.SortFunc(rels, Edge.Compare)
+	rels = slices.Compact(rels)
+	relPairs := make([][2]string, len(rels))
+	for i, e := range rels {
+		relPairs[i] = [2]string{e.Relation, e.Target}
+	}
+	doc := struct {
+		ID           string      `json:"id"`
+		Kind         string      `json:"kind"`
+		Family       string      `json:"family"`
+		Title        string      `json:"title"`
+		Status       string      `json:"status"`
+		Authority    string      `json:"authority"`
+		Tags         []string    `json:"tags"`
+		Language     string      `json:"language"`
+		Capabilities []string    `json:"capabilities"`
+		Relations    [][2]string `json:"relations"`
+		Body         string      `json:"body"`
+	}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
+		nonNil(n.Capabilities), relPairs, n.Body}
+	return hashJSON("docforge.node.content.v1", doc)
+}
+
+// RecordHash is the hash of every core field of a node: the generation diff reports a node as
+// changed exactly when its record hash changes.
+func RecordHash(n *Node) string {
+	doc := struct {
+		ID           string   `json:"id"`
+		Kind         string   `json:"kind"`
+		Family       string   `json:"family"`
+		Title        string   `json:"title"`
+		Status       string   `json:"status"`
+		Authority    string   `json:"authority"`
+		Tags         []string `json:"tags"`
+		Language     string   `json:"language"`
+		Capabilities []string `json:"capabilities"`
+		SourcePath   string   `json:"source_path"`
+		Anchor       string   `json:"anchor"`
+		ContentHash  string   `json:"content_hash"`
+	}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
+		nonNil(n.Capabilities), n.SourcePath, n.Anchor, n.ContentHash}
+	return hashJSON("docforge.node.record.v1", doc)
+}
+
+// EdgeHash is the hash of an edge's exact triple.
+func EdgeHash(e Edge) string {
+	return hashJSON("docforge.edge.v1", [3]string{e.Source, e.Relation, e.Target})
+}
+
+// hashJSON hashes a domain label and the JSON encoding of v. encoding/json writes struct
+// fields in declaration order and escapes consistently, which makes the encoding canonical
+// for the fixed shapes used here.
+func hashJSON(domain string, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only plain strings and slices reach here; Marshal cannot fail on them.
+		panic("graph: marshal canonical hash input: " + err.Error())
+	}
+	h := sha256.New()
+	h.Write([]byte(domain))
+	h.Write([]byte{0})
+	h.Write(b)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

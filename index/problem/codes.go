@@ -1,0 +1,161 @@
+package problem
+
+// Code is a stable, machine-readable error code. Codes never change meaning once released.
+type Code string
+
+// The codes, grouped by where they arise. Add new codes here, to All, to Describe and to the
+// README's table; TestReadmeListsEveryCode fails until all four agree.
+const (
+	// Descriptor (docforge.toml).
+	DescriptorNotFound       Code = "descriptor_not_found"
+	MalformedDescriptor      Code = "malformed_descriptor"
+	UnsupportedSchemaVersion Code = "unsupported_schema_version"
+	InvalidDescriptor        Code = "invalid_descriptor"
+
+	// Source files and nodes.
+	MalformedFrontMatter Code = "malformed_front_matter"
+	MissingFrontMatter   Code = "missing_front_matter"
+	MalformedTOML        Code = "malformed_toml"
+	NoRecords            Code = "no_records"
+	UnknownField         Code = "unknown_field"
+	InvalidField         Code = "invalid_field"
+	MissingField         Code = "missing_field"
+	InvalidID            Code = "invalid_id"
+	DuplicateID          Code = "duplicate_id"
+	UnknownFamily        Code = "unknown_family"
+	UnknownKind          Code = "unknown_kind"
+	UnknownAuthority     Code = "unknown_authority"
+	UndeclaredRelation   Code = "undeclared_relation"
+	DanglingTarget       Code = "dangling_target"
+	PathEscape           Code = "path_escape"
+	NotUTF8              Code = "not_utf8"
+	FileTooLarge         Code = "file_too_large"
+	UnreadableFile       Code = "unreadable_file"
+	TooManyProblems      Code = "too_many_problems"
+
+	// Index and queries.
+	ProjectInvalid  Code = "project_invalid"
+	IndexMissing    Code = "index_missing"
+	IndexCorrupt    Code = "index_corrupt"
+	IndexBusy       Code = "index_busy"
+	NodeNotFound    Code = "node_not_found"
+	InvalidArgument Code = "invalid_argument"
+	Internal        Code = "internal"
+)
+
+// Info describes a code for people: what it means and what to do about it.
+type Info struct {
+	Summary     string
+	Remediation string
+}
+
+// All returns every defined code in catalogue order.
+func All() []Code {
+	return []Code{
+		DescriptorNotFound, MalformedDescriptor, UnsupportedSchemaVersion, InvalidDescriptor,
+		MalformedFrontMatter, MissingFrontMatter, MalformedTOML, NoRecords, UnknownField,
+		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
+		UnknownAuthority, UndeclaredRelation, DanglingTarget, PathEscape, NotUTF8, FileTooLarge,
+		UnreadableFile, TooManyProblems,
+		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
+		Internal,
+	}
+}
+
+// Describe returns the summary and default remediation of c. An unknown code gets a generic
+// description rather than a panic, so a newer peer's code still prints sensibly.
+func Describe(c Code) Info {
+	switch c {
+	case DescriptorNotFound:
+		return Info{"no docforge.toml in this directory or any parent",
+			"run 'docforge init' in the project root, or pass --project-root DIR"}
+	case MalformedDescriptor:
+		return Info{"docforge.toml is not valid TOML",
+			"fix the TOML syntax at the reported line and column"}
+	case UnsupportedSchemaVersion:
+		return Info{"the descriptor's schema_version is not one this DocForge reads",
+			"set schema_version = 1"}
+	case InvalidDescriptor:
+		return Info{"a descriptor field has a value DocForge cannot use",
+			"correct the field as the message says; see docs/project-format.md"}
+	case MalformedFrontMatter:
+		return Info{"the TOML front matter between the +++ lines does not parse",
+			"fix the TOML syntax at the reported position; the front matter must start and end with a line holding only +++"}
+	case MissingFrontMatter:
+		return Info{"a Markdown file under a content root has no +++ front matter",
+			"start the file with a +++ block holding at least id, kind and family, or exclude it in [sources].exclude"}
+	case MalformedTOML:
+		return Info{"a TOML record file does not parse",
+			"fix the TOML syntax at the reported line and column"}
+	case NoRecords:
+		return Info{"a .toml file under a content root holds no [[node]] tables",
+			"add [[node]] tables, move the file out of the content roots, or exclude it in [sources].exclude"}
+	case UnknownField:
+		return Info{"a field name is not part of the node or descriptor schema",
+			"check the spelling; the allowed fields are listed in docs/project-format.md"}
+	case InvalidField:
+		return Info{"a field has the wrong type or an unusable value",
+			"give the field the type and form docs/project-format.md describes"}
+	case MissingField:
+		return Info{"a required node field is missing or empty",
+			"add the field; every node needs id, kind and family"}
+	case InvalidID:
+		return Info{"a node ID has characters or a form DocForge does not accept",
+			"use lowercase letters, digits and . _ - / (starting with a letter or digit); the go: prefix is reserved for code nodes"}
+	case DuplicateID:
+		return Info{"two nodes share one ID",
+			"rename one of them; node IDs are unique across the project"}
+	case UnknownFamily:
+		return Info{"a node names a family the descriptor does not declare",
+			"declare it as [families.NAME] in docforge.toml or use a declared family"}
+	case UnknownKind:
+		return Info{"a node's kind is not allowed in its family",
+			"add the kind to the family's kinds in docforge.toml or use an allowed kind"}
+	case UnknownAuthority:
+		return Info{"a node's authority is not in the project's authority vocabulary",
+			"use normative, informative or draft, or extend [authority].allowed in docforge.toml"}
+	case UndeclaredRelation:
+		return Info{"a relation name is not in the project's relation vocabulary",
+			"add it to [relations].allowed in docforge.toml or use a declared relation"}
+	case DanglingTarget:
+		return Info{"a relation points at a node ID that does not exist",
+			"fix the target ID, create the missing node, or remove the relation"}
+	case PathEscape:
+		return Info{"a path leaves its declared root (directly or through a symlink)",
+			"keep sources inside the project's content roots; replace the symlink with the file itself"}
+	case NotUTF8:
+		return Info{"a source file is not valid UTF-8",
+			"re-encode the file as UTF-8"}
+	case FileTooLarge:
+		return Info{"a source file exceeds the size limit",
+			"split the file, or raise [limits].max_file_bytes in docforge.toml"}
+	case UnreadableFile:
+		return Info{"a source file or directory could not be read",
+			"check the file's permissions and that it still exists"}
+	case TooManyProblems:
+		return Info{"more problems were found than are reported",
+			"fix the reported problems and validate again to see the rest"}
+	case ProjectInvalid:
+		return Info{"the project has validation errors, so no new index was published",
+			"run 'docforge validate' and fix the reported problems; the previous index stays in use"}
+	case IndexMissing:
+		return Info{"no index has been published for this project yet",
+			"run 'docforge sync'"}
+	case IndexCorrupt:
+		return Info{"the published index file is unreadable or inconsistent",
+			"run 'docforge sync --rebuild'; the index is disposable and is rebuilt from the sources"}
+	case IndexBusy:
+		return Info{"another process held the index lock for too long",
+			"retry; if it persists, check for a stuck docforge process"}
+	case NodeNotFound:
+		return Info{"no node has that ID",
+			"check the ID with 'docforge search' or 'docforge filter'"}
+	case InvalidArgument:
+		return Info{"an argument is missing or out of range",
+			"correct the argument as the message says; see --help"}
+	case Internal:
+		return Info{"DocForge hit an unexpected internal failure",
+			"retry; if it persists, report it with the message"}
+	}
+	return Info{"unrecognised code " + string(c), "upgrade DocForge or report the code"}
+}

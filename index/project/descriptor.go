@@ -1,0 +1,469 @@
+package project
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/tomlpos"
+)
+
+// FileName is the descriptor's name at the project root.
+const FileName = "docforge.toml"
+
+// StateDir is the project-relative directory that holds disposable state (the index,
+// receipts, changesets). `docforge init` adds it to .gitignore.
+const StateDir = ".docforge"
+
+// SchemaVersion is the only descriptor schema this package reads.
+const SchemaVersion = 1
+
+// Defaults and ceilings for [limits].
+const (
+	DefaultMaxResults       = 200
+	DefaultMaxResponseChars = 65536
+	DefaultMaxFileBytes     = 4 << 20
+	CeilingMaxResults       = 10000
+	CeilingMaxFileBytes     = 64 << 20
+)
+
+// DefaultAuthorities returns the authority vocabulary used when [authority] is absent.
+func DefaultAuthorities() []string { return []string{"normative", "informative", "draft"} }
+
+// ProposalOperations is the closed set of operations a writer may be granted.
+func ProposalOperations() []string {
+	return []string{"create", "update", "move", "relationship_update", "delete"}
+}
+
+// Descriptor is a validated docforge.toml.
+type Descriptor struct {
+	SchemaVersion int               `toml:"schema_version"`
+	Project       Identity          `toml:"project"`
+	Sources       Sources           `toml:"sources"`
+	Relations     Vocabulary        `toml:"relations"`
+	Authority     Vocabulary        `toml:"authority"`
+	Families      map[string]Family `toml:"families"`
+	Limits        Limits            `toml:"limits"`
+	Views         []View            `toml:"views"`
+	Proposals     Proposals         `toml:"proposals"`
+
+	// Root is the absolute, symlink-resolved project root. It is not part of the file.
+	Root string `toml:"-"`
+	// Hash is the SHA-256 of the descriptor file's bytes, bound into every index.
+	Hash string `toml:"-"`
+}
+
+// Identity names the project.
+type Identity struct {
+	ID   string `toml:"id"`
+	Name string `toml:"name"`
+}
+
+// Sources says where canonical sources live. Roots are project-relative, slash-separated.
+type Sources struct {
+	ContentRoots []string `toml:"content_roots"`
+	CodeRoots    []string `toml:"code_roots"`
+	Exclude      []string `toml:"exclude"`
+}
+
+// Vocabulary is a closed list of allowed names.
+type Vocabulary struct {
+	Allowed []string `toml:"allowed"`
+}
+
+// Family is a node family and the kinds it allows.
+type Family struct {
+	Kinds []string `toml:"kinds"`
+}
+
+// Limits bounds results and inputs.
+type Limits struct {
+	MaxResults       int   `toml:"max_results"`
+	MaxResponseChars int   `toml:"max_response_chars"`
+	MaxFileBytes     int64 `toml:"max_file_bytes"`
+}
+
+// View is a declared render output.
+type View struct {
+	ID       string   `toml:"id"`
+	Title    string   `toml:"title"`
+	Families []string `toml:"families"`
+	Kinds    []string `toml:"kinds"`
+	Tags     []string `toml:"tags"`
+	Output   string   `toml:"output"`
+}
+
+// Proposals configures isolated changesets.
+type Proposals struct {
+	ChangesetRoot string    `toml:"changeset_root"`
+	PreviewRoot   string    `toml:"preview_root"`
+	Writers       []Writer  `toml:"writers"`
+	Appliers      []Applier `toml:"appliers"`
+}
+
+// Writer is a declared proposal writer and the operations it may queue.
+type Writer struct {
+	ID         string   `toml:"id"`
+	Operations []string `toml:"operations"`
+}
+
+// Applier is a declared canonical applier.
+type Applier struct {
+	ID string `toml:"id"`
+}
+
+// HasRelation reports whether rel is in the project's relation vocabulary.
+func (d *Descriptor) HasRelation(rel string) bool { return slices.Contains(d.Relations.Allowed, rel) }
+
+// HasAuthority reports whether a is in the project's authority vocabulary.
+func (d *Descriptor) HasAuthority(a string) bool { return slices.Contains(d.Authority.Allowed, a) }
+
+// FamilyAllows reports whether the family exists and whether it allows kind.
+func (d *Descriptor) FamilyAllows(family, kind string) (familyOK, kindOK bool) {
+	f, ok := d.Families[family]
+	if !ok {
+		return false, false
+	}
+	return true, slices.Contains(f.Kinds, kind)
+}
+
+// FamilyNames returns the declared family names, sorted.
+func (d *Descriptor) FamilyNames() []string {
+	names := make([]string, 0, len(d.Families))
+	for n := range d.Families {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// StatePath returns the absolute path of a project-relative path under the state directory.
+func (d *Descriptor) StatePath(elem ...string) string {
+	return filepath.Join(append([]string{d.Root, StateDir}, elem...)...)
+}
+
+// Find walks up from dir to the nearest directory holding docforge.toml and returns it.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find project from %s: %w", dir, err)
+	}
+	for cur := abs; ; {
+		if st, err := os.Stat(filepath.Join(cur, FileName)); err == nil && st.Mode().IsRegular() {
+			return cur, nil
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", problem.Errorf(problem.DescriptorNotFound, "no %s in %s or any parent directory", FileName, abs)
+		}
+		cur = parent
+	}
+}
+
+var (
+	projectIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	namePattern      = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	viewIDPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+)
+
+// Load reads and validates the descriptor of the project rooted at root. It returns the
+// descriptor only when there are no error-severity problems; problems is every problem found
+// (bounded). err is set for failures to read at all (no descriptor, unreadable file).
+func Load(root string) (d *Descriptor, problems []problem.Problem, err error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load descriptor: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, problem.Wrap(problem.DescriptorNotFound, err, "project root %s does not exist", abs)
+		}
+		return nil, nil, fmt.Errorf("load descriptor: resolve %s: %w", abs, err)
+	}
+	file := filepath.Join(real, FileName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, problem.Wrap(problem.DescriptorNotFound, err, "no %s in %s", FileName, real)
+		}
+		return nil, nil, problem.Wrap(problem.UnreadableFile, err, "read %s", file)
+	}
+	d, problems = Parse(data, real)
+	return d, problems, nil
+}
+
+// Parse validates descriptor bytes for a project rooted at root (absolute). It stats the
+// declared roots to confine them; it reads nothing else.
+func Parse(data []byte, root string) (*Descriptor, []problem.Problem) {
+	v := &validator{root: root, pos: tomlpos.Scan(string(data), 1)}
+	at := func(line, col int) problem.Location { return problem.Location{Path: FileName, Line: line, Column: col} }
+	if !isUTF8(data) {
+		v.list.Add(problem.New(problem.NotUTF8, at(1, 1), "%s is not valid UTF-8", FileName))
+		return nil, v.list.Problems()
+	}
+	var d Descriptor
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&d)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			v.list.Add(problem.New(problem.MalformedDescriptor, at(pe.Position.Line, pe.Position.Col), "%s", pe.Message))
+		} else {
+			v.list.Add(problem.New(problem.MalformedDescriptor, at(1, 1), "%v", err))
+		}
+		return nil, v.list.Problems()
+	}
+	for _, k := range md.Undecoded() {
+		v.add(problem.UnknownField, k.String(), "unknown descriptor field %q", k.String())
+	}
+	d.Root = root
+	d.Hash = sha256Hex(data)
+	v.check(&d)
+	if v.list.Errors() > 0 {
+		return nil, v.list.Problems()
+	}
+	return &d, v.list.Problems()
+}
+
+type validator struct {
+	root string
+	pos  *tomlpos.Index
+	list problem.List
+}
+
+// add reports a problem at the key path's position.
+func (v *validator) add(c problem.Code, key, format string, args ...any) {
+	p, _ := v.pos.Key(key)
+	v.list.Add(problem.New(c, problem.Location{Path: FileName, Line: p.Line, Column: p.Column}, format, args...))
+}
+
+// addValue reports a problem at the i-th string value of the key path.
+func (v *validator) addValue(c problem.Code, key string, i int, format string, args ...any) {
+	p, _ := v.pos.Value(key, i)
+	v.list.Add(problem.New(c, problem.Location{Path: FileName, Line: p.Line, Column: p.Column}, format, args...))
+}
+
+func (v *validator) check(d *Descriptor) {
+	if d.SchemaVersion != SchemaVersion {
+		v.add(problem.UnsupportedSchemaVersion, "schema_version", "schema_version is %d; this DocForge reads schema version %d", d.SchemaVersion, SchemaVersion)
+	}
+	if !projectIDPattern.MatchString(d.Project.ID) {
+		v.add(problem.InvalidDescriptor, "project.id", "project.id %q must match [a-z0-9][a-z0-9._-]*", d.Project.ID)
+	}
+	if d.Project.Name == "" {
+		d.Project.Name = d.Project.ID
+	}
+
+	if len(d.Sources.ContentRoots) == 0 {
+		v.add(problem.InvalidDescriptor, "sources", "sources.content_roots is empty; declare at least one directory of Markdown/TOML nodes")
+	}
+	d.Sources.ContentRoots = v.roots("sources.content_roots", d.Sources.ContentRoots, true)
+	d.Sources.CodeRoots = v.roots("sources.code_roots", d.Sources.CodeRoots, true)
+	for i, g := range d.Sources.Exclude {
+		if err := ValidGlob(g); err != nil {
+			v.addValue(problem.InvalidDescriptor, "sources.exclude", i, "exclude pattern %q: %v", g, err)
+		}
+	}
+
+	v.names("relations.allowed", d.Relations.Allowed, "relation")
+	if len(d.Authority.Allowed) == 0 {
+		d.Authority.Allowed = DefaultAuthorities()
+	} else {
+		v.names("authority.allowed", d.Authority.Allowed, "authority")
+	}
+
+	if len(d.Families) == 0 {
+		v.add(problem.InvalidDescriptor, "families", "no [families.NAME] declared; every node belongs to a declared family")
+	}
+	for _, name := range d.FamilyNames() {
+		key := "families." + name
+		if !namePattern.MatchString(name) {
+			v.add(problem.InvalidDescriptor, key, "family name %q must match [a-z][a-z0-9_]*", name)
+		}
+		if len(d.Families[name].Kinds) == 0 {
+			v.add(problem.InvalidDescriptor, key, "family %q declares no kinds", name)
+		}
+		v.names(key+".kinds", d.Families[name].Kinds, "kind")
+	}
+
+	v.limits(&d.Limits)
+	v.views(d)
+	v.proposals(&d.Proposals)
+}
+
+func (v *validator) limits(l *Limits) {
+	if l.MaxResults == 0 {
+		l.MaxResults = DefaultMaxResults
+	} else if l.MaxResults < 1 || l.MaxResults > CeilingMaxResults {
+		v.add(problem.InvalidDescriptor, "limits.max_results", "limits.max_results is %d; use 1 to %d", l.MaxResults, CeilingMaxResults)
+	}
+	if l.MaxResponseChars == 0 {
+		l.MaxResponseChars = DefaultMaxResponseChars
+	} else if l.MaxResponseChars < 1024 {
+		v.add(problem.InvalidDescriptor, "limits.max_response_chars", "limits.max_response_chars is %d; use at least 1024", l.MaxResponseChars)
+	}
+	if l.MaxFileBytes == 0 {
+		l.MaxFileBytes = DefaultMaxFileBytes
+	} else if l.MaxFileBytes < 1 || l.MaxFileBytes > CeilingMaxFileBytes {
+		v.add(problem.InvalidDescriptor, "limits.max_file_bytes", "limits.max_file_bytes is %d; use 1 to %d", l.MaxFileBytes, CeilingMaxFileBytes)
+	}
+}
+
+func (v *validator) views(d *Descriptor) {
+	seen := map[string]bool{}
+	for i, view := range d.Views {
+		key := fmt.Sprintf("views.%d", i)
+		if !viewIDPattern.MatchString(view.ID) {
+			v.add(problem.InvalidDescriptor, key+".id", "view id %q must match [a-z0-9][a-z0-9._-]*", view.ID)
+		} else if seen[view.ID] {
+			v.add(problem.InvalidDescriptor, key+".id", "view id %q is declared twice", view.ID)
+		}
+		seen[view.ID] = true
+		for j, f := range view.Families {
+			if _, ok := d.Families[f]; !ok {
+				v.addValue(problem.UnknownFamily, key+".families", j, "view %q selects undeclared family %q", view.ID, f)
+			}
+		}
+		if view.Output == "" {
+			v.add(problem.InvalidDescriptor, key, "view %q has no output path", view.ID)
+		} else if clean, ok := v.confined(key+".output", view.Output, false); ok {
+			d.Views[i].Output = clean
+		}
+	}
+}
+
+func (v *validator) proposals(p *Proposals) {
+	if p.ChangesetRoot == "" {
+		p.ChangesetRoot = StateDir + "/changesets"
+	}
+	if p.PreviewRoot == "" {
+		p.PreviewRoot = StateDir + "/previews"
+	}
+	if clean, ok := v.confined("proposals.changeset_root", p.ChangesetRoot, false); ok {
+		p.ChangesetRoot = clean
+	}
+	if clean, ok := v.confined("proposals.preview_root", p.PreviewRoot, false); ok {
+		p.PreviewRoot = clean
+	}
+	ids := map[string]bool{}
+	for i, w := range p.Writers {
+		key := fmt.Sprintf("proposals.writers.%d", i)
+		if !viewIDPattern.MatchString(w.ID) || ids[w.ID] {
+			v.add(problem.InvalidDescriptor, key+".id", "writer id %q must be unique and match [a-z0-9][a-z0-9._-]*", w.ID)
+		}
+		ids[w.ID] = true
+		for j, op := range w.Operations {
+			if !slices.Contains(ProposalOperations(), op) {
+				v.addValue(problem.InvalidDescriptor, key+".operations", j, "writer %q: unknown operation %q; use %s", w.ID, op, strings.Join(ProposalOperations(), ", "))
+			}
+		}
+	}
+	for i, a := range p.Appliers {
+		key := fmt.Sprintf("proposals.appliers.%d", i)
+		if !viewIDPattern.MatchString(a.ID) || ids[a.ID] {
+			v.add(problem.InvalidDescriptor, key+".id", "applier id %q must be unique and match [a-z0-9][a-z0-9._-]*", a.ID)
+		}
+		ids[a.ID] = true
+	}
+}
+
+// names checks a vocabulary list: well-formed and without duplicates.
+func (v *validator) names(key string, list []string, what string) {
+	seen := map[string]bool{}
+	for i, n := range list {
+		switch {
+		case !namePattern.MatchString(n):
+			v.addValue(problem.InvalidDescriptor, key, i, "%s name %q must match [a-z][a-z0-9_]*", what, n)
+		case seen[n]:
+			v.addValue(problem.InvalidDescriptor, key, i, "%s %q is listed twice", what, n)
+		}
+		seen[n] = true
+	}
+}
+
+// roots cleans and confines a list of root directories; mustExist requires each to be a
+// directory. It returns the cleaned list (without the bad entries).
+func (v *validator) roots(key string, list []string, mustExist bool) []string {
+	var out []string
+	for i, r := range list {
+		clean, ok := v.confinedAt(key, i, r, mustExist)
+		if ok && !slices.Contains(out, clean) {
+			out = append(out, clean)
+		}
+	}
+	return out
+}
+
+func (v *validator) confined(key, rel string, mustExist bool) (string, bool) {
+	return v.confinedAt(key, 0, rel, mustExist)
+}
+
+// confinedAt checks that rel is a relative path that stays inside the project root, also after
+// resolving symlinks of whatever part of it exists.
+func (v *validator) confinedAt(key string, i int, rel string, mustExist bool) (string, bool) {
+	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		v.addValue(problem.PathEscape, key, i, "%q must be a path relative to the project root", rel)
+		return "", false
+	}
+	clean := path.Clean(filepath.ToSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		v.addValue(problem.PathEscape, key, i, "%q leaves the project root", rel)
+		return "", false
+	}
+	abs := filepath.Join(v.root, filepath.FromSlash(clean))
+	real, err := resolveExisting(abs)
+	if err != nil {
+		v.addValue(problem.UnreadableFile, key, i, "%q: %v", rel, err)
+		return "", false
+	}
+	if !Within(v.root, real) {
+		v.addValue(problem.PathEscape, key, i, "%q resolves to %s, outside the project root", rel, real)
+		return "", false
+	}
+	if mustExist {
+		st, err := os.Stat(abs)
+		if err != nil || !st.IsDir() {
+			v.addValue(problem.InvalidDescriptor, key, i, "%q is not a directory in the project", rel)
+			return "", false
+		}
+	}
+	return clean, true
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of abs and appends the rest.
+func resolveExisting(abs string) (string, error) {
+	rest := ""
+	for cur := abs; ; {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// Within reports whether path p is root or lies below it. Both must be clean and absolute.
+func Within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	return strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}

@@ -1,0 +1,208 @@
+package source
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/tomlpos"
+)
+
+// nodeFields is the TOML shape of one node, shared by front matter and [[node]] records.
+type nodeFields struct {
+	ID           string              `toml:"id"`
+	Kind         string              `toml:"kind"`
+	Family       string              `toml:"family"`
+	Title        string              `toml:"title"`
+	Status       string              `toml:"status"`
+	Authority    string              `toml:"authority"`
+	Tags         []string            `toml:"tags"`
+	Language     string              `toml:"language"`
+	Capabilities []string            `toml:"capabilities"`
+	Relations    map[string][]string `toml:"relations"`
+	Body         string              `toml:"body"` // records only; front matter rejects it
+}
+
+// MaxIDLength bounds node IDs.
+const MaxIDLength = 256
+
+var (
+	docIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._/-]*$`)
+	tagPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:-]*$`)
+)
+
+// ValidDocID reports whether id is acceptable for a documentation node.
+func ValidDocID(id string) bool {
+	return len(id) <= MaxIDLength && docIDPattern.MatchString(id) && !strings.Contains(id, "//") && !strings.HasSuffix(id, "/")
+}
+
+// ValidTargetID reports whether id may name a relation target: a documentation ID or a code
+// node ID with the go: prefix.
+func ValidTargetID(id string) bool {
+	if rest, ok := strings.CutPrefix(id, graph.CodePrefix); ok {
+		return rest != "" && len(id) <= 1024 && !strings.ContainsAny(rest, " \t\n\"")
+	}
+	return ValidDocID(id)
+}
+
+// nodeBuilder validates the fields of one node. keyPrefix is the tomlpos path of the node's
+// table ("" for front matter, "node.3" for the fourth record).
+type nodeBuilder struct {
+	d         *project.Descriptor
+	rel       string
+	pos       *tomlpos.Index
+	keyPrefix string
+	problems  []problem.Problem
+}
+
+func (b *nodeBuilder) key(k string) string {
+	if b.keyPrefix == "" {
+		return k
+	}
+	return b.keyPrefix + "." + k
+}
+
+func (b *nodeBuilder) at(key string) problem.Location {
+	p, _ := b.pos.Key(b.key(key))
+	return problem.Location{Path: b.rel, Line: p.Line, Column: p.Column}
+}
+
+func (b *nodeBuilder) atValue(key string, i int) problem.Location {
+	p, _ := b.pos.Value(b.key(key), i)
+	return problem.Location{Path: b.rel, Line: p.Line, Column: p.Column}
+}
+
+func (b *nodeBuilder) add(p problem.Problem) { b.problems = append(b.problems, p) }
+
+// build validates f and returns the node and its declared edges. ok is false when the node is
+// too broken to take part in cross-file checks (no usable ID).
+func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, ok bool) {
+	n = graph.Node{
+		ID: f.ID, Kind: f.Kind, Family: f.Family, Title: strings.TrimSpace(f.Title), Status: f.Status,
+		Authority: f.Authority, Tags: f.Tags, Language: f.Language, Capabilities: f.Capabilities,
+		SourcePath: b.rel,
+	}
+	ok = true
+	switch {
+	case f.ID == "":
+		b.add(problem.New(problem.MissingField, b.at("id"), "node has no id"))
+		ok = false
+	case strings.HasPrefix(f.ID, graph.CodePrefix):
+		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q uses the go: prefix, which is reserved for code nodes", f.ID))
+		ok = false
+	case !ValidDocID(f.ID):
+		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q is not a valid node ID", f.ID))
+		ok = false
+	}
+	label := f.ID
+	if label == "" {
+		label = "(no id)"
+	}
+	switch {
+	case f.Family == "":
+		b.add(problem.New(problem.MissingField, b.at("family"), "node %s has no family", label))
+	case f.Kind == "":
+		b.add(problem.New(problem.MissingField, b.at("kind"), "node %s has no kind", label))
+	}
+	if f.Family != "" {
+		famOK, kindOK := b.d.FamilyAllows(f.Family, f.Kind)
+		switch {
+		case !famOK:
+			b.add(withNode(problem.New(problem.UnknownFamily, b.atValue("family", 0), "node %s: family %q is not declared (declared: %s)", label, f.Family, strings.Join(b.d.FamilyNames(), ", ")), f.ID))
+		case f.Kind != "" && !kindOK:
+			b.add(withNode(problem.New(problem.UnknownKind, b.atValue("kind", 0), "node %s: kind %q is not allowed in family %q (allowed: %s)", label, f.Kind, f.Family, strings.Join(b.d.Families[f.Family].Kinds, ", ")), f.ID))
+		}
+	}
+	if f.Authority != "" && !b.d.HasAuthority(f.Authority) {
+		b.add(withNode(problem.New(problem.UnknownAuthority, b.atValue("authority", 0), "node %s: authority %q is not declared (declared: %s)", label, f.Authority, strings.Join(b.d.Authority.Allowed, ", ")), f.ID))
+	}
+	for i, t := range f.Tags {
+		if !tagPattern.MatchString(t) {
+			b.add(withNode(problem.New(problem.InvalidField, b.atValue("tags", i), "node %s: tag %q must be one word of letters, digits and . _ / : -", label, t), f.ID))
+		}
+	}
+	for i, c := range f.Capabilities {
+		if !tagPattern.MatchString(c) {
+			b.add(withNode(problem.New(problem.InvalidField, b.atValue("capabilities", i), "node %s: capability %q must be one word of letters, digits and . _ / : -", label, c), f.ID))
+		}
+	}
+	n.Tags = sortedUnique(f.Tags)
+	n.Capabilities = sortedUnique(f.Capabilities)
+
+	rels := make([]string, 0, len(f.Relations))
+	for r := range f.Relations {
+		rels = append(rels, r)
+	}
+	slices.Sort(rels)
+	for _, rel := range rels {
+		key := "relations." + rel
+		if !b.d.HasRelation(rel) {
+			b.add(withNode(problem.New(problem.UndeclaredRelation, b.at(key), "node %s: relation %q is not declared in [relations].allowed", label, rel), f.ID))
+			continue
+		}
+		for i, target := range f.Relations[rel] {
+			if !ValidTargetID(target) {
+				b.add(withNode(problem.New(problem.InvalidID, b.atValue(key, i), "node %s: relation %s target %q is not a valid node ID", label, rel, target), f.ID))
+				continue
+			}
+			edges = append(edges, graph.EdgeAt{Edge: graph.Edge{Source: f.ID, Relation: rel, Target: target}, At: b.atValue(key, i)})
+		}
+	}
+	return n, edges, ok
+}
+
+// finish derives the body-dependent fields and the content hash.
+func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *project.Descriptor, rel string) []graph.EdgeAt {
+	n.Body = body
+	scan := scanBody(body, bodyLine)
+	n.Headings = scan.headings
+	if n.Title == "" && len(scan.headings) > 0 {
+		n.Title = scan.headings[0].Text
+	}
+	if n.Title == "" {
+		n.Title = n.ID
+	}
+	if d.HasRelation("relates_to") {
+		for _, ref := range scan.refs {
+			if ValidTargetID(ref.target) {
+				edges = append(edges, graph.EdgeAt{
+					Edge: graph.Edge{Source: n.ID, Relation: "relates_to", Target: ref.target},
+					At:   problem.Location{Path: rel, Line: ref.line, Column: ref.column},
+				})
+			}
+		}
+	}
+	edges = dedupeEdges(edges)
+	plain := make([]graph.Edge, len(edges))
+	for i, e := range edges {
+		plain[i] = e.Edge
+	}
+	n.ContentHash = graph.ContentHash(n, plain)
+	return edges
+}
+
+// dedupeEdges drops repeated triples, keeping the first position; the order is by triple.
+func dedupeEdges(edges []graph.EdgeAt) []graph.EdgeAt {
+	slices.SortStableFunc(edges, func(a, b graph.EdgeAt) int { return a.Edge.Compare(b.Edge) })
+	return slices.CompactFunc(edges, func(a, b graph.EdgeAt) bool { return a.Edge == b.Edge })
+}
+
+func sortedUnique(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func withNode(p problem.Problem, id string) problem.Problem {
+	p.NodeID = id
+	return p
+}
+
+// unknownField reports a key the decoder did not use.
+func unknownField(rel string, pos tomlpos.Pos, key string) problem.Problem {
+	return problem.New(problem.UnknownField, problem.Location{Path: rel, Line: pos.Line, Column: pos.Column},
+		"unknown field %q (node fields: id, kind, family, title, status, authority, tags, language, capabilities, [relations])", key)
+}

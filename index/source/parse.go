@@ -1,0 +1,214 @@
+package source
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/tomlpos"
+)
+
+// Parse turns one source file's bytes into a fragment. It never fails: every defect becomes a
+// positioned problem in the fragment, and a file too broken to yield nodes yields none.
+func Parse(d *project.Descriptor, rel string, format Format, data []byte) *graph.Fragment {
+	frag := &graph.Fragment{Path: rel}
+	if int64(len(data)) > d.Limits.MaxFileBytes {
+		frag.Problems = append(frag.Problems, problem.New(problem.FileTooLarge, problem.Location{Path: rel},
+			"file is %d bytes; the limit is %d", len(data), d.Limits.MaxFileBytes))
+		return frag
+	}
+	if line, col, ok := firstInvalidUTF8(data); !ok {
+		frag.Problems = append(frag.Problems, problem.New(problem.NotUTF8, problem.Location{Path: rel, Line: line, Column: col},
+			"file is not valid UTF-8"))
+		return frag
+	}
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	switch format {
+	case Markdown:
+		parseMarkdown(d, rel, string(data), frag)
+	case Records:
+		parseRecords(d, rel, string(data), frag)
+	}
+	return frag
+}
+
+const fence = "+++"
+
+func parseMarkdown(d *project.Descriptor, rel, text string, frag *graph.Fragment) {
+	first, rest, _ := strings.Cut(text, "\n")
+	if strings.TrimRight(first, " \t\r") != fence {
+		frag.Problems = append(frag.Problems, problem.New(problem.MissingFrontMatter, problem.Location{Path: rel, Line: 1, Column: 1},
+			"Markdown file does not start with a +++ front matter line"))
+		return
+	}
+	// Find the closing fence; front matter lines start at file line 2.
+	var fm strings.Builder
+	lineNo := 2
+	closed := false
+	for len(rest) > 0 || !closed {
+		line, after, found := strings.Cut(rest, "\n")
+		if strings.TrimRight(line, " \t\r") == fence {
+			closed, rest = true, after
+			break
+		}
+		fm.WriteString(line)
+		fm.WriteByte('\n')
+		lineNo++
+		if !found {
+			break
+		}
+		rest = after
+	}
+	if !closed {
+		frag.Problems = append(frag.Problems, problem.New(problem.MalformedFrontMatter, problem.Location{Path: rel, Line: 1, Column: 1},
+			"front matter opened on line 1 is never closed by a +++ line"))
+		return
+	}
+	bodyLine := lineNo + 1
+	fmText := fm.String()
+	pos := tomlpos.Scan(fmText, 2)
+	var f nodeFields
+	md, err := toml.NewDecoder(strings.NewReader(fmText)).Decode(&f)
+	if err != nil {
+		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedFrontMatter, rel, err, 1))
+		return
+	}
+	b := &nodeBuilder{d: d, rel: rel, pos: pos}
+	for _, k := range md.Undecoded() {
+		p, _ := pos.Key(k.String())
+		b.add(unknownField(rel, p, k.String()))
+	}
+	if md.IsDefined("body") {
+		p, _ := pos.Key("body")
+		b.add(problem.New(problem.UnknownField, problem.Location{Path: rel, Line: p.Line, Column: p.Column},
+			"front matter may not set body; the body is the Markdown after the closing +++"))
+	}
+	n, edges, ok := b.build(&f)
+	frag.Problems = append(frag.Problems, b.problems...)
+	if !ok {
+		return
+	}
+	n.Line = 1
+	edges = finish(&n, edges, rest, bodyLine, d, rel)
+	if len(n.Headings) > 0 {
+		n.Anchor = n.Headings[0].Anchor
+	}
+	frag.Nodes = append(frag.Nodes, n)
+	frag.Edges = append(frag.Edges, edges...)
+}
+
+type recordFile struct {
+	Node []nodeFields `toml:"node"`
+}
+
+func parseRecords(d *project.Descriptor, rel, text string, frag *graph.Fragment) {
+	var rf recordFile
+	md, err := toml.NewDecoder(strings.NewReader(text)).Decode(&rf)
+	if err != nil {
+		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedTOML, rel, err, 0))
+		return
+	}
+	pos := tomlpos.Scan(text, 1)
+	for _, k := range md.Undecoded() {
+		ks := k.String()
+		rest, inNode := strings.CutPrefix(ks, "node.")
+		if !inNode {
+			p, _ := pos.Key(ks)
+			frag.Problems = append(frag.Problems, problem.New(problem.UnknownField, problem.Location{Path: rel, Line: p.Line, Column: p.Column},
+				"unknown top-level key %q; a record file holds only [[node]] tables", ks))
+			continue
+		}
+		// Undecoded keys do not say which [[node]] they are in: report every record having one.
+		for i := range rf.Node {
+			if p, ok := pos.Key("node." + strconv.Itoa(i) + "." + rest); ok && p != mustKey(pos, "node."+strconv.Itoa(i)) {
+				frag.Problems = append(frag.Problems, unknownField(rel, p, rest))
+			}
+		}
+	}
+	if len(rf.Node) == 0 {
+		frag.Problems = append(frag.Problems, problem.Warn(problem.NoRecords, problem.Location{Path: rel, Line: 1, Column: 1},
+			"TOML file has no [[node]] tables, so it contributes no nodes"))
+		return
+	}
+	for i := range rf.Node {
+		prefix := "node." + strconv.Itoa(i)
+		b := &nodeBuilder{d: d, rel: rel, pos: pos, keyPrefix: prefix}
+		n, edges, ok := b.build(&rf.Node[i])
+		frag.Problems = append(frag.Problems, b.problems...)
+		if !ok {
+			continue
+		}
+		head := mustKey(pos, prefix)
+		n.Line = head.Line
+		n.Anchor = "L" + strconv.Itoa(head.Line)
+		bodyLine := head.Line
+		if p, ok := pos.Key(prefix + ".body"); ok && p != head {
+			bodyLine = p.Line
+			if strings.HasPrefix(rf.Node[i].Body, "\n") || bodyStartsNextLine(text, p.Line) {
+				bodyLine++
+			}
+		}
+		edges = finish(&n, edges, rf.Node[i].Body, bodyLine, d, rel)
+		frag.Nodes = append(frag.Nodes, n)
+		frag.Edges = append(frag.Edges, edges...)
+	}
+}
+
+// bodyStartsNextLine reports whether a multi-line string opened on line l begins on the next
+// line (TOML trims the newline right after an opening """).
+func bodyStartsNextLine(text string, l int) bool {
+	lines := strings.SplitN(text, "\n", l+1)
+	if l-1 >= len(lines) {
+		return false
+	}
+	line := strings.TrimSpace(lines[l-1])
+	return strings.HasSuffix(line, `"""`) || strings.HasSuffix(line, `'''`)
+}
+
+func mustKey(pos *tomlpos.Index, key string) tomlpos.Pos {
+	p, _ := pos.Key(key)
+	return p
+}
+
+// tomlProblem converts a decoder error into a positioned problem. lineOffset shifts positions
+// of front matter (which starts after the opening +++ line) to file lines.
+func tomlProblem(c problem.Code, rel string, err error, lineOffset int) problem.Problem {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.Usage != "" {
+			msg += " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
+		}
+		return problem.New(c, problem.Location{Path: rel, Line: pe.Position.Line + lineOffset, Column: pe.Position.Col}, "%s", msg)
+	}
+	return problem.New(c, problem.Location{Path: rel, Line: 1 + lineOffset, Column: 1}, "%s", fmt.Sprint(err))
+}
+
+// firstInvalidUTF8 returns the 1-based position of the first invalid byte, or ok.
+func firstInvalidUTF8(data []byte) (line, col int, ok bool) {
+	if utf8.Valid(data) {
+		return 0, 0, true
+	}
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col, false
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[size:]
+	}
+	return line, col, false
+}

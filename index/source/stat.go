@@ -1,0 +1,18 @@
+package source
+
+import "syscall"
+
+// fileStat is the part of a stat result that identifies a file's version cheaply. ctime is
+// included because, unlike mtime, no ordinary tool can set it back.
+type fileStat struct {
+	mode    uint32
+	size    int64
+	mtimeNs int64
+	ctimeNs int64
+	ino     uint64
+	dev     uint64
+}
+
+func (s fileStat) isDir() bool     { return s.mode&syscall.S_IFMT == syscall.S_IFDIR }
+func (s fileStat) isRegular() bool { return s.mode&syscall.S_IFMT == syscall.S_IFREG }
+func (s fileStat) isSymlink() bool { return s.mode&syscall.S_IFMT == syscall.S_IFLNK }
