@@ -107,26 +107,59 @@ func ContentHash(n *Node, edges []Edge) string {
 	return hashJSON("docforge.node.content.v1", doc)
 }
 
-// RecordHash is the hash of every core field of a node: the generation diff reports a node as
-// changed exactly when its record hash changes.
-func RecordHash(n *Node) string {
-	doc := struct {
-		ID           string   `json:"id"`
-		Kind         string   `json:"kind"`
-		Family       string   `json:"family"`
-		Title        string   `json:"title"`
-		Status       string   `json:"status"`
-		Authority    string   `json:"authority"`
-		Tags         []string `json:"tags"`
-		Language     string   `json:"language"`
-		Capabilities []string `json:"capabilities"`
-		SourcePath   string   `json:"source_path"`
-		Anchor       string   `json:"anchor"`
-		ContentHash  string   `json:"content_hash"`
-	}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
-		nonNil(n.Capabilities), n.SourcePath, n.Anchor, n.ContentHash}
-	return hashJSON("docforge.node.record.v1", doc)
+// Record is a node's core fields: the generation diff reports a node as changed exactly when
+// its record changes.
+type Record struct {
+	ID           string   `json:"id"`
+	Kind         string   `json:"kind"`
+	Family       string   `json:"family"`
+	Title        string   `json:"title"`
+	Status       string   `json:"status"`
+	Authority    string   `json:"authority"`
+	Tags         []string `json:"tags"`
+	Language     string   `json:"language"`
+	Capabilities []string `json:"capabilities"`
+	SourcePath   string   `json:"source_path"`
+	Anchor       string   `json:"anchor"`
+	ContentHash  string   `json:"content_hash"`
 }
+
+// Record returns the node's core fields.
+func (n *Node) Record() Record {
+	return Record{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
+		nonNil(n.Capabilities), n.SourcePath, n.Anchor, n.ContentHash}
+}
+
+// Hash is the record's hash; equal hashes mean every core field is equal.
+func (r Record) Hash() string {
+	r.Tags, r.Capabilities = nonNil(r.Tags), nonNil(r.Capabilities)
+	return hashJSON("docforge.node.record.v1", r)
+}
+
+// ChangedFields lists the core fields (JSON names) whose values differ between r and o.
+func (r Record) ChangedFields(o Record) []string {
+	var out []string
+	add := func(name string, same bool) {
+		if !same {
+			out = append(out, name)
+		}
+	}
+	add("kind", r.Kind == o.Kind)
+	add("family", r.Family == o.Family)
+	add("title", r.Title == o.Title)
+	add("status", r.Status == o.Status)
+	add("authority", r.Authority == o.Authority)
+	add("tags", slices.Equal(r.Tags, o.Tags))
+	add("language", r.Language == o.Language)
+	add("capabilities", slices.Equal(r.Capabilities, o.Capabilities))
+	add("source_path", r.SourcePath == o.SourcePath)
+	add("anchor", r.Anchor == o.Anchor)
+	add("content_hash", r.ContentHash == o.ContentHash)
+	return out
+}
+
+// RecordHash is the hash of every core field of n.
+func RecordHash(n *Node) string { return n.Record().Hash() }
 
 // EdgeHash is the hash of an edge's exact triple.
 func EdgeHash(e Edge) string {

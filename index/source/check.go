@@ -37,6 +37,9 @@ func (c *Checker) Add(f *graph.Fragment) {
 	c.edges = append(c.edges, f.Edges...)
 }
 
+// Edges returns every edge added, in the order of addition.
+func (c *Checker) Edges() []graph.EdgeAt { return c.edges }
+
 // Has reports whether a fragment defined id.
 func (c *Checker) Has(id string) bool {
 	_, ok := c.ids[id]

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+)
+
+// env is what every command gets: its context, output streams and parsed flags.
+type env struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	root           string
+	json           bool
+	args           []string
+
+	// Command-specific flags.
+	limit   int
+	depth   int
+	budget  int
+	rebuild bool
+	filter  index.Filter
+	id      string
+	name    string
+}
+
+type command struct {
+	args, help       string
+	minArgs, maxArgs int
+	flags            func(*flag.FlagSet, *env)
+	run              func(*env) error
+}
+
+func commands() map[string]command {
+	limitFlag := func(fs *flag.FlagSet, e *env) {
+		fs.IntVar(&e.limit, "limit", 0, "maximum results (capped by the project's max_results)")
+	}
+	return map[string]command{
+		"init": {"[DIR]", "Scaffold docforge.toml, a sample node and a .gitignore entry for the state directory.", 0, 1,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.id, "id", "", "project `ID` (default: derived from the directory name)")
+				fs.StringVar(&e.name, "name", "", "project display `NAME`")
+			}, runInit},
+		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise.", 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
+			}, runSync},
+		"validate": {"", "Load every source and print every problem (bounded) with file, line, column, code and fix. Writes nothing.", 0, 0, nil, runValidate},
+		"status":   {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus},
+		"search":   {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, limitFlag, runSearch},
+		"get":      {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet},
+		"filter": {"", "List nodes whose metadata matches every given flag, ordered by ID.", 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				limitFlag(fs, e)
+				fs.StringVar(&e.filter.Family, "family", "", "family")
+				fs.StringVar(&e.filter.Kind, "kind", "", "kind")
+				fs.StringVar(&e.filter.Status, "status", "", "status")
+				fs.StringVar(&e.filter.Authority, "authority", "", "authority")
+				fs.StringVar(&e.filter.Tag, "tag", "", "tag")
+				fs.StringVar(&e.filter.Language, "language", "", "language")
+				fs.StringVar(&e.filter.Capability, "capability", "", "capability")
+			}, runFilter},
+		"backlinks": {"ID", "List the relations that point at a node.", 1, 1, limitFlag, runBacklinks},
+		"deps":      {"ID", "List the relations a node declares.", 1, 1, limitFlag, runDeps},
+		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
+			func(fs *flag.FlagSet, e *env) {
+				limitFlag(fs, e)
+				fs.IntVar(&e.depth, "depth", 3, fmt.Sprintf("levels to follow (at most %d)", index.MaxImpactDepth))
+				fs.IntVar(&e.budget, "budget", index.DefaultImpactBudget, "candidate edges to examine at most")
+			}, runImpact},
+	}
+}
+
+// descriptor finds and loads the project's descriptor, printing its problems if invalid.
+func (e *env) descriptor() (*project.Descriptor, error) {
+	root := e.root
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("find project: %w", err)
+		}
+		if root, err = project.Find(wd); err != nil {
+			return nil, err
+		}
+	}
+	d, probs, err := project.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		pe := problem.Errorf(problem.InvalidDescriptor, "%s has problems", filepath.Join(root, project.FileName))
+		pe.Problems = probs
+		if len(probs) > 0 {
+			pe.Problem.Code = probs[0].Code
+			if exitCode(pe.Problem.Code) != exitValidation {
+				pe.Problem.Code = problem.InvalidDescriptor
+			}
+		}
+		return nil, pe
+	}
+	return d, nil
+}
+
+// snapshot syncs (so answers reflect the current sources) and opens the index. When the
+// project has validation errors it falls back to the last published index, with a warning.
+func (e *env) snapshot() (*index.Snapshot, error) {
+	d, err := e.descriptor()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := index.Sync(e.ctx, d, index.Options{}); err != nil {
+		if problem.CodeOf(err) != problem.ProjectInvalid {
+			return nil, err
+		}
+		snap, oerr := index.Open(e.ctx, d)
+		if oerr != nil {
+			return nil, err
+		}
+		fmt.Fprintf(e.stderr, "docforge: warning: the project has validation errors; answering from generation %d (run 'docforge validate')\n", snap.Info().Generation)
+		return snap, nil
+	}
+	return index.Open(e.ctx, d)
+}
+
+func runSync(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	opts := index.Options{Rebuild: e.rebuild}
+	progress := newProgress(e.stderr)
+	opts.Progress = progress.update
+	res, err := index.Sync(e.ctx, d, opts)
+	progress.done()
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, res)
+	}
+	printSync(e.stdout, res)
+	printProblems(e.stderr, res.Warnings)
+	return nil
+}
+
+func runValidate(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	probs, inv, err := source.Validate(e.ctx, d, 0)
+	if err != nil {
+		return err
+	}
+	errs := 0
+	for _, p := range probs {
+		if p.Severity == problem.SeverityError {
+			errs++
+		}
+	}
+	if e.json {
+		if err := e.writeJSON(e.stdout, map[string]any{"valid": errs == 0, "files": len(inv.Files), "errors": errs,
+			"warnings": len(probs) - errs, "problems": probs}); err != nil {
+			return err
+		}
+	} else {
+		printProblems(e.stdout, probs)
+		if errs == 0 {
+			fmt.Fprintf(e.stdout, "valid: %d files, %d warnings\n", len(inv.Files), len(probs))
+		} else {
+			fmt.Fprintf(e.stdout, "invalid: %d errors, %d warnings in %d files\n", errs, len(probs)-errs, len(inv.Files))
+		}
+	}
+	if errs > 0 {
+		return exitError(exitValidation)
+	}
+	return nil
+}
+
+func runStatus(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	st, err := index.CheckStatus(e.ctx, d, "")
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, st)
+	}
+	line := st.State
+	if st.Publication != nil {
+		line += fmt.Sprintf(" (generation %d, %d nodes, %d edges)", st.Publication.Graph.Generation, st.Publication.Graph.NodeCount, st.Publication.Graph.EdgeCount)
+	}
+	if st.Reason != "" {
+		line += ": " + st.Reason
+	}
+	fmt.Fprintln(e.stdout, line)
+	return nil
+}
+
+func runSearch(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		r, err := s.Search(e.ctx, e.args[0], e.limit)
+		return r, func(w io.Writer) { printSearch(w, r) }, err
+	})
+}
+
+func runGet(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		v, err := s.Get(e.ctx, e.args[0])
+		return v, func(w io.Writer) { printNode(w, v) }, err
+	})
+}
+
+func runFilter(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		l, err := s.FilterNodes(e.ctx, e.filter, e.limit)
+		return l, func(w io.Writer) { printNodeList(w, l) }, err
+	})
+}
+
+func runBacklinks(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		l, err := s.Backlinks(e.ctx, e.args[0], e.limit)
+		return l, func(w io.Writer) { printLinks(w, l, "<-") }, err
+	})
+}
+
+func runDeps(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		l, err := s.Dependencies(e.ctx, e.args[0], e.limit)
+		return l, func(w io.Writer) { printLinks(w, l, "->") }, err
+	})
+}
+
+func runImpact(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		r, err := s.Impact(e.ctx, e.args[0], index.ImpactOptions{Depth: e.depth, Limit: e.limit, Budget: e.budget})
+		return r, func(w io.Writer) { printImpact(w, r) }, err
+	})
+}
+
+// withSnapshot runs one query and prints its result as text or JSON.
+func withSnapshot(e *env, q func(*index.Snapshot) (any, func(io.Writer), error)) error {
+	s, err := e.snapshot()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	v, text, err := q(s)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, map[string]any{"generation": s.Info().Generation, "result": v})
+	}
+	text(e.stdout)
+	return nil
+}
+
+// progress draws a one-line counter on a terminal and stays silent otherwise.
+type progress struct {
+	w       io.Writer
+	enabled bool
+	last    time.Time
+	drawn   bool
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	enabled := false
+	if ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			enabled = true
+		}
+	}
+	return &progress{w: w, enabled: enabled}
+}
+
+func (p *progress) update(done, total int) {
+	if !p.enabled || time.Since(p.last) < 100*time.Millisecond && done != total {
+		return
+	}
+	p.last = time.Now()
+	p.drawn = true
+	fmt.Fprintf(p.w, "\rindexing %d/%d files", done, total)
+}
+
+func (p *progress) done() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", 40)+"\r")
+	}
+}

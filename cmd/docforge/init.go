@@ -1,0 +1,163 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+const descriptorTemplate = `# DocForge project descriptor, schema version 1. See docs/project-format.md.
+schema_version = 1
+
+[project]
+id = %q
+name = %q
+
+[sources]
+content_roots = ["docs"]
+exclude = ["**/testdata/**"]
+
+[relations]
+allowed = ["contains", "depends_on", "implements", "implemented_by", "tested_by", "documents",
+           "governs", "verifies", "relates_to", "supersedes"]
+
+[families.architecture]
+kinds = ["component", "interface", "decision"]
+
+[families.requirements]
+kinds = ["requirement"]
+
+[limits]
+max_results = 200
+max_response_chars = 65536
+`
+
+const sampleNode = `+++
+id = "arch.overview"
+kind = "component"
+family = "architecture"
+title = "Architecture overview"
+status = "draft"
+authority = "informative"
+tags = ["overview"]
++++
+# Architecture overview
+
+Describe the system here. Link other nodes with [[node.id]] references, or declare typed
+relations in the front matter's [relations] table.
+`
+
+var nonID = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+func runInit(e *env) error {
+	dir := "."
+	if len(e.args) == 1 {
+		dir = e.args[0]
+	}
+	if e.root != "" {
+		dir = e.root
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	descPath := filepath.Join(abs, project.FileName)
+	if _, err := os.Stat(descPath); err == nil {
+		return problem.Errorf(problem.InvalidArgument, "%s already exists; init never overwrites a descriptor", descPath)
+	}
+	id := e.id
+	if id == "" {
+		id = strings.Trim(nonID.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-._")
+		if id == "" {
+			id = "project"
+		}
+	}
+	name := e.name
+	if name == "" {
+		name = filepath.Base(abs)
+	}
+	// Validate what we are about to write, so init never leaves a descriptor that fails.
+	if err := os.MkdirAll(filepath.Join(abs, "docs"), 0o755); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	desc := fmt.Sprintf(descriptorTemplate, id, name)
+	if _, probs := project.Parse([]byte(desc), abs); len(probs) > 0 {
+		return problem.Errorf(problem.InvalidArgument, "project id %q is not usable: %s", id, probs[0].Message)
+	}
+	sample := filepath.Join(abs, "docs", "overview.md")
+	var created []string
+	if _, err := os.Stat(sample); errors.Is(err, fs.ErrNotExist) {
+		if err := writeNew(sample, sampleNode); err != nil {
+			return err
+		}
+		created = append(created, "docs/overview.md")
+	}
+	if err := writeNew(descPath, desc); err != nil {
+		return err
+	}
+	created = append([]string{project.FileName}, created...)
+	if added, err := ignoreStateDir(abs); err != nil {
+		return err
+	} else if added {
+		created = append(created, ".gitignore (added "+project.StateDir+"/)")
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created})
+	}
+	fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s\n", id, abs)
+	for _, c := range created {
+		fmt.Fprintf(e.stdout, "  created %s\n", c)
+	}
+	fmt.Fprintln(e.stdout, "next: edit docforge.toml, then run 'docforge sync'")
+	return nil
+}
+
+// writeNew writes a file that must not exist yet, atomically.
+func writeNew(path, content string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("init: create %s: %w", path, err)
+	}
+	return os.Remove(tmp)
+}
+
+// ignoreStateDir appends the state directory to .gitignore unless it is already listed.
+func ignoreStateDir(root string) (bool, error) {
+	path := filepath.Join(root, ".gitignore")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("init: read .gitignore: %w", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if l := strings.TrimSpace(line); l == project.StateDir+"/" || l == project.StateDir || l == "/"+project.StateDir+"/" {
+			return false, nil
+		}
+	}
+	text := string(data)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += project.StateDir + "/\n"
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return false, fmt.Errorf("init: write .gitignore: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return false, fmt.Errorf("init: write .gitignore: %w", err)
+	}
+	return true, nil
+}

@@ -1,0 +1,158 @@
+// Command docforge is the DocForge command line: it syncs, validates and queries the project
+// graph of the project containing the current directory (or --project-root).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/docforge/docforge/index/problem"
+)
+
+// Exit codes, documented in the README and in --help.
+const (
+	exitOK         = 0
+	exitValidation = 1
+	exitUsage      = 2
+	exitInternal   = 3
+)
+
+const usage = `docforge: a typed graph of your project's documentation.
+
+Usage:
+  docforge <command> [flags] [arguments]
+
+Commands:
+  init [DIR]             scaffold docforge.toml and a sample node (DIR defaults to .)
+  sync                   bring the index up to date with the sources
+  validate               check every source; print every problem with its position
+  status                 say whether the index is current, without building anything
+  search QUERY           find nodes by ID, ID prefix, then full text
+  get ID                 show one node: metadata, relations, body
+  filter                 list nodes by --family --kind --status --authority --tag ...
+  backlinks ID           list relations pointing at a node
+  deps ID                list relations a node declares
+  impact ID              list nodes a change to ID may affect (transitively)
+
+Flags every command accepts:
+  --project-root DIR     the project (default: nearest docforge.toml above the current directory)
+  --json                 machine-readable output
+
+Exit codes: 0 ok, 1 validation problems, 2 usage error or unknown node, 3 internal error.
+Run 'docforge <command> --help' for a command's own flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns its exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "docforge: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("docforge "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	fs.StringVar(&env.root, "project-root", "", "project root `DIR` (default: nearest docforge.toml above the current directory)")
+	fs.BoolVar(&env.json, "json", false, "print JSON for scripts")
+	if cmd.flags != nil {
+		cmd.flags(fs, env)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: docforge %s %s\n\n%s\n\nFlags:\n", args[0], cmd.args, cmd.help)
+		fs.PrintDefaults()
+	}
+	positional, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	if len(positional) < cmd.minArgs || len(positional) > cmd.maxArgs {
+		fmt.Fprintf(stderr, "docforge %s: expected %s\n", args[0], cmd.args)
+		fs.Usage()
+		return exitUsage
+	}
+	env.args = positional
+	return env.report(cmd.run(env))
+}
+
+// parseInterspersed lets flags follow positional arguments (docforge search wal --json).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// report prints err (if any) and maps it to an exit code.
+func (e *env) report(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var silent exitError
+	if errors.As(err, &silent) {
+		return int(silent)
+	}
+	var pe *problem.Error
+	if !errors.As(err, &pe) {
+		pe = problem.Wrap(problem.Internal, err, "%v", err)
+		pe.Err = nil
+	}
+	code := exitCode(pe.Problem.Code)
+	if e.json {
+		e.writeJSON(e.stdout, map[string]any{"error": pe.Problem, "problems": pe.Problems})
+		return code
+	}
+	if len(pe.Problems) > 0 {
+		printProblems(e.stderr, pe.Problems)
+	}
+	msg := pe.Problem.Message
+	if pe.Err != nil {
+		msg += ": " + pe.Err.Error()
+	}
+	fmt.Fprintf(e.stderr, "docforge: %s: %s\n  fix: %s\n", pe.Problem.Code, msg, pe.Problem.Remediation)
+	return code
+}
+
+// exitError is a command's chosen exit code after it printed its own output.
+type exitError int
+
+func (x exitError) Error() string { return fmt.Sprintf("exit %d", int(x)) }
+
+func exitCode(c problem.Code) int {
+	switch c {
+	case problem.ProjectInvalid, problem.MalformedDescriptor, problem.InvalidDescriptor, problem.UnsupportedSchemaVersion:
+		return exitValidation
+	case problem.DescriptorNotFound, problem.NodeNotFound, problem.InvalidArgument:
+		return exitUsage
+	}
+	return exitInternal
+}

@@ -1,0 +1,166 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+)
+
+// Progress receives the number of source files processed so far and the total.
+type Progress func(done, total int)
+
+// buildCacheMiB is the page cache of a building connection; with FTS5's pending-term buffer
+// (buildHashBytes) it bounds build memory. Both were sized on the 100k-node benchmark.
+const (
+	buildCacheMiB  = 64
+	buildHashBytes = 32 << 20
+)
+
+// coldBuild builds a complete index from every source into the new file at path. Problems
+// are all problems found; when any is an error the file is left incomplete and must not be
+// published.
+func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *source.Inventory, b binding, st *state, progress Progress) (probs []problem.Problem, retErr error) {
+	conn, err := openWrite(ctx, path, buildCacheMiB)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := conn.Close(); cerr != nil && retErr == nil {
+			retErr = fmt.Errorf("close %s: %w", path, cerr)
+		}
+	}()
+	if err := sqlitex.ExecuteScript(conn, schema, nil); err != nil {
+		return nil, fmt.Errorf("create index schema: %w", err)
+	}
+	for _, cfg := range []string{
+		fmt.Sprintf("INSERT INTO search(search, rank) VALUES ('hashsize', %d)", buildHashBytes),
+		// Merging while inserting costs more than one merge at the end.
+		"INSERT INTO search(search, rank) VALUES ('automerge', 0)",
+	} {
+		if err := sqlitex.ExecuteTransient(conn, cfg, nil); err != nil {
+			return nil, fmt.Errorf("configure full-text index: %w", err)
+		}
+	}
+
+	end, err := sqlitex.ImmediateTransaction(conn)
+	if err != nil {
+		return nil, fmt.Errorf("begin build: %w", err)
+	}
+	defer end(&retErr)
+
+	w := &writer{conn: conn, st: st}
+	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
+		return nil, err
+	}
+	list := problem.List{}
+	list.AddAll(inv.Problems)
+	check := source.NewChecker()
+	keys := make(map[string]int64, len(inv.Files))
+	var next int64
+	done := 0
+	err = source.Each(ctx, d, inv.Files, func(p source.Parsed) error {
+		done++
+		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
+			progress(done, len(inv.Files))
+		}
+		list.AddAll(p.Fragment.Problems)
+		check.Add(p.Fragment)
+		if list.Errors() > 0 {
+			return nil // keep collecting problems; the build will not be published
+		}
+		if err := w.insertFile(p.File, p.FileHash); err != nil {
+			return err
+		}
+		st.sources.Add(fileItem(p.File.Path, p.FileHash))
+		for i := range p.Fragment.Nodes {
+			n := &p.Fragment.Nodes[i]
+			if _, dup := keys[n.ID]; dup {
+				continue // reported by the checker
+			}
+			next++
+			keys[n.ID] = next
+			if err := w.insertNode(next, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build index: %w", err)
+	}
+	list.AddAll(check.Problems())
+	if list.Errors() > 0 {
+		return list.Problems(), nil
+	}
+	if err := insertEdges(w, keys, check.Edges()); err != nil {
+		return nil, err
+	}
+	st.sources.Add(fileItem(project.FileName, d.Hash))
+	if err := w.writeMeta(b); err != nil {
+		return nil, err
+	}
+	return list.Problems(), nil
+}
+
+// finishFullText merges the full-text segments into one and restores incremental merging for
+// the small deltas later builds apply. It runs after the build transaction commits.
+func finishFullText(conn *sqlite.Conn) error {
+	for _, q := range []string{
+		"INSERT INTO search(search) VALUES ('optimize')",
+		"INSERT INTO search(search, rank) VALUES ('automerge', 4)",
+	} {
+		if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+			return fmt.Errorf("optimize full-text index: %w", err)
+		}
+	}
+	return nil
+}
+
+func insertRelations(conn *sqlite.Conn, allowed []string) (map[string]int64, error) {
+	names := slices.Sorted(slices.Values(allowed))
+	rels := make(map[string]int64, len(names))
+	for i, name := range names {
+		err := sqlitex.Execute(conn, `INSERT INTO relations(rel, name) VALUES (?, ?)`,
+			&sqlitex.ExecOptions{Args: []any{i + 1, name}})
+		if err != nil {
+			return nil, fmt.Errorf("insert relation %s: %w", name, err)
+		}
+		rels[name] = int64(i + 1)
+	}
+	return rels, nil
+}
+
+// insertEdges writes edges in key order, which keeps the B-tree appends sequential.
+func insertEdges(w *writer, keys map[string]int64, edges []graph.EdgeAt) error {
+	type keyed struct {
+		src, rel, dst int64
+		e             graph.Edge
+	}
+	rows := make([]keyed, 0, len(edges))
+	for _, e := range edges {
+		rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], e.Edge})
+	}
+	slices.SortFunc(rows, func(a, b keyed) int {
+		if a.src != b.src {
+			return int(a.src - b.src)
+		}
+		if a.rel != b.rel {
+			return int(a.rel - b.rel)
+		}
+		return int(a.dst - b.dst)
+	})
+	for _, r := range rows {
+		if err := w.insertEdge(r.src, r.rel, r.dst, r.e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

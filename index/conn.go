@@ -1,0 +1,45 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// openWrite opens a private, not-yet-published index file for building. Journaling is off:
+// a crash mid-build only ruins a temporary file that is never published.
+func openWrite(ctx context.Context, path string, cacheMiB int) (*sqlite.Conn, error) {
+	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate)
+	if err != nil {
+		return nil, fmt.Errorf("open %s for writing: %w", path, err)
+	}
+	conn.SetInterrupt(ctx.Done())
+	for _, p := range []string{
+		"PRAGMA journal_mode = OFF",
+		"PRAGMA synchronous = OFF",
+		"PRAGMA locking_mode = EXCLUSIVE",
+		"PRAGMA temp_store = MEMORY",
+		fmt.Sprintf("PRAGMA cache_size = -%d", cacheMiB*1024),
+	} {
+		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("configure %s: %s: %w", path, p, err)
+		}
+	}
+	return conn, nil
+}
+
+// openRead opens a published index read-only and immutable: a published inode never changes,
+// so SQLite may skip locking and change detection entirely.
+func openRead(ctx context.Context, path string) (*sqlite.Conn, error) {
+	uri := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&immutable=1"}).String()
+	conn, err := sqlite.OpenConn(uri, sqlite.OpenReadOnly|sqlite.OpenURI)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	conn.SetInterrupt(ctx.Done())
+	return conn, nil
+}

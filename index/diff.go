@@ -1,0 +1,164 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/graph"
+)
+
+const recordColumns = `id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, content_hash, record_hash`
+
+func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
+	r := graph.Record{
+		ID: s.ColumnText(0), Kind: s.ColumnText(1), Family: s.ColumnText(2), Title: s.ColumnText(3),
+		Status: s.ColumnText(4), Authority: s.ColumnText(5), Language: s.ColumnText(7),
+		SourcePath: s.ColumnText(9), Anchor: s.ColumnText(10), ContentHash: s.ColumnText(11),
+	}
+	_ = json.Unmarshal([]byte(s.ColumnText(6)), &r.Tags) // written by this package as a JSON list
+	_ = json.Unmarshal([]byte(s.ColumnText(8)), &r.Capabilities)
+	return r, s.ColumnText(12)
+}
+
+// fullDiff compares the complete graph in conn's main database with the index at oldPath
+// (empty for none) by merging both, ordered by ID and by edge triple, into c.
+func fullDiff(conn *sqlite.Conn, oldPath string, c *diffCollector) (retErr error) {
+	oldSchema := ""
+	if oldPath != "" {
+		uri := (&url.URL{Scheme: "file", Path: oldPath, RawQuery: "mode=ro&immutable=1"}).String()
+		if err := sqlitex.Execute(conn, `ATTACH DATABASE ? AS old`, &sqlitex.ExecOptions{Args: []any{uri}}); err != nil {
+			return fmt.Errorf("attach previous index: %w", err)
+		}
+		defer func() {
+			if err := sqlitex.ExecuteTransient(conn, `DETACH DATABASE old`, nil); err != nil && retErr == nil {
+				retErr = fmt.Errorf("detach previous index: %w", err)
+			}
+		}()
+		oldSchema = "old"
+	}
+	if err := mergeNodes(conn, oldSchema, c); err != nil {
+		return err
+	}
+	return mergeEdges(conn, oldSchema, c)
+}
+
+func mergeNodes(conn *sqlite.Conn, oldSchema string, c *diffCollector) error {
+	cur := conn.Prep(`SELECT ` + recordColumns + ` FROM main.nodes ORDER BY id`)
+	defer cur.Reset()
+	var prev *sqlite.Stmt
+	if oldSchema != "" {
+		prev = conn.Prep(`SELECT ` + recordColumns + ` FROM ` + oldSchema + `.nodes ORDER BY id`)
+		defer prev.Reset()
+	}
+	next := func(s *sqlite.Stmt) (*graph.Record, string, error) {
+		if s == nil {
+			return nil, "", nil
+		}
+		ok, err := s.Step()
+		if err != nil || !ok {
+			return nil, "", err
+		}
+		r, h := scanRecord(s)
+		return &r, h, nil
+	}
+	a, ah, err := next(cur)
+	if err != nil {
+		return fmt.Errorf("diff nodes: %w", err)
+	}
+	b, bh, err := next(prev)
+	if err != nil {
+		return fmt.Errorf("diff nodes: %w", err)
+	}
+	for a != nil || b != nil {
+		var item DiffItem
+		switch {
+		case b == nil || (a != nil && a.ID < b.ID):
+			item = DiffItem{Type: "node", Change: "added", NodeID: a.ID, After: a}
+			a, ah, err = next(cur)
+		case a == nil || b.ID < a.ID:
+			item = DiffItem{Type: "node", Change: "removed", NodeID: b.ID, Before: b}
+			b, bh, err = next(prev)
+		default:
+			if ah != bh {
+				item = DiffItem{Type: "node", Change: "changed", NodeID: a.ID, Fields: b.ChangedFields(*a), Before: b, After: a}
+			}
+			a, ah, err = next(cur)
+			if err == nil {
+				b, bh, err = next(prev)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("diff nodes: %w", err)
+		}
+		if item.Type != "" {
+			if err := c.add(item); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func edgeTriples(schema string) string {
+	return strings.ReplaceAll(`SELECT s.id, r.name, t.id FROM S.edges e
+		JOIN S.nodes s ON s.key = e.src JOIN S.relations r ON r.rel = e.rel JOIN S.nodes t ON t.key = e.dst
+		ORDER BY s.id, r.name, t.id`, "S.", schema+".")
+}
+
+func mergeEdges(conn *sqlite.Conn, oldSchema string, c *diffCollector) error {
+	cur := conn.Prep(edgeTriples("main"))
+	defer cur.Reset()
+	var prev *sqlite.Stmt
+	if oldSchema != "" {
+		prev = conn.Prep(edgeTriples(oldSchema))
+		defer prev.Reset()
+	}
+	next := func(s *sqlite.Stmt) (*graph.Edge, error) {
+		if s == nil {
+			return nil, nil
+		}
+		ok, err := s.Step()
+		if err != nil || !ok {
+			return nil, err
+		}
+		return &graph.Edge{Source: s.ColumnText(0), Relation: s.ColumnText(1), Target: s.ColumnText(2)}, nil
+	}
+	a, err := next(cur)
+	if err != nil {
+		return fmt.Errorf("diff edges: %w", err)
+	}
+	b, err := next(prev)
+	if err != nil {
+		return fmt.Errorf("diff edges: %w", err)
+	}
+	for a != nil || b != nil {
+		var item DiffItem
+		switch {
+		case b == nil || (a != nil && a.Compare(*b) < 0):
+			item = DiffItem{Type: "edge", Change: "added", Edge: a}
+			a, err = next(cur)
+		case a == nil || b.Compare(*a) < 0:
+			item = DiffItem{Type: "edge", Change: "removed", Edge: b}
+			b, err = next(prev)
+		default:
+			a, err = next(cur)
+			if err == nil {
+				b, err = next(prev)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("diff edges: %w", err)
+		}
+		if item.Type != "" {
+			if err := c.add(item); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

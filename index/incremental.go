@@ -1,0 +1,328 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+)
+
+// errNeedsValidation means the delta broke a rule (an error in a changed file, a duplicate ID,
+// a dangling target). The caller validates the whole project to report every problem with its
+// position; the incremental copy is discarded.
+var errNeedsValidation = errors.New("delta does not validate")
+
+// delta is the set of files an incremental build re-reads or drops.
+type delta struct {
+	changed []source.File // new or different stat
+	removed []string
+}
+
+func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
+
+type fileRow struct {
+	file source.File
+	hash string
+}
+
+// readFiles loads the files table of a published index.
+func readFiles(conn *sqlite.Conn) (map[string]fileRow, error) {
+	out := map[string]fileRow{}
+	err := sqlitex.Execute(conn, `SELECT path, format, size, mtime_ns, ctime_ns, ino, dev, file_hash FROM files`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error {
+			f := source.File{Path: s.ColumnText(0), Format: source.Format(s.ColumnInt64(1)), Size: s.ColumnInt64(2),
+				MtimeNs: s.ColumnInt64(3), CtimeNs: s.ColumnInt64(4), Ino: uint64(s.ColumnInt64(5)), Dev: uint64(s.ColumnInt64(6))}
+			out[f.Path] = fileRow{f, s.ColumnText(7)}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read indexed files: %w", err)
+	}
+	return out, nil
+}
+
+func computeDelta(inv *source.Inventory, old map[string]fileRow) delta {
+	var dl delta
+	seen := make(map[string]bool, len(inv.Files))
+	for _, f := range inv.Files {
+		seen[f.Path] = true
+		if o, ok := old[f.Path]; !ok || !o.file.SameVersion(f) || o.file.Format != f.Format {
+			dl.changed = append(dl.changed, f)
+		}
+	}
+	for p := range old {
+		if !seen[p] {
+			dl.removed = append(dl.removed, p)
+		}
+	}
+	slices.Sort(dl.removed)
+	return dl
+}
+
+// copyFile copies the published index to a new temporary file. On Linux io.Copy between
+// files uses copy_file_range, so the bytes never pass through user space.
+func copyFile(dst, src string) (retErr error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy index: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("copy index: %w", err)
+	}
+	defer func() {
+		if err := out.Close(); err != nil && retErr == nil {
+			retErr = fmt.Errorf("copy index: %w", err)
+		}
+	}()
+	if _, err := io.Copy(out, in); err != nil {
+		return fmt.Errorf("copy index to %s: %w", dst, err)
+	}
+	return nil
+}
+
+type oldNode struct {
+	key    int64
+	record graph.Record
+	hash   string
+}
+
+// incrementalBuild applies dl to the copy at path (already holding the previous generation)
+// and records the transition in c. st arrives holding the previous state and leaves holding
+// the new one.
+func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector) (retErr error) {
+	conn, err := openWrite(ctx, path, 16)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := conn.Close(); cerr != nil && retErr == nil {
+			retErr = fmt.Errorf("close %s: %w", path, cerr)
+		}
+	}()
+	end, err := sqlitex.ImmediateTransaction(conn)
+	if err != nil {
+		return fmt.Errorf("begin incremental build: %w", err)
+	}
+	defer end(&retErr)
+
+	var parsed []source.Parsed
+	err = source.Each(ctx, d, dl.changed, func(p source.Parsed) error {
+		for _, pr := range p.Fragment.Problems {
+			if pr.Severity == "error" {
+				return errNeedsValidation
+			}
+		}
+		parsed = append(parsed, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	w := &writer{conn: conn, st: st, rels: map[string]int64{}}
+	if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error { w.rels[s.ColumnText(1)] = s.ColumnInt64(0); return nil },
+	}); err != nil {
+		return fmt.Errorf("read relations: %w", err)
+	}
+
+	// The nodes and out-edges the delta files held before.
+	paths := append(slices.Clone(dl.removed), pathsOf(dl.changed)...)
+	olds := map[string]oldNode{}
+	oldEdges := map[graph.Edge][3]int64{}
+	for _, p := range paths {
+		if err := sqlitex.Execute(conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ?`, &sqlitex.ExecOptions{
+			Args: []any{p},
+			ResultFunc: func(s *sqlite.Stmt) error {
+				r, h := scanRecord(s)
+				olds[r.ID] = oldNode{key: s.ColumnInt64(13), record: r, hash: h}
+				return nil
+			},
+		}); err != nil {
+			return fmt.Errorf("read nodes of %s: %w", p, err)
+		}
+	}
+	for id, on := range olds {
+		if err := sqlitex.Execute(conn, `SELECT e.rel, r.name, e.dst, t.id FROM edges e JOIN relations r ON r.rel = e.rel
+			JOIN nodes t ON t.key = e.dst WHERE e.src = ?`, &sqlitex.ExecOptions{
+			Args: []any{on.key},
+			ResultFunc: func(s *sqlite.Stmt) error {
+				oldEdges[graph.Edge{Source: id, Relation: s.ColumnText(1), Target: s.ColumnText(3)}] = [3]int64{on.key, s.ColumnInt64(0), s.ColumnInt64(2)}
+				return nil
+			},
+		}); err != nil {
+			return fmt.Errorf("read edges of %s: %w", id, err)
+		}
+	}
+
+	var maxKey int64
+	if err := sqlitex.Execute(conn, `SELECT coalesce(max(key), 0) FROM nodes`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error { maxKey = s.ColumnInt64(0); return nil },
+	}); err != nil {
+		return fmt.Errorf("read max node key: %w", err)
+	}
+
+	var items []DiffItem
+	newIDs := map[string]bool{}
+	newEdges := map[graph.Edge]bool{}
+	for _, p := range parsed {
+		for i := range p.Fragment.Nodes {
+			n := &p.Fragment.Nodes[i]
+			if newIDs[n.ID] {
+				return errNeedsValidation // duplicate inside the delta
+			}
+			newIDs[n.ID] = true
+			rec := n.Record()
+			if on, ok := olds[n.ID]; ok {
+				if on.hash == rec.Hash() {
+					continue
+				}
+				if err := w.deleteNode(on.key, on.hash); err != nil {
+					return err
+				}
+				if err := w.insertNode(on.key, n); err != nil {
+					return err
+				}
+				items = append(items, DiffItem{Type: "node", Change: "changed", NodeID: n.ID, Fields: on.record.ChangedFields(rec), Before: &on.record, After: &rec})
+				continue
+			}
+			if _, exists := lookupKey(conn, n.ID); exists {
+				return errNeedsValidation // duplicate of a node outside the delta
+			}
+			maxKey++
+			if err := w.insertNode(maxKey, n); err != nil {
+				return err
+			}
+			items = append(items, DiffItem{Type: "node", Change: "added", NodeID: n.ID, After: &rec})
+		}
+		for _, e := range p.Fragment.Edges {
+			newEdges[e.Edge] = true
+		}
+	}
+	var removedKeys []int64
+	for id, on := range olds {
+		if newIDs[id] {
+			continue
+		}
+		if err := w.deleteNode(on.key, on.hash); err != nil {
+			return err
+		}
+		removedKeys = append(removedKeys, on.key)
+		items = append(items, DiffItem{Type: "node", Change: "removed", NodeID: id, Before: &on.record})
+	}
+
+	for e, k := range oldEdges {
+		if newEdges[e] {
+			continue
+		}
+		if err := w.deleteEdge(k[0], k[1], k[2], e); err != nil {
+			return err
+		}
+		items = append(items, DiffItem{Type: "edge", Change: "removed", Edge: &e})
+	}
+	for e := range newEdges {
+		if _, ok := oldEdges[e]; ok {
+			continue
+		}
+		src, ok1 := lookupKey(conn, e.Source)
+		dst, ok2 := lookupKey(conn, e.Target)
+		rel, ok3 := w.rels[e.Relation]
+		if !ok1 || !ok2 || !ok3 {
+			return errNeedsValidation // dangling target
+		}
+		if err := w.insertEdge(src, rel, dst, e); err != nil {
+			return err
+		}
+		items = append(items, DiffItem{Type: "edge", Change: "added", Edge: &e})
+	}
+	// A removed node that unchanged files still point at leaves a dangling target.
+	for _, k := range removedKeys {
+		var refs int64
+		if err := sqlitex.Execute(conn, `SELECT count(*) FROM (SELECT 1 FROM edges WHERE dst = ? LIMIT 1)`, &sqlitex.ExecOptions{
+			Args: []any{k}, ResultFunc: func(s *sqlite.Stmt) error { refs = s.ColumnInt64(0); return nil },
+		}); err != nil {
+			return fmt.Errorf("check references: %w", err)
+		}
+		if refs > 0 {
+			return errNeedsValidation
+		}
+	}
+
+	for _, p := range dl.removed {
+		st.sources.Remove(fileItem(p, old[p].hash))
+		if err := w.deleteFile(p); err != nil {
+			return err
+		}
+	}
+	for _, p := range parsed {
+		if o, ok := old[p.File.Path]; ok {
+			st.sources.Remove(fileItem(p.File.Path, o.hash))
+		}
+		st.sources.Add(fileItem(p.File.Path, p.FileHash))
+		if err := w.insertFile(p.File, p.FileHash); err != nil {
+			return err
+		}
+	}
+	if err := w.writeMeta(b); err != nil {
+		return err
+	}
+	sortItems(items)
+	for _, it := range items {
+		if err := c.add(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortItems orders diff items as fullDiff emits them: nodes by ID, then edges by triple.
+func sortItems(items []DiffItem) {
+	slices.SortFunc(items, func(a, b DiffItem) int {
+		switch {
+		case a.Type != b.Type && a.Type == "node":
+			return -1
+		case a.Type != b.Type:
+			return 1
+		case a.Type == "node":
+			if a.NodeID < b.NodeID {
+				return -1
+			}
+			if a.NodeID > b.NodeID {
+				return 1
+			}
+			return 0
+		}
+		return a.Edge.Compare(*b.Edge)
+	})
+}
+
+func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
+	s := conn.Prep(`SELECT key FROM nodes WHERE id = ?`)
+	defer s.Reset()
+	s.BindText(1, id)
+	ok, err := s.Step()
+	if err != nil || !ok {
+		return 0, false
+	}
+	return s.ColumnInt64(0), true
+}
+
+func pathsOf(files []source.File) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out
+}

@@ -1,0 +1,580 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+)
+
+// Default result limits when a caller gives none; both are capped by max_results.
+const (
+	DefaultSearchLimit = 20
+	DefaultListLimit   = 50
+	// DefaultImpactBudget bounds the candidate edges one impact query may examine.
+	DefaultImpactBudget = 20000
+	MaxImpactDepth      = 10
+)
+
+// NodeView is one node with its body and its direct relations.
+type NodeView struct {
+	graph.Record
+	Line     int             `json:"line"`
+	Headings []graph.Heading `json:"headings"`
+	Body     string          `json:"body"`
+	Outgoing []Link          `json:"outgoing"`
+	Incoming []Link          `json:"incoming"`
+	// IncomingTruncated is set when the node has more incoming relations than were listed.
+	IncomingTruncated bool `json:"incoming_truncated"`
+}
+
+// Link is a relation seen from one node: the relation name and the node at its other end.
+type Link struct {
+	Relation string `json:"relation"`
+	NodeID   string `json:"node_id"`
+	Title    string `json:"title"`
+	Kind     string `json:"kind"`
+	Family   string `json:"family"`
+}
+
+// LinkList is a bounded list of links.
+type LinkList struct {
+	NodeID    string `json:"node_id"`
+	Links     []Link `json:"links"`
+	Limit     int    `json:"limit"`
+	Truncated bool   `json:"truncated"`
+}
+
+// NodeSummary is a node as listed in collections.
+type NodeSummary struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Kind       string   `json:"kind"`
+	Family     string   `json:"family"`
+	Status     string   `json:"status"`
+	Authority  string   `json:"authority"`
+	Tags       []string `json:"tags"`
+	SourcePath string   `json:"source_path"`
+	Anchor     string   `json:"anchor"`
+}
+
+const summaryColumns = `n.id, n.title, n.kind, n.family, n.status, n.authority, n.tags, n.source_path, n.anchor`
+
+func scanSummary(s *sqlite.Stmt, at int) NodeSummary {
+	ns := NodeSummary{ID: s.ColumnText(at), Title: s.ColumnText(at + 1), Kind: s.ColumnText(at + 2),
+		Family: s.ColumnText(at + 3), Status: s.ColumnText(at + 4), Authority: s.ColumnText(at + 5),
+		SourcePath: s.ColumnText(at + 7), Anchor: s.ColumnText(at + 8)}
+	_ = json.Unmarshal([]byte(s.ColumnText(at+6)), &ns.Tags) // written by this package
+	if ns.Tags == nil {
+		ns.Tags = []string{}
+	}
+	return ns
+}
+
+// Get returns one node by exact ID.
+func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
+	var v *NodeView
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		key, ok := lookupKey(conn, id)
+		if !ok {
+			return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
+		}
+		err := sqlitex.Execute(conn, `SELECT `+recordColumns+`, line, headings, body FROM nodes WHERE key = ?`, &sqlitex.ExecOptions{
+			Args: []any{key},
+			ResultFunc: func(st *sqlite.Stmt) error {
+				r, _ := scanRecord(st)
+				v = &NodeView{Record: r, Line: int(st.ColumnInt64(13)), Body: st.ColumnText(15)}
+				return json.Unmarshal([]byte(st.ColumnText(14)), &v.Headings)
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("get node %s: %w", id, err)
+		}
+		if v.Outgoing, _, err = links(conn, key, true, s.maxResults); err != nil {
+			return err
+		}
+		v.Incoming, v.IncomingTruncated, err = links(conn, key, false, s.maxResults)
+		return err
+	})
+	return v, err
+}
+
+// links lists up to limit relations out of (outgoing) or into a node, ordered by relation and
+// the other node's ID.
+func links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
+	q := `SELECT r.name, n.id, n.title, n.kind, n.family FROM edges e JOIN relations r ON r.rel = e.rel
+		JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
+	if !outgoing {
+		q = `SELECT r.name, n.id, n.title, n.kind, n.family FROM edges e JOIN relations r ON r.rel = e.rel
+		JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ?`
+	}
+	out := []Link{}
+	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{
+		Args: []any{key, limit + 1},
+		ResultFunc: func(s *sqlite.Stmt) error {
+			out = append(out, Link{Relation: s.ColumnText(0), NodeID: s.ColumnText(1), Title: s.ColumnText(2), Kind: s.ColumnText(3), Family: s.ColumnText(4)})
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("list relations: %w", err)
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}
+
+// Backlinks lists the relations pointing at a node.
+func (s *Snapshot) Backlinks(ctx context.Context, id string, limit int) (*LinkList, error) {
+	return s.linkList(ctx, id, limit, false)
+}
+
+// Dependencies lists the relations a node declares.
+func (s *Snapshot) Dependencies(ctx context.Context, id string, limit int) (*LinkList, error) {
+	return s.linkList(ctx, id, limit, true)
+}
+
+func (s *Snapshot) linkList(ctx context.Context, id string, limit int, outgoing bool) (*LinkList, error) {
+	limit = s.capLimit(limit, DefaultListLimit)
+	out := &LinkList{NodeID: id, Limit: limit}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		key, ok := lookupKey(conn, id)
+		if !ok {
+			return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
+		}
+		var err error
+		out.Links, out.Truncated, err = links(conn, key, outgoing, limit)
+		return err
+	})
+	return out, err
+}
+
+// Filter selects nodes by exact metadata; every set field must match.
+type Filter struct {
+	Family     string `json:"family,omitempty"`
+	Authority  string `json:"authority,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Tag        string `json:"tag,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Language   string `json:"language,omitempty"`
+	Capability string `json:"capability,omitempty"`
+}
+
+// NodeList is a bounded list of nodes.
+type NodeList struct {
+	Nodes     []NodeSummary `json:"nodes"`
+	Limit     int           `json:"limit"`
+	Truncated bool          `json:"truncated"`
+}
+
+// FilterNodes lists nodes matching every set field of f, ordered by ID.
+func (s *Snapshot) FilterNodes(ctx context.Context, f Filter, limit int) (*NodeList, error) {
+	limit = s.capLimit(limit, DefaultListLimit)
+	var where []string
+	var args []any
+	for _, c := range []struct{ col, val string }{{"family", f.Family}, {"kind", f.Kind}, {"authority", f.Authority}, {"status", f.Status}, {"language", f.Language}} {
+		if c.val != "" {
+			where = append(where, "n."+c.col+" = ?")
+			args = append(args, c.val)
+		}
+	}
+	if f.Tag != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM node_tags t WHERE t.tag = ? AND t.key = n.key)")
+		args = append(args, f.Tag)
+	}
+	if f.Capability != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM node_caps c WHERE c.cap = ? AND c.key = n.key)")
+		args = append(args, f.Capability)
+	}
+	q := `SELECT ` + summaryColumns + ` FROM nodes n`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY n.id LIMIT ?`
+	args = append(args, limit+1)
+	out := &NodeList{Nodes: []NodeSummary{}, Limit: limit}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		return sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
+			out.Nodes = append(out.Nodes, scanSummary(st, 0))
+			return nil
+		}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("filter nodes: %w", err)
+	}
+	if len(out.Nodes) > limit {
+		out.Nodes, out.Truncated = out.Nodes[:limit], true
+	}
+	return out, nil
+}
+
+// SearchHit is one search result. Match says why it was found: "id" (the query is the exact
+// ID), "id_prefix" (the ID starts with the query) or "text" (full-text match, ranked by BM25).
+type SearchHit struct {
+	NodeSummary
+	Match   string  `json:"match"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet"`
+}
+
+// SearchResult is a bounded, ranked list of hits.
+type SearchResult struct {
+	Query     string      `json:"query"`
+	Hits      []SearchHit `json:"hits"`
+	Limit     int         `json:"limit"`
+	Truncated bool        `json:"truncated"`
+}
+
+// Search finds nodes by exact ID, then ID prefix, then full text (BM25 over ID, title, tags
+// and body, ties broken by ID). Query words are matched as terms (all must occur); a word
+// ending in * matches as a prefix; the query language of FTS5 is not exposed.
+func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*SearchResult, error) {
+	limit = s.capLimit(limit, DefaultSearchLimit)
+	query = strings.TrimSpace(query)
+	terms := queryTerms(query)
+	if query == "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "search needs a non-empty query")
+	}
+	out := &SearchResult{Query: query, Hits: []SearchHit{}, Limit: limit}
+	seen := map[string]bool{}
+	add := func(h SearchHit) bool {
+		if seen[h.ID] {
+			return true
+		}
+		if len(out.Hits) == limit {
+			out.Truncated = true
+			return false
+		}
+		seen[h.ID] = true
+		out.Hits = append(out.Hits, h)
+		return true
+	}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		more := true
+		collect := func(match string) func(st *sqlite.Stmt) error {
+			return func(st *sqlite.Stmt) error {
+				if !more {
+					return nil
+				}
+				h := SearchHit{NodeSummary: scanSummary(st, 0), Match: match}
+				if match == "text" {
+					h.Score = -st.ColumnFloat(9)
+				}
+				h.Snippet = snippet(st.ColumnText(10), terms)
+				more = add(h)
+				return nil
+			}
+		}
+		if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, n.body FROM nodes n WHERE n.id = ?`,
+			&sqlitex.ExecOptions{Args: []any{query}, ResultFunc: collect("id")}); err != nil {
+			return err
+		}
+		if more && isIDLike(query) {
+			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, n.body FROM nodes n WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT ?`,
+				&sqlitex.ExecOptions{Args: []any{query, query + "\U0010FFFF", limit + 1}, ResultFunc: collect("id_prefix")}); err != nil {
+				return err
+			}
+		}
+		if !more || len(terms) == 0 {
+			return nil
+		}
+		return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, bm25(search, `+searchWeights+`) AS rank, n.body
+			FROM search JOIN nodes n ON n.key = search.rowid WHERE search MATCH ? ORDER BY rank, n.id LIMIT ?`,
+			&sqlitex.ExecOptions{Args: []any{ftsQuery(terms), limit + len(out.Hits) + 1}, ResultFunc: collect("text")})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	return out, nil
+}
+
+type term struct {
+	text   string
+	prefix bool
+}
+
+// queryTerms splits a query into words of letters and digits, the same units the unicode61
+// tokenizer indexes.
+func queryTerms(q string) []term {
+	var out []term
+	var cur strings.Builder
+	flush := func(prefix bool) {
+		if cur.Len() > 0 {
+			out = append(out, term{strings.ToLower(cur.String()), prefix})
+			cur.Reset()
+		}
+	}
+	for _, r := range q {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			cur.WriteRune(r)
+		case r == '*':
+			flush(true)
+		default:
+			flush(false)
+		}
+	}
+	flush(false)
+	return out
+}
+
+// ftsQuery quotes every term, so no input can inject FTS5 syntax.
+func ftsQuery(terms []term) string {
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
+		if t.prefix {
+			parts[i] += "*"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func isIDLike(q string) bool {
+	return !strings.ContainsAny(q, " \t\n")
+}
+
+// snippetRadius is how many bytes of context a snippet shows on each side of its first match.
+const snippetRadius = 80
+
+// snippet cuts a short excerpt of body around the first query term, marking matched terms
+// with ** (Markdown bold). With no match it returns the body's opening words.
+func snippet(body string, terms []term) string {
+	lower := strings.ToLower(body)
+	first := -1
+	for _, t := range terms {
+		if i := indexWord(lower, t); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	start, end := 0, min(len(body), 2*snippetRadius)
+	if first >= 0 {
+		start = max(0, first-snippetRadius)
+		end = min(len(body), first+snippetRadius)
+	}
+	start, end = runeStart(body, start), runeStart(body, end)
+	excerpt := strings.Join(strings.Fields(body[start:end]), " ")
+	lowerEx := strings.ToLower(excerpt)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := 0; i < len(excerpt); {
+		matched := 0
+		for _, t := range terms {
+			if at := indexWord(lowerEx[i:], t); at == 0 {
+				n := len(t.text)
+				if t.prefix {
+					for n < len(lowerEx)-i && isWordByte(lowerEx[i+n]) {
+						n++
+					}
+				}
+				matched = max(matched, n)
+			}
+		}
+		if matched > 0 {
+			b.WriteString("**" + excerpt[i:i+matched] + "**")
+			i += matched
+			continue
+		}
+		b.WriteByte(excerpt[i])
+		i++
+	}
+	if end < len(body) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// indexWord finds t in s at a word start (and, unless t is a prefix, a word end).
+func indexWord(s string, t term) int {
+	for off := 0; off <= len(s); {
+		i := strings.Index(s[off:], t.text)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		startOK := i == 0 || !isWordByte(s[i-1])
+		endOK := t.prefix || i+len(t.text) == len(s) || !isWordByte(s[i+len(t.text)])
+		if startOK && endOK {
+			return i
+		}
+		off = i + 1
+	}
+	return -1
+}
+
+func isWordByte(c byte) bool {
+	return c >= 0x80 || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// runeStart moves i back to the start of the UTF-8 sequence it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// ImpactOptions bound an impact query.
+type ImpactOptions struct {
+	Depth  int // levels to follow; 0 means 3, at most MaxImpactDepth
+	Limit  int // nodes to return; capped by max_results
+	Budget int // candidate edges to examine; 0 means DefaultImpactBudget
+}
+
+// ImpactHit is a node affected by a change, with the relation that reached it.
+type ImpactHit struct {
+	NodeSummary
+	Depth int `json:"depth"`
+	// Via is the relation through which this node was reached, from the node one level closer
+	// to the focus (From).
+	Via       string `json:"via"`
+	From      string `json:"from"`
+	Direction string `json:"direction"` // "incoming": this node points at From; "outgoing": From points at it
+}
+
+// ImpactResult is the bounded answer of an impact query.
+type ImpactResult struct {
+	NodeID        string      `json:"node_id"`
+	Nodes         []ImpactHit `json:"nodes"`
+	Depth         int         `json:"depth"`
+	Limit         int         `json:"limit"`
+	Budget        int         `json:"budget"`
+	EdgesExamined int         `json:"edges_examined"`
+	Truncated     bool        `json:"truncated"`
+	// TruncatedBy names the bound that stopped the traversal: "result_limit" or "work_budget".
+	TruncatedBy string `json:"truncated_by,omitempty"`
+}
+
+// impactFollowsForward reports whether a relation is phrased from the depended-upon side
+// (A implemented_by B: changing A affects B). For those impact follows the edge forwards; for
+// every other relation it follows edges backwards (A depends_on B: changing B affects A).
+func impactFollowsForward(relation string) bool {
+	switch relation {
+	case "implemented_by", "tested_by", "defines":
+		return true
+	}
+	return false
+}
+
+// Impact finds the nodes a change to id may affect, breadth first up to opts.Depth levels.
+// Each expansion reads only the focus node's own edges through an index, and every examined
+// candidate edge counts against the work budget, so the whole edge table is never read.
+// Results are ordered by depth, then ID.
+func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*ImpactResult, error) {
+	depth := opts.Depth
+	if depth <= 0 {
+		depth = 3
+	}
+	depth = min(depth, MaxImpactDepth)
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = DefaultImpactBudget
+	}
+	limit := s.capLimit(opts.Limit, DefaultListLimit)
+	out := &ImpactResult{NodeID: id, Nodes: []ImpactHit{}, Depth: depth, Limit: limit, Budget: budget}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		root, ok := lookupKey(conn, id)
+		if !ok {
+			return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
+		}
+		forward := map[int64]bool{}
+		if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			if impactFollowsForward(st.ColumnText(1)) {
+				forward[st.ColumnInt64(0)] = true
+			}
+			return nil
+		}}); err != nil {
+			return err
+		}
+		type frontier struct {
+			key int64
+			id  string
+		}
+		visited := map[int64]bool{root: true}
+		level := []frontier{{root, id}}
+		in := conn.Prep(`SELECT e.src, e.rel, r.name, ` + summaryColumns + ` FROM edges e JOIN relations r ON r.rel = e.rel
+			JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY n.id, r.name LIMIT ?`)
+		outq := conn.Prep(`SELECT e.dst, e.rel, r.name, ` + summaryColumns + ` FROM edges e JOIN relations r ON r.rel = e.rel
+			JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY n.id, r.name LIMIT ?`)
+		for d := 1; d <= depth && len(level) > 0; d++ {
+			var next []frontier
+			var found []ImpactHit
+			var foundKeys []int64
+			for _, f := range level {
+				for _, dir := range []string{"incoming", "outgoing"} {
+					st := in
+					if dir == "outgoing" {
+						st = outq
+					}
+					remaining := budget - out.EdgesExamined
+					if remaining <= 0 {
+						out.Truncated, out.TruncatedBy = true, "work_budget"
+						break
+					}
+					st.BindInt64(1, f.key)
+					st.BindInt64(2, int64(remaining)+1)
+					for {
+						ok, err := st.Step()
+						if err != nil {
+							st.Reset()
+							return fmt.Errorf("impact of %s: %w", id, err)
+						}
+						if !ok {
+							break
+						}
+						if out.EdgesExamined == budget {
+							out.Truncated, out.TruncatedBy = true, "work_budget"
+							break
+						}
+						out.EdgesExamined++
+						rel := st.ColumnInt64(1)
+						if forward[rel] != (dir == "outgoing") {
+							continue // this direction of this relation carries no impact
+						}
+						key := st.ColumnInt64(0)
+						if visited[key] {
+							continue
+						}
+						visited[key] = true
+						found = append(found, ImpactHit{NodeSummary: scanSummary(st, 3), Depth: d, Via: st.ColumnText(2), From: f.id, Direction: dir})
+						foundKeys = append(foundKeys, key)
+					}
+					st.Reset()
+				}
+			}
+			order := make([]int, len(found))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortFunc(order, func(a, b int) int { return strings.Compare(found[a].ID, found[b].ID) })
+			for _, i := range order {
+				if len(out.Nodes) == limit {
+					out.Truncated = true
+					if out.TruncatedBy == "" {
+						out.TruncatedBy = "result_limit"
+					}
+					return nil
+				}
+				out.Nodes = append(out.Nodes, found[i])
+				next = append(next, frontier{foundKeys[i], found[i].ID})
+			}
+			if out.TruncatedBy == "work_budget" {
+				return nil
+			}
+			level = next
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,124 @@
+package index
+
+// SchemaVersion identifies the table layout below; an index of another version is rebuilt.
+const SchemaVersion = 1
+
+// Adapter names the built-in extraction that produced the graph. The Go adapter (a later
+// addition) will extend the version; an index built by another adapter version is rebuilt.
+const (
+	AdapterName    = "docforge-core"
+	AdapterVersion = "0.1.0"
+)
+
+// schema creates an empty index. Node keys are integers local to one index lineage; every
+// hash and every public answer uses the stable text IDs instead, so a cold build and an
+// incremental one are equivalent even though their keys may differ.
+//
+// The FTS table is contentless: bodies are stored once, in nodes, and snippets are cut from
+// there. contentless_delete lets an incremental build remove a node's terms.
+const schema = `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE files (
+  path      TEXT PRIMARY KEY,
+  format    INTEGER NOT NULL,
+  size      INTEGER NOT NULL,
+  mtime_ns  INTEGER NOT NULL,
+  ctime_ns  INTEGER NOT NULL,
+  ino       INTEGER NOT NULL,
+  dev       INTEGER NOT NULL,
+  file_hash TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE relations (
+  rel  INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE nodes (
+  key          INTEGER PRIMARY KEY,
+  id           TEXT NOT NULL UNIQUE,
+  kind         TEXT NOT NULL,
+  family       TEXT NOT NULL,
+  title        TEXT NOT NULL,
+  status       TEXT NOT NULL,
+  authority    TEXT NOT NULL,
+  tags         TEXT NOT NULL,   -- JSON array
+  language     TEXT NOT NULL,
+  capabilities TEXT NOT NULL,   -- JSON array
+  source_path  TEXT NOT NULL,
+  anchor       TEXT NOT NULL,
+  line         INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  record_hash  TEXT NOT NULL,
+  headings     TEXT NOT NULL,   -- JSON array
+  body         TEXT NOT NULL
+);
+CREATE INDEX nodes_source ON nodes(source_path);
+CREATE INDEX nodes_family ON nodes(family, kind, id);
+
+CREATE TABLE node_tags (
+  tag TEXT NOT NULL,
+  key INTEGER NOT NULL,
+  PRIMARY KEY (tag, key)
+) WITHOUT ROWID;
+
+CREATE TABLE node_caps (
+  cap TEXT NOT NULL,
+  key INTEGER NOT NULL,
+  PRIMARY KEY (cap, key)
+) WITHOUT ROWID;
+
+CREATE TABLE edges (
+  src INTEGER NOT NULL,
+  rel INTEGER NOT NULL,
+  dst INTEGER NOT NULL,
+  PRIMARY KEY (src, rel, dst)
+) WITHOUT ROWID;
+CREATE INDEX edges_in ON edges(dst, rel, src);
+
+CREATE TABLE logic_steps (
+  owner INTEGER NOT NULL,
+  step  INTEGER NOT NULL,
+  kind  TEXT NOT NULL,
+  label TEXT NOT NULL,
+  line  INTEGER NOT NULL,
+  PRIMARY KEY (owner, step)
+) WITHOUT ROWID;
+
+CREATE TABLE logic_edges (
+  owner     INTEGER NOT NULL,
+  from_step INTEGER NOT NULL,
+  to_step   INTEGER NOT NULL,
+  kind      TEXT NOT NULL,
+  PRIMARY KEY (owner, from_step, to_step, kind)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE search USING fts5(
+  id, title, tags, body,
+  content = '', contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+`
+
+// Meta keys.
+const (
+	metaSchemaVersion  = "schema_version"
+	metaProjectID      = "project_id"
+	metaProjectRoot    = "project_root"
+	metaDescriptorHash = "descriptor_hash"
+	metaAdapter        = "adapter"
+	metaPolicy         = "policy"
+	metaGeneration     = "generation"
+	metaIdentity       = "source_identity"
+	metaSourceDigest   = "source_digest"
+	metaNodeDigest     = "node_digest"
+	metaEdgeDigest     = "edge_digest"
+	metaBuild          = "build"
+)
+
+// searchWeights ranks a match in the ID highest, then title, tags, body (bm25 column weights).
+const searchWeights = "10.0, 5.0, 3.0, 1.0"

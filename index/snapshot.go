@@ -1,0 +1,127 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+// Snapshot is one published generation opened for reading. It stays consistent however many
+// generations are published after it, because a published file is never modified. It is safe
+// for concurrent use; queries on one snapshot run one at a time.
+type Snapshot struct {
+	mu         sync.Mutex
+	conn       *sqlite.Conn
+	maxResults int
+	info       Info
+}
+
+// Info identifies the generation a snapshot holds.
+type Info struct {
+	ProjectID      string    `json:"project_id"`
+	Generation     int64     `json:"generation"`
+	SourceIdentity string    `json:"source_identity"`
+	SourceHash     string    `json:"source_hash"`
+	NodeHash       string    `json:"node_hash"`
+	EdgeHash       string    `json:"edge_hash"`
+	NodeCount      int64     `json:"node_count"`
+	EdgeCount      int64     `json:"edge_count"`
+	Adapter        string    `json:"adapter"`
+	Index          Signature `json:"index"`
+}
+
+// Open opens the published index of d. It does not synchronise; call Sync first when the
+// caller needs the current sources.
+func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
+	paths := PathsFor(d)
+	// Stat before and after opening: equal signatures prove which inode SQLite opened, so the
+	// reported signature is the snapshot's own even if a publication raced the open.
+	for attempt := 0; attempt < 5; attempt++ {
+		before, err := statSignature(paths.Index)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, problem.Errorf(problem.IndexMissing, "no index at %s", paths.Index)
+			}
+			return nil, fmt.Errorf("open index: %w", err)
+		}
+		conn, err := openRead(ctx, paths.Index)
+		if err != nil {
+			return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot open %s", paths.Index)
+		}
+		m, merr := readMeta(conn)
+		after, serr := statSignature(paths.Index)
+		if merr != nil {
+			conn.Close()
+			return nil, problem.Wrap(problem.IndexCorrupt, merr, "cannot read %s", paths.Index)
+		}
+		if serr != nil || !before.sameFile(after) {
+			conn.Close()
+			continue
+		}
+		st, err := stateFromMeta(m)
+		if err != nil {
+			conn.Close()
+			return nil, problem.Wrap(problem.IndexCorrupt, err, "index metadata of %s", paths.Index)
+		}
+		before.Generation = st.generation
+		s, n, e := st.Hashes()
+		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, info: Info{
+			ProjectID: m[metaProjectID], Generation: st.generation, SourceIdentity: st.identity,
+			SourceHash: s, NodeHash: n, EdgeHash: e, NodeCount: st.nodes.Count(), EdgeCount: st.edges.Count(),
+			Adapter: m[metaAdapter], Index: before,
+		}}, nil
+	}
+	return nil, problem.Errorf(problem.IndexBusy, "the index kept changing while it was being opened")
+}
+
+// Info returns the identity of the snapshot's generation.
+func (s *Snapshot) Info() Info { return s.info }
+
+// Close releases the snapshot.
+func (s *Snapshot) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	err := s.conn.Close()
+	s.conn = nil
+	return err
+}
+
+// with runs fn on the snapshot's connection with ctx's cancellation wired in.
+func (s *Snapshot) with(ctx context.Context, fn func(conn *sqlite.Conn) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return fmt.Errorf("snapshot is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	prev := s.conn.SetInterrupt(ctx.Done())
+	defer s.conn.SetInterrupt(prev)
+	return fn(s.conn)
+}
+
+// capLimit applies the project's result ceiling; requested <= 0 means def.
+func (s *Snapshot) capLimit(requested, def int) int {
+	if requested <= 0 {
+		requested = def
+	}
+	return min(requested, s.maxResults)
+}
+
+func execInt(conn *sqlite.Conn, query string, out *int64, args ...any) error {
+	return sqlitex.Execute(conn, query, &sqlitex.ExecOptions{
+		Args:       args,
+		ResultFunc: func(s *sqlite.Stmt) error { *out = s.ColumnInt64(0); return nil },
+	})
+}

@@ -1,0 +1,442 @@
+package index
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+)
+
+// Publication steps, in order. Options.Fault is called with each before it runs, so tests can
+// stop a publication at every point.
+const (
+	StepBuild              = "build"
+	StepVerify             = "verify"
+	StepFsync              = "fsync"
+	StepRename             = "rename"
+	StepSyncDir            = "sync_dir"
+	StepPublicationReceipt = "publication_receipt"
+	StepDiffReceipt        = "diff_receipt"
+)
+
+// Steps lists the publication steps in order.
+func Steps() []string {
+	return []string{StepBuild, StepVerify, StepFsync, StepRename, StepSyncDir, StepPublicationReceipt, StepDiffReceipt}
+}
+
+// Options tune one Sync.
+type Options struct {
+	// Rebuild forces a cold build even when the index is current.
+	Rebuild bool
+	// Progress, if set, is told how many source files a cold build has processed.
+	Progress Progress
+	// Fault, if set, runs before each publication step; an error aborts the publication there.
+	Fault func(step string) error
+	// Policy is the adapter policy bound into the index ("ast" when empty).
+	Policy string
+}
+
+// Build kinds reported by Sync.
+const (
+	BuildNone        = "none"        // the published index was current
+	BuildReceipt     = "receipt"     // the index was current; only its receipt was rewritten
+	BuildCold        = "cold"        // built from every source
+	BuildIncremental = "incremental" // the published index plus a per-file delta
+)
+
+// Result describes one Sync.
+type Result struct {
+	Build        string            `json:"build"`
+	Generation   int64             `json:"generation"`
+	Publication  *Publication      `json:"publication"`
+	Summary      *DiffSummary      `json:"diff,omitempty"`
+	FilesChanged int               `json:"files_changed"`
+	Warnings     []problem.Problem `json:"warnings"`
+	Elapsed      time.Duration     `json:"-"`
+}
+
+// Paths are the files of one project's index state.
+type Paths struct {
+	Dir, Index, Publication, Diff, Lock string
+}
+
+// PathsFor returns the index paths of a project.
+func PathsFor(d *project.Descriptor) Paths {
+	dir := d.StatePath("index")
+	return Paths{
+		Dir:         dir,
+		Index:       filepath.Join(dir, "index.db"),
+		Publication: filepath.Join(dir, "publication.json"),
+		Diff:        filepath.Join(dir, "generation-diff.json"),
+		Lock:        filepath.Join(dir, "lock"),
+	}
+}
+
+func bindingFor(d *project.Descriptor, policy, build string) binding {
+	if policy == "" {
+		policy = "ast"
+	}
+	return binding{projectID: d.Project.ID, root: d.Root, descriptorHash: d.Hash, policy: policy, build: build}
+}
+
+// Sync brings the published index up to date with the sources: it does nothing when the cheap
+// source identity matches the publication receipt, applies a per-file delta when few files
+// changed, and builds from scratch otherwise. A project with validation errors publishes
+// nothing and returns a *problem.Error with code project_invalid listing every problem; the
+// previous index stays published.
+func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, error) {
+	start := time.Now()
+	paths := PathsFor(d)
+	if err := os.MkdirAll(paths.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("sync: create %s: %w", paths.Dir, err)
+	}
+	unlock, err := lockFile(ctx, paths.Lock)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	removeStaleTemps(paths.Dir)
+
+	inv, err := source.Scan(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	b := bindingFor(d, opts.Policy, "")
+	pub, _ := ReadPublication(paths.Publication)
+	sig, sigErr := statSignature(paths.Index)
+	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&
+		pub.Graph.SourceIdentity == inv.Identity() && pub.matches(b) {
+		return &Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Warnings: warnings(inv.Problems), Elapsed: time.Since(start)}, nil
+	}
+
+	// Read what the published index holds, if it is usable.
+	var prev *state
+	var prevFiles map[string]fileRow
+	prevUsable := false
+	if sigErr == nil {
+		if conn, err := openRead(ctx, paths.Index); err == nil {
+			if m, err := readMeta(conn); err == nil {
+				if st, err := stateFromMeta(m); err == nil {
+					prev = st
+					if b.sameAs(m) {
+						if prevFiles, err = readFiles(conn); err == nil {
+							prevUsable = true
+						}
+					}
+				}
+			}
+			conn.Close()
+		}
+	}
+	// The index is current but its receipt is missing or stale (a crash between rename and
+	// receipt): rewrite the receipt only.
+	if !opts.Rebuild && prevUsable && prev.identity == inv.Identity() {
+		pub, err := writePublication(paths, b, prev, BuildReceipt)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, Warnings: warnings(inv.Problems), Elapsed: time.Since(start)}, nil
+	}
+
+	nextGen := int64(1)
+	if prev != nil {
+		nextGen = prev.generation + 1
+	}
+	if pub != nil && pub.Graph.Generation >= nextGen {
+		nextGen = pub.Graph.Generation + 1
+	}
+	var from *GraphState
+	if prev != nil {
+		gs := graphState(prev)
+		from = &gs
+	}
+
+	tmp := filepath.Join(paths.Dir, "index.db.tmp-"+randomSuffix())
+	defer os.Remove(tmp) // a no-op once renamed
+	collector := newDiffCollector()
+	var st *state
+	kind := BuildCold
+	var dl delta
+	if prevUsable && !opts.Rebuild {
+		dl = computeDelta(inv, prevFiles)
+		if dl.size() <= max(256, len(inv.Files)/4) {
+			kind = BuildIncremental
+		}
+	}
+	if err := fault(opts, StepBuild); err != nil {
+		return nil, err
+	}
+	if kind == BuildIncremental {
+		st = prev
+		st.generation, st.identity = nextGen, inv.Identity()
+		b.build = BuildIncremental
+		if err := copyFile(tmp, paths.Index); err != nil {
+			return nil, err
+		}
+		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector)
+		if errors.Is(err, errNeedsValidation) {
+			return nil, invalidProject(ctx, d)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		st = &state{generation: nextGen, identity: inv.Identity()}
+		b.build = BuildCold
+		probs, err := coldBuild(ctx, tmp, d, inv, b, st, opts.Progress)
+		if err != nil {
+			return nil, err
+		}
+		if errs := errorsOf(probs); len(errs) > 0 {
+			return nil, projectInvalid(probs)
+		}
+		if err := finishCold(ctx, tmp, paths.Index, sigErr == nil && prev != nil, collector); err != nil {
+			return nil, err
+		}
+	}
+	to := graphState(st)
+	diff := collector.receipt(b, from, to)
+
+	pub, err = publish(ctx, paths, tmp, b, st, diff, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{
+		Build: kind, Generation: st.generation, Publication: pub, Summary: &diff.Summary,
+		FilesChanged: dl.size(), Warnings: warnings(inv.Problems), Elapsed: time.Since(start),
+	}, nil
+}
+
+// finishCold optimizes the full-text index and computes the diff against the previous index.
+func finishCold(ctx context.Context, tmp, prevPath string, havePrev bool, c *diffCollector) error {
+	conn, err := openWrite(ctx, tmp, buildCacheMiB)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := finishFullText(conn); err != nil {
+		return err
+	}
+	old := ""
+	if havePrev {
+		old = prevPath
+	}
+	if err := fullDiff(conn, old, c); err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// publish verifies, fsyncs and renames the built file into place, then writes both receipts.
+func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state, diff *GenerationDiff, opts Options) (*Publication, error) {
+	if err := fault(opts, StepVerify); err != nil {
+		return nil, err
+	}
+	if err := verify(ctx, tmp, st); err != nil {
+		return nil, err
+	}
+	if err := fault(opts, StepFsync); err != nil {
+		return nil, err
+	}
+	if err := fsyncFile(tmp); err != nil {
+		return nil, err
+	}
+	if err := fault(opts, StepRename); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, paths.Index); err != nil {
+		return nil, fmt.Errorf("publish index: %w", err)
+	}
+	if err := fault(opts, StepSyncDir); err != nil {
+		return nil, err
+	}
+	if err := syncDir(paths.Dir); err != nil {
+		return nil, err
+	}
+	if err := fault(opts, StepPublicationReceipt); err != nil {
+		return nil, err
+	}
+	pub, err := writePublication(paths, b, st, b.build)
+	if err != nil {
+		return nil, err
+	}
+	if err := fault(opts, StepDiffReceipt); err != nil {
+		return nil, err
+	}
+	diff.Index = pub.Index
+	data, err := sealed(diff, func(h string) { diff.ReceiptHash = h })
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(paths.Diff, data); err != nil {
+		return nil, err
+	}
+	return pub, nil
+}
+
+// verify reopens the built file read-only and checks that it holds what was built.
+func verify(ctx context.Context, path string, st *state) error {
+	conn, err := openRead(ctx, path)
+	if err != nil {
+		return fmt.Errorf("verify built index: %w", err)
+	}
+	defer conn.Close()
+	m, err := readMeta(conn)
+	if err != nil {
+		return fmt.Errorf("verify built index: %w", err)
+	}
+	got, err := stateFromMeta(m)
+	if err != nil {
+		return fmt.Errorf("verify built index: %w", err)
+	}
+	var nodes int64
+	if err := execInt(conn, `SELECT count(*) FROM nodes`, &nodes); err != nil {
+		return fmt.Errorf("verify built index: %w", err)
+	}
+	if got.generation != st.generation || got.identity != st.identity || nodes != st.nodes.Count() || got.nodes.Sum() != st.nodes.Sum() {
+		return fmt.Errorf("verify built index: metadata or node count does not match the build (nodes %d, want %d)", nodes, st.nodes.Count())
+	}
+	return nil
+}
+
+func writePublication(paths Paths, b binding, st *state, build string) (*Publication, error) {
+	sig, err := statSignature(paths.Index)
+	if err != nil {
+		return nil, fmt.Errorf("stat published index: %w", err)
+	}
+	sig.Generation = st.generation
+	pub := &Publication{
+		ReceiptSchemaVersion: ReceiptSchemaVersion, ProjectID: b.projectID, ProjectRoot: b.root,
+		IndexSchemaVersion: SchemaVersion, Adapter: AdapterName + "@" + AdapterVersion, Policy: b.policy,
+		DescriptorHash: b.descriptorHash, Index: sig, Graph: graphState(st), Build: build,
+	}
+	data, err := sealed(pub, func(h string) { pub.ReceiptHash = h })
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(paths.Publication, data); err != nil {
+		return nil, err
+	}
+	return pub, nil
+}
+
+func (p *Publication) matches(b binding) bool {
+	return p.ProjectID == b.projectID && p.ProjectRoot == b.root && p.DescriptorHash == b.descriptorHash &&
+		p.IndexSchemaVersion == SchemaVersion && p.Adapter == AdapterName+"@"+AdapterVersion && p.Policy == b.policy
+}
+
+// sameFile compares everything but the generation, which a stat cannot see.
+func (s Signature) sameFile(o Signature) bool {
+	return s.Device == o.Device && s.Inode == o.Inode && s.Size == o.Size && s.MtimeNs == o.MtimeNs
+}
+
+func statSignature(path string) (Signature, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return Signature{}, err
+	}
+	return signatureOf(&st), nil
+}
+
+func fault(opts Options, step string) error {
+	if opts.Fault == nil {
+		return nil
+	}
+	if err := opts.Fault(step); err != nil {
+		return fmt.Errorf("publication step %s: %w", step, err)
+	}
+	return nil
+}
+
+func invalidProject(ctx context.Context, d *project.Descriptor) error {
+	probs, _, err := source.Validate(ctx, d, 0)
+	if err != nil {
+		return err
+	}
+	return projectInvalid(probs)
+}
+
+func projectInvalid(probs []problem.Problem) error {
+	e := problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors; the previous index stays published", len(errorsOf(probs)))
+	e.Problems = probs
+	return e
+}
+
+func errorsOf(probs []problem.Problem) []problem.Problem {
+	var out []problem.Problem
+	for _, p := range probs {
+		if p.Severity == problem.SeverityError {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func warnings(probs []problem.Problem) []problem.Problem {
+	out := []problem.Problem{}
+	for _, p := range probs {
+		if p.Severity == problem.SeverityWarning {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func randomSuffix() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
+}
+
+// removeStaleTemps deletes temporary index files left by a crashed build. It runs under the
+// index lock, so no live build owns them.
+func removeStaleTemps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // nothing to clean; the build reports real directory errors itself
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "index.db.tmp-") || strings.HasPrefix(e.Name(), ".publication.json.tmp-") || strings.HasPrefix(e.Name(), ".generation-diff.json.tmp-") {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// lockFile takes the project's index lock (flock, so it is released if the process dies),
+// waiting until ctx is done.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open index lock: %w", err)
+	}
+	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) // closing releases it anyway
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock index: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, problem.Wrap(problem.IndexBusy, ctx.Err(), "another process is updating the index")
+		case <-time.After(delay):
+		}
+	}
+}

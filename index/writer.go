@@ -1,0 +1,263 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/source"
+)
+
+// state is the running summary of an index being written: the set digests and counts that
+// meta stores, so that the next incremental build can resume them.
+type state struct {
+	generation int64
+	identity   string
+	sources    graph.SetDigest
+	nodes      graph.SetDigest
+	edges      graph.SetDigest
+}
+
+// Hashes returns the published hash strings.
+func (s *state) Hashes() (sourceHash, nodeHash, edgeHash string) {
+	return s.sources.Sum(), s.nodes.Sum(), s.edges.Sum()
+}
+
+func fileItem(path, fileHash string) string { return path + "\x00" + fileHash }
+
+// writer inserts and deletes graph rows on a read-write connection inside a transaction.
+type writer struct {
+	conn *sqlite.Conn
+	rels map[string]int64 // relation name -> rel
+	st   *state
+}
+
+func (w *writer) insertFile(f source.File, fileHash string) error {
+	s := w.conn.Prep(`INSERT OR REPLACE INTO files(path, format, size, mtime_ns, ctime_ns, ino, dev, file_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	s.BindText(1, f.Path)
+	s.BindInt64(2, int64(f.Format))
+	s.BindInt64(3, f.Size)
+	s.BindInt64(4, f.MtimeNs)
+	s.BindInt64(5, f.CtimeNs)
+	s.BindInt64(6, int64(f.Ino))
+	s.BindInt64(7, int64(f.Dev))
+	s.BindText(8, fileHash)
+	if _, err := s.Step(); err != nil {
+		return fmt.Errorf("insert file %s: %w", f.Path, err)
+	}
+	return s.Reset()
+}
+
+func (w *writer) deleteFile(path string) error {
+	return sqlitex.Execute(w.conn, `DELETE FROM files WHERE path = ?`, &sqlitex.ExecOptions{Args: []any{path}})
+}
+
+func jsonList(s []string) string {
+	if len(s) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(s) // a []string always marshals
+	return string(b)
+}
+
+// insertNode writes a node row at key (replacing any row with that key) and its tag,
+// capability and search rows, and adds it to the node digest.
+func (w *writer) insertNode(key int64, n *graph.Node) error {
+	headings, err := json.Marshal(n.Headings)
+	if err != nil {
+		return fmt.Errorf("insert node %s: encode headings: %w", n.ID, err)
+	}
+	if n.Headings == nil {
+		headings = []byte("[]")
+	}
+	record := graph.RecordHash(n)
+	s := w.conn.Prep(`INSERT INTO nodes(key, id, kind, family, title, status, authority, tags, language,
+		capabilities, source_path, anchor, line, content_hash, record_hash, headings, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	s.BindInt64(1, key)
+	s.BindText(2, n.ID)
+	s.BindText(3, n.Kind)
+	s.BindText(4, n.Family)
+	s.BindText(5, n.Title)
+	s.BindText(6, n.Status)
+	s.BindText(7, n.Authority)
+	s.BindText(8, jsonList(n.Tags))
+	s.BindText(9, n.Language)
+	s.BindText(10, jsonList(n.Capabilities))
+	s.BindText(11, n.SourcePath)
+	s.BindText(12, n.Anchor)
+	s.BindInt64(13, int64(n.Line))
+	s.BindText(14, n.ContentHash)
+	s.BindText(15, record)
+	s.BindText(16, string(headings))
+	s.BindText(17, n.Body)
+	if _, err := s.Step(); err != nil {
+		return fmt.Errorf("insert node %s: %w", n.ID, err)
+	}
+	if err := s.Reset(); err != nil {
+		return fmt.Errorf("insert node %s: %w", n.ID, err)
+	}
+	for _, t := range n.Tags {
+		if err := w.keyed(`INSERT OR IGNORE INTO node_tags(tag, key) VALUES (?, ?)`, t, key); err != nil {
+			return fmt.Errorf("insert node %s tag: %w", n.ID, err)
+		}
+	}
+	for _, c := range n.Capabilities {
+		if err := w.keyed(`INSERT OR IGNORE INTO node_caps(cap, key) VALUES (?, ?)`, c, key); err != nil {
+			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
+		}
+	}
+	fts := w.conn.Prep(`INSERT INTO search(rowid, id, title, tags, body) VALUES (?, ?, ?, ?, ?)`)
+	fts.BindInt64(1, key)
+	fts.BindText(2, n.ID)
+	fts.BindText(3, n.Title)
+	fts.BindText(4, strings.Join(n.Tags, " "))
+	fts.BindText(5, n.Body)
+	if _, err := fts.Step(); err != nil {
+		return fmt.Errorf("index node %s text: %w", n.ID, err)
+	}
+	if err := fts.Reset(); err != nil {
+		return fmt.Errorf("index node %s text: %w", n.ID, err)
+	}
+	w.st.nodes.Add(record)
+	return nil
+}
+
+func (w *writer) keyed(query, text string, key int64) error {
+	s := w.conn.Prep(query)
+	s.BindText(1, text)
+	s.BindInt64(2, key)
+	if _, err := s.Step(); err != nil {
+		return err
+	}
+	return s.Reset()
+}
+
+// deleteNode removes the node row at key with its tag, capability and search rows, and takes
+// its record hash out of the digest. Edges are the caller's business.
+func (w *writer) deleteNode(key int64, recordHash string) error {
+	for _, q := range []string{
+		// The tag tables are keyed (tag, key): enumerate the node's own tags to use that key.
+		`DELETE FROM node_tags WHERE key = ?1 AND tag IN (SELECT value FROM json_each((SELECT tags FROM nodes WHERE key = ?1)))`,
+		`DELETE FROM node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM nodes WHERE key = ?1)))`,
+		`DELETE FROM search WHERE rowid = ?1`,
+		`DELETE FROM nodes WHERE key = ?1`,
+	} {
+		if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {
+			return fmt.Errorf("delete node key %d: %w", key, err)
+		}
+	}
+	w.st.nodes.Remove(recordHash)
+	return nil
+}
+
+func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge) error {
+	s := w.conn.Prep(`INSERT OR IGNORE INTO edges(src, rel, dst) VALUES (?, ?, ?)`)
+	s.BindInt64(1, src)
+	s.BindInt64(2, rel)
+	s.BindInt64(3, dst)
+	if _, err := s.Step(); err != nil {
+		return fmt.Errorf("insert edge %s -%s-> %s: %w", e.Source, e.Relation, e.Target, err)
+	}
+	if err := s.Reset(); err != nil {
+		return err
+	}
+	if w.conn.Changes() > 0 {
+		w.st.edges.Add(graph.EdgeHash(e))
+	}
+	return nil
+}
+
+func (w *writer) deleteEdge(src, rel, dst int64, e graph.Edge) error {
+	err := sqlitex.Execute(w.conn, `DELETE FROM edges WHERE src = ? AND rel = ? AND dst = ?`,
+		&sqlitex.ExecOptions{Args: []any{src, rel, dst}})
+	if err != nil {
+		return fmt.Errorf("delete edge %s -%s-> %s: %w", e.Source, e.Relation, e.Target, err)
+	}
+	if w.conn.Changes() > 0 {
+		w.st.edges.Remove(graph.EdgeHash(e))
+	}
+	return nil
+}
+
+// writeMeta stores the state and fixed bindings.
+func (w *writer) writeMeta(b binding) error {
+	text := func(d graph.SetDigest) string {
+		t, _ := d.MarshalText()
+		return string(t)
+	}
+	values := map[string]string{
+		metaSchemaVersion:  strconv.Itoa(SchemaVersion),
+		metaProjectID:      b.projectID,
+		metaProjectRoot:    b.root,
+		metaDescriptorHash: b.descriptorHash,
+		metaAdapter:        AdapterName + "@" + AdapterVersion,
+		metaPolicy:         b.policy,
+		metaGeneration:     strconv.FormatInt(w.st.generation, 10),
+		metaIdentity:       w.st.identity,
+		metaSourceDigest:   text(w.st.sources),
+		metaNodeDigest:     text(w.st.nodes),
+		metaEdgeDigest:     text(w.st.edges),
+		metaBuild:          b.build,
+	}
+	for k, v := range values {
+		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`,
+			&sqlitex.ExecOptions{Args: []any{k, v}})
+		if err != nil {
+			return fmt.Errorf("write meta %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// binding is what an index is built for; a mismatch with the published index forces a cold
+// build.
+type binding struct {
+	projectID      string
+	root           string
+	descriptorHash string
+	policy         string
+	build          string // "cold" or "incremental", for diagnostics only
+}
+
+func (b binding) sameAs(m map[string]string) bool {
+	return m[metaSchemaVersion] == strconv.Itoa(SchemaVersion) &&
+		m[metaProjectID] == b.projectID && m[metaProjectRoot] == b.root &&
+		m[metaDescriptorHash] == b.descriptorHash && m[metaAdapter] == AdapterName+"@"+AdapterVersion &&
+		m[metaPolicy] == b.policy
+}
+
+func readMeta(conn *sqlite.Conn) (map[string]string, error) {
+	m := map[string]string{}
+	err := sqlitex.Execute(conn, `SELECT key, value FROM meta`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error {
+			m[s.ColumnText(0)] = s.ColumnText(1)
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read index meta: %w", err)
+	}
+	return m, nil
+}
+
+// stateFromMeta restores the digests of a published index.
+func stateFromMeta(m map[string]string) (*state, error) {
+	st := &state{identity: m[metaIdentity]}
+	gen, err := strconv.ParseInt(m[metaGeneration], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("index meta generation %q: %w", m[metaGeneration], err)
+	}
+	st.generation = gen
+	for key, d := range map[string]*graph.SetDigest{metaSourceDigest: &st.sources, metaNodeDigest: &st.nodes, metaEdgeDigest: &st.edges} {
+		if err := d.UnmarshalText([]byte(m[key])); err != nil {
+			return nil, fmt.Errorf("index meta %s: %w", key, err)
+		}
+	}
+	return st, nil
+}
