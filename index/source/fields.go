@@ -55,6 +55,7 @@ type nodeBuilder struct {
 	rel       string
 	pos       *tomlpos.Index
 	keyPrefix string
+	start     tomlpos.Pos // where the node starts, for problems about absent keys
 	problems  []problem.Problem
 }
 
@@ -65,13 +66,21 @@ func (b *nodeBuilder) key(k string) string {
 	return b.keyPrefix + "." + k
 }
 
+// at locates a key; a key that is absent is reported at the node's start (the opening +++ of
+// front matter, or the record's [[node]] line).
 func (b *nodeBuilder) at(key string) problem.Location {
-	p, _ := b.pos.Key(b.key(key))
+	p, ok := b.pos.Key(b.key(key))
+	if !ok || p.Line == 0 {
+		p = b.start
+	}
 	return problem.Location{Path: b.rel, Line: p.Line, Column: p.Column}
 }
 
 func (b *nodeBuilder) atValue(key string, i int) problem.Location {
-	p, _ := b.pos.Value(b.key(key), i)
+	p, ok := b.pos.Value(b.key(key), i)
+	if !ok || p.Line == 0 {
+		p = b.start
+	}
 	return problem.Location{Path: b.rel, Line: p.Line, Column: p.Column}
 }
 

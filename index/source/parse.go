@@ -3,7 +3,7 @@ package source
 import (
 	"bytes"
 	"errors"
-	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -78,10 +78,10 @@ func parseMarkdown(d *project.Descriptor, rel, text string, frag *graph.Fragment
 	var f nodeFields
 	md, err := toml.NewDecoder(strings.NewReader(fmText)).Decode(&f)
 	if err != nil {
-		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedFrontMatter, rel, err, 1))
+		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedFrontMatter, rel, err, pos, 1))
 		return
 	}
-	b := &nodeBuilder{d: d, rel: rel, pos: pos}
+	b := &nodeBuilder{d: d, rel: rel, pos: pos, start: tomlpos.Pos{Line: 1, Column: 1}}
 	for _, k := range md.Undecoded() {
 		p, _ := pos.Key(k.String())
 		b.add(unknownField(rel, p, k.String()))
@@ -111,12 +111,12 @@ type recordFile struct {
 
 func parseRecords(d *project.Descriptor, rel, text string, frag *graph.Fragment) {
 	var rf recordFile
+	pos := tomlpos.Scan(text, 1)
 	md, err := toml.NewDecoder(strings.NewReader(text)).Decode(&rf)
 	if err != nil {
-		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedTOML, rel, err, 0))
+		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedTOML, rel, err, pos, 0))
 		return
 	}
-	pos := tomlpos.Scan(text, 1)
 	for _, k := range md.Undecoded() {
 		ks := k.String()
 		rest, inNode := strings.CutPrefix(ks, "node.")
@@ -140,7 +140,7 @@ func parseRecords(d *project.Descriptor, rel, text string, frag *graph.Fragment)
 	}
 	for i := range rf.Node {
 		prefix := "node." + strconv.Itoa(i)
-		b := &nodeBuilder{d: d, rel: rel, pos: pos, keyPrefix: prefix}
+		b := &nodeBuilder{d: d, rel: rel, pos: pos, keyPrefix: prefix, start: mustKey(pos, prefix)}
 		n, edges, ok := b.build(&rf.Node[i])
 		frag.Problems = append(frag.Problems, b.problems...)
 		if !ok {
@@ -178,9 +178,13 @@ func mustKey(pos *tomlpos.Index, key string) tomlpos.Pos {
 	return p
 }
 
-// tomlProblem converts a decoder error into a positioned problem. lineOffset shifts positions
-// of front matter (which starts after the opening +++ line) to file lines.
-func tomlProblem(c problem.Code, rel string, err error, lineOffset int) problem.Problem {
+// lastKey matches the key the TOML decoder names in a type-mismatch error.
+var lastKey = regexp.MustCompile(`^toml: (?:line \d+ )?\(last key "([^"]*)"\): `)
+
+// tomlProblem converts a decoder error into a positioned problem. pos indexes the decoded text
+// in file lines; lineOffset shifts syntax-error positions of front matter (which starts after
+// the opening +++ line) to file lines.
+func tomlProblem(c problem.Code, rel string, err error, pos *tomlpos.Index, lineOffset int) problem.Problem {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
@@ -189,7 +193,17 @@ func tomlProblem(c problem.Code, rel string, err error, lineOffset int) problem.
 		}
 		return problem.New(c, problem.Location{Path: rel, Line: pe.Position.Line + lineOffset, Column: pe.Position.Col}, "%s", msg)
 	}
-	return problem.New(c, problem.Location{Path: rel, Line: 1 + lineOffset, Column: 1}, "%s", fmt.Sprint(err))
+	// A type mismatch: the decoder names the key; find it in the text.
+	msg := err.Error()
+	if m := lastKey.FindStringSubmatch(msg); m != nil {
+		p, _ := pos.Value(m[1], 0)
+		if p.Line == 0 {
+			p, _ = pos.Key(m[1])
+		}
+		return problem.New(problem.InvalidField, problem.Location{Path: rel, Line: p.Line, Column: p.Column},
+			"field %q: %s", m[1], strings.TrimPrefix(msg, m[0]))
+	}
+	return problem.New(c, problem.Location{Path: rel, Line: 1 + lineOffset, Column: 1}, "%s", msg)
 }
 
 // firstInvalidUTF8 returns the 1-based position of the first invalid byte, or ok.

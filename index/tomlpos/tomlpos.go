@@ -166,8 +166,10 @@ func normalizeKey(k string) string {
 		switch c := k[i]; c {
 		case '"', '\'':
 			end := skipString(k, i)
-			if end > len(k)-1 {
-				end = len(k) - 1
+			if end >= len(k) { // unterminated: the decoder reports the syntax error
+				cur.WriteString(k[i+1:])
+				i = len(k)
+				continue
 			}
 			cur.WriteString(k[i+1 : end])
 			i = end

@@ -1,0 +1,50 @@
+# DocForge build. The README's set-up is two commands: 'make demo' and 'make test'.
+GO      ?= go
+BIN     := bin
+EXAMPLE := examples/courier
+DOCFORGE := $(BIN)/docforge
+
+.PHONY: all build demo test vet fmt-check bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# The main job: build, sync and validate the bundled example, run a few queries.
+demo: build
+	@echo "== validate $(EXAMPLE)"
+	$(DOCFORGE) validate --project-root $(EXAMPLE)
+	@echo "== sync (cold, then a no-change check)"
+	$(DOCFORGE) sync --project-root $(EXAMPLE) --rebuild
+	$(DOCFORGE) sync --project-root $(EXAMPLE)
+	@echo "== search 'late events'"
+	$(DOCFORGE) search --project-root $(EXAMPLE) "late events" --limit 3
+	@echo "== get req.event-order"
+	$(DOCFORGE) get --project-root $(EXAMPLE) req.event-order
+	@echo "== backlinks arch.store"
+	$(DOCFORGE) backlinks --project-root $(EXAMPLE) arch.store
+	@echo "== filter --family requirements --tag api"
+	$(DOCFORGE) filter --project-root $(EXAMPLE) --family requirements --tag api
+	@echo "== impact arch.store --depth 2"
+	$(DOCFORGE) impact --project-root $(EXAMPLE) arch.store --depth 2
+	@echo "== validate a broken copy (expected to fail with every planted problem)"
+	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
+
+# Every test, with the race detector.
+test: fmt-check vet
+	$(GO) test -race -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on: $$out"; exit 1; fi
+
+# Benchmarks: never part of 'make test'. Writes figures to stdout; docs/benchmarks.md records them.
+bench: build
+	$(GO) run ./cmd/docforge-bench -out bench-out
+
+clean:
+	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge
