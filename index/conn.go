@@ -12,7 +12,7 @@ import (
 // openWrite opens a private, not-yet-published index file for building. Journaling is off:
 // a crash mid-build only ruins a temporary file that is never published.
 func openWrite(ctx context.Context, path string, cacheMiB int) (*sqlite.Conn, error) {
-	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate)
+	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI)
 	if err != nil {
 		return nil, fmt.Errorf("open %s for writing: %w", path, err)
 	}

@@ -1,0 +1,386 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+const descriptor = `schema_version = 1
+[project]
+id = "gen"
+[sources]
+content_roots = ["docs"]
+[relations]
+allowed = ["depends_on", "relates_to", "tested_by", "implemented_by"]
+[families.arch]
+kinds = ["component", "requirement"]
+`
+
+// genProject writes n nodes, each depending on up to two earlier nodes.
+func genProject(t testing.TB, n int, r *rand.Rand) string {
+	t.Helper()
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(descriptor), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	for i := 0; i < n; i++ {
+		writeNode(t, root, i, r, "")
+	}
+	return root
+}
+
+func writeNode(t testing.TB, root string, i int, r *rand.Rand, extra string) {
+	t.Helper()
+	var deps []string
+	for j := 0; j < 2 && i > 0; j++ {
+		deps = append(deps, fmt.Sprintf("%q", fmt.Sprintf("n%03d", r.Intn(i))))
+	}
+	body := fmt.Sprintf("# Node %d\n\nWords about storage %d and wal %d. %s\n", i, r.Intn(50), r.Intn(50), extra)
+	content := fmt.Sprintf("+++\nid = \"n%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\ntags = [\"t%d\"]\n[relations]\ndepends_on = [%s]\n+++\n%s",
+		i, i, i%5, strings.Join(deps, ", "), body)
+	must(t, os.WriteFile(filepath.Join(root, "docs", fmt.Sprintf("n%03d.md", i)), []byte(content), 0o644))
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func load(t testing.TB, root string) *project.Descriptor {
+	t.Helper()
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	return d
+}
+
+// dump returns every logical row of an index, with node keys replaced by IDs, so two builds
+// compare equal exactly when they hold the same graph.
+func dump(t testing.TB, path string) string {
+	t.Helper()
+	conn, err := sqlite.OpenConn("file:"+path+"?mode=ro&immutable=1", sqlite.OpenReadOnly|sqlite.OpenURI)
+	must(t, err)
+	defer conn.Close()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, content_hash, record_hash, headings, body FROM nodes ORDER BY id`,
+		`SELECT s.id, r.name, t.id FROM edges e JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst ORDER BY 1, 2, 3`,
+		`SELECT t.tag, n.id FROM node_tags t JOIN nodes n ON n.key = t.key ORDER BY 1, 2`,
+		`SELECT path, file_hash FROM files ORDER BY path`,
+		`SELECT key, value FROM meta WHERE key NOT IN ('generation', 'build', 'source_identity') ORDER BY key`,
+		`SELECT n.id FROM search JOIN nodes n ON n.key = search.rowid WHERE search MATCH 'storage' ORDER BY bm25(search), n.id`,
+	} {
+		must(t, sqlitex.Execute(conn, q, &sqlitex.ExecOptions{ResultFunc: func(s *sqlite.Stmt) error {
+			for i := 0; i < s.ColumnCount(); i++ {
+				b.WriteString(s.ColumnText(i))
+				b.WriteByte('|')
+			}
+			b.WriteByte('\n')
+			return nil
+		}}))
+		b.WriteString("--\n")
+	}
+	return b.String()
+}
+
+func TestColdAndIncrementalBuildsAreEquivalent(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(7))
+	root := genProject(t, 60, r)
+	d := load(t, root)
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildCold {
+		t.Fatalf("first build = %s", res.Build)
+	}
+	next := 60
+	for round := 0; round < 12; round++ {
+		// A random edit: change bodies and relations, add nodes, delete unreferenced ones.
+		for k := 0; k < 1+r.Intn(3); k++ {
+			switch r.Intn(3) {
+			case 0:
+				writeNode(t, root, r.Intn(next), r, fmt.Sprintf("edit %d", round))
+			case 1:
+				writeNode(t, root, next, r, "")
+				next++
+			case 2:
+				// Delete the newest node only if nothing points at it; otherwise edit it.
+				i := next - 1
+				p := filepath.Join(root, "docs", fmt.Sprintf("n%03d.md", i))
+				snap, err := index.Open(ctx, d)
+				must(t, err)
+				bl, err := snap.Backlinks(ctx, fmt.Sprintf("n%03d", i), 1)
+				snap.Close()
+				if err == nil && len(bl.Links) == 0 {
+					must(t, os.Remove(p))
+					next--
+				}
+			}
+		}
+		inc, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+		if inc.Build != index.BuildIncremental {
+			t.Fatalf("round %d: build = %s, want incremental", round, inc.Build)
+		}
+		incDump := dump(t, index.PathsFor(d).Index)
+		incPub := inc.Publication.Graph
+
+		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
+		must(t, err)
+		if cold.Build != index.BuildCold {
+			t.Fatalf("rebuild = %s", cold.Build)
+		}
+		if got := dump(t, index.PathsFor(d).Index); got != incDump {
+			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
+		}
+		cp := cold.Publication.Graph
+		if cp.NodeHash != incPub.NodeHash || cp.EdgeHash != incPub.EdgeHash || cp.SourceHash != incPub.SourceHash || cp.NodeCount != incPub.NodeCount || cp.EdgeCount != incPub.EdgeCount {
+			t.Fatalf("round %d: hashes differ: incremental %+v cold %+v", round, incPub, cp)
+		}
+		if s := cold.Summary; s.NodesAdded+s.NodesRemoved+s.NodesChanged+s.EdgesAdded+s.EdgesRemoved != 0 {
+			t.Fatalf("round %d: a rebuild of the same sources reported changes: %+v", round, s)
+		}
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n inc  %s\n cold %s", i, al[i], bl[i])
+		}
+	}
+	return "lengths differ"
+}
+
+func TestNoChangeSyncDoesNothingAndEditIsIncremental(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(1))
+	root := genProject(t, 20, r)
+	d := load(t, root)
+	first, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	again, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if again.Build != index.BuildNone || again.Generation != first.Generation {
+		t.Fatalf("no-change sync: %s generation %d, want none at %d", again.Build, again.Generation, first.Generation)
+	}
+	writeNode(t, root, 3, r, "changed")
+	st, err := index.CheckStatus(ctx, d, "")
+	must(t, err)
+	if st.State != index.Stale {
+		t.Fatalf("status after edit = %s", st.State)
+	}
+	inc, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if inc.Build != index.BuildIncremental || inc.Generation != first.Generation+1 || inc.Summary.NodesChanged != 1 {
+		t.Fatalf("edit: %+v", inc)
+	}
+	diff, err := index.ReadGenerationDiff(index.PathsFor(d).Diff)
+	must(t, err)
+	if diff.From == nil || diff.From.Generation != first.Generation || diff.To.Generation != inc.Generation || diff.Index != inc.Publication.Index {
+		t.Fatalf("diff receipt does not bind the transition: %+v", diff)
+	}
+}
+
+func TestInvalidEditPublishesNothing(t *testing.T) {
+	ctx := context.Background()
+	root := genProject(t, 10, rand.New(rand.NewSource(2)))
+	d := load(t, root)
+	first, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	bad := "+++\nid = \"n001\"\nkind = \"component\"\nfamily = \"arch\"\n[relations]\ndepends_on = [\"ghost\"]\n+++\n"
+	must(t, os.WriteFile(filepath.Join(root, "docs", "n001.md"), []byte(bad), 0o644))
+	_, err = index.Sync(ctx, d, index.Options{})
+	var pe *problem.Error
+	if !errors.As(err, &pe) || pe.Problem.Code != problem.ProjectInvalid || len(pe.Problems) != 1 || pe.Problems[0].Code != problem.DanglingTarget || pe.Problems[0].Line != 6 {
+		t.Fatalf("want project_invalid with one positioned dangling_target, got %v %+v", err, pe)
+	}
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	if snap.Info().Generation != first.Generation {
+		t.Fatalf("generation %d published despite the error", snap.Info().Generation)
+	}
+}
+
+// checkPublished asserts the published index is readable and holds generation gen.
+func checkPublished(t *testing.T, d *project.Descriptor, gen int64) {
+	t.Helper()
+	snap, err := index.Open(context.Background(), d)
+	must(t, err)
+	defer snap.Close()
+	if snap.Info().Generation != gen {
+		t.Fatalf("published generation %d, want %d", snap.Info().Generation, gen)
+	}
+	if _, err := snap.Search(context.Background(), "storage", 5); err != nil {
+		t.Fatalf("published index is not queryable: %v", err)
+	}
+}
+
+func TestFailureAtEveryPublicationStepKeepsThePreviousIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, step := range index.Steps() {
+		t.Run(step, func(t *testing.T) {
+			r := rand.New(rand.NewSource(3))
+			root := genProject(t, 15, r)
+			d := load(t, root)
+			first, err := index.Sync(ctx, d, index.Options{})
+			must(t, err)
+			writeNode(t, root, 4, r, "edit")
+			boom := errors.New("injected")
+			_, err = index.Sync(ctx, d, index.Options{Fault: func(s string) error {
+				if s == step {
+					return boom
+				}
+				return nil
+			}})
+			if !errors.Is(err, boom) {
+				t.Fatalf("sync error = %v", err)
+			}
+			// Before the rename the old generation stays; from the rename on, the new one is
+			// fully published even if a receipt is missing.
+			want := first.Generation
+			if slices.Index(index.Steps(), step) > slices.Index(index.Steps(), index.StepRename) {
+				want++
+			}
+			checkPublished(t, d, want)
+			res, err := index.Sync(ctx, d, index.Options{})
+			must(t, err)
+			if res.Generation < want {
+				t.Fatalf("recovery sync went back to generation %d", res.Generation)
+			}
+			checkPublished(t, d, res.Generation)
+			if st, _ := index.CheckStatus(ctx, d, ""); st.State != index.Current {
+				t.Fatalf("after recovery status = %s", st.State)
+			}
+		})
+	}
+}
+
+// TestKilledPublisherLeavesAPublishedIndex kills a child process (SIGKILL) at every step of a
+// publication and checks the index afterwards.
+func TestKilledPublisherLeavesAPublishedIndex(t *testing.T) {
+	if os.Getenv("DOCFORGE_TEST_CHILD_ROOT") != "" {
+		return // the child runs TestHelperKilledSync instead
+	}
+	ctx := context.Background()
+	for _, step := range index.Steps() {
+		t.Run(step, func(t *testing.T) {
+			r := rand.New(rand.NewSource(4))
+			root := genProject(t, 15, r)
+			d := load(t, root)
+			first, err := index.Sync(ctx, d, index.Options{})
+			must(t, err)
+			writeNode(t, root, 5, r, "edit")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledSync$")
+			cmd.Env = append(os.Environ(), "DOCFORGE_TEST_CHILD_ROOT="+root, "DOCFORGE_TEST_KILL_AT="+step)
+			err = cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("child was not killed: %v", err)
+			}
+			want := first.Generation
+			if slices.Index(index.Steps(), step) > slices.Index(index.Steps(), index.StepRename) {
+				want++
+			}
+			checkPublished(t, d, want)
+			res, err := index.Sync(ctx, d, index.Options{})
+			must(t, err)
+			checkPublished(t, d, res.Generation)
+			if matches, _ := filepath.Glob(filepath.Join(index.PathsFor(d).Dir, "index.db.tmp-*")); len(matches) != 0 {
+				t.Fatalf("temporary files left after recovery: %v", matches)
+			}
+		})
+	}
+}
+
+func TestHelperKilledSync(t *testing.T) {
+	root := os.Getenv("DOCFORGE_TEST_CHILD_ROOT")
+	if root == "" {
+		return
+	}
+	d := load(t, root)
+	step := os.Getenv("DOCFORGE_TEST_KILL_AT")
+	_, _ = index.Sync(context.Background(), d, index.Options{Fault: func(s string) error {
+		if s == step {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Second)
+		}
+		return nil
+	}})
+	t.Fatal("the child was meant to be killed")
+}
+
+func TestConcurrentSyncAndQuery(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := rand.New(rand.NewSource(5))
+	root := genProject(t, 40, r)
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	var mu sync.Mutex // the edit goroutine's rand
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			var lastGen int64
+			for i := 0; i < 15; i++ {
+				if g == 0 && i%3 == 0 {
+					mu.Lock()
+					writeNode(t, root, r.Intn(40), r, fmt.Sprintf("concurrent %d", i))
+					mu.Unlock()
+				}
+				res, err := index.Sync(ctx, d, index.Options{})
+				if err != nil {
+					errs <- fmt.Errorf("sync: %w", err)
+					return
+				}
+				snap, err := index.Open(ctx, d)
+				if err != nil {
+					errs <- fmt.Errorf("open: %w", err)
+					return
+				}
+				if gen := snap.Info().Generation; gen < res.Generation || gen < lastGen {
+					errs <- fmt.Errorf("generation went backwards: %d after %d (sync said %d)", gen, lastGen, res.Generation)
+				}
+				lastGen = snap.Info().Generation
+				if _, err := snap.Search(ctx, "storage wal", 10); err != nil {
+					errs <- fmt.Errorf("search: %w", err)
+				}
+				if _, err := snap.Impact(ctx, "n001", index.ImpactOptions{}); err != nil {
+					errs <- fmt.Errorf("impact: %w", err)
+				}
+				snap.Close()
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
