@@ -50,8 +50,8 @@ tags = ["overview"]
 +++
 # Architecture overview
 
-Describe the system here. Link other nodes with [[node.id]] references, or declare typed
-relations in the front matter's [relations] table.
+Describe the system here. Refer to another node by writing its ID in double square
+brackets, or declare typed relations in the front matter's [relations] table.
 `
 
 var nonID = regexp.MustCompile(`[^a-z0-9._-]+`)

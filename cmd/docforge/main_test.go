@@ -1,0 +1,156 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "docforge-cli")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "docforge")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func docforge(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return o.String(), e.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), 0
+}
+
+// copyTree copies the example so tests never write into the repository.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if strings.HasPrefix(rel, ".docforge") {
+			return filepath.SkipDir
+		}
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestCommandsOnTheExample(t *testing.T) {
+	root := copyTree(t, "../../examples/courier")
+	sub := filepath.Join(root, "docs", "architecture")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // substring of stdout
+	}{
+		{"validate_passes", []string{"validate"}, 0, "valid: 18 files"},
+		{"sync_builds_cold", []string{"sync"}, 0, "published generation 1 (cold build"},
+		{"sync_again_is_a_no_op", []string{"sync"}, 0, "index is current: generation 1, 42 nodes"},
+		{"status_is_current", []string{"status"}, 0, "current"},
+		{"search_ranks_text_matches", []string{"search", "late events", "--limit", "2"}, 0, "req.event-order"},
+		{"search_exact_id_first", []string{"search", "arch.store"}, 0, " 1. arch.store"},
+		{"get_shows_relations", []string{"get", "req.audit"}, 0, "-> implemented_by arch.store"},
+		{"filter_by_family_and_tag", []string{"filter", "--family", "requirements", "--tag", "security"}, 0, "req.auth"},
+		{"backlinks", []string{"backlinks", "arch.store"}, 0, "<- governs dec.event-sourcing"},
+		{"deps", []string{"deps", "arch.api"}, 0, "-> implements iface.tracking-api"},
+		{"impact_is_bounded_and_says_so", []string{"impact", "arch.store", "--limit", "2"}, 0, "truncated by result limit"},
+		{"unknown_node_is_a_usage_error", []string{"get", "no.such"}, 2, ""},
+		{"unknown_command", []string{"frobnicate"}, 2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := docforge(t, sub, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestJSONOutputIsMachineReadable(t *testing.T) {
+	root := copyTree(t, "../../examples/courier")
+	out, _, code := docforge(t, root, "search", "--json", "retention")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var v struct {
+		Generation int64 `json:"generation"`
+		Result     struct {
+			Hits []struct {
+				ID string `json:"id"`
+			} `json:"hits"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Generation != 1 || len(v.Result.Hits) == 0 {
+		t.Fatalf("bad JSON (%v): %s", err, out)
+	}
+}
+
+func TestValidateBrokenCopiesExitsOneWithPositions(t *testing.T) {
+	out, _, code := docforge(t, ".", "validate", "--project-root", "../../examples/testdata/broken-nodes")
+	if code != 1 || !strings.Contains(out, "docs/store.md:10:15: error dangling_target") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestInitScaffoldsAProjectThatSyncs(t *testing.T) {
+	dir := t.TempDir()
+	if _, e, code := docforge(t, dir, "init", "--id", "demo"); code != 0 {
+		t.Fatalf("init: %d %s", code, e)
+	}
+	ignore, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil || !strings.Contains(string(ignore), ".docforge/") {
+		t.Fatalf(".gitignore: %q %v", ignore, err)
+	}
+	if out, e, code := docforge(t, dir, "sync"); code != 0 || !strings.Contains(out, "1 nodes") {
+		t.Fatalf("sync after init: %d %s %s", code, out, e)
+	}
+	if _, _, code := docforge(t, dir, "init"); code != 2 {
+		t.Fatalf("second init exit %d, want 2 (never overwrite)", code)
+	}
+}
+
+func TestNoProjectIsAClearUsageError(t *testing.T) {
+	_, errOut, code := docforge(t, t.TempDir(), "sync")
+	if code != 2 || !strings.Contains(errOut, "descriptor_not_found") || !strings.Contains(errOut, "fix:") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
