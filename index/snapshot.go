@@ -25,16 +25,10 @@ type Snapshot struct {
 
 // Info identifies the generation a snapshot holds.
 type Info struct {
-	ProjectID      string    `json:"project_id"`
-	Generation     int64     `json:"generation"`
-	SourceIdentity string    `json:"source_identity"`
-	SourceHash     string    `json:"source_hash"`
-	NodeHash       string    `json:"node_hash"`
-	EdgeHash       string    `json:"edge_hash"`
-	NodeCount      int64     `json:"node_count"`
-	EdgeCount      int64     `json:"edge_count"`
-	Adapter        string    `json:"adapter"`
-	Index          Signature `json:"index"`
+	ProjectID string `json:"project_id"`
+	GraphState
+	Adapter string    `json:"adapter"`
+	Index   Signature `json:"index"`
 }
 
 // Open opens the published index of d. It does not synchronise; call Sync first when the
@@ -71,11 +65,8 @@ func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
 			return nil, problem.Wrap(problem.IndexCorrupt, err, "index metadata of %s", paths.Index)
 		}
 		before.Generation = st.generation
-		s, n, e := st.Hashes()
 		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, info: Info{
-			ProjectID: m[metaProjectID], Generation: st.generation, SourceIdentity: st.identity,
-			SourceHash: s, NodeHash: n, EdgeHash: e, NodeCount: st.nodes.Count(), EdgeCount: st.edges.Count(),
-			Adapter: m[metaAdapter], Index: before,
+			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Index: before,
 		}}, nil
 	}
 	return nil, problem.Errorf(problem.IndexBusy, "the index kept changing while it was being opened")
