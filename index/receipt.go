@@ -203,41 +203,44 @@ func sealed(v any, set func(string)) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// VerifyReceiptHash checks the receipt_hash of a decoded receipt.
-func verifyReceiptHash(v any, get func() string, set func(string)) bool {
-	want := get()
-	set("")
-	b, err := json.Marshal(v)
-	set(want)
-	if err != nil {
-		return false
+// receipt is what both receipt types share: a schema version and a self-hash field.
+type receipt interface {
+	*Publication | *GenerationDiff
+}
+
+func receiptFields(v any) (version *int, hash *string) {
+	switch r := v.(type) {
+	case *Publication:
+		return &r.ReceiptSchemaVersion, &r.ReceiptHash
+	case *GenerationDiff:
+		return &r.ReceiptSchemaVersion, &r.ReceiptHash
 	}
+	panic("index: not a receipt") // unreachable: the type set above is closed
+}
+
+// readVerified reads a receipt at path and checks its version and self-hash.
+func readVerified[R receipt](path string, r R) (R, error) {
+	if err := readReceipt(path, r); err != nil {
+		return nil, err
+	}
+	version, hash := receiptFields(r)
+	want := *hash
+	*hash = ""
+	b, err := json.Marshal(r)
+	*hash = want
 	sum := sha256.Sum256(b)
-	return want == "sha256:"+hex.EncodeToString(sum[:])
+	if err != nil || *version != ReceiptSchemaVersion || want != "sha256:"+hex.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("receipt %s: %w", path, errCorruptReceipt)
+	}
+	return r, nil
 }
 
 // ReadPublication reads and verifies the publication receipt at path.
-func ReadPublication(path string) (*Publication, error) {
-	var p Publication
-	if err := readReceipt(path, &p); err != nil {
-		return nil, err
-	}
-	if p.ReceiptSchemaVersion != ReceiptSchemaVersion || !verifyReceiptHash(&p, func() string { return p.ReceiptHash }, func(h string) { p.ReceiptHash = h }) {
-		return nil, fmt.Errorf("publication receipt %s: %w", path, errCorruptReceipt)
-	}
-	return &p, nil
-}
+func ReadPublication(path string) (*Publication, error) { return readVerified(path, &Publication{}) }
 
 // ReadGenerationDiff reads and verifies the generation-diff receipt at path.
 func ReadGenerationDiff(path string) (*GenerationDiff, error) {
-	var g GenerationDiff
-	if err := readReceipt(path, &g); err != nil {
-		return nil, err
-	}
-	if g.ReceiptSchemaVersion != ReceiptSchemaVersion || !verifyReceiptHash(&g, func() string { return g.ReceiptHash }, func(h string) { g.ReceiptHash = h }) {
-		return nil, fmt.Errorf("generation diff receipt %s: %w", path, errCorruptReceipt)
-	}
-	return &g, nil
+	return readVerified(path, &GenerationDiff{})
 }
 
 var errCorruptReceipt = errors.New("receipt is corrupt or of another version")
