@@ -184,7 +184,7 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 				return errNeedsValidation // duplicate inside the delta
 			}
 			newIDs[n.ID] = true
-			rec := n.Record()
+			rec := n.Record
 			if on, ok := olds[n.ID]; ok {
 				if on.hash == rec.Hash() {
 					continue

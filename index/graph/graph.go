@@ -13,24 +13,10 @@ import (
 // CodePrefix starts the ID of every node extracted from code by a built-in adapter.
 const CodePrefix = "go:"
 
-// Node is one node of the primary graph. Every field but Body, Line, Headings and Relations is
-// a core field compared by the generation diff.
+// Node is one node of the primary graph: its core fields (Record) plus what the index stores
+// beside them but the generation diff does not compare.
 type Node struct {
-	ID           string   `json:"id"`
-	Kind         string   `json:"kind"`
-	Family       string   `json:"family"`
-	Title        string   `json:"title"`
-	Status       string   `json:"status"`
-	Authority    string   `json:"authority"`
-	Tags         []string `json:"tags"`
-	Language     string   `json:"language"`
-	Capabilities []string `json:"capabilities"`
-	SourcePath   string   `json:"source_path"`
-	// Anchor locates the node inside its source: a heading slug for a Markdown node, "L<line>"
-	// for a record.
-	Anchor      string `json:"anchor"`
-	ContentHash string `json:"content_hash"`
-
+	Record
 	Line     int       `json:"line"`
 	Body     string    `json:"-"`
 	Headings []Heading `json:"headings,omitempty"`
@@ -108,7 +94,8 @@ func ContentHash(n *Node, edges []Edge) string {
 }
 
 // Record is a node's core fields: the generation diff reports a node as changed exactly when
-// its record changes.
+// its record changes. Anchor locates the node in its source: a heading slug for a Markdown
+// node, "L<line>" for a record.
 type Record struct {
 	ID           string   `json:"id"`
 	Kind         string   `json:"kind"`
@@ -122,12 +109,6 @@ type Record struct {
 	SourcePath   string   `json:"source_path"`
 	Anchor       string   `json:"anchor"`
 	ContentHash  string   `json:"content_hash"`
-}
-
-// Record returns the node's core fields.
-func (n *Node) Record() Record {
-	return Record{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
-		nonNil(n.Capabilities), n.SourcePath, n.Anchor, n.ContentHash}
 }
 
 // Hash is the record's hash; equal hashes mean every core field is equal.
@@ -159,7 +140,7 @@ func (r Record) ChangedFields(o Record) []string {
 }
 
 // RecordHash is the hash of every core field of n.
-func RecordHash(n *Node) string { return n.Record().Hash() }
+func RecordHash(n *Node) string { return n.Record.Hash() }
 
 // EdgeHash is the hash of an edge's exact triple.
 func EdgeHash(e Edge) string {

@@ -89,11 +89,11 @@ func (b *nodeBuilder) add(p problem.Problem) { b.problems = append(b.problems, p
 // build validates f and returns the node and its declared edges. ok is false when the node is
 // too broken to take part in cross-file checks (no usable ID).
 func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, ok bool) {
-	n = graph.Node{
+	n = graph.Node{Record: graph.Record{
 		ID: f.ID, Kind: f.Kind, Family: f.Family, Title: strings.TrimSpace(f.Title), Status: f.Status,
 		Authority: f.Authority, Tags: f.Tags, Language: f.Language, Capabilities: f.Capabilities,
 		SourcePath: b.rel,
-	}
+	}}
 	ok = true
 	switch {
 	case f.ID == "":
