@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"slices"
 
 	"zombiezen.com/go/sqlite"
@@ -18,9 +20,11 @@ import (
 type Progress func(done, total int)
 
 // buildCacheMiB is the page cache of a building connection; with FTS5's pending-term buffer
-// (buildHashBytes) it bounds build memory. Both were sized on the 100k-node benchmark.
+// (buildHashBytes) it bounds build memory. Both were sized on the 100k-node benchmark: the
+// pure-Go SQLite rounds each 8 KB page up to a 16 KB allocation, so the cache costs twice
+// its nominal size, and 64 MiB measured no faster than 32.
 const (
-	buildCacheMiB  = 64
+	buildCacheMiB  = 32
 	buildHashBytes = 32 << 20
 )
 
@@ -37,6 +41,9 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			retErr = fmt.Errorf("close %s: %w", path, cerr)
 		}
 	}()
+	if err := sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA page_size = %d", pageSize), nil); err != nil {
+		return nil, fmt.Errorf("set index page size: %w", err)
+	}
 	if err := sqlitex.ExecuteScript(conn, schema, nil); err != nil {
 		return nil, fmt.Errorf("create index schema: %w", err)
 	}
@@ -44,6 +51,8 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		fmt.Sprintf("INSERT INTO search(search, rank) VALUES ('hashsize', %d)", buildHashBytes),
 		// Merging while inserting costs more than one merge at the end.
 		"INSERT INTO search(search, rank) VALUES ('automerge', 0)",
+		// ORDER BY rank then ranks with the column weights and lets FTS5 sort internally.
+		"INSERT INTO search(search, rank) VALUES ('rank', 'bm25(" + searchWeights + ")')",
 	} {
 		if err := sqlitex.ExecuteTransient(conn, cfg, nil); err != nil {
 			return nil, fmt.Errorf("configure full-text index: %w", err)
@@ -163,4 +172,18 @@ func insertEdges(w *writer, keys map[string]int64, edges []graph.EdgeAt) error {
 		}
 	}
 	return nil
+}
+
+// GoMemoryLimit is the soft limit for the Go heap of a process that builds indexes. Parsed
+// nodes stream through a cold build, but the garbage collector's default pacing lets the heap
+// reach twice its live size; with this limit a 100k-node cold build peaks at about 350 MiB of
+// RSS in all, SQLite's page cache and term buffer included (docs/benchmarks.md).
+const GoMemoryLimit = 192 << 20
+
+// ApplyMemoryLimit sets the Go soft memory limit to GoMemoryLimit unless the user chose one
+// with GOMEMLIMIT. Commands call it once at start.
+func ApplyMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(GoMemoryLimit)
+	}
 }

@@ -41,5 +41,10 @@ func openRead(ctx context.Context, path string) (*sqlite.Conn, error) {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	conn.SetInterrupt(ctx.Done())
+	// Ranking many matches sorts them; in memory that costs no temporary-file system calls.
+	if err := sqlitex.ExecuteTransient(conn, "PRAGMA temp_store = MEMORY", nil); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("configure index %s: %w", path, err)
+	}
 	return conn, nil
 }

@@ -83,7 +83,7 @@ func dump(t testing.TB, path string) string {
 	defer conn.Close()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, content_hash, record_hash, headings, body FROM nodes ORDER BY id`,
+		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, content_hash, record_hash, headings, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes ORDER BY id`,
 		`SELECT s.id, r.name, t.id FROM edges e JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst ORDER BY 1, 2, 3`,
 		`SELECT t.tag, n.id FROM node_tags t JOIN nodes n ON n.key = t.key ORDER BY 1, 2`,
 		`SELECT path, file_hash FROM files ORDER BY path`,

@@ -87,7 +87,7 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 		if !ok {
 			return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
 		}
-		err := sqlitex.Execute(conn, `SELECT `+recordColumns+`, line, headings, body FROM nodes WHERE key = ?`, &sqlitex.ExecOptions{
+		err := sqlitex.Execute(conn, `SELECT `+recordColumns+`, line, headings, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes WHERE key = ?`, &sqlitex.ExecOptions{
 			Args: []any{key},
 			ResultFunc: func(st *sqlite.Stmt) error {
 				r, _ := scanRecord(st)
@@ -274,12 +274,12 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 				return nil
 			}
 		}
-		if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, n.body FROM nodes n WHERE n.id = ?`,
+		if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, b.body FROM nodes n JOIN bodies b ON b.key = n.key WHERE n.id = ?`,
 			&sqlitex.ExecOptions{Args: []any{query}, ResultFunc: collect("id")}); err != nil {
 			return err
 		}
 		if more && isIDLike(query) {
-			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, n.body FROM nodes n WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT ?`,
+			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, b.body FROM nodes n JOIN bodies b ON b.key = n.key WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT ?`,
 				&sqlitex.ExecOptions{Args: []any{query, query + "\U0010FFFF", limit + 1}, ResultFunc: collect("id_prefix")}); err != nil {
 				return err
 			}
@@ -287,8 +287,11 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 		if !more || len(terms) == 0 {
 			return nil
 		}
-		return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, bm25(search, `+searchWeights+`) AS rank, n.body
-			FROM search JOIN nodes n ON n.key = search.rowid WHERE search MATCH ? ORDER BY rank, n.id LIMIT ?`,
+		// FTS5 ranks and sorts the matches itself (rowid and rank only); just the best few are
+		// joined to their nodes and bodies. Equal ranks order by ID among the rows fetched.
+		return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
+			FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
+			JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
 			&sqlitex.ExecOptions{Args: []any{ftsQuery(terms), limit + len(out.Hits) + 1}, ResultFunc: collect("text")})
 	})
 	if err != nil {

@@ -63,7 +63,30 @@ type Result struct {
 	Summary      *DiffSummary      `json:"diff,omitempty"`
 	FilesChanged int               `json:"files_changed"`
 	Warnings     []problem.Problem `json:"warnings"`
-	Elapsed      time.Duration     `json:"-"`
+	// Timings says where the time went, phase by phase, so a slow sync explains itself.
+	Timings []Timing      `json:"timings"`
+	Elapsed time.Duration `json:"-"`
+}
+
+// Timing is the wall time of one phase of a sync.
+type Timing struct {
+	Phase string  `json:"phase"`
+	Ms    float64 `json:"ms"`
+}
+
+// clock records consecutive phase durations.
+type clock struct {
+	last  time.Time
+	marks []Timing
+}
+
+func newClock() *clock { return &clock{last: time.Now()} }
+
+// mark ends the current phase under the given name.
+func (c *clock) mark(phase string) {
+	now := time.Now()
+	c.marks = append(c.marks, Timing{phase, float64(now.Sub(c.last).Microseconds()) / 1000})
+	c.last = now
 }
 
 // Paths are the files of one project's index state.
@@ -97,6 +120,7 @@ func bindingFor(d *project.Descriptor, policy, build string) binding {
 // previous index stays published.
 func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, error) {
 	start := time.Now()
+	clk := newClock()
 	paths := PathsFor(d)
 	if err := os.MkdirAll(paths.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sync: create %s: %w", paths.Dir, err)
@@ -112,12 +136,14 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
 	pub, _ := ReadPublication(paths.Publication)
 	sig, sigErr := statSignature(paths.Index)
 	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&
 		pub.Graph.SourceIdentity == inv.Identity() && pub.matches(b) {
-		return &Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Warnings: warnings(inv.Problems), Elapsed: time.Since(start)}, nil
+		clk.mark("compare_receipt")
+		return &Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start)}, nil
 	}
 
 	// Read what the published index holds, if it is usable.
@@ -139,6 +165,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 			conn.Close()
 		}
 	}
+	clk.mark("read_previous")
 	// The index is current but its receipt is missing or stale (a crash between rename and
 	// receipt): rewrite the receipt only.
 	if !opts.Rebuild && prevUsable && prev.identity == inv.Identity() {
@@ -146,7 +173,8 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, Warnings: warnings(inv.Problems), Elapsed: time.Since(start)}, nil
+		clk.mark("receipts")
+		return &Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start)}, nil
 	}
 
 	nextGen := int64(1)
@@ -184,6 +212,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		if err := copyFile(tmp, paths.Index); err != nil {
 			return nil, err
 		}
+		clk.mark("copy")
 		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector)
 		if errors.Is(err, errNeedsValidation) {
 			return nil, invalidProject(ctx, d)
@@ -191,6 +220,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		if err != nil {
 			return nil, err
 		}
+		clk.mark("apply_delta")
 	} else {
 		st = &state{generation: nextGen, identity: inv.Identity()}
 		b.build = BuildCold
@@ -201,20 +231,22 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		if errs := errorsOf(probs); len(errs) > 0 {
 			return nil, projectInvalid(probs)
 		}
+		clk.mark("build")
 		if err := finishCold(ctx, tmp, paths.Index, sigErr == nil && prev != nil, collector); err != nil {
 			return nil, err
 		}
+		clk.mark("optimize_and_diff")
 	}
 	to := graphState(st)
 	diff := collector.receipt(b, from, to)
 
-	pub, err = publish(ctx, paths, tmp, b, st, diff, opts)
+	pub, err = publish(ctx, paths, tmp, b, st, diff, opts, clk)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{
 		Build: kind, Generation: st.generation, Publication: pub, Summary: &diff.Summary,
-		FilesChanged: dl.size(), Warnings: warnings(inv.Problems), Elapsed: time.Since(start),
+		FilesChanged: dl.size(), Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start),
 	}, nil
 }
 
@@ -239,19 +271,21 @@ func finishCold(ctx context.Context, tmp, prevPath string, havePrev bool, c *dif
 }
 
 // publish verifies, fsyncs and renames the built file into place, then writes both receipts.
-func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state, diff *GenerationDiff, opts Options) (*Publication, error) {
+func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state, diff *GenerationDiff, opts Options, clk *clock) (*Publication, error) {
 	if err := fault(opts, StepVerify); err != nil {
 		return nil, err
 	}
 	if err := verify(ctx, tmp, st); err != nil {
 		return nil, err
 	}
+	clk.mark("verify")
 	if err := fault(opts, StepFsync); err != nil {
 		return nil, err
 	}
 	if err := fsyncFile(tmp); err != nil {
 		return nil, err
 	}
+	clk.mark("fsync")
 	if err := fault(opts, StepRename); err != nil {
 		return nil, err
 	}
@@ -264,6 +298,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 	if err := syncDir(paths.Dir); err != nil {
 		return nil, err
 	}
+	clk.mark("rename")
 	if err := fault(opts, StepPublicationReceipt); err != nil {
 		return nil, err
 	}
@@ -282,6 +317,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 	if err := writeFileAtomic(paths.Diff, data); err != nil {
 		return nil, err
 	}
+	clk.mark("receipts")
 	return pub, nil
 }
 

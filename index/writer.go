@@ -77,8 +77,8 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	}
 	record := graph.RecordHash(n)
 	s := w.conn.Prep(`INSERT INTO nodes(key, id, kind, family, title, status, authority, tags, language,
-		capabilities, source_path, anchor, line, content_hash, record_hash, headings, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		capabilities, source_path, anchor, line, content_hash, record_hash, headings)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.BindInt64(1, key)
 	s.BindText(2, n.ID)
 	s.BindText(3, n.Kind)
@@ -95,12 +95,20 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	s.BindText(14, n.ContentHash)
 	s.BindText(15, record)
 	s.BindText(16, string(headings))
-	s.BindText(17, n.Body)
 	if _, err := s.Step(); err != nil {
 		return fmt.Errorf("insert node %s: %w", n.ID, err)
 	}
 	if err := s.Reset(); err != nil {
 		return fmt.Errorf("insert node %s: %w", n.ID, err)
+	}
+	body := w.conn.Prep(`INSERT INTO bodies(key, body) VALUES (?, ?)`)
+	body.BindInt64(1, key)
+	body.BindText(2, n.Body)
+	if _, err := body.Step(); err != nil {
+		return fmt.Errorf("insert node %s body: %w", n.ID, err)
+	}
+	if err := body.Reset(); err != nil {
+		return fmt.Errorf("insert node %s body: %w", n.ID, err)
 	}
 	for _, t := range n.Tags {
 		if err := w.keyed(`INSERT OR IGNORE INTO node_tags(tag, key) VALUES (?, ?)`, t, key); err != nil {
@@ -146,6 +154,7 @@ func (w *writer) deleteNode(key int64, recordHash string) error {
 		`DELETE FROM node_tags WHERE key = ?1 AND tag IN (SELECT value FROM json_each((SELECT tags FROM nodes WHERE key = ?1)))`,
 		`DELETE FROM node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM nodes WHERE key = ?1)))`,
 		`DELETE FROM search WHERE rowid = ?1`,
+		`DELETE FROM bodies WHERE key = ?1`,
 		`DELETE FROM nodes WHERE key = ?1`,
 	} {
 		if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 )
 
@@ -49,6 +50,7 @@ Run 'docforge <command> --help' for a command's own flags.
 `
 
 func main() {
+	index.ApplyMemoryLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -62,42 +63,72 @@ func (inv *Inventory) Identity() string { return inv.identity }
 // Scan walks the content roots of d and returns the inventory. It reads no file contents.
 // Symlinks are followed only when they resolve inside the content root they were found in;
 // any other symlink is a path_escape problem. Hidden names (starting with ".") are skipped.
+//
+// Directories are read in parallel because a stat is a system call and system calls dominate
+// the walk; the result is sorted, so it does not depend on scheduling.
 func Scan(ctx context.Context, d *project.Descriptor) (*Inventory, error) {
-	w := walker{ctx: ctx, d: d, seen: map[string]bool{}, dirs: map[string]bool{}}
 	descStat, err := stat(filepath.Join(d.Root, project.FileName))
 	if err != nil {
 		return nil, fmt.Errorf("scan sources: stat descriptor: %w", err)
 	}
 	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat)}
+	visited := map[dirKey]bool{}
+	seen := map[string]bool{}
 	for _, root := range d.Sources.ContentRoots {
 		absRoot := filepath.Join(d.Root, filepath.FromSlash(root))
 		realRoot, err := filepath.EvalSymlinks(absRoot)
 		if err != nil {
-			w.problems = append(w.problems, problem.New(problem.UnreadableFile, problem.Location{Path: root}, "content root %s: %v", root, err))
+			inv.Problems = append(inv.Problems, problem.New(problem.UnreadableFile, problem.Location{Path: root}, "content root %s: %v", root, err))
 			continue
 		}
-		w.root, w.realRoot = root, realRoot
-		if err := w.dir(absRoot, root); err != nil {
+		w := &walker{ctx: ctx, d: d, root: root, realRoot: realRoot, visited: visited, sem: make(chan struct{}, scanParallelism)}
+		if err := w.walk(absRoot, root); err != nil {
 			return nil, err
 		}
+		// Content roots may nest; a file listed by an earlier root is not listed again.
+		slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		for _, f := range w.files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				inv.Files = append(inv.Files, f)
+			}
+		}
+		inv.Problems = append(inv.Problems, w.problems...)
+		inv.rejected = append(inv.rejected, w.rejected...)
 	}
-	slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	problem.Sort(w.problems)
-	slices.SortFunc(w.rejected, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	inv.Files, inv.Problems, inv.rejected = w.files, w.problems, w.rejected
+	slices.SortFunc(inv.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	problem.Sort(inv.Problems)
+	slices.SortFunc(inv.rejected, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	inv.identity = identity(inv)
 	return inv, nil
 }
 
+// scanParallelism bounds the directories read at once. Each blocks in system calls, so a few
+// more than the cores keeps them busy.
+const scanParallelism = 4
+
+// dirKey identifies a directory independently of the path that reached it.
+type dirKey struct{ dev, ino uint64 }
+
+type link struct{ abs, rel string }
+
+// walker lists one content root. Real directories form a tree, so they are read in parallel
+// without ever meeting twice; symlinks, which may alias, are resolved afterwards one by one in
+// path order, so which alias of a directory wins never depends on timing.
 type walker struct {
 	ctx            context.Context
 	d              *project.Descriptor
 	root, realRoot string // current content root (relative) and its resolved absolute path
-	files          []File
-	rejected       []File // symlinks refused for escaping; stat of the link itself
-	problems       []problem.Problem
-	seen           map[string]bool // relative paths already listed (content roots may nest)
-	dirs           map[string]bool // resolved directories visited (symlink loops)
+	sem            chan struct{}
+
+	visited map[dirKey]bool // directories listed so far, this root and earlier ones
+
+	mu       sync.Mutex // guards everything below, and visited during a parallel tree walk
+	files    []File
+	rejected []File // symlinks refused for escaping; stat of the link itself
+	problems []problem.Problem
+	links    []link // symlinks met by the tree walk, resolved after it
+	err      error
 }
 
 func (w *walker) excluded(rel string) bool {
@@ -109,28 +140,65 @@ func (w *walker) excluded(rel string) bool {
 	return false
 }
 
-func (w *walker) dir(abs, rel string) error {
-	if err := w.ctx.Err(); err != nil {
-		return fmt.Errorf("scan sources: %w", err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err == nil {
-		if w.dirs[real] {
-			return nil
+func (w *walker) problem(p problem.Problem) {
+	w.mu.Lock()
+	w.problems = append(w.problems, p)
+	w.mu.Unlock()
+}
+
+// walk lists the tree at abs, then the symlinks found in it, in path order, until none is left.
+func (w *walker) walk(abs, rel string) error {
+	w.tree(abs, rel)
+	for w.err == nil && len(w.links) > 0 {
+		links := w.links
+		w.links = nil
+		slices.SortFunc(links, func(a, b link) int { return strings.Compare(a.rel, b.rel) })
+		for _, l := range links {
+			w.symlink(l.abs, l.rel)
 		}
-		w.dirs[real] = true
+	}
+	return w.err
+}
+
+// tree lists the real directory tree at abs in parallel and returns when all of it is listed.
+func (w *walker) tree(abs, rel string) {
+	var wg sync.WaitGroup
+	w.dir(&wg, abs, rel)
+	wg.Wait()
+}
+
+func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
+	if err := w.ctx.Err(); err != nil {
+		w.mu.Lock()
+		w.err = fmt.Errorf("scan sources: %w", err)
+		w.mu.Unlock()
+		return
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		w.problems = append(w.problems, problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
-		return nil
+		w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
+		return
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	if st, err := fstat(fd); err == nil {
+		key := dirKey{st.dev, st.ino}
+		w.mu.Lock()
+		again := w.visited[key]
+		w.visited[key] = true
+		w.mu.Unlock()
+		if again {
+			return // a symlink loop, or a second link to a listed directory
+		}
 	}
 	entries, err := f.ReadDir(-1)
-	f.Close()
 	if err != nil {
-		w.problems = append(w.problems, problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
-		return nil
+		w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
+		return
 	}
+	var files []File
+	var links []link
+	var probs []problem.Problem
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -140,73 +208,77 @@ func (w *walker) dir(abs, rel string) error {
 		if w.excluded(childRel) {
 			continue
 		}
-		childAbs := filepath.Join(abs, name)
 		typ := e.Type()
-		if typ&fs.ModeSymlink != 0 {
-			if err := w.symlink(childAbs, childRel); err != nil {
-				return err
+		switch {
+		case typ&fs.ModeSymlink != 0:
+			links = append(links, link{filepath.Join(abs, name), childRel})
+		case typ.IsDir():
+			childAbs := filepath.Join(abs, name)
+			select {
+			case w.sem <- struct{}{}:
+				wg.Go(func() {
+					defer func() { <-w.sem }()
+					w.dir(wg, childAbs, childRel)
+				})
+			default:
+				w.dir(wg, childAbs, childRel)
 			}
-			continue
-		}
-		if typ.IsDir() {
-			if err := w.dir(childAbs, childRel); err != nil {
-				return err
+		case typ.IsRegular():
+			format := formatOf(name)
+			if format == 0 {
+				continue
 			}
-			continue
-		}
-		format := formatOf(name)
-		if format == 0 || !typ.IsRegular() || w.seen[childRel] {
-			continue
-		}
-		st, err := lstat(childAbs)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // removed during the walk: it is simply not a source now
+			st, err := lstatAt(fd, name)
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) { // removed during the walk: simply not a source now
+					probs = append(probs, problem.New(problem.UnreadableFile, problem.Location{Path: childRel}, "stat: %v", err))
+				}
+				continue
 			}
-			w.problems = append(w.problems, problem.New(problem.UnreadableFile, problem.Location{Path: childRel}, "stat: %v", err))
-			continue
+			files = append(files, fileOf(childRel, format, st))
 		}
-		w.seen[childRel] = true
-		w.files = append(w.files, fileOf(childRel, format, st))
 	}
-	return nil
+	w.mu.Lock()
+	w.files = append(w.files, files...)
+	w.links = append(w.links, links...)
+	w.problems = append(w.problems, probs...)
+	w.mu.Unlock()
 }
 
 // symlink follows a link only when it resolves inside the current content root.
-func (w *walker) symlink(abs, rel string) error {
+func (w *walker) symlink(abs, rel string) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		// A dangling link is not a source; report it so the author knows why it is ignored.
 		if formatOf(rel) != 0 {
-			w.problems = append(w.problems, problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "symlink does not resolve: %v", err))
+			w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "symlink does not resolve: %v", err))
 		}
-		return nil
+		return
 	}
 	if !project.Within(w.realRoot, real) {
 		st, _ := lstat(abs)
-		w.problems = append(w.problems, problem.Problem{
+		w.problem(problem.Problem{
 			Code: problem.PathEscape, Severity: problem.SeverityError, Location: problem.Location{Path: rel},
 			Message:     fmt.Sprintf("symlink resolves to %s, outside content root %s", real, w.root),
 			Remediation: problem.Describe(problem.PathEscape).Remediation,
 		})
 		// The link's own stat is part of the identity, so replacing it is noticed.
 		w.rejected = append(w.rejected, fileOf(rel, 0, st))
-		return nil
+		return
 	}
 	st, err := stat(abs)
 	if err != nil {
-		return nil
+		return
 	}
 	if st.isDir() {
-		return w.dir(abs, rel)
+		w.tree(abs, rel)
+		return
 	}
 	format := formatOf(rel)
-	if format == 0 || !st.isRegular() || w.seen[rel] {
-		return nil
+	if format == 0 || !st.isRegular() {
+		return
 	}
-	w.seen[rel] = true
 	w.files = append(w.files, fileOf(rel, format, st))
-	return nil
 }
 
 func formatOf(name string) Format {

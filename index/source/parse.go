@@ -179,7 +179,7 @@ func mustKey(pos *tomlpos.Index, key string) tomlpos.Pos {
 }
 
 // lastKey matches the key the TOML decoder names in a type-mismatch error.
-var lastKey = regexp.MustCompile(`^toml: (?:line \d+ )?\(last key "([^"]*)"\): `)
+var lastKey = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): `)
 
 // tomlProblem converts a decoder error into a positioned problem. pos indexes the decoded text
 // in file lines; lineOffset shifts syntax-error positions of front matter (which starts after
@@ -196,14 +196,43 @@ func tomlProblem(c problem.Code, rel string, err error, pos *tomlpos.Index, line
 	// A type mismatch: the decoder names the key; find it in the text.
 	msg := err.Error()
 	if m := lastKey.FindStringSubmatch(msg); m != nil {
-		p, _ := pos.Value(m[1], 0)
-		if p.Line == 0 {
-			p, _ = pos.Key(m[1])
+		line := 0
+		if m[1] != "" {
+			line, _ = strconv.Atoi(m[1])
+			line += lineOffset
 		}
+		p := mismatchPos(pos, m[2], line)
 		return problem.New(problem.InvalidField, problem.Location{Path: rel, Line: p.Line, Column: p.Column},
-			"field %q: %s", m[1], strings.TrimPrefix(msg, m[0]))
+			"field %q: %s", m[2], strings.TrimPrefix(msg, m[0]))
 	}
 	return problem.New(c, problem.Location{Path: rel, Line: 1 + lineOffset, Column: 1}, "%s", msg)
+}
+
+// mismatchPos finds the value a type-mismatch error is about. The decoder names the key
+// without the index of its [[node]] table ("node.title"), so for record files the table is
+// the one whose key sits on the line the decoder reports.
+func mismatchPos(pos *tomlpos.Index, key string, line int) tomlpos.Pos {
+	at := func(path string) (tomlpos.Pos, bool) {
+		if p, ok := pos.Value(path, 0); ok {
+			return p, true
+		}
+		return pos.Key(path)
+	}
+	if rest, ok := strings.CutPrefix(key, "node."); ok {
+		for i := 0; ; i++ {
+			table := "node." + strconv.Itoa(i)
+			if _, ok := pos.Key(table); !ok {
+				break
+			}
+			if p, ok := at(table + "." + rest); ok && (line == 0 || p.Line == line) {
+				return p
+			}
+		}
+	}
+	if p, ok := at(key); ok && (line == 0 || p.Line == line) {
+		return p
+	}
+	return tomlpos.Pos{Line: line, Column: 1}
 }
 
 // firstInvalidUTF8 returns the 1-based position of the first invalid byte, or ok.

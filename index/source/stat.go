@@ -1,6 +1,6 @@
 package source
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
 // fileStat is the part of a stat result that identifies a file's version cheaply. ctime is
 // included because, unlike mtime, no ordinary tool can set it back.
@@ -13,6 +13,6 @@ type fileStat struct {
 	dev     uint64
 }
 
-func (s fileStat) isDir() bool     { return s.mode&syscall.S_IFMT == syscall.S_IFDIR }
-func (s fileStat) isRegular() bool { return s.mode&syscall.S_IFMT == syscall.S_IFREG }
-func (s fileStat) isSymlink() bool { return s.mode&syscall.S_IFMT == syscall.S_IFLNK }
+func (s fileStat) isDir() bool     { return s.mode&unix.S_IFMT == unix.S_IFDIR }
+func (s fileStat) isRegular() bool { return s.mode&unix.S_IFMT == unix.S_IFREG }
+func (s fileStat) isSymlink() bool { return s.mode&unix.S_IFMT == unix.S_IFLNK }

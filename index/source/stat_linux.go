@@ -2,25 +2,43 @@
 
 package source
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
 func lstat(path string) (fileStat, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
 		return fileStat{}, err
 	}
 	return fromSys(&st), nil
 }
 
 func stat(path string) (fileStat, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
 		return fileStat{}, err
 	}
 	return fromSys(&st), nil
 }
 
-func fromSys(st *syscall.Stat_t) fileStat {
+// lstatAt stats name inside the open directory dirfd without following a final symlink. A
+// path relative to an open directory skips the kernel's walk of every parent component.
+func lstatAt(dirfd int, name string) (fileStat, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fileStat{}, err
+	}
+	return fromSys(&st), nil
+}
+
+func fstat(fd int) (fileStat, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fileStat{}, err
+	}
+	return fromSys(&st), nil
+}
+
+func fromSys(st *unix.Stat_t) fileStat {
 	return fileStat{
 		mode:    uint32(st.Mode),
 		size:    st.Size,

@@ -77,7 +77,8 @@ func Scan(text string, firstLine int) *Index {
 			if depth > 0 {
 				open = path
 			}
-		} else if valueStart < len(line) && (line[valueStart] == '"' || line[valueStart] == '\'') {
+		} else if valueStart < len(line) && line[valueStart] != '{' {
+			// A scalar: a string, number, boolean or date. Type errors point here.
 			ix.values[path] = append(ix.values[path], Pos{lineNo, column(line, valueStart)})
 		}
 	}
@@ -99,7 +100,8 @@ func (ix *Index) Key(path string) (Pos, bool) {
 	}
 }
 
-// Value returns the position of the i-th string value of the key at path (0 for a scalar),
+// Value returns the position of the i-th value of the key at path (0 for a scalar; the strings
+// of an array),
 // falling back to the key's position.
 func (ix *Index) Value(path string, i int) (Pos, bool) {
 	if vs := ix.values[path]; i >= 0 && i < len(vs) {

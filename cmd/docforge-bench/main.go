@@ -1,0 +1,140 @@
+// Command docforge-bench generates synthetic projects and measures the index on them: cold
+// sync, the no-change identity check, a one-file edit, search and impact latency, and the peak
+// resident memory of the process doing it all. `make bench` runs it; it is never part of
+// `make test`, and nothing in it asserts a time.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const usage = `docforge-bench: measure DocForge's index on synthetic projects
+
+Usage:
+  docforge-bench [--sizes 10000,100000] [--dir bench-out] [--runs N] [--profile]
+  docforge-bench measure --project DIR --nodes N [--runs N] [--profile]
+
+The first form generates (or reuses) one project per size under --dir, runs 'measure' on each
+in a child process so its peak RSS is the child's own, and prints a Markdown report that can
+be pasted into docs/benchmarks.md. --profile writes CPU profiles of the cold sync and the
+one-file edit next to each project (cold.pprof, edit.pprof).
+`
+
+// genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
+const genVersion = "1"
+
+func main() {
+	if err := run(context.Background(), os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "docforge-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "measure" {
+		return measureCommand(ctx, args[1:])
+	}
+	fs := flag.NewFlagSet("docforge-bench", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
+	sizes := fs.String("sizes", "10000,100000", "comma-separated node counts")
+	dir := fs.String("dir", "bench-out", "where generated projects live")
+	runs := fs.Int("runs", 0, "repetitions of each timed step (0: 5 cold syncs at 10k, 3 above; 15 edits)")
+	profile := fs.Bool("profile", false, "write CPU profiles of the cold sync and the edit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var reports []report
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 10 {
+			return fmt.Errorf("--sizes: %q is not a node count of at least 10", f)
+		}
+		proj, err := ensureProject(*dir, n)
+		if err != nil {
+			return err
+		}
+		rep, err := measureChild(ctx, proj, n, *runs, *profile)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, *rep)
+	}
+	text := markdown(reports)
+	fmt.Print(text)
+	return os.WriteFile(filepath.Join(*dir, "report.md"), []byte(text), 0o644)
+}
+
+// ensureProject generates the project of n nodes unless an identical one is already there.
+func ensureProject(dir string, n int) (string, error) {
+	proj, err := filepath.Abs(filepath.Join(dir, fmt.Sprintf("p%d", n)))
+	if err != nil {
+		return "", err
+	}
+	marker := filepath.Join(proj, ".generated")
+	want := fmt.Sprintf("generator %s nodes %d\n", genVersion, n)
+	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
+		return proj, nil
+	}
+	fmt.Fprintf(os.Stderr, "generating %d nodes in %s ...\n", n, proj)
+	start := time.Now()
+	if err := newGenerator(n, 42).write(proj); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "generated in %s\n", time.Since(start).Round(time.Millisecond))
+	return proj, os.WriteFile(marker, []byte(want), 0o644)
+}
+
+// measureChild runs 'measure' in a child process and adds the child's peak RSS to its report.
+func measureChild(ctx context.Context, proj string, n, runs int, profile bool) (*report, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"measure", "--project", proj, "--nodes", strconv.Itoa(n), "--runs", strconv.Itoa(runs)}
+	if profile {
+		args = append(args, "--profile")
+	}
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("measure %d nodes: %w", n, err)
+	}
+	var rep report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return nil, fmt.Errorf("measure %d nodes: bad report: %w", n, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rep.PeakRSSMiB = float64(maxrssBytes(ru)) / (1 << 20)
+	}
+	rep.Machine = machine()
+	return &rep, nil
+}
+
+func machine() string {
+	cpu := ""
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":")) + ", "
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s%d cores, %s/%s, %s", cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/project"
+)
+
+// report holds one project's figures. Durations are in milliseconds.
+type report struct {
+	Nodes        int     `json:"nodes"`
+	Edges        int64   `json:"edges"`
+	IndexMiB     float64 `json:"index_mib"`
+	ColdMs       float64 `json:"cold_ms"`
+	ColdRuns     int     `json:"cold_runs"`
+	NoChangeMs   float64 `json:"no_change_ms"`
+	NoChangeRuns int     `json:"no_change_runs"`
+	EditMs       float64 `json:"edit_ms"`
+	EditRuns     int     `json:"edit_runs"`
+	SearchP50Ms  float64 `json:"search_p50_ms"`
+	SearchP95Ms  float64 `json:"search_p95_ms"`
+	// Common-term searches draw words the way bodies do, so a fifth of them are among the 80
+	// most frequent words and match most nodes: the worst case for BM25 ranking.
+	CommonP50Ms float64 `json:"common_search_p50_ms"`
+	CommonP95Ms float64 `json:"common_search_p95_ms"`
+	Searches    int     `json:"searches"`
+	ImpactP50Ms float64 `json:"impact_p50_ms"`
+	ImpactP95Ms float64 `json:"impact_p95_ms"`
+	Impacts     int     `json:"impacts"`
+	ImpactNodes float64 `json:"impact_nodes_p50"`
+	PeakRSSMiB  float64 `json:"peak_rss_mib"`
+	// GoSysMiB is the memory the Go runtime had obtained after the cold syncs; the rest of the
+	// peak RSS is SQLite's own allocations (page cache, FTS5 term buffer), which bypass Go.
+	GoSysMiB   float64        `json:"go_sys_mib"`
+	ColdPhases []index.Timing `json:"cold_phases"`
+	EditPhases []index.Timing `json:"edit_phases"`
+	Machine    string         `json:"machine"`
+}
+
+func measureCommand(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("measure", flag.ContinueOnError)
+	proj := fs.String("project", "", "generated project root")
+	nodes := fs.Int("nodes", 0, "node count the project was generated with")
+	runs := fs.Int("runs", 0, "repetitions (0: defaults)")
+	profile := fs.Bool("profile", false, "write cold.pprof, nochange.pprof, edit.pprof and queries.pprof into the project")
+	only := fs.String("steps", "cold,nochange,edit,queries", "steps to run; without cold the existing index is used")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	index.ApplyMemoryLimit() // as the docforge command does, so the peak RSS is the real one
+	if *proj == "" || *nodes <= 0 {
+		return fmt.Errorf("measure: --project and --nodes are required")
+	}
+	d, probs, err := project.Load(*proj)
+	if err != nil {
+		return fmt.Errorf("measure: %w", err)
+	}
+	if len(probs) > 0 {
+		return fmt.Errorf("measure: descriptor problems: %v", probs)
+	}
+	m := &measurer{d: d, nodes: *nodes, gen: newGenerator(*nodes, 42), profile: *profile}
+	rep := &report{Nodes: *nodes}
+	coldRuns, editRuns := 3, 15
+	if *nodes <= 10000 {
+		coldRuns = 5
+	}
+	if *runs > 0 {
+		coldRuns, editRuns = *runs, *runs
+	}
+	steps := []struct {
+		name string
+		run  func(context.Context, *report) error
+	}{
+		{"cold", func(ctx context.Context, r *report) error { return m.cold(ctx, r, coldRuns) }},
+		{"nochange", func(ctx context.Context, r *report) error { return m.noChange(ctx, r, 50) }},
+		{"edit", func(ctx context.Context, r *report) error { return m.edit(ctx, r, editRuns) }},
+		{"queries", func(ctx context.Context, r *report) error {
+			return m.withProfile("queries.pprof", func() error { return m.queries(ctx, r, 400) })
+		}},
+	}
+	want := strings.Split(*only, ",")
+	for _, step := range steps {
+		if !slices.Contains(want, step.name) {
+			continue
+		}
+		if err := step.run(ctx, rep); err != nil {
+			return err
+		}
+	}
+	return json.NewEncoder(os.Stdout).Encode(rep)
+}
+
+type measurer struct {
+	d       *project.Descriptor
+	nodes   int
+	gen     *generator
+	profile bool
+}
+
+func (m *measurer) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%d] "+format+"\n", append([]any{m.nodes}, args...)...)
+}
+
+// withProfile runs fn under the CPU profiler when profiling is on.
+func (m *measurer) withProfile(name string, fn func() error) error {
+	if !m.profile {
+		return fn()
+	}
+	f, err := os.Create(filepath.Join(m.d.Root, name))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	return fn()
+}
+
+// cold removes the index and syncs from nothing, runs times.
+func (m *measurer) cold(ctx context.Context, r *report, runs int) error {
+	var times []time.Duration
+	var phases [][]index.Timing
+	for i := 0; i < runs; i++ {
+		if err := os.RemoveAll(index.PathsFor(m.d).Dir); err != nil {
+			return err
+		}
+		var res *index.Result
+		err := m.withProfileIf(i == runs-1, "cold.pprof", func() (err error) {
+			res, err = index.Sync(ctx, m.d, index.Options{})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("cold sync: %w", err)
+		}
+		if res.Build != index.BuildCold {
+			return fmt.Errorf("cold sync: built %q", res.Build)
+		}
+		times = append(times, res.Elapsed)
+		phases = append(phases, res.Timings)
+		if res.Publication.Graph.NodeCount != int64(m.nodes) {
+			return fmt.Errorf("cold sync: indexed %d nodes, generated %d", res.Publication.Graph.NodeCount, m.nodes)
+		}
+		r.Edges = res.Publication.Graph.EdgeCount
+		m.logf("cold sync %d/%d: %s", i+1, runs, res.Elapsed.Round(time.Millisecond))
+	}
+	st, err := os.Stat(index.PathsFor(m.d).Index)
+	if err != nil {
+		return err
+	}
+	r.IndexMiB = float64(st.Size()) / (1 << 20)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	r.GoSysMiB = float64(ms.Sys) / (1 << 20)
+	r.ColdMs, r.ColdRuns = median(times), runs
+	r.ColdPhases = medianPhases(phases)
+	return nil
+}
+
+func (m *measurer) withProfileIf(on bool, name string, fn func() error) error {
+	if !on {
+		return fn()
+	}
+	return m.withProfile(name, fn)
+}
+
+// noChange syncs a current index: the stat walk and the receipt comparison only.
+func (m *measurer) noChange(ctx context.Context, r *report, runs int) error {
+	var times []time.Duration
+	err := m.withProfile("nochange.pprof", func() error {
+		for i := 0; i < runs; i++ {
+			res, err := index.Sync(ctx, m.d, index.Options{})
+			if err != nil {
+				return fmt.Errorf("no-change sync: %w", err)
+			}
+			if res.Build != index.BuildNone {
+				return fmt.Errorf("no-change sync: built %q", res.Build)
+			}
+			times = append(times, res.Elapsed)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.NoChangeMs, r.NoChangeRuns = median(times), runs
+	m.logf("no-change sync: median %.2f ms", r.NoChangeMs)
+	return nil
+}
+
+// edit rewrites one node's file (new body and one different relation) and syncs, runs times,
+// each time a different node, then restores the files.
+func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var times []time.Duration
+	var phases [][]index.Timing
+	var touched []int
+	defer func() {
+		for _, i := range touched {
+			os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 0), 0o644)
+		}
+	}()
+	err := m.withProfile("edit.pprof", func() error {
+		for k := 0; k < runs; k++ {
+			i := rng.IntN(m.nodes)
+			touched = append(touched, i)
+			if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+k), 0o644); err != nil {
+				return err
+			}
+			res, err := index.Sync(ctx, m.d, index.Options{})
+			if err != nil {
+				return fmt.Errorf("edit sync: %w", err)
+			}
+			if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
+				return fmt.Errorf("edit sync: built %q over %d files", res.Build, res.FilesChanged)
+			}
+			times = append(times, res.Elapsed)
+			phases = append(phases, res.Timings)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.EditMs, r.EditRuns = median(times), runs
+	r.EditPhases = medianPhases(phases)
+	m.logf("one-file edit: median %.1f ms", r.EditMs)
+	return nil
+}
+
+// queries times searches for vocabulary words (one or two terms, weighted like the bodies) and
+// depth-3 impact from random nodes, on one open snapshot.
+func (m *measurer) queries(ctx context.Context, r *report, n int) error {
+	snap, err := index.Open(ctx, m.d)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	rng := rand.New(rand.NewPCG(9, 9))
+	var search, common, impact []time.Duration
+	var reached []float64
+	timeSearch := func(q string) (time.Duration, error) {
+		start := time.Now()
+		if _, err := snap.Search(ctx, q, 20); err != nil {
+			return 0, fmt.Errorf("search %q: %w", q, err)
+		}
+		return time.Since(start), nil
+	}
+	for k := 0; k < n; k++ {
+		// A word someone looks for: any word of the vocabulary, equally likely.
+		q := m.gen.vocab[rng.IntN(len(m.gen.vocab))]
+		c := m.gen.word(rng)
+		if k%2 == 1 {
+			q += " " + m.gen.vocab[rng.IntN(len(m.gen.vocab))]
+			c += " " + m.gen.word(rng)
+		}
+		d, err := timeSearch(q)
+		if err != nil {
+			return err
+		}
+		search = append(search, d)
+		if d, err = timeSearch(c); err != nil {
+			return err
+		}
+		common = append(common, d)
+
+		id := m.gen.nodeID(rng.IntN(m.nodes))
+		start := time.Now()
+		res, err := snap.Impact(ctx, id, index.ImpactOptions{Depth: 3})
+		if err != nil {
+			return fmt.Errorf("impact %s: %w", id, err)
+		}
+		impact = append(impact, time.Since(start))
+		reached = append(reached, float64(len(res.Nodes)))
+	}
+	r.SearchP50Ms, r.SearchP95Ms = percentile(search, 50), percentile(search, 95)
+	r.CommonP50Ms, r.CommonP95Ms = percentile(common, 50), percentile(common, 95)
+	r.ImpactP50Ms, r.ImpactP95Ms = percentile(impact, 50), percentile(impact, 95)
+	r.Searches, r.Impacts = n, n
+	slices.Sort(reached)
+	r.ImpactNodes = reached[len(reached)/2]
+	m.logf("search p50 %.2f ms p95 %.2f ms (common terms %.2f / %.2f); impact p50 %.2f ms",
+		r.SearchP50Ms, r.SearchP95Ms, r.CommonP50Ms, r.CommonP95Ms, r.ImpactP50Ms)
+	return nil
+}
+
+func median(ds []time.Duration) float64 { return percentile(ds, 50) }
+
+// percentile returns the nearest-rank percentile of ds in milliseconds.
+func percentile(ds []time.Duration, p int) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	i = min(max(i-1, 0), len(s)-1)
+	return float64(s[i]) / float64(time.Millisecond)
+}
+
+// medianPhases returns, for each phase, its median duration over runs with the same phases.
+func medianPhases(runs [][]index.Timing) []index.Timing {
+	if len(runs) == 0 {
+		return nil
+	}
+	var out []index.Timing
+	for i, t := range runs[0] {
+		var ds []time.Duration
+		for _, run := range runs {
+			if i < len(run) && run[i].Phase == t.Phase {
+				ds = append(ds, time.Duration(run[i].Ms*float64(time.Millisecond)))
+			}
+		}
+		out = append(out, index.Timing{Phase: t.Phase, Ms: median(ds)})
+	}
+	return out
+}

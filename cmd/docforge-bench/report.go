@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/docforge/docforge/index"
+)
+
+// target is one figure the foundation issue sets a bound on.
+type target struct {
+	name  string
+	nodes int // the project size the target applies to
+	bound float64
+	unit  string
+	value func(r report) float64
+}
+
+var targets = []target{
+	{"cold sync", 100000, 10000, "ms", func(r report) float64 { return r.ColdMs }},
+	{"no-change identity check", 10000, 10, "ms", func(r report) float64 { return r.NoChangeMs }},
+	{"one-file edit republished", 100000, 300, "ms", func(r report) float64 { return r.EditMs }},
+	{"search p50", 100000, 5, "ms", func(r report) float64 { return r.SearchP50Ms }},
+	{"impact depth-3 p50", 100000, 20, "ms", func(r report) float64 { return r.ImpactP50Ms }},
+	{"peak RSS", 100000, 400, "MiB", func(r report) float64 { return r.PeakRSSMiB }},
+}
+
+// markdown renders the figures and the target check as Markdown tables.
+func markdown(reps []report) string {
+	var b strings.Builder
+	if len(reps) > 0 {
+		fmt.Fprintf(&b, "Machine: %s\n\n", reps[0].Machine)
+	}
+	b.WriteString("| nodes | edges | index MiB | cold sync ms | no-change ms | one-file edit ms | search p50 / p95 ms | common-term search p50 / p95 ms | impact d3 p50 / p95 ms (nodes reached) | peak RSS MiB (Go runtime) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | %d | %.0f | %.0f (median of %d) | %.2f (median of %d) | %.1f (median of %d) | %.2f / %.2f (%d queries) | %.2f / %.2f | %.2f / %.2f (%.0f) | %.0f (%.0f) |\n",
+			r.Nodes, r.Edges, r.IndexMiB, r.ColdMs, r.ColdRuns, r.NoChangeMs, r.NoChangeRuns, r.EditMs, r.EditRuns,
+			r.SearchP50Ms, r.SearchP95Ms, r.Searches, r.CommonP50Ms, r.CommonP95Ms, r.ImpactP50Ms, r.ImpactP95Ms, r.ImpactNodes, r.PeakRSSMiB, r.GoSysMiB)
+	}
+	b.WriteString("\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | cold | %s |\n| %d | one-file edit | %s |\n", r.Nodes, phaseList(r.ColdPhases), r.Nodes, phaseList(r.EditPhases))
+	}
+	b.WriteString("\n| target | at | bound | measured | met |\n|---|---|---|---|---|\n")
+	for _, t := range targets {
+		for _, r := range reps {
+			if r.Nodes != t.nodes {
+				continue
+			}
+			v := t.value(r)
+			met := "yes"
+			if v > t.bound {
+				met = "**no**"
+			}
+			fmt.Fprintf(&b, "| %s | %d nodes | %g %s | %.2f %s | %s |\n", t.name, t.nodes, t.bound, t.unit, v, t.unit, met)
+		}
+	}
+	return b.String()
+}
+
+func phaseList(ts []index.Timing) string {
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		parts = append(parts, fmt.Sprintf("%s %.1f", t.Phase, t.Ms))
+	}
+	return strings.Join(parts, ", ")
+}
