@@ -73,9 +73,10 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	list.AddAll(inv.Problems)
 	check := source.NewChecker()
 	keys := make(map[string]int64, len(inv.Files))
+	var refs []graph.Edge
 	var next int64
 	done := 0
-	err = source.Each(ctx, d, inv.Files, func(p source.Parsed) error {
+	err = source.NewLoader(d, b.policy).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
 			progress(done, len(inv.Files))
@@ -87,6 +88,12 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		}
 		if err := w.insertFile(p.File, p.FileHash); err != nil {
 			return err
+		}
+		if len(p.Fragment.Refs) > 0 {
+			if err := w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
+				return err
+			}
+			refs = append(refs, p.Fragment.Refs...)
 		}
 		st.sources.Add(fileItem(p.File.Path, p.FileHash))
 		for i := range p.Fragment.Nodes {
@@ -110,6 +117,9 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		return list.Problems(), nil
 	}
 	if err := insertEdges(w, keys, check.Edges()); err != nil {
+		return nil, err
+	}
+	if err := insertEdges(w, keys, resolvedRefs(keys, w.rels, refs)); err != nil {
 		return nil, err
 	}
 	st.sources.Add(fileItem(project.FileName, d.Hash))
@@ -145,6 +155,22 @@ func insertRelations(conn *sqlite.Conn, allowed []string) (map[string]int64, err
 		rels[name] = int64(i + 1)
 	}
 	return rels, nil
+}
+
+// resolvedRefs returns the distinct relation candidates whose ends are both nodes.
+func resolvedRefs(keys map[string]int64, rels map[string]int64, refs []graph.Edge) []graph.EdgeAt {
+	seen := make(map[graph.Edge]bool, len(refs))
+	var out []graph.EdgeAt
+	for _, r := range refs {
+		_, src := keys[r.Source]
+		_, dst := keys[r.Target]
+		_, rel := rels[r.Relation]
+		if src && dst && rel && !seen[r] {
+			seen[r] = true
+			out = append(out, graph.EdgeAt{Edge: r})
+		}
+	}
+	return out
 }
 
 // insertEdges writes edges in key order, which keeps the B-tree appends sequential.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -118,7 +120,7 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	defer end(&retErr)
 
 	var parsed []source.Parsed
-	err = source.Each(ctx, d, dl.changed, func(p source.Parsed) error {
+	err = source.NewLoader(d, b.policy).Each(ctx, dl.changed, func(p source.Parsed) error {
 		for _, pr := range p.Fragment.Problems {
 			if pr.Severity == "error" {
 				return errNeedsValidation
@@ -155,6 +157,9 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 		}
 	}
 	for id, on := range olds {
+		if strings.HasPrefix(id, graph.CodePrefix) {
+			continue // a code node's edges all come from relation candidates: see applyRefs
+		}
 		if err := sqlitex.Execute(conn, `SELECT e.rel, r.name, e.dst, t.id FROM edges e JOIN relations r ON r.rel = e.rel
 			JOIN nodes t ON t.key = e.dst WHERE e.src = ?`, &sqlitex.ExecOptions{
 			Args: []any{on.key},
@@ -212,6 +217,7 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 		}
 	}
 	var removedKeys []int64
+	removed := map[string]int64{}
 	for id, on := range olds {
 		if newIDs[id] {
 			continue
@@ -220,8 +226,20 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			return err
 		}
 		removedKeys = append(removedKeys, on.key)
+		removed[id] = on.key
 		items = append(items, DiffItem{Type: "node", Change: "removed", NodeID: id, Before: &on.record})
 	}
+	var appeared []string
+	for id := range newIDs {
+		if _, ok := olds[id]; !ok {
+			appeared = append(appeared, id)
+		}
+	}
+	refItems, err := applyRefs(w, paths, parsed, appeared, removed)
+	if err != nil {
+		return err
+	}
+	items = append(items, refItems...)
 
 	for e, k := range oldEdges {
 		if newEdges[e] {
@@ -285,6 +303,84 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 		}
 	}
 	return nil
+}
+
+// applyRefs replaces the relation candidates of the delta's files and brings the edges they
+// derive up to date: every candidate the delta touched (its files' old and new candidates,
+// and those of nodes that appeared or disappeared) becomes an edge exactly when some file
+// still declares it and both its ends are nodes.
+func applyRefs(w *writer, paths []string, parsed []source.Parsed, appeared []string, removed map[string]int64) ([]DiffItem, error) {
+	conn := w.conn
+	touched := map[graph.Edge]bool{}
+	collect := func(query string, arg string) error {
+		return sqlitex.Execute(conn, query, &sqlitex.ExecOptions{
+			Args: []any{arg},
+			ResultFunc: func(s *sqlite.Stmt) error {
+				touched[graph.Edge{Source: s.ColumnText(0), Relation: s.ColumnText(1), Target: s.ColumnText(2)}] = true
+				return nil
+			},
+		})
+	}
+	for _, p := range paths {
+		if err := collect(`SELECT src, rel, dst FROM refs WHERE origin = ?`, p); err != nil {
+			return nil, fmt.Errorf("read relation candidates of %s: %w", p, err)
+		}
+		if err := sqlitex.Execute(conn, `DELETE FROM refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{p}}); err != nil {
+			return nil, fmt.Errorf("delete relation candidates of %s: %w", p, err)
+		}
+	}
+	for _, p := range parsed {
+		for _, r := range p.Fragment.Refs {
+			touched[r] = true
+		}
+		if err := w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
+			return nil, err
+		}
+	}
+	ends := slices.Sorted(maps.Keys(removed))
+	ends = append(ends, appeared...)
+	for _, id := range ends {
+		if err := collect(`SELECT src, rel, dst FROM refs WHERE src = ?1 UNION ALL SELECT src, rel, dst FROM refs WHERE dst = ?1`, id); err != nil {
+			return nil, fmt.Errorf("read relation candidates of %s: %w", id, err)
+		}
+	}
+	keyOf := func(id string) (int64, bool) {
+		if k, ok := removed[id]; ok {
+			return k, false // gone: its old key still names the edges to delete
+		}
+		k, ok := lookupKey(conn, id)
+		return k, ok
+	}
+	var items []DiffItem
+	for _, e := range slices.SortedFunc(maps.Keys(touched), graph.Edge.Compare) {
+		src, srcOK := keyOf(e.Source)
+		dst, dstOK := keyOf(e.Target)
+		rel, relOK := w.rels[e.Relation]
+		if !relOK || (src == 0 && !srcOK) || (dst == 0 && !dstOK) {
+			continue // an end that never had a key cannot have an edge
+		}
+		var declared, present int64
+		if err := execInt(conn, `SELECT count(*) FROM (SELECT 1 FROM refs WHERE src = ? AND rel = ? AND dst = ? LIMIT 1)`, &declared, e.Source, e.Relation, e.Target); err != nil {
+			return nil, fmt.Errorf("check relation candidate: %w", err)
+		}
+		if err := execInt(conn, `SELECT count(*) FROM edges WHERE src = ? AND rel = ? AND dst = ?`, &present, src, rel, dst); err != nil {
+			return nil, fmt.Errorf("check edge: %w", err)
+		}
+		want := declared > 0 && srcOK && dstOK
+		switch {
+		case present > 0 && !want:
+			if err := w.deleteEdge(src, rel, dst, e); err != nil {
+				return nil, err
+			}
+			items = append(items, DiffItem{Type: "edge", Change: "removed", Edge: &e})
+		case present == 0 && want:
+			if err := w.insertEdge(src, rel, dst, e); err != nil {
+				return nil, err
+			}
+			items = append(items, DiffItem{Type: "edge", Change: "added", Edge: &e})
+		}
+	}
+	return items, nil
 }
 
 // sortItems orders diff items as fullDiff emits them: nodes by ID, then edges by triple.

@@ -1,13 +1,13 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.
 const (
 	AdapterName    = "docforge-core"
-	AdapterVersion = "0.1.0"
+	AdapterVersion = "0.2.0" // 0.2: the built-in Go adapter and Logic
 )
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every
@@ -84,6 +84,19 @@ CREATE TABLE edges (
   PRIMARY KEY (src, rel, dst)
 ) WITHOUT ROWID;
 CREATE INDEX edges_in ON edges(dst, rel, src);
+
+-- Relations an adapter derived (calls, imports, ...), by the file they came from. One is an
+-- edge exactly when both ends are nodes; keeping the candidates lets an incremental build
+-- add the edge when a missing end appears, as a cold build would.
+CREATE TABLE refs (
+  origin TEXT NOT NULL,
+  src    TEXT NOT NULL,
+  rel    TEXT NOT NULL,
+  dst    TEXT NOT NULL,
+  PRIMARY KEY (origin, src, rel, dst)
+) WITHOUT ROWID;
+CREATE INDEX refs_src ON refs(src, rel, dst);
+CREATE INDEX refs_dst ON refs(dst);
 
 CREATE TABLE logic_steps (
   owner INTEGER NOT NULL,

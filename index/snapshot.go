@@ -9,6 +9,7 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 )
@@ -20,6 +21,7 @@ type Snapshot struct {
 	mu         sync.Mutex
 	conn       *sqlite.Conn
 	maxResults int
+	policy     string
 	info       Info
 }
 
@@ -34,6 +36,12 @@ type Info struct {
 // Open opens the published index of d. It does not synchronise; call Sync first when the
 // caller needs the current sources.
 func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
+	return OpenWith(ctx, d, golang.PolicyAST)
+}
+
+// OpenWith opens the published index under an adapter policy. Under the no-AST policy an
+// index that contains Logic is refused before anything is read from it.
+func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snapshot, error) {
 	paths := PathsFor(d)
 	// Stat before and after opening: equal signatures prove which inode SQLite opened, so the
 	// reported signature is the snapshot's own even if a publication raced the open.
@@ -65,7 +73,13 @@ func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
 			return nil, problem.Wrap(problem.IndexCorrupt, err, "index metadata of %s", paths.Index)
 		}
 		before.Generation = st.generation
-		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, info: Info{
+		if policy == golang.PolicyNoAST {
+			if err := refuseLogic(conn, paths.Index); err != nil {
+				conn.Close()
+				return nil, err
+			}
+		}
+		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Index: before,
 		}}, nil
 	}

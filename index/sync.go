@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
@@ -215,7 +216,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		clk.mark("copy")
 		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector)
 		if errors.Is(err, errNeedsValidation) {
-			return nil, invalidProject(ctx, d)
+			return nil, invalidProject(ctx, d, b.policy)
 		}
 		if err != nil {
 			return nil, err
@@ -275,7 +276,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 	if err := fault(opts, StepVerify); err != nil {
 		return nil, err
 	}
-	if err := verify(ctx, tmp, st); err != nil {
+	if err := verify(ctx, tmp, st, b.policy); err != nil {
 		return nil, err
 	}
 	clk.mark("verify")
@@ -322,7 +323,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 }
 
 // verify reopens the built file read-only and checks that it holds what was built.
-func verify(ctx context.Context, path string, st *state) error {
+func verify(ctx context.Context, path string, st *state, policy string) error {
 	conn, err := openRead(ctx, path)
 	if err != nil {
 		return fmt.Errorf("verify built index: %w", err)
@@ -342,6 +343,10 @@ func verify(ctx context.Context, path string, st *state) error {
 	}
 	if got.generation != st.generation || got.identity != st.identity || nodes != st.nodes.Count() || got.nodes.Sum() != st.nodes.Sum() {
 		return fmt.Errorf("verify built index: metadata or node count does not match the build (nodes %d, want %d)", nodes, st.nodes.Count())
+	}
+	if policy == golang.PolicyNoAST {
+		// A Logic projection under the no-AST policy is refused before it can be published.
+		return refuseLogic(conn, path)
 	}
 	return nil
 }
@@ -395,8 +400,8 @@ func fault(opts Options, step string) error {
 	return nil
 }
 
-func invalidProject(ctx context.Context, d *project.Descriptor) error {
-	probs, _, err := source.Validate(ctx, d, 0)
+func invalidProject(ctx context.Context, d *project.Descriptor, policy string) error {
+	probs, _, err := source.Validate(ctx, d, policy, 0)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,61 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	if err := fts.Reset(); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}
+	if n.Logic != nil {
+		if err := w.insertLogic(key, n.Logic); err != nil {
+			return fmt.Errorf("insert node %s logic: %w", n.ID, err)
+		}
+	}
 	w.st.nodes.Add(record)
+	return nil
+}
+
+func (w *writer) insertLogic(owner int64, l *graph.Logic) error {
+	step := w.conn.Prep(`INSERT INTO logic_steps(owner, step, kind, label, line) VALUES (?, ?, ?, ?, ?)`)
+	for _, s := range l.Steps {
+		step.BindInt64(1, owner)
+		step.BindInt64(2, int64(s.ID))
+		step.BindText(3, s.Kind)
+		step.BindText(4, s.Label)
+		step.BindInt64(5, int64(s.Line))
+		if _, err := step.Step(); err != nil {
+			return err
+		}
+		if err := step.Reset(); err != nil {
+			return err
+		}
+	}
+	edge := w.conn.Prep(`INSERT OR IGNORE INTO logic_edges(owner, from_step, to_step, kind) VALUES (?, ?, ?, ?)`)
+	for _, e := range l.Edges {
+		edge.BindInt64(1, owner)
+		edge.BindInt64(2, int64(e.From))
+		edge.BindInt64(3, int64(e.To))
+		edge.BindText(4, e.Kind)
+		if _, err := edge.Step(); err != nil {
+			return err
+		}
+		if err := edge.Reset(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertRefs records a file's adapter-derived relation candidates.
+func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
+	s := w.conn.Prep(`INSERT OR IGNORE INTO refs(origin, src, rel, dst) VALUES (?, ?, ?, ?)`)
+	for _, r := range refs {
+		s.BindText(1, origin)
+		s.BindText(2, r.Source)
+		s.BindText(3, r.Relation)
+		s.BindText(4, r.Target)
+		if _, err := s.Step(); err != nil {
+			return fmt.Errorf("insert relation candidate of %s: %w", origin, err)
+		}
+		if err := s.Reset(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -155,6 +209,8 @@ func (w *writer) deleteNode(key int64, recordHash string) error {
 		`DELETE FROM node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM nodes WHERE key = ?1)))`,
 		`DELETE FROM search WHERE rowid = ?1`,
 		`DELETE FROM bodies WHERE key = ?1`,
+		`DELETE FROM logic_steps WHERE owner = ?1`,
+		`DELETE FROM logic_edges WHERE owner = ?1`,
 		`DELETE FROM nodes WHERE key = ?1`,
 	} {
 		if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {

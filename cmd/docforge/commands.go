@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
@@ -22,6 +23,7 @@ type env struct {
 	stdout, stderr io.Writer
 	root           string
 	json           bool
+	noAST          bool
 	args           []string
 
 	// Command-specific flags.
@@ -72,6 +74,7 @@ func commands() map[string]command {
 			}, runFilter},
 		"backlinks": {"ID", "List the relations that point at a node.", 1, 1, limitFlag, runBacklinks},
 		"deps":      {"ID", "List the relations a node declares.", 1, 1, limitFlag, runDeps},
+		"logic":     {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
 			func(fs *flag.FlagSet, e *env) {
 				limitFlag(fs, e)
@@ -79,6 +82,14 @@ func commands() map[string]command {
 				fs.IntVar(&e.budget, "budget", index.DefaultImpactBudget, "candidate edges to examine at most")
 			}, runImpact},
 	}
+}
+
+// policy is the adapter policy the command runs under.
+func (e *env) policy() string {
+	if e.noAST {
+		return golang.PolicyNoAST
+	}
+	return golang.PolicyAST
 }
 
 // descriptor finds and loads the project's descriptor, printing its problems if invalid.
@@ -118,18 +129,18 @@ func (e *env) snapshot() (*index.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.Sync(e.ctx, d, index.Options{}); err != nil {
+	if _, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy()}); err != nil {
 		if problem.CodeOf(err) != problem.ProjectInvalid {
 			return nil, err
 		}
-		snap, oerr := index.Open(e.ctx, d)
+		snap, oerr := index.OpenWith(e.ctx, d, e.policy())
 		if oerr != nil {
 			return nil, err
 		}
 		fmt.Fprintf(e.stderr, "docforge: warning: the project has validation errors; answering from generation %d (run 'docforge validate')\n", snap.Info().Generation)
 		return snap, nil
 	}
-	return index.Open(e.ctx, d)
+	return index.OpenWith(e.ctx, d, e.policy())
 }
 
 func runSync(e *env) error {
@@ -137,7 +148,7 @@ func runSync(e *env) error {
 	if err != nil {
 		return err
 	}
-	opts := index.Options{Rebuild: e.rebuild}
+	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy()}
 	progress := newProgress(e.stderr)
 	opts.Progress = progress.update
 	res, err := index.Sync(e.ctx, d, opts)
@@ -158,7 +169,7 @@ func runValidate(e *env) error {
 	if err != nil {
 		return err
 	}
-	probs, inv, err := source.Validate(e.ctx, d, 0)
+	probs, inv, err := source.Validate(e.ctx, d, e.policy(), 0)
 	if err != nil {
 		return err
 	}
@@ -176,9 +187,9 @@ func runValidate(e *env) error {
 	} else {
 		printProblems(e.stdout, probs)
 		if errs == 0 {
-			fmt.Fprintf(e.stdout, "valid: %d files, %d warnings\n", len(inv.Files), len(probs))
+			fmt.Fprintf(e.stdout, "valid: %d sources, %d warnings\n", len(inv.Files), len(probs))
 		} else {
-			fmt.Fprintf(e.stdout, "invalid: %d errors, %d warnings in %d files\n", errs, len(probs)-errs, len(inv.Files))
+			fmt.Fprintf(e.stdout, "invalid: %d errors, %d warnings in %d sources\n", errs, len(probs)-errs, len(inv.Files))
 		}
 	}
 	if errs > 0 {
@@ -192,7 +203,7 @@ func runStatus(e *env) error {
 	if err != nil {
 		return err
 	}
-	st, err := index.CheckStatus(e.ctx, d, "")
+	st, err := index.CheckStatus(e.ctx, d, e.policy())
 	if err != nil {
 		return err
 	}
@@ -242,6 +253,13 @@ func runDeps(e *env) error {
 	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
 		l, err := s.Dependencies(e.ctx, e.args[0], e.limit)
 		return l, func(w io.Writer) { printLinks(w, l, "->") }, err
+	})
+}
+
+func runLogic(e *env) error {
+	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
+		l, err := s.Logic(e.ctx, e.args[0])
+		return l, func(w io.Writer) { printLogic(w, l) }, err
 	})
 }
 

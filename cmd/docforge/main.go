@@ -40,10 +40,13 @@ Commands:
   backlinks ID           list relations pointing at a node
   deps ID                list relations a node declares
   impact ID              list nodes a change to ID may affect (transitively)
+  logic ID               show the control paths of a Go func or method node
 
 Flags every command accepts:
   --project-root DIR     the project (default: nearest docforge.toml above the current directory)
   --json                 machine-readable output
+  --no-ast               the no-AST policy: Go declarations from a lexical scanner, no Logic
+                         (the index records its policy; switching rebuilds it)
 
 Exit codes: 0 ok, 1 validation problems, 2 usage error or unknown node, 3 internal error.
 Run 'docforge <command> --help' for a command's own flags.
@@ -76,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	env := &env{ctx: ctx, stdout: stdout, stderr: stderr}
 	fs.StringVar(&env.root, "project-root", "", "project root `DIR` (default: nearest docforge.toml above the current directory)")
 	fs.BoolVar(&env.json, "json", false, "print JSON for scripts")
+	fs.BoolVar(&env.noAST, "no-ast", false, "read Go code with the lexical declaration scanner: no go/ast, no function Logic")
 	if cmd.flags != nil {
 		cmd.flags(fs, env)
 	}

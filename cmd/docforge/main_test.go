@@ -81,9 +81,9 @@ func TestCommandsOnTheExample(t *testing.T) {
 		code int
 		want string // substring of stdout
 	}{
-		{"validate_passes", []string{"validate"}, 0, "valid: 18 files"},
+		{"validate_passes", []string{"validate"}, 0, "valid: 25 sources"},
 		{"sync_builds_cold", []string{"sync"}, 0, "published generation 1 (cold build"},
-		{"sync_again_is_a_no_op", []string{"sync"}, 0, "index is current: generation 1, 42 nodes"},
+		{"sync_again_is_a_no_op", []string{"sync"}, 0, "index is current: generation 1, 58 nodes"},
 		{"status_is_current", []string{"status"}, 0, "current"},
 		{"search_ranks_text_matches", []string{"search", "late events", "--limit", "2"}, 0, "req.event-order"},
 		{"search_exact_id_first", []string{"search", "arch.store"}, 0, " 1. arch.store"},

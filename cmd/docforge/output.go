@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 )
 
@@ -148,4 +149,29 @@ func printImpact(w io.Writer, r *index.ImpactResult) {
 		fmt.Fprintf(w, "; truncated by %s", strings.ReplaceAll(r.TruncatedBy, "_", " "))
 	}
 	fmt.Fprintln(w)
+}
+
+func printLogic(w io.Writer, l *index.LogicView) {
+	fmt.Fprintf(w, "%s  %s  (%s)\n", l.NodeID, l.Title, l.Source)
+	byID := make(map[int]graph.Step, len(l.Steps))
+	for _, s := range l.Steps {
+		byID[s.ID] = s
+	}
+	out := map[int][]graph.LogicEdge{}
+	for _, e := range l.Edges {
+		out[e.From] = append(out[e.From], e)
+	}
+	for _, s := range l.Steps {
+		label := ""
+		if s.Label != "" {
+			label = "  " + s.Label
+		}
+		fmt.Fprintf(w, "  s%-3d L%-5d %-12s%s\n", s.ID, s.Line, s.Kind, label)
+		for _, e := range out[s.ID] {
+			fmt.Fprintf(w, "         %-12s -> s%d %s\n", e.Kind, e.To, byID[e.To].Kind)
+		}
+	}
+	if l.Truncated {
+		fmt.Fprintln(w, "  (truncated: the function has more steps than the Logic limit)")
+	}
 }

@@ -20,6 +20,9 @@ type Node struct {
 	Line     int       `json:"line"`
 	Body     string    `json:"-"`
 	Headings []Heading `json:"headings,omitempty"`
+	// Logic is a code node's control paths, stored apart from the graph (never searched,
+	// filtered or traversed); nil for every other node.
+	Logic *Logic `json:"-"`
 }
 
 // Heading is a Markdown heading inside a node body and the anchor it becomes.
@@ -58,9 +61,13 @@ type EdgeAt struct {
 // the problems found in the file itself. Cross-file checks (duplicates, dangling targets)
 // happen later, over all fragments.
 type Fragment struct {
-	Path     string
-	Nodes    []Node
-	Edges    []EdgeAt
+	Path  string
+	Nodes []Node
+	Edges []EdgeAt
+	// Refs are relations an adapter derived (calls, imports, ...). Unlike declared relations
+	// they are candidates: one exists as an edge exactly when both its ends exist as nodes, and
+	// a missing end is never a problem.
+	Refs     []Edge
 	Problems []problem.Problem
 }
 

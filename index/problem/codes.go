@@ -32,6 +32,7 @@ const (
 	FileTooLarge         Code = "file_too_large"
 	UnreadableFile       Code = "unreadable_file"
 	TooManyProblems      Code = "too_many_problems"
+	GoParseError         Code = "go_parse_error"
 
 	// Index and queries.
 	ProjectInvalid  Code = "project_invalid"
@@ -41,6 +42,10 @@ const (
 	NodeNotFound    Code = "node_not_found"
 	InvalidArgument Code = "invalid_argument"
 	Internal        Code = "internal"
+
+	// Adapter policy and implementation.
+	AdapterPolicyForbidsLogic Code = "adapter_policy_forbids_logic"
+	AdapterRestartRequired    Code = "adapter_restart_required"
 )
 
 // Info describes a code for people: what it means and what to do about it.
@@ -56,9 +61,9 @@ func All() []Code {
 		MalformedFrontMatter, MissingFrontMatter, MalformedTOML, NoRecords, UnknownField,
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
 		UnknownAuthority, UndeclaredRelation, DanglingTarget, PathEscape, NotUTF8, FileTooLarge,
-		UnreadableFile, TooManyProblems,
+		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
-		Internal,
+		Internal, AdapterPolicyForbidsLogic, AdapterRestartRequired,
 	}
 }
 
@@ -135,6 +140,9 @@ func Describe(c Code) Info {
 	case TooManyProblems:
 		return Info{"more problems were found than are reported",
 			"fix the reported problems and validate again to see the rest"}
+	case GoParseError:
+		return Info{"a Go file under a code root does not parse, so only its file node is indexed",
+			"fix the syntax at the reported position ('go vet' reports the same error)"}
 	case ProjectInvalid:
 		return Info{"the project has validation errors, so no new index was published",
 			"run 'docforge validate' and fix the reported problems; the previous index stays in use"}
@@ -156,6 +164,12 @@ func Describe(c Code) Info {
 	case Internal:
 		return Info{"DocForge hit an unexpected internal failure",
 			"retry; if it persists, report it with the message"}
+	case AdapterPolicyForbidsLogic:
+		return Info{"the no-AST policy forbids function Logic, and this index or request has some",
+			"publish an index without Logic with 'docforge sync --no-ast', or bind without --no-ast to use Logic"}
+	case AdapterRestartRequired:
+		return Info{"the adapter implementation changed since this process started",
+			"restart_project_server: restart the DocForge server or worker of this project"}
 	}
 	return Info{"unrecognised code " + string(c), "upgrade DocForge or report the code"}
 }

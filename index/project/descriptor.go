@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/tomlpos"
 )
@@ -276,6 +278,21 @@ func (v *validator) check(d *Descriptor) {
 	}
 
 	v.names("relations.allowed", d.Relations.Allowed, "relation")
+	if len(d.Sources.CodeRoots) > 0 {
+		var missing []string
+		for _, rel := range golang.Relations() {
+			if !d.HasRelation(rel) {
+				missing = append(missing, strconv.Quote(rel))
+			}
+		}
+		if len(missing) > 0 {
+			v.add(problem.UndeclaredRelation, "sources.code_roots",
+				"the Go adapter relates code nodes with %s, which [relations].allowed does not list; add them, or remove code_roots", strings.Join(missing, ", "))
+		}
+	}
+	if _, reserved := d.Families[golang.Family]; reserved {
+		v.add(problem.InvalidDescriptor, "families."+golang.Family, "family name %q is reserved for code nodes made by the Go adapter; rename it", golang.Family)
+	}
 	if len(d.Authority.Allowed) == 0 {
 		d.Authority.Allowed = DefaultAuthorities()
 	} else {

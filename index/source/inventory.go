@@ -24,8 +24,11 @@ type Format uint8
 
 // The source formats.
 const (
-	Markdown Format = iota + 1 // .md: one node, TOML front matter between +++ lines
-	Records                    // .toml: many nodes as [[node]] tables
+	Markdown  Format = iota + 1 // .md: one node, TOML front matter between +++ lines
+	Records                     // .toml: many nodes as [[node]] tables
+	GoFile                      // .go under a code root: a file node and its declarations
+	GoPackage                   // a directory of .go files: its package node (stat of the directory)
+	GoMod                       // go.mod under a code root: no nodes, but it sets import paths
 )
 
 // File is one source file as the stat walk saw it.
@@ -74,14 +77,30 @@ func Scan(ctx context.Context, d *project.Descriptor) (*Inventory, error) {
 	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat)}
 	visited := map[dirKey]bool{}
 	seen := map[string]bool{}
-	for _, root := range d.Sources.ContentRoots {
+	type rootOf struct {
+		path string
+		code bool
+	}
+	var roots []rootOf
+	for _, r := range d.Sources.ContentRoots {
+		roots = append(roots, rootOf{r, false})
+	}
+	for _, r := range d.Sources.CodeRoots {
+		roots = append(roots, rootOf{r, true})
+	}
+	for _, r := range roots {
+		root := r.path
 		absRoot := filepath.Join(d.Root, filepath.FromSlash(root))
 		realRoot, err := filepath.EvalSymlinks(absRoot)
 		if err != nil {
 			inv.Problems = append(inv.Problems, problem.New(problem.UnreadableFile, problem.Location{Path: root}, "content root %s: %v", root, err))
 			continue
 		}
-		w := &walker{ctx: ctx, d: d, root: root, realRoot: realRoot, visited: visited, sem: make(chan struct{}, scanParallelism)}
+		if r.code {
+			// Content and code roots may overlap; a directory is listed once per kind.
+			visited = map[dirKey]bool{}
+		}
+		w := &walker{ctx: ctx, d: d, root: root, realRoot: realRoot, code: r.code, visited: visited, sem: make(chan struct{}, scanParallelism)}
 		if err := w.walk(absRoot, root); err != nil {
 			return nil, err
 		}
@@ -118,7 +137,8 @@ type link struct{ abs, rel string }
 type walker struct {
 	ctx            context.Context
 	d              *project.Descriptor
-	root, realRoot string // current content root (relative) and its resolved absolute path
+	root, realRoot string // current root (relative) and its resolved absolute path
+	code           bool   // a code root: Go files, go.mod files and package directories
 	sem            chan struct{}
 
 	visited map[dirKey]bool // directories listed so far, this root and earlier ones
@@ -131,8 +151,10 @@ type walker struct {
 	err      error
 }
 
-func (w *walker) excluded(rel string) bool {
-	for _, g := range w.d.Sources.Exclude {
+func (w *walker) excluded(rel string) bool { return excluded(w.d, rel) }
+
+func excluded(d *project.Descriptor, rel string) bool {
+	for _, g := range d.Sources.Exclude {
 		if project.MatchGlob(g, rel) {
 			return true
 		}
@@ -181,7 +203,8 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 	}
 	defer f.Close()
 	fd := int(f.Fd())
-	if st, err := fstat(fd); err == nil {
+	dirStat, statErr := fstat(fd)
+	if st, err := dirStat, statErr; err == nil {
 		key := dirKey{st.dev, st.ino}
 		w.mu.Lock()
 		again := w.visited[key]
@@ -213,6 +236,9 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 		case typ&fs.ModeSymlink != 0:
 			links = append(links, link{filepath.Join(abs, name), childRel})
 		case typ.IsDir():
+			if w.code && skipCodeDir(name) {
+				continue
+			}
 			childAbs := filepath.Join(abs, name)
 			select {
 			case w.sem <- struct{}{}:
@@ -224,7 +250,7 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 				w.dir(wg, childAbs, childRel)
 			}
 		case typ.IsRegular():
-			format := formatOf(name)
+			format := w.formatOf(name)
 			if format == 0 {
 				continue
 			}
@@ -238,6 +264,11 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 			files = append(files, fileOf(childRel, format, st))
 		}
 	}
+	if w.code && statErr == nil && slices.ContainsFunc(files, func(f File) bool { return f.Format == GoFile }) {
+		// The package node depends only on which Go files the directory holds, which its
+		// stat (mtime, ctime) follows.
+		files = append(files, fileOf(rel, GoPackage, dirStat))
+	}
 	w.mu.Lock()
 	w.files = append(w.files, files...)
 	w.links = append(w.links, links...)
@@ -250,7 +281,7 @@ func (w *walker) symlink(abs, rel string) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		// A dangling link is not a source; report it so the author knows why it is ignored.
-		if formatOf(rel) != 0 {
+		if w.formatOf(path.Base(rel)) != 0 {
 			w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "symlink does not resolve: %v", err))
 		}
 		return
@@ -274,11 +305,37 @@ func (w *walker) symlink(abs, rel string) {
 		w.tree(abs, rel)
 		return
 	}
-	format := formatOf(rel)
+	format := w.formatOf(path.Base(rel))
 	if format == 0 || !st.isRegular() {
 		return
 	}
 	w.files = append(w.files, fileOf(rel, format, st))
+}
+
+// formatOf returns how a file name is read under the walker's kind of root, or 0 to skip it.
+func (w *walker) formatOf(name string) Format {
+	if w.code {
+		return CodeFormatOf(name)
+	}
+	return formatOf(name)
+}
+
+// CodeFormatOf returns how a file name under a code root is read, or 0: the go tool's rules,
+// so files starting with "_" or "." are skipped.
+func CodeFormatOf(name string) Format {
+	switch {
+	case name == "go.mod":
+		return GoMod
+	case strings.HasSuffix(name, ".go") && name[0] != '_' && name[0] != '.':
+		return GoFile
+	}
+	return 0
+}
+
+// skipCodeDir reports whether the go tool ignores a directory: vendor, testdata, and names
+// starting with "_" or ".".
+func skipCodeDir(name string) bool {
+	return name == "vendor" || name == "testdata" || name[0] == '_' || name[0] == '.'
 }
 
 func formatOf(name string) Format {

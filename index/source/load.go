@@ -9,10 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -26,10 +29,31 @@ type Parsed struct {
 	Fragment *graph.Fragment
 }
 
+// Loader reads and parses sources under one adapter policy. It holds the state of one build
+// (the Go module of each directory), so one is made per build.
+type Loader struct {
+	d       *project.Descriptor
+	noAST   bool
+	modules *golang.Modules
+}
+
+// NewLoader returns a loader for d under policy (golang.PolicyAST or golang.PolicyNoAST; empty
+// means AST).
+func NewLoader(d *project.Descriptor, policy string) *Loader {
+	return &Loader{d: d, noAST: policy == golang.PolicyNoAST, modules: golang.NewModules(d.Root, d.Project.ID)}
+}
+
 // ReadAndParse reads one inventoried file and parses it. The read is bounded by the file size
 // limit, so an oversized file is never loaded whole.
-func ReadAndParse(d *project.Descriptor, f File) Parsed {
+func ReadAndParse(d *project.Descriptor, f File) Parsed { return NewLoader(d, "").ReadAndParse(f) }
+
+// ReadAndParse reads one inventoried file and parses it.
+func (l *Loader) ReadAndParse(f File) Parsed {
+	d := l.d
 	out := Parsed{File: f}
+	if f.Format == GoPackage {
+		return l.goPackage(f)
+	}
 	abs := filepath.Join(d.Root, filepath.FromSlash(f.Path))
 	fh, err := os.Open(abs)
 	if err != nil {
@@ -44,7 +68,52 @@ func ReadAndParse(d *project.Descriptor, f File) Parsed {
 	}
 	sum := sha256.Sum256(data)
 	out.FileHash = "sha256:" + hex.EncodeToString(sum[:])
-	out.Fragment = Parse(d, f.Path, f.Format, data)
+	switch f.Format {
+	case GoFile:
+		out.Fragment = l.goFile(f.Path, data)
+	case GoMod:
+		out.Fragment = &graph.Fragment{Path: f.Path}
+	default:
+		out.Fragment = Parse(d, f.Path, f.Format, data)
+	}
+	return out
+}
+
+// goFile extracts one Go file under the loader's policy.
+func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
+	if int64(len(data)) > l.d.Limits.MaxFileBytes {
+		return &graph.Fragment{Path: rel, Problems: []problem.Problem{problem.New(problem.FileTooLarge, problem.Location{Path: rel},
+			"file is %d bytes; the limit is %d", len(data), l.d.Limits.MaxFileBytes)}}
+	}
+	base := path.Base(rel)
+	var facts *golang.Facts
+	if l.noAST {
+		facts = golang.Scan(base, data)
+	} else {
+		facts = golang.Extract(base, data, golang.DefaultLogicLimit)
+	}
+	return golang.FileFragment(rel, l.modules.ImportPath(path.Dir(rel)), facts)
+}
+
+// goPackage lists a package directory's Go files, by the same rules as the stat walk, and
+// returns the package node with its contains relations. The file hash covers the names.
+func (l *Loader) goPackage(f File) Parsed {
+	out := Parsed{File: f}
+	entries, err := os.ReadDir(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		out.Fragment = unreadable(f.Path, err)
+		return out
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) {
+			names = append(names, name)
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
+	out.FileHash = "sha256:" + hex.EncodeToString(sum[:])
+	out.Fragment = golang.PackageFragment(f.Path, l.modules.ImportPath(f.Path), names)
 	return out
 }
 
@@ -62,6 +131,11 @@ func unreadable(rel string, err error) *graph.Fragment {
 // files, so consumers see a deterministic stream while parsing uses every core. At most a
 // bounded window of parsed files is held in memory. fn's first error stops the walk.
 func Each(ctx context.Context, d *project.Descriptor, files []File, fn func(Parsed) error) error {
+	return NewLoader(d, "").Each(ctx, files, fn)
+}
+
+// Each reads and parses files concurrently and calls fn for each result in the order of files.
+func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	const window = 64
 	type slot struct {
@@ -81,7 +155,7 @@ func Each(ctx context.Context, d *project.Descriptor, files []File, fn func(Pars
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.s.out = ReadAndParse(d, j.f)
+				j.s.out = l.ReadAndParse(j.f)
 				close(j.s.done)
 			}
 		}()
@@ -129,7 +203,7 @@ func Each(ctx context.Context, d *project.Descriptor, files []File, fn func(Pars
 
 // Validate loads every source of d and returns all problems (bounded), without writing
 // anything. It is the whole of `docforge validate`.
-func Validate(ctx context.Context, d *project.Descriptor, limit int) ([]problem.Problem, *Inventory, error) {
+func Validate(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, *Inventory, error) {
 	inv, err := Scan(ctx, d)
 	if err != nil {
 		return nil, nil, err
@@ -137,7 +211,7 @@ func Validate(ctx context.Context, d *project.Descriptor, limit int) ([]problem.
 	list := problem.List{Limit: limit}
 	list.AddAll(inv.Problems)
 	check := NewChecker()
-	err = Each(ctx, d, inv.Files, func(p Parsed) error {
+	err = NewLoader(d, policy).Each(ctx, inv.Files, func(p Parsed) error {
 		list.AddAll(p.Fragment.Problems)
 		check.Add(p.Fragment)
 		return nil

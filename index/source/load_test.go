@@ -55,7 +55,7 @@ func validate(t testing.TB, root string) []problem.Problem {
 	if err != nil || d == nil {
 		t.Fatalf("load descriptor: %v %v", err, probs)
 	}
-	got, _, err := source.Validate(context.Background(), d, 0)
+	got, _, err := source.Validate(context.Background(), d, "", 0)
 	must(t, err)
 	return got
 }

@@ -1,0 +1,3 @@
+module example.com/courier
+
+go 1.22

@@ -1,0 +1,248 @@
+package golang
+
+import (
+	"bytes"
+	"errors"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultLogicLimit bounds the steps of one function's Logic.
+const DefaultLogicLimit = 400
+
+// Extract parses one Go file with go/parser and returns its facts. name is the file's base
+// name (build constraints in it, such as _linux, count). logicLimit bounds each function's
+// Logic; 0 produces none. It never fails: a file that does not parse yields facts with Error.
+func Extract(name string, src []byte, logicLimit int) *Facts {
+	f := &Facts{}
+	fset := token.NewFileSet()
+	if !buildMatches(name, src) {
+		f.Ignored = true
+		if file, err := parser.ParseFile(fset, name, src, parser.PackageClauseOnly); err == nil {
+			f.Package = file.Name.Name
+		}
+		return f
+	}
+	file, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		f.Error = syntaxError(err)
+		return f
+	}
+	f.Package = file.Name.Name
+	f.Doc = docText(file.Doc)
+	imports := map[string]string{} // name in this file -> import path
+	for _, spec := range file.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		imp := Import{Path: p, Line: fset.Position(spec.Pos()).Line}
+		local := DefaultImportName(p)
+		if spec.Name != nil {
+			imp.Name = spec.Name.Name
+			local = spec.Name.Name
+		}
+		if local != "_" && local != "." {
+			imports[local] = p
+		}
+		f.Imports = append(f.Imports, imp)
+	}
+	for _, decl := range file.Decls {
+		switch d := decl.(type) {
+		case *ast.GenDecl:
+			if d.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range d.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if ts.Name.Name == "_" {
+					continue
+				}
+				doc := ts.Doc
+				if doc == nil && len(d.Specs) == 1 {
+					doc = d.Doc
+				}
+				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, Doc: docText(doc)})
+			}
+		case *ast.FuncDecl:
+			if d.Name.Name == "_" {
+				continue
+			}
+			dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, Doc: docText(d.Doc)}
+			recvName := ""
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				dc.Kind = KindMethod
+				dc.Recv = receiverType(d.Recv.List[0].Type)
+				if names := d.Recv.List[0].Names; len(names) > 0 {
+					recvName = names[0].Name
+				}
+			}
+			if d.Body != nil {
+				dc.Calls = calls(d.Body, imports, recvName, dc.Recv)
+				if logicLimit > 0 {
+					dc.Logic = buildLogic(fset, src, d, logicLimit)
+				}
+			}
+			f.Decls = append(f.Decls, dc)
+		}
+	}
+	return f
+}
+
+// buildMatches applies the build constraints of the file name and its //go:build lines for
+// the platform DocForge runs on, as the go command would.
+func buildMatches(name string, src []byte) bool {
+	ctx := build.Default
+	ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+	ok, err := ctx.MatchFile(".", name)
+	return err != nil || ok // a malformed constraint is the compiler's to report, not ours
+}
+
+func syntaxError(err error) *SyntaxError {
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return &SyntaxError{Line: list[0].Pos.Line, Column: list[0].Pos.Column, Message: list[0].Msg}
+	}
+	return &SyntaxError{Line: 1, Column: 1, Message: err.Error()}
+}
+
+func docText(g *ast.CommentGroup) string {
+	if g == nil {
+		return ""
+	}
+	return strings.TrimSpace(g.Text())
+}
+
+// receiverType returns the base type name of a receiver: T for T, *T, T[K] and *T[K].
+func receiverType(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// DefaultImportName guesses the package name of an import path without loading it: the last
+// element, skipping a major-version element (v2) and a gopkg.in-style .vN suffix.
+func DefaultImportName(p string) string {
+	elems := strings.Split(p, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && isMajorVersion(last) {
+		last = elems[len(elems)-2]
+	}
+	if i := strings.LastIndex(last, ".v"); i > 0 && isMajorVersion(last[i+1:]) {
+		last = last[:i]
+	}
+	last = strings.TrimPrefix(last, "go-")
+	return strings.ReplaceAll(path.Base(last), "-", "_")
+}
+
+func isMajorVersion(s string) bool {
+	if len(s) < 2 || s[0] != 'v' {
+		return false
+	}
+	_, err := strconv.Atoi(s[1:])
+	return err == nil
+}
+
+var builtins = map[string]bool{
+	"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true,
+	"delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"panic": true, "print": true, "println": true, "real": true, "recover": true,
+}
+
+// calls collects the call candidates of a body: unqualified calls (the same package),
+// package-qualified calls through an import of this file, and method calls through the
+// receiver of the enclosing method. Calls inside closures count for the enclosing function.
+func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType string) []Callee {
+	seen := map[Callee]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fun := unwrapCall(call.Fun)
+		switch f := fun.(type) {
+		case *ast.Ident:
+			if !builtins[f.Name] {
+				seen[Callee{Name: f.Name}] = true
+			}
+		case *ast.SelectorExpr:
+			x, ok := f.X.(*ast.Ident)
+			if !ok {
+				break
+			}
+			if recvName != "" && x.Name == recvName {
+				seen[Callee{Recv: recvType, Name: f.Sel.Name}] = true
+			} else if p, ok := imports[x.Name]; ok {
+				seen[Callee{Pkg: p, Name: f.Sel.Name}] = true
+			}
+		}
+		return true
+	})
+	out := make([]Callee, 0, len(seen))
+	for c := range seen {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Callee) int {
+		return strings.Compare(a.Pkg+"\x00"+a.Recv+"\x00"+a.Name, b.Pkg+"\x00"+b.Recv+"\x00"+b.Name)
+	})
+	return out
+}
+
+// unwrapCall strips generic instantiation and parentheses from a called expression.
+func unwrapCall(e ast.Expr) ast.Expr {
+	for {
+		switch f := e.(type) {
+		case *ast.IndexExpr: // f[T](x)
+			e = f.X
+		case *ast.IndexListExpr:
+			e = f.X
+		case *ast.ParenExpr:
+			e = f.X
+		default:
+			return e
+		}
+	}
+}
+
+// IsExported reports whether a Go identifier is exported.
+func IsExported(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	return unicode.IsUpper(r)
+}
+
+// IsTestFunc reports whether name is a test function the go tool would run: Test, or Test
+// followed by something that does not start with a lower-case letter.
+func IsTestFunc(name string) bool {
+	rest, ok := strings.CutPrefix(name, "Test")
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return !unicode.IsLower(r)
+}

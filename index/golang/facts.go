@@ -1,0 +1,90 @@
+package golang
+
+import "github.com/docforge/docforge/index/graph"
+
+// Kinds, family and language of code nodes.
+const (
+	Family   = "code"
+	Language = "go"
+
+	KindPackage = "package"
+	KindFile    = "file"
+	KindType    = "type"
+	KindFunc    = "func"
+	KindMethod  = "method"
+)
+
+// Relations the adapter emits. A project with code roots must allow all of them.
+const (
+	RelContains = "contains" // package contains file
+	RelDefines  = "defines"  // file defines type, func, method
+	RelImports  = "imports"  // file imports package
+	RelCalls    = "calls"    // func or method calls func or method
+	RelTestedBy = "tested_by"
+)
+
+// Relations returns the relations the adapter emits, sorted.
+func Relations() []string {
+	return []string{RelCalls, RelContains, RelDefines, RelImports, RelTestedBy}
+}
+
+// Capabilities of code nodes.
+const (
+	CapExported     = "exported"
+	CapUnexported   = "unexported"
+	CapTest         = "test"          // a TestXxx function
+	CapBuildIgnored = "build_ignored" // a file the build constraints exclude
+	CapParseError   = "parse_error"   // a file that does not parse
+)
+
+// Facts is what one Go file contributes, computed from its bytes alone.
+type Facts struct {
+	Package string   `json:"package"` // the package clause; empty when the file does not parse
+	Ignored bool     `json:"ignored,omitempty"`
+	Doc     string   `json:"doc,omitempty"` // the package doc comment in this file
+	Imports []Import `json:"imports,omitempty"`
+	Decls   []Decl   `json:"decls,omitempty"`
+	// Error is the first syntax error, if the file does not parse.
+	Error *SyntaxError `json:"error,omitempty"`
+}
+
+// Import is one import spec.
+type Import struct {
+	Path string `json:"path"`
+	Name string `json:"name,omitempty"` // explicit name, "_" or "."; empty for the default
+	Line int    `json:"line"`
+}
+
+// Decl is one top-level declaration that becomes a node.
+type Decl struct {
+	Kind string `json:"kind"` // KindType, KindFunc or KindMethod
+	Name string `json:"name"`
+	Recv string `json:"recv,omitempty"` // receiver base type name, for methods
+	Line int    `json:"line"`
+	Doc  string `json:"doc,omitempty"`
+	// Calls are the syntactic call candidates of a function body, deduplicated and sorted.
+	Calls []Callee `json:"calls,omitempty"`
+	Logic *Logic   `json:"logic,omitempty"`
+}
+
+// Callee names a called function or method. Pkg is an import path, or empty for the file's
+// own package; Recv is set for a method called through the enclosing method's receiver.
+type Callee struct {
+	Pkg  string `json:"pkg,omitempty"`
+	Recv string `json:"recv,omitempty"`
+	Name string `json:"name"`
+}
+
+// SyntaxError locates the first parse error of a file.
+type SyntaxError struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// Logic, Step and LogicEdge are the graph's types; the adapter produces them.
+type (
+	Logic     = graph.Logic
+	Step      = graph.Step
+	LogicEdge = graph.LogicEdge
+)

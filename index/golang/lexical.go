@@ -1,0 +1,181 @@
+package golang
+
+import (
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// Scan is the no-AST extractor: it finds the package clause, imports and top-level
+// declarations from the token stream alone, with their doc comments (the comment lines
+// directly above). It produces no calls, no test evidence and no Logic.
+func Scan(name string, src []byte) *Facts {
+	f := &Facts{}
+	if !buildMatches(name, src) {
+		f.Ignored = true
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile(name, -1, len(src))
+	var s scanner.Scanner
+	var firstErr *SyntaxError
+	s.Init(file, src, func(pos token.Position, msg string) {
+		if firstErr == nil {
+			firstErr = &SyntaxError{Line: pos.Line, Column: pos.Column, Message: msg}
+		}
+	}, scanner.ScanComments)
+
+	type tok struct {
+		pos token.Pos
+		tok token.Token
+		lit string
+	}
+	var toks []tok
+	for {
+		pos, t, lit := s.Scan()
+		if t == token.EOF {
+			break
+		}
+		toks = append(toks, tok{pos, t, lit})
+	}
+	if firstErr != nil && !f.Ignored {
+		f.Error = firstErr
+		return f
+	}
+	line := func(p token.Pos) int { return fset.Position(p).Line }
+	// doc returns the comment block ending on the line above l.
+	doc := func(i int) string {
+		l := line(toks[i].pos)
+		var lines []string
+		for j := i - 1; j >= 0 && toks[j].tok == token.COMMENT; j-- {
+			if line(toks[j].pos) != l-1-len(lines) || !strings.HasPrefix(toks[j].lit, "//") {
+				break
+			}
+			lines = append([]string{strings.TrimSpace(strings.TrimPrefix(toks[j].lit, "//"))}, lines...)
+		}
+		return strings.TrimSpace(strings.Join(lines, "\n"))
+	}
+	next := func(i int) int { // the next non-comment token after i
+		for i++; i < len(toks) && toks[i].tok == token.COMMENT; i++ {
+		}
+		return i
+	}
+	depth := 0 // brace depth: declarations are at 0
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.tok {
+		case token.LBRACE:
+			depth++
+		case token.RBRACE:
+			depth--
+		}
+		if depth != 0 {
+			continue
+		}
+		switch t.tok {
+		case token.PACKAGE:
+			if j := next(i); j < len(toks) && toks[j].tok == token.IDENT {
+				f.Package = toks[j].lit
+				f.Doc = doc(i)
+			}
+			if f.Ignored {
+				return f
+			}
+		case token.IMPORT:
+			j := next(i)
+			group := j < len(toks) && toks[j].tok == token.LPAREN
+			for ; j < len(toks); j = next(j) {
+				switch toks[j].tok {
+				case token.STRING:
+					if p, err := strconv.Unquote(toks[j].lit); err == nil {
+						imp := Import{Path: p, Line: line(toks[j].pos)}
+						if k := j - 1; k >= 0 && (toks[k].tok == token.IDENT || toks[k].tok == token.PERIOD) && line(toks[k].pos) == imp.Line {
+							imp.Name = toks[k].lit
+							if toks[k].tok == token.PERIOD {
+								imp.Name = "."
+							}
+						}
+						f.Imports = append(f.Imports, imp)
+					}
+					if !group {
+						j = len(toks)
+					}
+				case token.RPAREN:
+					j = len(toks)
+				}
+				if j >= len(toks) {
+					break
+				}
+			}
+		case token.TYPE:
+			j := next(i)
+			if j < len(toks) && toks[j].tok == token.IDENT {
+				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(i)})
+				continue
+			}
+			// A group: the first identifier of each line at parenthesis depth 1 is a type name.
+			paren, brace, atSpec := 0, 0, true
+			for ; j < len(toks); j++ {
+				switch toks[j].tok {
+				case token.LPAREN:
+					paren++
+					continue
+				case token.RPAREN:
+					paren--
+				case token.LBRACE:
+					brace++
+				case token.RBRACE:
+					brace--
+				case token.SEMICOLON:
+					atSpec = paren == 1 && brace == 0
+					continue
+				case token.IDENT:
+					if atSpec && paren == 1 && brace == 0 {
+						f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(j)})
+					}
+				}
+				atSpec = false
+				if paren == 0 {
+					break
+				}
+			}
+			i = j
+		case token.FUNC:
+			d := Decl{Kind: KindFunc, Doc: doc(i)}
+			j := next(i)
+			if j < len(toks) && toks[j].tok == token.LPAREN {
+				d.Kind = KindMethod
+				var idents []string
+				paren, bracket := 0, 0
+				for ; j < len(toks); j++ {
+					switch toks[j].tok {
+					case token.LPAREN:
+						paren++
+					case token.RPAREN:
+						paren--
+					case token.LBRACK:
+						bracket++
+					case token.RBRACK:
+						bracket--
+					case token.IDENT:
+						if bracket == 0 {
+							idents = append(idents, toks[j].lit)
+						}
+					}
+					if paren == 0 {
+						break
+					}
+				}
+				if len(idents) > 0 {
+					d.Recv = idents[len(idents)-1]
+				}
+				j = next(j)
+			}
+			if j < len(toks) && toks[j].tok == token.IDENT && toks[j].lit != "_" {
+				d.Name, d.Line = toks[j].lit, line(toks[i].pos)
+				f.Decls = append(f.Decls, d)
+			}
+		}
+	}
+	return f
+}
