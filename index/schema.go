@@ -136,6 +136,7 @@ const (
 	metaNodeDigest     = "node_digest"
 	metaEdgeDigest     = "edge_digest"
 	metaBuild          = "build"
+	metaFingerprint    = "adapter_fingerprint"
 )
 
 // pageSize is the page size of a new index. Bodies of a few KB pack better into 8 KB pages

@@ -29,8 +29,11 @@ type Snapshot struct {
 type Info struct {
 	ProjectID string `json:"project_id"`
 	GraphState
-	Adapter string    `json:"adapter"`
-	Index   Signature `json:"index"`
+	Adapter string `json:"adapter"`
+	Policy  string `json:"policy"`
+	// Fingerprint is the implementation that built this index, when it was recorded.
+	Fingerprint string    `json:"adapter_fingerprint,omitempty"`
+	Index       Signature `json:"index"`
 }
 
 // Open opens the published index of d. It does not synchronise; call Sync first when the
@@ -80,7 +83,8 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 			}
 		}
 		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, info: Info{
-			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Index: before,
+			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
+			Fingerprint: m[metaFingerprint], Index: before,
 		}}, nil
 	}
 	return nil, problem.Errorf(problem.IndexBusy, "the index kept changing while it was being opened")

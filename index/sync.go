@@ -46,6 +46,9 @@ type Options struct {
 	Fault func(step string) error
 	// Policy is the adapter policy bound into the index ("ast" when empty).
 	Policy string
+	// Fingerprint, if set, is the implementation fingerprint recorded in the index metadata
+	// (Implementation.Fingerprint of the process that builds).
+	Fingerprint string
 }
 
 // Build kinds reported by Sync.
@@ -139,6 +142,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	}
 	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
+	b.fingerprint = opts.Fingerprint
 	pub, _ := ReadPublication(paths.Publication)
 	sig, sigErr := statSignature(paths.Index)
 	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&

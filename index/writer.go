@@ -269,6 +269,7 @@ func (w *writer) writeMeta(b binding) error {
 		metaNodeDigest:     text(w.st.nodes),
 		metaEdgeDigest:     text(w.st.edges),
 		metaBuild:          b.build,
+		metaFingerprint:    b.fingerprint,
 	}
 	for k, v := range values {
 		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`,
@@ -288,6 +289,7 @@ type binding struct {
 	descriptorHash string
 	policy         string
 	build          string // "cold" or "incremental", for diagnostics only
+	fingerprint    string // the implementation that built it, for diagnostics only
 }
 
 func (b binding) sameAs(m map[string]string) bool {

@@ -23,12 +23,14 @@ import (
 const usage = `docforge-bench: measure DocForge's index on synthetic projects
 
 Usage:
-  docforge-bench [--sizes 10000,100000] [--dir bench-out] [--runs N] [--profile]
+  docforge-bench [--sizes 10000,100000] [--goroot=true] [--dir bench-out] [--runs N] [--profile]
   docforge-bench measure --project DIR --nodes N [--runs N] [--profile]
+  docforge-bench measure-go --project DIR [--runs N]
 
 The first form generates (or reuses) one project per size under --dir, runs 'measure' on each
 in a child process so its peak RSS is the child's own, and prints a Markdown report that can
-be pasted into docs/benchmarks.md. --profile writes CPU profiles of the cold sync and the
+be pasted into docs/benchmarks.md. With --goroot (the default) it also copies GOROOT/src
+(without testdata) under --dir and measures the Go adapter on it; --sizes "" runs that alone. --profile writes CPU profiles of the cold sync and the
 one-file edit next to each project (cold.pprof, edit.pprof).
 `
 
@@ -49,17 +51,24 @@ func run(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "measure" {
 		return measureCommand(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "measure-go" {
+		return measureGoCommand(ctx, args[1:])
+	}
 	fs := flag.NewFlagSet("docforge-bench", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
 	sizes := fs.String("sizes", "10000,100000", "comma-separated node counts")
 	dir := fs.String("dir", "bench-out", "where generated projects live")
 	runs := fs.Int("runs", 0, "repetitions of each timed step (0: 5 cold syncs at 10k, 3 above; 15 edits)")
 	profile := fs.Bool("profile", false, "write CPU profiles of the cold sync and the edit")
+	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var reports []report
 	for _, f := range strings.Split(*sizes, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 10 {
 			return fmt.Errorf("--sizes: %q is not a node count of at least 10", f)
@@ -75,6 +84,17 @@ func run(ctx context.Context, args []string) error {
 		reports = append(reports, *rep)
 	}
 	text := markdown(reports)
+	if *goroot {
+		proj, err := ensureGoroot(*dir)
+		if err != nil {
+			return err
+		}
+		rep, err := measureGoChild(ctx, proj, *runs)
+		if err != nil {
+			return err
+		}
+		text += goMarkdown(rep)
+	}
 	fmt.Print(text)
 	return os.WriteFile(filepath.Join(*dir, "report.md"), []byte(text), 0o644)
 }

@@ -28,9 +28,10 @@ var targets = []target{
 // markdown renders the figures and the target check as Markdown tables.
 func markdown(reps []report) string {
 	var b strings.Builder
-	if len(reps) > 0 {
-		fmt.Fprintf(&b, "Machine: %s\n\n", reps[0].Machine)
+	if len(reps) == 0 {
+		return ""
 	}
+	fmt.Fprintf(&b, "Machine: %s\n\n", reps[0].Machine)
 	b.WriteString("| nodes | edges | index MiB | cold sync ms | no-change ms | one-file edit ms | search p50 / p95 ms | common-term search p50 / p95 ms | impact d3 p50 / p95 ms (nodes reached) | peak RSS MiB (Go runtime) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range reps {

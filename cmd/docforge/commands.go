@@ -84,6 +84,16 @@ func commands() map[string]command {
 	}
 }
 
+// fingerprint is this process's implementation fingerprint, recorded in the indexes it builds;
+// empty if the executable cannot be read.
+func fingerprint() string {
+	im, err := index.CurrentImplementation()
+	if err != nil {
+		return ""
+	}
+	return im.Fingerprint()
+}
+
 // policy is the adapter policy the command runs under.
 func (e *env) policy() string {
 	if e.noAST {
@@ -129,7 +139,7 @@ func (e *env) snapshot() (*index.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy()}); err != nil {
+	if _, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy(), Fingerprint: fingerprint()}); err != nil {
 		if problem.CodeOf(err) != problem.ProjectInvalid {
 			return nil, err
 		}
@@ -148,7 +158,7 @@ func runSync(e *env) error {
 	if err != nil {
 		return err
 	}
-	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy()}
+	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Fingerprint: fingerprint()}
 	progress := newProgress(e.stderr)
 	opts.Progress = progress.update
 	res, err := index.Sync(e.ctx, d, opts)

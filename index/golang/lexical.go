@@ -60,6 +60,11 @@ func Scan(name string, src []byte) *Facts {
 		}
 		return i
 	}
+	prevSignificant := func(i int) int { // the previous non-comment token before i, or -1
+		for i--; i >= 0 && toks[i].tok == token.COMMENT; i-- {
+		}
+		return i
+	}
 	depth := 0 // brace depth: declarations are at 0
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -70,6 +75,11 @@ func Scan(name string, src []byte) *Facts {
 			depth--
 		}
 		if depth != 0 {
+			continue
+		}
+		// A declaration keyword starts a top-level declaration only at the start of a
+		// statement; "func" also appears inside parameter lists, as a function type.
+		if prev := prevSignificant(i); prev >= 0 && toks[prev].tok != token.SEMICOLON {
 			continue
 		}
 		switch t.tok {
@@ -128,6 +138,8 @@ func Scan(name string, src []byte) *Facts {
 					brace--
 				case token.SEMICOLON:
 					atSpec = paren == 1 && brace == 0
+					continue
+				case token.COMMENT:
 					continue
 				case token.IDENT:
 					if atSpec && paren == 1 && brace == 0 {

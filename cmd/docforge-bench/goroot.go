@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/project"
+)
+
+// The Go adapter benchmark: the standard library source of the running toolchain, copied
+// (without testdata) into a project whose code root it is.
+
+const goDescriptor = `schema_version = 1
+
+[project]
+id = "goroot"
+name = "The Go standard library"
+
+[sources]
+content_roots = ["docs"]
+code_roots = ["src"]
+
+[relations]
+allowed = ["calls", "contains", "defines", "imports", "tested_by", "implemented_by"]
+
+[families.notes]
+kinds = ["note"]
+`
+
+const goOverview = `+++
+id = "note.overview"
+kind = "note"
+family = "notes"
+title = "The Go standard library"
+[relations]
+implemented_by = ["go:fmt.Println", "go:net/http.Server.ListenAndServe"]
++++
+The standard library of the toolchain that ran the benchmark, as a graph.
+`
+
+// goReport holds the Go adapter figures. Durations are in milliseconds.
+type goReport struct {
+	GoVersion   string         `json:"go_version"`
+	StdPackages int            `json:"std_packages"` // go list std | wc -l
+	GoFiles     int            `json:"go_files"`
+	Packages    int64          `json:"package_nodes"`
+	Nodes       int64          `json:"nodes"`
+	Edges       int64          `json:"edges"`
+	LogicSteps  int64          `json:"logic_steps"`
+	LogicEdges  int64          `json:"logic_edges"`
+	IndexMiB    float64        `json:"index_mib"`
+	ColdMs      float64        `json:"cold_ms"`
+	ColdRuns    int            `json:"cold_runs"`
+	WarmMs      float64        `json:"warm_ms"`
+	WarmRuns    int            `json:"warm_runs"`
+	EditMs      float64        `json:"edit_ms"`
+	EditRuns    int            `json:"edit_runs"`
+	EditPhases  []index.Timing `json:"edit_phases"`
+	ColdPhases  []index.Timing `json:"cold_phases"`
+	PeakRSSMiB  float64        `json:"peak_rss_mib"`
+}
+
+// ensureGoroot copies GOROOT/src once per Go version.
+func ensureGoroot(dir string) (string, error) {
+	proj, err := filepath.Abs(filepath.Join(dir, "goroot"))
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT: %w", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	marker := filepath.Join(proj, ".generated")
+	want := "goroot " + src + " " + runtime.Version() + "\n"
+	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
+		return proj, nil
+	}
+	fmt.Fprintf(os.Stderr, "copying %s (without testdata) to %s ...\n", src, proj)
+	if err := os.RemoveAll(proj); err != nil {
+		return "", err
+	}
+	err = filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && e.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(proj, "src", rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return "", fmt.Errorf("copy GOROOT/src: %w", err)
+	}
+	for name, text := range map[string]string{"docforge.toml": goDescriptor, "docs/overview.md": goOverview} {
+		p := filepath.Join(proj, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return proj, os.WriteFile(marker, []byte(want), 0o644)
+}
+
+// measureGoChild runs 'measure-go' in a child process and adds its peak RSS and the std
+// package count.
+func measureGoChild(ctx context.Context, proj string, runs int) (*goReport, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, self, "measure-go", "--project", proj, "--runs", fmt.Sprint(runs))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("measure GOROOT: %w", err)
+	}
+	var rep goReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return nil, fmt.Errorf("measure GOROOT: bad report: %w", err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rep.PeakRSSMiB = float64(maxrssBytes(ru)) / (1 << 20)
+	}
+	if std, err := exec.CommandContext(ctx, "go", "list", "std").Output(); err == nil {
+		rep.StdPackages = strings.Count(string(std), "\n")
+	}
+	return &rep, nil
+}
+
+func measureGoCommand(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("measure-go", flag.ContinueOnError)
+	proj := fs.String("project", "", "the GOROOT copy")
+	runs := fs.Int("runs", 0, "repetitions (0: 3 cold, 20 warm, 9 edits)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	index.ApplyMemoryLimit()
+	d, probs, err := project.Load(*proj)
+	if err != nil || d == nil {
+		return fmt.Errorf("measure-go: %v %v", err, probs)
+	}
+	coldRuns, warmRuns, editRuns := 3, 20, 9
+	if *runs > 0 {
+		coldRuns, warmRuns, editRuns = *runs, *runs, *runs
+	}
+	rep := &goReport{GoVersion: runtime.Version(), ColdRuns: coldRuns, WarmRuns: warmRuns, EditRuns: editRuns}
+	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "[goroot] "+format+"\n", a...) }
+
+	var times []time.Duration
+	var phases [][]index.Timing
+	for i := 0; i < coldRuns; i++ {
+		if err := os.RemoveAll(index.PathsFor(d).Dir); err != nil {
+			return err
+		}
+		res, err := index.Sync(ctx, d, index.Options{})
+		if err != nil {
+			return fmt.Errorf("cold sync: %w", err)
+		}
+		times, phases = append(times, res.Elapsed), append(phases, res.Timings)
+		rep.Nodes, rep.Edges = res.Publication.Graph.NodeCount, res.Publication.Graph.EdgeCount
+		logf("cold sync %d/%d: %s", i+1, coldRuns, res.Elapsed.Round(time.Millisecond))
+	}
+	rep.ColdMs, rep.ColdPhases = median(times), medianPhases(phases)
+	if err := goCounts(index.PathsFor(d).Index, rep); err != nil {
+		return err
+	}
+
+	times = nil
+	for i := 0; i < warmRuns; i++ {
+		res, err := index.Sync(ctx, d, index.Options{})
+		if err != nil || res.Build != index.BuildNone {
+			return fmt.Errorf("warm sync: %v (build %v)", err, res)
+		}
+		times = append(times, res.Elapsed)
+	}
+	rep.WarmMs = median(times)
+	logf("warm sync: median %.1f ms", rep.WarmMs)
+
+	file := filepath.Join(d.Root, "src", "fmt", "print.go")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	defer os.WriteFile(file, orig, 0o644)
+	times, phases = nil, nil
+	for i := 0; i < editRuns; i++ {
+		edited := fmt.Sprintf("%s\n// benchEdit%d is added by the benchmark.\nfunc benchEdit%d() { Sprint(%d) }\n", orig, i, i, i)
+		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+			return err
+		}
+		res, err := index.Sync(ctx, d, index.Options{})
+		if err != nil {
+			return fmt.Errorf("edit sync: %w", err)
+		}
+		if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
+			return fmt.Errorf("edit sync: built %q over %d files", res.Build, res.FilesChanged)
+		}
+		times, phases = append(times, res.Elapsed), append(phases, res.Timings)
+	}
+	rep.EditMs, rep.EditPhases = median(times), medianPhases(phases)
+	logf("one-file edit: median %.1f ms", rep.EditMs)
+	return json.NewEncoder(os.Stdout).Encode(rep)
+}
+
+// goCounts reads the counts a publication receipt does not carry.
+func goCounts(path string, rep *goReport) error {
+	conn, err := sqlite.OpenConn(path, sqlite.OpenReadOnly)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for q, out := range map[string]*int64{
+		`SELECT count(*) FROM logic_steps`:                  &rep.LogicSteps,
+		`SELECT count(*) FROM logic_edges`:                  &rep.LogicEdges,
+		`SELECT count(*) FROM nodes WHERE kind = 'package'`: &rep.Packages,
+	} {
+		if err := sqlitex.ExecuteTransient(conn, q, &sqlitex.ExecOptions{
+			ResultFunc: func(s *sqlite.Stmt) error { *out = s.ColumnInt64(0); return nil },
+		}); err != nil {
+			return err
+		}
+	}
+	var files int64
+	if err := sqlitex.ExecuteTransient(conn, `SELECT count(*) FROM nodes WHERE kind = 'file'`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error { files = s.ColumnInt64(0); return nil },
+	}); err != nil {
+		return err
+	}
+	rep.GoFiles = int(files)
+	st, err := os.Stat(path)
+	if err == nil {
+		rep.IndexMiB = float64(st.Size()) / (1 << 20)
+	}
+	return nil
+}
+
+// goMarkdown renders the Go adapter figures and their targets.
+func goMarkdown(r *goReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nGo adapter on GOROOT/src (%s, without testdata): %d Go files, %d package nodes (`go list std | wc -l`: %d), %d nodes, %d edges, %d Logic steps, %d Logic edges, index %.0f MiB.\n\n",
+		r.GoVersion, r.GoFiles, r.Packages, r.StdPackages, r.Nodes, r.Edges, r.LogicSteps, r.LogicEdges, r.IndexMiB)
+	b.WriteString("| figure | measured | target | met |\n|---|---|---|---|\n")
+	row := func(name string, v, bound float64, unit, runs string) {
+		met := "yes"
+		if v > bound {
+			met = "**no**"
+		}
+		fmt.Fprintf(&b, "| %s | %.1f %s (%s) | %g %s | %s |\n", name, v, unit, runs, bound, unit, met)
+	}
+	row("cold extraction and sync", r.ColdMs, 20000, "ms", fmt.Sprintf("median of %d", r.ColdRuns))
+	row("warm (unchanged) sync", r.WarmMs, 1000, "ms", fmt.Sprintf("median of %d", r.WarmRuns))
+	row("one-file edit", r.EditMs, 300, "ms", fmt.Sprintf("median of %d", r.EditRuns))
+	row("peak RSS", r.PeakRSSMiB, 1536, "MiB", "whole child process")
+	fmt.Fprintf(&b, "\nPhases (median ms): cold: %s; one-file edit: %s.\n", phaseList(r.ColdPhases), phaseList(r.EditPhases))
+	return b.String()
+}

@@ -1,0 +1,251 @@
+package index_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+// copyTree copies the regular files under src whose names keep returns true into dst.
+func copyTree(t testing.TB, src, dst string, keep func(rel string) bool) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() {
+			if strings.HasPrefix(e.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() || !keep(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	must(t, err)
+}
+
+// courier copies the example project, Go code included, into a temporary directory.
+func courier(t testing.TB) *project.Descriptor {
+	t.Helper()
+	root := t.TempDir()
+	copyTree(t, filepath.Join("..", "examples", "courier"), root, func(string) bool { return true })
+	return load(t, root)
+}
+
+func write(t testing.TB, d *project.Descriptor, rel, text string) {
+	t.Helper()
+	p := filepath.Join(d.Root, filepath.FromSlash(rel))
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte(text), 0o644))
+}
+
+func hasEdge(t testing.TB, snap *index.Snapshot, src, rel, dst string) bool {
+	t.Helper()
+	l, err := snap.Dependencies(context.Background(), src, 200)
+	must(t, err)
+	for _, link := range l.Links {
+		if link.Relation == rel && link.NodeID == dst {
+			return true
+		}
+	}
+	return false
+}
+
+// Code edits that make a call's target appear and disappear in another file, add and remove
+// packages and tests: after each, the incremental index must equal a cold build.
+func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
+	ctx := context.Background()
+	d := courier(t)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	const ingest = "go:example.com/courier/normalize.Ingest"
+	const extra = "go:example.com/courier/store.Extra"
+	steps := []struct {
+		name     string
+		edit     func()
+		edgeWant bool // whether Ingest calls store.Extra afterwards
+	}{
+		{"call a function that does not exist yet", func() {
+			src, _ := os.ReadFile(filepath.Join(d.Root, "code/normalize/normalize.go"))
+			write(t, d, "code/normalize/normalize.go", strings.Replace(string(src), "\t\tn++\n", "\t\tn++\n\t\tstore.Extra()\n", 1))
+		}, false},
+		{"define it in a new file of the other package", func() {
+			write(t, d, "code/store/extra.go", "package store\n\n// Extra is new.\nfunc Extra() { latest() }\n\nfunc latest() {}\n")
+		}, true},
+		{"test it from a new package", func() {
+			write(t, d, "code/audit/audit_test.go", "package audit\n\nimport (\n\t\"testing\"\n\n\t\"example.com/courier/store\"\n)\n\nfunc TestExtra(t *testing.T) { store.Extra() }\n")
+		}, true},
+		{"remove the file that defines it", func() { must(t, os.Remove(filepath.Join(d.Root, "code/store/extra.go"))) }, false},
+		{"define it again, as a method elsewhere and a func", func() {
+			write(t, d, "code/store/more.go", "package store\n\nfunc (l *Log) Extra() {}\n\nfunc Extra() {}\n")
+		}, true},
+		{"remove a package", func() { must(t, os.RemoveAll(filepath.Join(d.Root, "code/audit"))) }, true},
+	}
+	for _, step := range steps {
+		step.edit()
+		inc, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+		if inc.Build != index.BuildIncremental {
+			t.Fatalf("%s: build = %s, want incremental", step.name, inc.Build)
+		}
+		incDump := dump(t, index.PathsFor(d).Index)
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		if got := hasEdge(t, snap, ingest, "calls", extra); got != step.edgeWant {
+			t.Errorf("%s: edge Ingest calls store.Extra = %v, want %v", step.name, got, step.edgeWant)
+		}
+		snap.Close()
+		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+		must(t, err)
+		if coldDump := dump(t, index.PathsFor(d).Index); coldDump != incDump {
+			t.Fatalf("%s: incremental and cold builds differ:\n%s", step.name, firstDiff(incDump, coldDump))
+		}
+	}
+}
+
+// The adapter over this repository's own code: known nodes, relations and Logic.
+func TestAdapterOnThisRepository(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	copyTree(t, "..", filepath.Join(root, "code"), func(rel string) bool {
+		return rel == "go.mod" || (strings.HasSuffix(rel, ".go") && !strings.HasPrefix(rel, "examples"))
+	})
+	write(t, &project.Descriptor{Root: root}, "docforge.toml", `schema_version = 1
+[project]
+id = "self"
+[sources]
+content_roots = ["docs"]
+code_roots = ["code"]
+[relations]
+allowed = ["calls", "contains", "defines", "imports", "tested_by", "implemented_by"]
+[families.arch]
+kinds = ["component"]
+`)
+	write(t, &project.Descriptor{Root: root}, "docs/index.md", "+++\nid = \"arch.index\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Index\"\n[relations]\nimplemented_by = [\"go:github.com/docforge/docforge/index.Sync\"]\n+++\nThe index.\n")
+	d := load(t, root)
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings: %v", res.Warnings)
+	}
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	const m = "go:github.com/docforge/docforge/"
+	for id, kind := range map[string]string{
+		m + "index":                        "package",
+		m + "index/sync.go":                "file",
+		m + "index.Sync":                   "func",
+		m + "index.Snapshot":               "type",
+		m + "index.Snapshot.Search":        "method",
+		m + "index/golang.Extract":         "func",
+		m + "index/golang.TestLogicGolden": "func",
+	} {
+		v, err := snap.Get(ctx, id)
+		if err != nil {
+			t.Errorf("node %s: %v", id, err)
+			continue
+		}
+		if v.Kind != kind || v.Language != "go" || v.Family != "code" {
+			t.Errorf("node %s: kind %s language %s family %s, want %s go code", id, v.Kind, v.Language, v.Family, kind)
+		}
+	}
+	for _, e := range [][3]string{
+		{m + "index", "contains", m + "index/sync.go"},
+		{m + "index/sync.go", "defines", m + "index.Sync"},
+		{m + "index/sync.go", "imports", m + "index/source"},
+		{m + "index.Sync", "calls", m + "index/source.Scan"},
+		{m + "index.Sync", "calls", m + "index.publish"},
+		{m + "index.Snapshot.Search", "calls", m + "index.Snapshot.with"},
+		{m + "index/golang.Extract", "tested_by", m + "index/golang.TestLogicGolden"},
+	} {
+		if !hasEdge(t, snap, e[0], e[1], e[2]) {
+			t.Errorf("missing edge %s -%s-> %s", e[0], e[1], e[2])
+		}
+	}
+	l, err := snap.Logic(ctx, m+"index.Sync")
+	must(t, err)
+	if len(l.Steps) < 10 || l.Steps[0].Kind != "entry" || l.Steps[len(l.Steps)-1].Kind != "exit" {
+		t.Errorf("Logic of index.Sync: %d steps, first %v", len(l.Steps), l.Steps[:1])
+	}
+	if _, err := snap.Logic(ctx, m+"index"); problem.CodeOf(err) != problem.InvalidArgument {
+		t.Errorf("Logic of a package: %v, want invalid_argument", err)
+	}
+	// Logic stays out of search: no step label is a search hit.
+	hits, err := snap.Search(ctx, "removeStaleTemps", 20)
+	must(t, err)
+	for _, h := range hits.Hits {
+		if !strings.HasPrefix(h.ID, "go:") {
+			t.Errorf("search returned %s", h.ID)
+		}
+	}
+}
+
+// The no-AST policy: declarations from the lexical scanner (the same ones go/ast finds),
+// never Logic, the policy recorded, and every Logic path refused.
+func TestNoASTPolicy(t *testing.T) {
+	ctx := context.Background()
+	d := courier(t)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	astSnap, err := index.Open(ctx, d)
+	must(t, err)
+	astCode, err := astSnap.FilterNodes(ctx, index.Filter{Language: "go"}, 200)
+	must(t, err)
+	astSnap.Close()
+
+	// An index that holds Logic is refused under no-AST before any read.
+	if _, err := index.OpenWith(ctx, d, golang.PolicyNoAST); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
+		t.Fatalf("open an index with Logic under no-AST: %v, want adapter_policy_forbids_logic", err)
+	}
+
+	res, err := index.Sync(ctx, d, index.Options{Policy: golang.PolicyNoAST})
+	must(t, err)
+	if res.Build != index.BuildCold || res.Publication.Policy != golang.PolicyNoAST {
+		t.Fatalf("policy change: build %s, policy %s; want a cold build recorded as no-ast", res.Build, res.Publication.Policy)
+	}
+	snap, err := index.OpenWith(ctx, d, golang.PolicyNoAST)
+	must(t, err)
+	defer snap.Close()
+	if snap.Info().Policy != golang.PolicyNoAST {
+		t.Errorf("index metadata policy = %q", snap.Info().Policy)
+	}
+	code, err := snap.FilterNodes(ctx, index.Filter{Language: "go"}, 200)
+	must(t, err)
+	var got, want []string
+	for _, n := range code.Nodes {
+		got = append(got, n.ID)
+	}
+	for _, n := range astCode.Nodes {
+		want = append(want, n.ID)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("no-AST code nodes differ from AST ones:\n got %v\nwant %v", got, want)
+	}
+	if _, err := snap.Logic(ctx, "go:example.com/courier/store.Log.State"); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
+		t.Errorf("Logic under no-AST: %v, want adapter_policy_forbids_logic", err)
+	}
+	if strings.Contains(dump(t, index.PathsFor(d).Index), "entry|") {
+		t.Error("the no-AST index holds Logic steps")
+	}
+}

@@ -1,0 +1,63 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+// Under the no-AST policy a built file that holds Logic must fail verification, which runs
+// before fsync and rename, so it can never be published. The no-AST loader produces no Logic,
+// so the test verifies an AST-built file against the no-AST policy.
+func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	files := map[string]string{
+		"docforge.toml": "schema_version = 1\n[project]\nid = \"p\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\"code\"]\n" +
+			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\"]\n[families.arch]\nkinds = [\"component\"]\n",
+		"docs/a.md":   "+++\nid = \"a\"\nkind = \"component\"\nfamily = \"arch\"\n+++\n",
+		"code/go.mod": "module example.com/p\n",
+		"code/p/p.go": "package p\n\nfunc F(x int) int {\n\tif x > 0 {\n\t\treturn x\n\t}\n\treturn -x\n}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	if _, err := Sync(ctx, d, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	path := PathsFor(d).Index
+	conn, err := openRead(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := readMeta(conn)
+	conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := stateFromMeta(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(ctx, path, st, golang.PolicyAST); err != nil {
+		t.Fatalf("verify under AST: %v", err)
+	}
+	if err := verify(ctx, path, st, golang.PolicyNoAST); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
+		t.Fatalf("verify a Logic projection under no-AST: %v, want adapter_policy_forbids_logic", err)
+	}
+}
