@@ -65,7 +65,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}
 	defer end(&retErr)
 
-	w := &writer{conn: conn, st: st}
+	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true}
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
 		return nil, err
 	}
@@ -121,6 +121,9 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}
 	if err := insertEdges(w, keys, resolvedRefs(keys, w.rels, refs)); err != nil {
 		return nil, err
+	}
+	if err := sqlitex.ExecuteScript(conn, schemaIndexes, nil); err != nil {
+		return nil, fmt.Errorf("create index schema: %w", err)
 	}
 	st.sources.Add(fileItem(project.FileName, d.Hash))
 	if err := w.writeMeta(b); err != nil {

@@ -311,22 +311,35 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 // still declares it and both its ends are nodes.
 func applyRefs(w *writer, paths []string, parsed []source.Parsed, appeared []string, removed map[string]int64) ([]DiffItem, error) {
 	conn := w.conn
+	relNames := make(map[int64]string, len(w.rels))
+	for name, rel := range w.rels {
+		relNames[rel] = name
+	}
 	touched := map[graph.Edge]bool{}
-	collect := func(query string, arg string) error {
-		return sqlitex.Execute(conn, query, &sqlitex.ExecOptions{
-			Args: []any{arg},
+	const named = `SELECT s.name, r.rel, d.name FROM refs r JOIN ref_names s ON s.id = r.src JOIN ref_names d ON d.id = r.dst WHERE `
+	collect := func(where string, name string) error {
+		id, ok, err := w.nameID(name, true)
+		if err != nil || !ok {
+			return err
+		}
+		return sqlitex.Execute(conn, named+where, &sqlitex.ExecOptions{
+			Args: []any{id},
 			ResultFunc: func(s *sqlite.Stmt) error {
-				touched[graph.Edge{Source: s.ColumnText(0), Relation: s.ColumnText(1), Target: s.ColumnText(2)}] = true
+				touched[graph.Edge{Source: s.ColumnText(0), Relation: relNames[s.ColumnInt64(1)], Target: s.ColumnText(2)}] = true
 				return nil
 			},
 		})
 	}
 	for _, p := range paths {
-		if err := collect(`SELECT src, rel, dst FROM refs WHERE origin = ?`, p); err != nil {
+		if err := collect(`r.origin = ?`, p); err != nil {
 			return nil, fmt.Errorf("read relation candidates of %s: %w", p, err)
 		}
-		if err := sqlitex.Execute(conn, `DELETE FROM refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{p}}); err != nil {
-			return nil, fmt.Errorf("delete relation candidates of %s: %w", p, err)
+		if id, ok, err := w.nameID(p, true); err != nil {
+			return nil, err
+		} else if ok {
+			if err := sqlitex.Execute(conn, `DELETE FROM refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{id}}); err != nil {
+				return nil, fmt.Errorf("delete relation candidates of %s: %w", p, err)
+			}
 		}
 	}
 	for _, p := range parsed {
@@ -340,7 +353,7 @@ func applyRefs(w *writer, paths []string, parsed []source.Parsed, appeared []str
 	ends := slices.Sorted(maps.Keys(removed))
 	ends = append(ends, appeared...)
 	for _, id := range ends {
-		if err := collect(`SELECT src, rel, dst FROM refs WHERE src = ?1 UNION ALL SELECT src, rel, dst FROM refs WHERE dst = ?1`, id); err != nil {
+		if err := collect(`r.src = ?1 UNION ALL `+named+`r.dst = ?1`, id); err != nil {
 			return nil, fmt.Errorf("read relation candidates of %s: %w", id, err)
 		}
 	}
@@ -360,8 +373,18 @@ func applyRefs(w *writer, paths []string, parsed []source.Parsed, appeared []str
 			continue // an end that never had a key cannot have an edge
 		}
 		var declared, present int64
-		if err := execInt(conn, `SELECT count(*) FROM (SELECT 1 FROM refs WHERE src = ? AND rel = ? AND dst = ? LIMIT 1)`, &declared, e.Source, e.Relation, e.Target); err != nil {
-			return nil, fmt.Errorf("check relation candidate: %w", err)
+		srcName, ok1, err := w.nameID(e.Source, true)
+		if err != nil {
+			return nil, err
+		}
+		dstName, ok2, err := w.nameID(e.Target, true)
+		if err != nil {
+			return nil, err
+		}
+		if ok1 && ok2 {
+			if err := execInt(conn, `SELECT count(*) FROM (SELECT 1 FROM refs WHERE src = ? AND rel = ? AND dst = ? LIMIT 1)`, &declared, srcName, rel, dstName); err != nil {
+				return nil, fmt.Errorf("check relation candidate: %w", err)
+			}
 		}
 		if err := execInt(conn, `SELECT count(*) FROM edges WHERE src = ? AND rel = ? AND dst = ?`, &present, src, rel, dst); err != nil {
 			return nil, fmt.Errorf("check edge: %w", err)

@@ -89,7 +89,8 @@ func dump(t testing.TB, path string) string {
 		`SELECT path, file_hash FROM files ORDER BY path`,
 		`SELECT key, value FROM meta WHERE key NOT IN ('generation', 'build', 'source_identity') ORDER BY key`,
 		`SELECT n.id FROM search JOIN nodes n ON n.key = search.rowid WHERE search MATCH 'storage' ORDER BY bm25(search), n.id`,
-		`SELECT origin, src, rel, dst FROM refs ORDER BY 1, 2, 3, 4`,
+		`SELECT o.name, s.name, r.name, d.name FROM refs x JOIN ref_names o ON o.id = x.origin JOIN ref_names s ON s.id = x.src
+			JOIN relations r ON r.rel = x.rel JOIN ref_names d ON d.id = x.dst ORDER BY 1, 2, 3, 4`,
 		`SELECT n.id, l.step, l.kind, l.label, l.line FROM logic_steps l JOIN nodes n ON n.key = l.owner ORDER BY 1, 2`,
 		`SELECT n.id, l.from_step, l.to_step, l.kind FROM logic_edges l JOIN nodes n ON n.key = l.owner ORDER BY 1, 2, 3, 4`,
 	} {

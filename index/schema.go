@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.
@@ -41,7 +41,7 @@ CREATE TABLE relations (
 
 CREATE TABLE nodes (
   key          INTEGER PRIMARY KEY,
-  id           TEXT NOT NULL UNIQUE,
+  id           TEXT NOT NULL,
   kind         TEXT NOT NULL,
   family       TEXT NOT NULL,
   title        TEXT NOT NULL,
@@ -57,8 +57,6 @@ CREATE TABLE nodes (
   record_hash  TEXT NOT NULL,
   headings     TEXT NOT NULL    -- JSON array
 );
-CREATE INDEX nodes_source ON nodes(source_path);
-CREATE INDEX nodes_family ON nodes(family, kind, id);
 
 CREATE TABLE bodies (
   key  INTEGER PRIMARY KEY,
@@ -83,20 +81,23 @@ CREATE TABLE edges (
   dst INTEGER NOT NULL,
   PRIMARY KEY (src, rel, dst)
 ) WITHOUT ROWID;
-CREATE INDEX edges_in ON edges(dst, rel, src);
 
 -- Relations an adapter derived (calls, imports, ...), by the file they came from. One is an
 -- edge exactly when both ends are nodes; keeping the candidates lets an incremental build
 -- add the edge when a missing end appears, as a cold build would.
+-- Names (file paths and node IDs, existing or not) are interned: on GOROOT/src this cut the
+-- candidates from 90 MB to about a fifth, and every incremental build copies them.
+CREATE TABLE ref_names (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL
+);
 CREATE TABLE refs (
-  origin TEXT NOT NULL,
-  src    TEXT NOT NULL,
-  rel    TEXT NOT NULL,
-  dst    TEXT NOT NULL,
+  origin INTEGER NOT NULL,
+  src    INTEGER NOT NULL,
+  rel    INTEGER NOT NULL,
+  dst    INTEGER NOT NULL,
   PRIMARY KEY (origin, src, rel, dst)
 ) WITHOUT ROWID;
-CREATE INDEX refs_src ON refs(src, rel, dst);
-CREATE INDEX refs_dst ON refs(dst);
 
 CREATE TABLE logic_steps (
   owner INTEGER NOT NULL,
@@ -120,6 +121,19 @@ CREATE VIRTUAL TABLE search USING fts5(
   content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'
 );
+`
+
+// schemaIndexes are the secondary indexes. A cold build creates them after inserting every
+// row: building an index from sorted data once is far cheaper than keeping it balanced under
+// random inserts, each of which costs the pure-Go SQLite an mmap and munmap of scratch space.
+const schemaIndexes = `
+CREATE UNIQUE INDEX nodes_id ON nodes(id);
+CREATE UNIQUE INDEX ref_names_name ON ref_names(name);
+CREATE INDEX nodes_source ON nodes(source_path);
+CREATE INDEX nodes_family ON nodes(family, kind, id);
+CREATE INDEX edges_in ON edges(dst, rel, src);
+CREATE INDEX refs_src ON refs(src, rel, dst);
+CREATE INDEX refs_dst ON refs(dst);
 `
 
 // Meta keys.

@@ -32,9 +32,13 @@ func fileItem(path, fileHash string) string { return path + "\x00" + fileHash }
 
 // writer inserts and deletes graph rows on a read-write connection inside a transaction.
 type writer struct {
-	conn *sqlite.Conn
-	rels map[string]int64 // relation name -> rel
-	st   *state
+	conn  *sqlite.Conn
+	rels  map[string]int64 // relation name -> rel
+	st    *state
+	names map[string]int64 // interned ref_names, as far as looked up
+	// namesComplete says names holds every interned name (a cold build, which interns them
+	// all itself), so a miss is a new name and needs no lookup.
+	namesComplete bool
 }
 
 func (w *writer) insertFile(f source.File, fileHash string) error {
@@ -172,14 +176,74 @@ func (w *writer) insertLogic(owner int64, l *graph.Logic) error {
 	return nil
 }
 
-// insertRefs records a file's adapter-derived relation candidates.
+// nameID returns the interned ID of a name, adding it unless lookupOnly.
+func (w *writer) nameID(name string, lookupOnly bool) (int64, bool, error) {
+	if id, ok := w.names[name]; ok {
+		return id, true, nil
+	}
+	var id int64
+	found := false
+	if !w.namesComplete {
+		s := w.conn.Prep(`SELECT id FROM ref_names WHERE name = ?`)
+		s.BindText(1, name)
+		var err error
+		found, err = s.Step()
+		if found {
+			id = s.ColumnInt64(0)
+		}
+		if rerr := s.Reset(); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return 0, false, fmt.Errorf("look up name %s: %w", name, err)
+		}
+	}
+	if !found {
+		if lookupOnly {
+			return 0, false, nil
+		}
+		ins := w.conn.Prep(`INSERT INTO ref_names(name) VALUES (?)`)
+		ins.BindText(1, name)
+		if _, err := ins.Step(); err != nil {
+			return 0, false, fmt.Errorf("intern name %s: %w", name, err)
+		}
+		if err := ins.Reset(); err != nil {
+			return 0, false, err
+		}
+		id = w.conn.LastInsertRowID()
+	}
+	if w.names == nil {
+		w.names = map[string]int64{}
+	}
+	w.names[name] = id
+	return id, true, nil
+}
+
+// insertRefs records a file's adapter-derived relation candidates. A relation the project does
+// not allow cannot become an edge, so it is not kept.
 func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
+	o, _, err := w.nameID(origin, false)
+	if err != nil {
+		return err
+	}
 	s := w.conn.Prep(`INSERT OR IGNORE INTO refs(origin, src, rel, dst) VALUES (?, ?, ?, ?)`)
 	for _, r := range refs {
-		s.BindText(1, origin)
-		s.BindText(2, r.Source)
-		s.BindText(3, r.Relation)
-		s.BindText(4, r.Target)
+		rel, ok := w.rels[r.Relation]
+		if !ok {
+			continue
+		}
+		src, _, err := w.nameID(r.Source, false)
+		if err != nil {
+			return err
+		}
+		dst, _, err := w.nameID(r.Target, false)
+		if err != nil {
+			return err
+		}
+		s.BindInt64(1, o)
+		s.BindInt64(2, src)
+		s.BindInt64(3, rel)
+		s.BindInt64(4, dst)
 		if _, err := s.Step(); err != nil {
 			return fmt.Errorf("insert relation candidate of %s: %w", origin, err)
 		}
