@@ -2,11 +2,13 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/golang"
@@ -248,4 +250,57 @@ func TestNoASTPolicy(t *testing.T) {
 	if strings.Contains(dump(t, index.PathsFor(d).Index), "entry|") {
 		t.Error("the no-AST index holds Logic steps")
 	}
+}
+
+// Extraction is keyed by content: a file whose stat changes but whose bytes do not is not
+// parsed again, and a one-file edit parses exactly that file.
+func TestTouchParsesNothingAndEditParsesOneFile(t *testing.T) {
+	ctx := context.Background()
+	d := courier(t)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	file := filepath.Join(d.Root, "code/store/store.go")
+	later := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(file, later, later))
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental || res.FilesChanged != 1 || res.FilesParsed != 0 {
+		t.Fatalf("touch: build %s, %d changed, %d parsed; want incremental, 1, 0", res.Build, res.FilesChanged, res.FilesParsed)
+	}
+	if s := res.Summary; s.NodesAdded+s.NodesRemoved+s.NodesChanged+s.EdgesAdded+s.EdgesRemoved != 0 {
+		t.Errorf("touch changed the graph: %+v", s)
+	}
+	src, err := os.ReadFile(file)
+	must(t, err)
+	must(t, os.WriteFile(file, append(src, "\nfunc Added() {}\n"...), 0o644))
+	res, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.FilesParsed != 1 || res.Summary.NodesAdded != 1 {
+		t.Errorf("edit: %d parsed, %d nodes added; want 1 and 1", res.FilesParsed, res.Summary.NodesAdded)
+	}
+}
+
+// A documentation node may point at code; a code target no code root defines is a dangling
+// target, reported with its position and a remediation about code roots.
+func TestDanglingCodeReferenceIsReported(t *testing.T) {
+	ctx := context.Background()
+	d := courier(t)
+	p := filepath.Join(d.Root, "docs/architecture/store.md")
+	src, err := os.ReadFile(p)
+	must(t, err)
+	must(t, os.WriteFile(p, []byte(strings.Replace(string(src), "store.Log\"]", "store.Missing\"]", 1)), 0o644))
+	_, err = index.Sync(ctx, d, index.Options{})
+	var pe *problem.Error
+	if !errors.As(err, &pe) || pe.Problem.Code != problem.ProjectInvalid {
+		t.Fatalf("sync: %v, want project_invalid", err)
+	}
+	for _, pr := range pe.Problems {
+		if pr.Code == problem.DanglingTarget && strings.Contains(pr.Message, "go:example.com/courier/store.Missing") {
+			if pr.Location.Path != "docs/architecture/store.md" || pr.Location.Line == 0 || !strings.Contains(pr.Remediation, "code_roots") {
+				t.Errorf("problem %+v: want a position in store.md and a code_roots remediation", pr)
+			}
+			return
+		}
+	}
+	t.Fatalf("no dangling_target for the code reference in %v", pe.Problems)
 }

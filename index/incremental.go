@@ -103,7 +103,7 @@ type oldNode struct {
 // incrementalBuild applies dl to the copy at path (already holding the previous generation)
 // and records the transition in c. st arrives holding the previous state and leaves holding
 // the new one.
-func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector) (retErr error) {
+func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector, parsedFiles *int) (retErr error) {
 	conn, err := openWrite(ctx, path, 16)
 	if err != nil {
 		return err
@@ -120,7 +120,19 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	defer end(&retErr)
 
 	var parsed []source.Parsed
-	err = source.NewLoader(d, b.policy).Each(ctx, dl.changed, func(p source.Parsed) error {
+	loader := source.NewLoader(d, b.policy)
+	known := make(map[string]string, len(dl.changed))
+	for _, f := range dl.changed {
+		if o, ok := old[f.Path]; ok && o.file.Format == f.Format {
+			known[f.Path] = o.hash
+		}
+	}
+	loader.SkipUnchanged(known)
+	var reparsed []string // changed files whose content changed too
+	err = loader.Each(ctx, dl.changed, func(p source.Parsed) error {
+		if !p.Unchanged {
+			reparsed = append(reparsed, p.File.Path)
+		}
 		for _, pr := range p.Fragment.Problems {
 			if pr.Severity == "error" {
 				return errNeedsValidation
@@ -141,7 +153,8 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	}
 
 	// The nodes and out-edges the delta files held before.
-	paths := append(slices.Clone(dl.removed), pathsOf(dl.changed)...)
+	*parsedFiles = len(reparsed)
+	paths := append(slices.Clone(dl.removed), reparsed...)
 	olds := map[string]oldNode{}
 	oldEdges := map[graph.Edge][3]int64{}
 	for _, p := range paths {
@@ -436,12 +449,4 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 		return 0, false
 	}
 	return s.ColumnInt64(0), true
-}
-
-func pathsOf(files []source.File) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.Path
-	}
-	return out
 }

@@ -61,12 +61,15 @@ const (
 
 // Result describes one Sync.
 type Result struct {
-	Build        string            `json:"build"`
-	Generation   int64             `json:"generation"`
-	Publication  *Publication      `json:"publication"`
-	Summary      *DiffSummary      `json:"diff,omitempty"`
-	FilesChanged int               `json:"files_changed"`
-	Warnings     []problem.Problem `json:"warnings"`
+	Build        string       `json:"build"`
+	Generation   int64        `json:"generation"`
+	Publication  *Publication `json:"publication"`
+	Summary      *DiffSummary `json:"diff,omitempty"`
+	FilesChanged int          `json:"files_changed"`
+	// FilesParsed counts the files actually parsed: a changed stat with unchanged content is
+	// not parsed again, since extraction is keyed by content hash.
+	FilesParsed int               `json:"files_parsed"`
+	Warnings    []problem.Problem `json:"warnings"`
 	// Timings says where the time went, phase by phase, so a slow sync explains itself.
 	Timings []Timing `json:"timings"`
 	// Published is when, from the start, the new generation was published (renamed into place
@@ -208,6 +211,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	var st *state
 	kind := BuildCold
 	var dl delta
+	filesParsed := len(inv.Files)
 	if prevUsable && !opts.Rebuild {
 		dl = computeDelta(inv, prevFiles)
 		if dl.size() <= max(256, len(inv.Files)/4) {
@@ -225,7 +229,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 			return nil, err
 		}
 		clk.mark("copy")
-		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector)
+		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector, &filesParsed)
 		if errors.Is(err, errNeedsValidation) {
 			return nil, invalidProject(ctx, d, b.policy)
 		}
@@ -258,7 +262,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	}
 	return &Result{
 		Build: kind, Generation: st.generation, Publication: pub, Summary: &diff.Summary,
-		FilesChanged: dl.size(), Warnings: warnings(inv.Problems), Timings: clk.marks, Published: clk.published, Elapsed: time.Since(start),
+		FilesChanged: dl.size(), FilesParsed: filesParsed, Warnings: warnings(inv.Problems), Timings: clk.marks, Published: clk.published, Elapsed: time.Since(start),
 	}, nil
 }
 

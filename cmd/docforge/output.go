@@ -45,7 +45,7 @@ func printSync(w io.Writer, r *index.Result) {
 	s := r.Summary
 	fmt.Fprintf(w, "published generation %d (%s build", r.Generation, r.Build)
 	if r.Build == index.BuildIncremental {
-		fmt.Fprintf(w, " of %d changed files", r.FilesChanged)
+		fmt.Fprintf(w, " of %d changed files, %d parsed", r.FilesChanged, r.FilesParsed)
 	}
 	fmt.Fprintf(w, ") in %s: %d nodes, %d edges\n", r.Elapsed.Round(1e6), g.NodeCount, g.EdgeCount)
 	fmt.Fprintf(w, "  nodes +%d -%d ~%d, edges +%d -%d\n", s.NodesAdded, s.NodesRemoved, s.NodesChanged, s.EdgesAdded, s.EdgesRemoved)

@@ -27,6 +27,9 @@ type Parsed struct {
 	File     File
 	FileHash string
 	Fragment *graph.Fragment
+	// Unchanged says the content hash equals the one the loader was told the file already
+	// had (SkipUnchanged), so it was not parsed and Fragment is empty.
+	Unchanged bool
 }
 
 // Loader reads and parses sources under one adapter policy. It holds the state of one build
@@ -35,6 +38,22 @@ type Loader struct {
 	d       *project.Descriptor
 	noAST   bool
 	modules *golang.Modules
+	known   map[string]string // path -> content hash already extracted
+}
+
+// SkipUnchanged makes the loader compare each file's content hash with hashes[path] and skip
+// parsing when they are equal: extraction is keyed by content, so a file whose stat changed
+// but whose bytes did not (a touch, a checkout) is never parsed again.
+func (l *Loader) SkipUnchanged(hashes map[string]string) { l.known = hashes }
+
+// unchanged marks out as not parsed when its hash is the known one.
+func (l *Loader) unchanged(out *Parsed) bool {
+	if h, ok := l.known[out.File.Path]; ok && h == out.FileHash {
+		out.Unchanged = true
+		out.Fragment = &graph.Fragment{Path: out.File.Path}
+		return true
+	}
+	return false
 }
 
 // NewLoader returns a loader for d under policy (golang.PolicyAST or golang.PolicyNoAST; empty
@@ -68,6 +87,9 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 	}
 	sum := sha256.Sum256(data)
 	out.FileHash = "sha256:" + hex.EncodeToString(sum[:])
+	if l.unchanged(&out) {
+		return out
+	}
 	switch f.Format {
 	case GoFile:
 		out.Fragment = l.goFile(f.Path, data)
@@ -113,6 +135,9 @@ func (l *Loader) goPackage(f File) Parsed {
 	}
 	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
 	out.FileHash = "sha256:" + hex.EncodeToString(sum[:])
+	if l.unchanged(&out) {
+		return out
+	}
 	out.Fragment = golang.PackageFragment(f.Path, l.modules.ImportPath(f.Path), names)
 	return out
 }
