@@ -28,6 +28,10 @@ demo: build
 	$(DOCFORGE) filter --project-root $(EXAMPLE) --family requirements --tag api
 	@echo "== impact arch.store --depth 2"
 	$(DOCFORGE) impact --project-root $(EXAMPLE) arch.store --depth 2
+	@echo "== backlinks go:example.com/courier/normalize.Normalize (code: calls, tests, docs)"
+	$(DOCFORGE) backlinks --project-root $(EXAMPLE) go:example.com/courier/normalize.Normalize
+	@echo "== logic go:example.com/courier/store.Log.State"
+	$(DOCFORGE) logic --project-root $(EXAMPLE) go:example.com/courier/store.Log.State
 	@echo "== validate a broken copy (expected to fail with every planted problem)"
 	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
 

@@ -48,7 +48,8 @@ Flags every command accepts:
   --no-ast               the no-AST policy: Go declarations from a lexical scanner, no Logic
                          (the index records its policy; switching rebuilds it)
 
-Exit codes: 0 ok, 1 validation problems, 2 usage error or unknown node, 3 internal error.
+Exit codes: 0 ok, 1 validation problems, 2 usage error, unknown node or a request the policy
+forbids, 3 internal error.
 Run 'docforge <command> --help' for a command's own flags.
 `
 
@@ -157,7 +158,7 @@ func exitCode(c problem.Code) int {
 	switch c {
 	case problem.ProjectInvalid, problem.MalformedDescriptor, problem.InvalidDescriptor, problem.UnsupportedSchemaVersion:
 		return exitValidation
-	case problem.DescriptorNotFound, problem.NodeNotFound, problem.InvalidArgument:
+	case problem.DescriptorNotFound, problem.NodeNotFound, problem.InvalidArgument, problem.AdapterPolicyForbidsLogic:
 		return exitUsage
 	}
 	return exitInternal

@@ -93,6 +93,11 @@ func TestCommandsOnTheExample(t *testing.T) {
 		{"deps", []string{"deps", "arch.api"}, 0, "-> implements iface.tracking-api"},
 		{"impact_is_bounded_and_says_so", []string{"impact", "arch.store", "--limit", "2"}, 0, "truncated by result limit"},
 		{"unknown_node_is_a_usage_error", []string{"get", "no.such"}, 2, ""},
+		{"code_backlinks_show_calls_tests_and_docs", []string{"backlinks", "go:example.com/courier/normalize.Normalize"}, 0, "<- implemented_by arch.normalizer"},
+		{"logic_of_a_method", []string{"logic", "go:example.com/courier/store.Log.State"}, 0, "s1   L32    condition     if len(l.events) == 0"},
+		{"logic_of_a_package_is_a_usage_error", []string{"logic", "go:example.com/courier/store"}, 2, ""},
+		{"no_ast_refuses_logic", []string{"logic", "--no-ast", "go:example.com/courier/store.Log.State"}, 2, ""},
+		{"no_ast_still_has_declarations", []string{"get", "--no-ast", "go:example.com/courier/store.Log.State"}, 0, "kind method, family code"},
 		{"unknown_command", []string{"frobnicate"}, 2, ""},
 	}
 	for _, tt := range tests {
