@@ -1,5 +1,5 @@
-// Package mcpbridge will hold the short-lived docforge-mcp bridge: it validates its immutable
-// binding, speaks MCP over stdio with the official go-sdk, and forwards each tool call to its
-// project worker. It will hold no project state and never touch SQLite. Nothing is
-// implemented here yet.
+// Package mcpbridge is the docforge-mcp bridge: it speaks MCP over stdio with the official
+// go-sdk, registers the worker's tools with their JSON schemas and read-only annotations, and
+// forwards each call, arguments untouched, to the worker. It holds no project state and never
+// touches SQLite.
 package mcpbridge

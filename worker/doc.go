@@ -1,5 +1,7 @@
-// Package worker will hold the per-project worker: the only process that loads sources,
-// publishes the index (through package index) and runs tools behind one
-// Call(ctx, binding, tool, args) interface, watching sources with fsnotify. Nothing is
-// implemented here yet; the CLI calls package index directly until then.
+// Package worker runs DocForge's tools for one project binding behind one interface,
+// Service.Call(ctx, binding, tool, args JSON) (result JSON, error). It syncs the index before
+// every normal call, wraps each answer in the response envelope (content notice, project
+// identity, revision, source hash, adapter, staleness), enforces the project's result and
+// response-size limits, and issues version-1 cursors. The MCP bridge calls it in-process;
+// the manager will put a gRPC hop in between without changing tool code.
 package worker

@@ -43,6 +43,12 @@ const (
 	InvalidArgument Code = "invalid_argument"
 	Internal        Code = "internal"
 
+	// MCP binding and responses.
+	InvalidBinding Code = "invalid_binding"
+	StaleCursor    Code = "stale_cursor"
+	InvalidCursor  Code = "invalid_cursor"
+	ResultTooLarge Code = "result_too_large"
+
 	// Adapter policy and implementation.
 	AdapterPolicyForbidsLogic Code = "adapter_policy_forbids_logic"
 	AdapterRestartRequired    Code = "adapter_restart_required"
@@ -63,7 +69,8 @@ func All() []Code {
 		UnknownAuthority, UndeclaredRelation, DanglingTarget, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
-		Internal, AdapterPolicyForbidsLogic, AdapterRestartRequired,
+		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge,
+		AdapterPolicyForbidsLogic, AdapterRestartRequired,
 	}
 }
 
@@ -164,6 +171,18 @@ func Describe(c Code) Info {
 	case Internal:
 		return Info{"DocForge hit an unexpected internal failure",
 			"retry; if it persists, report it with the message"}
+	case InvalidBinding:
+		return Info{"the MCP server's startup flags do not describe a usable binding",
+			"fix the flag the message names (docforge-mcp --help) and start the server again"}
+	case StaleCursor:
+		return Info{"the cursor belongs to another generation, request or collection",
+			"restart_pagination: call the tool again without a cursor"}
+	case InvalidCursor:
+		return Info{"the cursor is corrupt or was not issued by this server",
+			"pass back the next_cursor value exactly as returned, or omit it to start again"}
+	case ResultTooLarge:
+		return Info{"even the smallest answer does not fit the project's max_response_chars",
+			"ask for less (a smaller limit), or raise [limits].max_response_chars in docforge.toml"}
 	case AdapterPolicyForbidsLogic:
 		return Info{"the no-AST policy forbids function Logic, and this index or request has some",
 			"publish an index without Logic with 'docforge sync --no-ast', or bind without --no-ast to use Logic"}

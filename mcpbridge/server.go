@@ -1,0 +1,45 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/worker"
+)
+
+// Caller runs one tool for the binding: the worker in-process now, a gRPC client of the
+// project's worker once the manager exists.
+type Caller interface {
+	Call(ctx context.Context, b worker.Binding, tool string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// NewServer returns the MCP server of one immutable binding.
+func NewServer(b worker.Binding, caller Caller) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "docforge", Title: "DocForge", Version: index.AdapterVersion},
+		&mcp.ServerOptions{Instructions: worker.Instructions(b)})
+	closedWorld := false
+	for _, spec := range worker.Tools() {
+		tool := &mcp.Tool{
+			Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, IdempotentHint: true, OpenWorldHint: &closedWorld},
+		}
+		name := spec.Name
+		server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			out, err := caller.Call(ctx, b, name, req.Params.Arguments)
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}
+			if err != nil {
+				var te *worker.ToolError
+				if !errors.As(err, &te) || out == nil {
+					return nil, err // not a tool failure: a protocol-level error
+				}
+				res.IsError = true
+			}
+			return res, nil
+		})
+	}
+	return server
+}

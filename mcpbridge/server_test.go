@@ -1,0 +1,290 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/worker"
+)
+
+// example copies the bundled example project into a temporary directory, optionally
+// replacing a descriptor line.
+func example(t *testing.T, replace ...string) string {
+	t.Helper()
+	src := filepath.Join("..", "examples", "courier")
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() {
+			if e.Name() == ".docforge" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == "docforge.toml" {
+			for i := 0; i+1 < len(replace); i += 2 {
+				data = []byte(strings.Replace(string(data), replace[i], replace[i+1], 1))
+			}
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// connect starts the server for a binding on an in-memory transport and returns a client
+// session of the go-sdk.
+func connect(t *testing.T, b worker.Binding) *mcp.ClientSession {
+	t.Helper()
+	if _, err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := NewServer(b, worker.NewService(impl)).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// result is the envelope of a tool result, as a client reads it.
+type result struct {
+	ContentNotice string          `json:"content_notice"`
+	Project       struct{ ID string }
+	Revision      int64           `json:"revision"`
+	SourceHash    string          `json:"source_hash"`
+	Adapter       string          `json:"adapter_version"`
+	Staleness     string          `json:"staleness"`
+	Result        json.RawMessage `json:"result"`
+	Error         *struct {
+		Code, Message, Remediation string
+	} `json:"error"`
+	Diagnostics json.RawMessage `json:"diagnostics"`
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (result, bool, int) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var r result
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		t.Fatalf("%s: result is not JSON: %v\n%s", name, err, text)
+	}
+	return r, res.IsError, len(text)
+}
+
+func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
+	cs := connect(t, worker.Binding{ProjectRoot: example(t)})
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s is not annotated read-only", tool.Name)
+		}
+	}
+	var want []string
+	for _, spec := range worker.Tools() {
+		want = append(want, spec.Name)
+	}
+	// The go-sdk lists tools by name; the contract's order is the capabilities' order.
+	slices.Sort(want)
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("tools = %v, want %v", names, want)
+	}
+	r, _, _ := callTool(t, cs, "docforge_bootstrap", nil)
+	if !strings.Contains(string(r.Result), `"tools":["docforge_bootstrap","docforge_sync","docforge_project_info","docforge_get_contract",`) {
+		t.Errorf("capabilities do not list the tools in contract order: %.400s", r.Result)
+	}
+}
+
+func TestReadTools(t *testing.T) {
+	cs := connect(t, worker.Binding{ProjectRoot: example(t)})
+	tests := []struct {
+		tool    string
+		args    map[string]any
+		code    string // expected error code, or "" for success
+		contain string // substring of the result payload
+	}{
+		{"docforge_bootstrap", nil, "", `"first_operation":"docforge_search"`},
+		{"docforge_sync", map[string]any{}, "", `"build":"none"`},
+		{"docforge_sync", map[string]any{"rebuild": true}, "", `"build":"cold"`},
+		{"docforge_project_info", nil, "", `"code_roots":["code"]`},
+		{"docforge_get_contract", nil, "", `"adapter_policy_forbids_logic"`},
+		{"docforge_get_node", map[string]any{"node_id": "arch.store"}, "", `"title":"Shipment store"`},
+		{"docforge_get_node", map[string]any{"node_id": "no.such"}, "node_not_found", ""},
+		{"docforge_get_node", map[string]any{}, "invalid_argument", ""},
+		{"docforge_get_node", map[string]any{"node_id": "arch.store", "colour": "red"}, "invalid_argument", ""},
+		{"docforge_get_logic", map[string]any{"node_id": "go:example.com/courier/store.Log.State"}, "", `"kind":"condition"`},
+		{"docforge_get_logic", map[string]any{"node_id": "arch.store"}, "invalid_argument", ""},
+		{"docforge_search", map[string]any{"query": "late events", "limit": 2}, "", `"req.event-order"`},
+		{"docforge_search", map[string]any{"query": ""}, "invalid_argument", ""},
+		{"docforge_filter_nodes", map[string]any{"language": "go", "capability": "test"}, "", `TestLateEventsKeepOrder`},
+		{"docforge_backlinks", map[string]any{"node_id": "go:example.com/courier/normalize.Normalize"}, "", `"relation":"implemented_by"`},
+		{"docforge_dependencies", map[string]any{"node_id": "arch.api"}, "", `"relation":"implements"`},
+		{"docforge_impact", map[string]any{"node_id": "arch.store", "limit": 2}, "", `"truncated_by":"result_limit"`},
+		{"docforge_validate_project", nil, "", `"valid":true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			r, isErr, _ := callTool(t, cs, tt.tool, tt.args)
+			if r.ContentNotice != worker.ContentNotice || r.Project.ID != "courier" || !strings.HasPrefix(r.Adapter, "docforge-core@") {
+				t.Errorf("envelope: %+v", r)
+			}
+			if tt.code != "" {
+				if !isErr || r.Error == nil || r.Error.Code != tt.code || r.Error.Remediation == "" {
+					t.Fatalf("want error %s, got isError=%v %+v", tt.code, isErr, r.Error)
+				}
+				return
+			}
+			if isErr {
+				t.Fatalf("error: %+v", r.Error)
+			}
+			if r.Revision < 1 || r.SourceHash == "" || r.Staleness != "current" {
+				t.Errorf("envelope revision %d source %q staleness %q", r.Revision, r.SourceHash, r.Staleness)
+			}
+			if !strings.Contains(string(r.Result), tt.contain) {
+				t.Errorf("result lacks %s:\n%.600s", tt.contain, r.Result)
+			}
+		})
+	}
+}
+
+// Every normal call checks source identity first: an edit shows up in the next answer.
+func TestCallsSyncFirst(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root})
+	before, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
+	p := filepath.Join(root, "docs/architecture/store.md")
+	src, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(src), "title = \"Shipment store\"", "title = \"Shipment log store\"", 1)), 0o644)
+	after, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
+	if after.Revision != before.Revision+1 || !strings.Contains(string(after.Result), "Shipment log store") {
+		t.Errorf("after an edit: revision %d (before %d), result %.200s", after.Revision, before.Revision, after.Result)
+	}
+}
+
+// With a tiny output limit collections are cut to fit and say so; nothing exceeds the limit.
+func TestOutputLimitIsEnforced(t *testing.T) {
+	root := example(t, "max_response_chars = 65536", "max_response_chars = 1500")
+	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"docforge_filter_nodes", map[string]any{}},
+		{"docforge_search", map[string]any{"query": "shipment"}},
+		{"docforge_get_node", map[string]any{"node_id": "arch.overview"}},
+		{"docforge_impact", map[string]any{"node_id": "arch.store"}},
+	} {
+		r, isErr, n := callTool(t, cs, c.tool, c.args)
+		if n > 1500 {
+			t.Errorf("%s: %d chars, over the 1500 limit", c.tool, n)
+		}
+		if isErr && r.Error.Code != "result_too_large" {
+			t.Errorf("%s: %+v", c.tool, r.Error)
+		}
+		if !isErr && len(r.Diagnostics) > 0 && !strings.Contains(string(r.Result), "truncated") {
+			t.Errorf("%s: diagnostics kept while the result was cut", c.tool)
+		}
+	}
+	r, _, _ := callTool(t, cs, "docforge_filter_nodes", map[string]any{})
+	if !strings.Contains(string(r.Result), `"truncated":true`) {
+		t.Errorf("filter result not marked truncated: %s", r.Result)
+	}
+}
+
+func TestDiagnosticsAreContentFree(t *testing.T) {
+	cs := connect(t, worker.Binding{ProjectRoot: example(t), Diagnostics: true})
+	r, _, _ := callTool(t, cs, "docforge_search", map[string]any{"query": "late events"})
+	d := string(r.Diagnostics)
+	if !strings.Contains(d, `"stages_ms"`) || !strings.Contains(d, `"sync"`) {
+		t.Fatalf("diagnostics = %s", d)
+	}
+	for _, leak := range []string{"late", "events", "courier", "arch.", "docs/", "SELECT"} {
+		if strings.Contains(d, leak) {
+			t.Errorf("diagnostics leak %q: %s", leak, d)
+		}
+	}
+}
+
+func TestNoASTBinding(t *testing.T) {
+	cs := connect(t, worker.Binding{ProjectRoot: example(t), NoAST: true})
+	r, isErr, _ := callTool(t, cs, "docforge_get_logic", map[string]any{"node_id": "go:example.com/courier/store.Log.State"})
+	if !isErr || r.Error.Code != "adapter_policy_forbids_logic" {
+		t.Fatalf("get_logic under no-AST: %+v", r.Error)
+	}
+	r, _, _ = callTool(t, cs, "docforge_bootstrap", nil)
+	for _, want := range []string{`"no_ast":true`, `"adapter_ast_upgrade"`, `"function_logic_extraction"`, `"logic_indexing":false`} {
+		if !strings.Contains(string(r.Result), want) {
+			t.Errorf("bootstrap lacks %s", want)
+		}
+	}
+	init := cs.InitializeResult()
+	if init == nil || !strings.Contains(init.Instructions, "no-AST") {
+		t.Errorf("instructions do not state the no-AST policy: %+v", init)
+	}
+}
+
+func TestBindingValidation(t *testing.T) {
+	root := example(t)
+	for _, c := range []struct {
+		name string
+		b    worker.Binding
+		want string
+	}{
+		{"missing_root", worker.Binding{}, "--project-root is required"},
+		{"relative_root", worker.Binding{ProjectRoot: "examples/courier"}, "not absolute"},
+		{"no_descriptor", worker.Binding{ProjectRoot: t.TempDir()}, "docforge.toml"},
+		{"unknown_writer", worker.Binding{ProjectRoot: root, ProposalWriter: "mallory"}, `"mallory" is not declared`},
+		{"unknown_applier", worker.Binding{ProjectRoot: root, CanonicalApplier: "mallory"}, "proposals.appliers"},
+		{"application_without_applier", worker.Binding{ProjectRoot: root, CapabilityMode: "application"}, "fails closed"},
+		{"bad_mode", worker.Binding{ProjectRoot: root, CapabilityMode: "root"}, "not one of"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.b.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+	ok := worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CanonicalApplier: "maintainer", CapabilityMode: "application"}
+	if _, err := ok.Validate(); err != nil {
+		t.Fatalf("valid binding: %v", err)
+	}
+}

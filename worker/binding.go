@@ -1,0 +1,87 @@
+package worker
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+// Capability modes (the effective process policy).
+const (
+	ModeRead        = "read"
+	ModeProposal    = "proposal"
+	ModeApplication = "application"
+	ModeOperator    = "operator"
+)
+
+// Binding is what one MCP process is bound to, fixed at its start.
+type Binding struct {
+	ProjectRoot      string `json:"project_root"`
+	ProposalWriter   string `json:"proposal_writer,omitempty"`
+	CanonicalApplier string `json:"canonical_applier,omitempty"`
+	CapabilityMode   string `json:"capability_mode"`
+	NoAST            bool   `json:"no_ast"`
+	Diagnostics      bool   `json:"diagnostics"`
+}
+
+// Policy is the binding's adapter policy.
+func (b Binding) Policy() string {
+	if b.NoAST {
+		return golang.PolicyNoAST
+	}
+	return golang.PolicyAST
+}
+
+// Validate checks the binding once, at start: an absolute project root holding a valid
+// descriptor, writer and applier IDs the descriptor declares, and a capability mode that can
+// be honoured. It returns the loaded descriptor.
+func (b *Binding) Validate() (*project.Descriptor, error) {
+	bad := func(format string, args ...any) error {
+		return problem.Errorf(problem.InvalidBinding, format, args...)
+	}
+	if b.ProjectRoot == "" {
+		return nil, bad("--project-root is required: the absolute path of the project directory")
+	}
+	if !filepath.IsAbs(b.ProjectRoot) {
+		return nil, bad("--project-root %q is not absolute; pass the full path", b.ProjectRoot)
+	}
+	b.ProjectRoot = filepath.Clean(b.ProjectRoot)
+	if st, err := os.Stat(b.ProjectRoot); err != nil || !st.IsDir() {
+		return nil, bad("--project-root %s is not a directory", b.ProjectRoot)
+	}
+	d, probs, err := project.Load(b.ProjectRoot)
+	if err != nil {
+		return nil, bad("--project-root %s: %v", b.ProjectRoot, err)
+	}
+	if d == nil {
+		msg := "has problems"
+		if len(probs) > 0 {
+			p := probs[0]
+			msg = fmt.Sprintf("%s:%d:%d: %s (%d problems; run 'docforge validate')", p.Location.Path, p.Location.Line, p.Location.Column, p.Message, len(probs))
+		}
+		return nil, bad("%s %s", filepath.Join(b.ProjectRoot, project.FileName), msg)
+	}
+	if b.ProposalWriter != "" && !slices.ContainsFunc(d.Proposals.Writers, func(w project.Writer) bool { return w.ID == b.ProposalWriter }) {
+		return nil, bad("--proposal-writer %q is not declared in [[proposals.writers]] of %s", b.ProposalWriter, project.FileName)
+	}
+	if b.CanonicalApplier != "" && !slices.ContainsFunc(d.Proposals.Appliers, func(a project.Applier) bool { return a.ID == b.CanonicalApplier }) {
+		return nil, bad("--canonical-applier %q is not declared in [[proposals.appliers]] of %s", b.CanonicalApplier, project.FileName)
+	}
+	switch b.CapabilityMode {
+	case "":
+		b.CapabilityMode = ModeProposal // the ordinary project factory's surface
+	case ModeRead, ModeProposal, ModeOperator:
+	case ModeApplication:
+		if b.CanonicalApplier == "" {
+			return nil, bad("--capability-mode application needs --canonical-applier: application fails closed without an applier")
+		}
+	default:
+		return nil, bad("--capability-mode %q is not one of read, proposal, application, operator", b.CapabilityMode)
+	}
+	return d, nil
+}

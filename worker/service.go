@@ -1,0 +1,186 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+// Service runs tools. It holds the implementation fingerprint taken when the process started
+// and nothing else: every call names its binding, so one service can serve many projects.
+type Service struct {
+	impl index.Implementation
+}
+
+// NewService returns a service for a process whose implementation was fingerprinted at start.
+func NewService(impl index.Implementation) *Service { return &Service{impl: impl} }
+
+// call is the state of one tool call.
+type call struct {
+	ctx     context.Context
+	b       Binding
+	d       *project.Descriptor
+	snap    *index.Snapshot
+	sync    *index.Result
+	env     envelope
+	started time.Time
+	stages  map[string]float64
+	counts  map[string]int64
+	svc     *Service
+}
+
+func (c *call) stage(name string, since time.Time) {
+	c.stages[name] += float64(time.Since(since).Microseconds()) / 1000
+}
+
+// Call runs one tool for a binding and returns its result as JSON. When the tool fails, the
+// result is the structured error result and the error is a *ToolError naming its code.
+func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+	c := &call{ctx: ctx, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
+	c.env = envelope{ContentNotice: ContentNotice, Adapter: index.AdapterName + "@" + index.AdapterVersion, Policy: b.Policy(), Staleness: "unknown"}
+	payload, err := c.run(tool, args)
+	if err != nil {
+		return c.fail(err)
+	}
+	c.env.Result = payload
+	return c.fit()
+}
+
+func (c *call) run(tool string, args json.RawMessage) (any, error) {
+	spec, ok := toolByName(tool)
+	if !ok {
+		return nil, problem.Errorf(problem.InvalidArgument, "no tool %q in this server", tool)
+	}
+	if err := c.svc.impl.Check(); err != nil {
+		return nil, err
+	}
+	d, probs, err := project.Load(c.b.ProjectRoot)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		pe := problem.Errorf(problem.InvalidDescriptor, "%s has problems; run docforge_validate_project", project.FileName)
+		pe.Problems = probs
+		return nil, pe
+	}
+	c.d = d
+	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+	if spec.syncs {
+		if err := c.syncAndOpen(false); err != nil {
+			return nil, err
+		}
+		defer c.snap.Close()
+	}
+	start := time.Now()
+	out, err := spec.run(c, args)
+	c.stage("tool", start)
+	return out, err
+}
+
+// syncAndOpen brings the index up to date and opens it. When the project has validation
+// errors the previous index answers, marked stale, with a warning.
+func (c *call) syncAndOpen(rebuild bool) error {
+	start := time.Now()
+	res, err := index.Sync(c.ctx, c.d, index.Options{Rebuild: rebuild, Policy: c.b.Policy(), Fingerprint: c.svc.impl.Fingerprint()})
+	c.stage("sync", start)
+	staleness := "current"
+	if err != nil {
+		if problem.CodeOf(err) != problem.ProjectInvalid {
+			return err
+		}
+		staleness = "stale"
+		c.env.Warnings = append(c.env.Warnings, "the project has validation errors, so this answer comes from the last published generation; run docforge_validate_project")
+	} else {
+		c.sync = res
+		c.counts["files_changed"] = int64(res.FilesChanged)
+		c.counts["files_parsed"] = int64(res.FilesParsed)
+	}
+	start = time.Now()
+	snap, oerr := index.OpenWith(c.ctx, c.d, c.b.Policy())
+	c.stage("open", start)
+	if oerr != nil {
+		if err != nil {
+			return err // nothing published yet: the validation errors are the answer
+		}
+		return oerr
+	}
+	c.snap = snap
+	info := snap.Info()
+	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
+	return nil
+}
+
+// fail builds the structured error result.
+func (c *call) fail(err error) (json.RawMessage, error) {
+	var pe *problem.Error
+	if !errors.As(err, &pe) {
+		pe = problem.Wrap(problem.Internal, err, "%v", err)
+	}
+	body := &errorBody{Code: pe.Problem.Code, Message: pe.Problem.Message, Remediation: pe.Problem.Remediation, Problems: pe.Problems}
+	if body.Remediation == "" {
+		body.Remediation = problem.Describe(body.Code).Remediation
+	}
+	if pe.Err != nil && body.Code != problem.Internal {
+		body.Message += ": " + pe.Err.Error()
+	}
+	c.env.Result, c.env.Error = nil, body
+	out, _ := c.fit()
+	return out, &ToolError{Code: body.Code, Message: body.Message}
+}
+
+// fit encodes the envelope within max_response_chars: diagnostics go first, then collection
+// entries (the result says it was truncated by the response limit); an answer that still
+// cannot fit is result_too_large.
+func (c *call) fit() (json.RawMessage, error) {
+	limit := 65536
+	if c.d != nil {
+		limit = c.d.Limits.MaxResponseChars
+	}
+	if c.b.Diagnostics {
+		c.env.Diagnostics = &diagnostics{Version: 1, StagesMs: c.stages, Counters: c.counts}
+		c.stages["total"] = float64(time.Since(c.started).Microseconds()) / 1000
+	}
+	out := marshal(c.env)
+	if len(out) <= limit {
+		return out, nil
+	}
+	c.env.Diagnostics = nil
+	for {
+		out = marshal(c.env)
+		if len(out) <= limit {
+			return out, nil
+		}
+		if !shrink(c.env.Result) {
+			break
+		}
+	}
+	if c.env.Error != nil {
+		// Even the error does not fit: drop its problem list, which is the only part that grows.
+		c.env.Error.Problems = nil
+		return marshal(c.env), nil
+	}
+	c.env.Result = nil
+	c.env.Error = &errorBody{Code: problem.ResultTooLarge, Message: fmt.Sprintf("the smallest answer is over max_response_chars (%d)", limit),
+		Remediation: problem.Describe(problem.ResultTooLarge).Remediation}
+	return marshal(c.env), &ToolError{Code: problem.ResultTooLarge, Message: c.env.Error.Message}
+}
+
+// decodeArgs reads a tool's arguments strictly: unknown fields are errors.
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return problem.Errorf(problem.InvalidArgument, "arguments: %v", err)
+	}
+	return nil
+}

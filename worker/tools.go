@@ -1,0 +1,322 @@
+package worker
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/source"
+)
+
+// ToolSpec describes one tool: what the bridge registers and how the worker runs it.
+type ToolSpec struct {
+	Name        string
+	Description string
+	InputSchema map[string]any
+	ReadOnly    bool
+	syncs       bool // a normal call: sync first and answer from a fresh snapshot
+	run         func(c *call, args json.RawMessage) (any, error)
+}
+
+// schema helpers: a closed object of typed properties.
+func object(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+func integer(desc string, minimum int) map[string]any {
+	return map[string]any{"type": "integer", "description": desc, "minimum": minimum}
+}
+
+var (
+	nodeIDProp = str("the exact node ID, for example arch.store or go:example.com/m/pkg.Func")
+	limitProp  = integer("maximum results; capped by the project's max_results (default: that cap)", 1)
+)
+
+// Tools returns the registered tools in the contract's order.
+func Tools() []ToolSpec {
+	return []ToolSpec{
+		{Name: "docforge_bootstrap", Description: "Synchronize the index and return the fixed binding, index path, effective policy, capabilities and the session contract. Call first.",
+			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runBootstrap},
+		{Name: "docforge_sync", Description: "Bring the disposable index up to date with the canonical sources (idempotent; never changes sources).",
+			InputSchema: object(map[string]any{"rebuild": map[string]any{"type": "boolean", "description": "build from scratch even if current"}}), ReadOnly: true, run: runSync},
+		{Name: "docforge_project_info", Description: "The project descriptor: identity, roots, families and kinds, relation vocabulary, limits, views, counts.",
+			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runProjectInfo},
+		{Name: "docforge_get_contract", Description: "The version-1 contract of this server: tools, effective policy, capabilities, error codes, relation categories, limits.",
+			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runContract},
+		{Name: "docforge_get_node", Description: "One node by exact ID: metadata, body, headings, and its direct relations both ways.",
+			InputSchema: object(map[string]any{"node_id": nodeIDProp}, "node_id"), ReadOnly: true, syncs: true, run: runGetNode},
+		{Name: "docforge_get_logic", Description: "The possible static control paths of one Go func or method node (steps and edges). Refused under the no-AST policy.",
+			InputSchema: object(map[string]any{"node_id": nodeIDProp}, "node_id"), ReadOnly: true, syncs: true, run: runGetLogic},
+		{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then full text ranked by BM25 with snippets. A word ending in * matches as a prefix.",
+			InputSchema: object(map[string]any{"query": str("words to find; all must occur"), "limit": limitProp}, "query"), ReadOnly: true, syncs: true, run: runSearch},
+		{Name: "docforge_filter_nodes", Description: "Nodes whose metadata matches every given field, ordered by ID.",
+			InputSchema: object(map[string]any{"family": str("family"), "kind": str("kind"), "status": str("status"), "authority": str("authority"),
+				"tag": str("tag"), "language": str("language, e.g. go"), "capability": str("capability, e.g. exported"), "limit": limitProp}), ReadOnly: true, syncs: true, run: runFilter},
+		{Name: "docforge_backlinks", Description: "Relations that point at a node.",
+			InputSchema: object(map[string]any{"node_id": nodeIDProp, "limit": limitProp}, "node_id"), ReadOnly: true, syncs: true, run: runBacklinks},
+		{Name: "docforge_dependencies", Description: "Relations a node declares (its outgoing edges).",
+			InputSchema: object(map[string]any{"node_id": nodeIDProp, "limit": limitProp}, "node_id"), ReadOnly: true, syncs: true, run: runDependencies},
+		{Name: "docforge_impact", Description: "Nodes a change to node_id may affect, breadth first, bounded by depth, result limit and a candidate-edge work budget; says which bound truncated it.",
+			InputSchema: object(map[string]any{"node_id": nodeIDProp, "depth": integer("levels to follow (default 3, at most 10)", 1),
+				"limit": limitProp, "budget": integer("candidate edges to examine at most", 1)}, "node_id"), ReadOnly: true, syncs: true, run: runImpact},
+		{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
+			InputSchema: object(map[string]any{"limit": limitProp}), ReadOnly: true, run: runValidate},
+	}
+}
+
+func toolByName(name string) (ToolSpec, bool) {
+	for _, t := range Tools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return ToolSpec{}, false
+}
+
+// shrink removes the last half of a collection result to fit the response limit, marking it
+// truncated. It reports whether it removed anything.
+func shrink(v any) bool {
+	half := func(n int) int { return n / 2 }
+	switch r := v.(type) {
+	case *index.SearchResult:
+		if len(r.Hits) == 0 {
+			return false
+		}
+		r.Hits, r.Truncated = r.Hits[:half(len(r.Hits))], true
+	case *index.NodeList:
+		if len(r.Nodes) == 0 {
+			return false
+		}
+		r.Nodes, r.Truncated = r.Nodes[:half(len(r.Nodes))], true
+	case *index.LinkList:
+		if len(r.Links) == 0 {
+			return false
+		}
+		r.Links, r.Truncated = r.Links[:half(len(r.Links))], true
+	case *index.ImpactResult:
+		if len(r.Nodes) == 0 {
+			return false
+		}
+		r.Nodes, r.Truncated, r.TruncatedBy = r.Nodes[:half(len(r.Nodes))], true, "response_limit"
+	case *nodeResult:
+		if len(r.Body) == 0 {
+			return false
+		}
+		r.Body, r.BodyTruncated = r.Body[:half(len(r.Body))], true
+	case *validation:
+		if len(r.Problems) == 0 {
+			return false
+		}
+		r.Problems, r.Truncated = r.Problems[:half(len(r.Problems))], true
+	default:
+		return false
+	}
+	return true
+}
+
+type nodeArgs struct {
+	NodeID string `json:"node_id"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+func (a nodeArgs) check() error {
+	if a.NodeID == "" {
+		return problem.Errorf(problem.InvalidArgument, "node_id is required")
+	}
+	return nil
+}
+
+// nodeResult is a node whose body may be cut to fit the response limit.
+type nodeResult struct {
+	*index.NodeView
+	BodyTruncated bool `json:"body_truncated,omitempty"`
+}
+
+func runGetNode(c *call, args json.RawMessage) (any, error) {
+	var a nodeArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	v, err := c.snap.Get(c.ctx, a.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	return &nodeResult{NodeView: v}, nil
+}
+
+func runGetLogic(c *call, args json.RawMessage) (any, error) {
+	var a nodeArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return c.snap.Logic(c.ctx, a.NodeID)
+}
+
+func runSearch(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if a.Query == "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "query is required")
+	}
+	return c.snap.Search(c.ctx, a.Query, a.Limit)
+}
+
+func runFilter(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		index.Filter
+		Limit int `json:"limit,omitempty"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	return c.snap.FilterNodes(c.ctx, a.Filter, a.Limit)
+}
+
+func runBacklinks(c *call, args json.RawMessage) (any, error) {
+	var a nodeArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return c.snap.Backlinks(c.ctx, a.NodeID, a.Limit)
+}
+
+func runDependencies(c *call, args json.RawMessage) (any, error) {
+	var a nodeArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return c.snap.Dependencies(c.ctx, a.NodeID, a.Limit)
+}
+
+func runImpact(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		NodeID string `json:"node_id"`
+		Depth  int    `json:"depth,omitempty"`
+		Limit  int    `json:"limit,omitempty"`
+		Budget int    `json:"budget,omitempty"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if a.NodeID == "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "node_id is required")
+	}
+	return c.snap.Impact(c.ctx, a.NodeID, index.ImpactOptions{Depth: a.Depth, Limit: a.Limit, Budget: a.Budget})
+}
+
+func runSync(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		Rebuild bool `json:"rebuild,omitempty"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if err := c.syncAndOpen(a.Rebuild); err != nil {
+		return nil, err
+	}
+	defer c.snap.Close()
+	if c.sync == nil {
+		return map[string]any{"build": "failed", "note": "validation errors; the previous generation stays published"}, nil
+	}
+	return c.sync, nil
+}
+
+// validation is the validate_project result.
+type validation struct {
+	Valid     bool              `json:"valid"`
+	Errors    int               `json:"errors"`
+	Warnings  int               `json:"warnings"`
+	Sources   int               `json:"sources"`
+	Problems  []problem.Problem `json:"problems"`
+	Truncated bool              `json:"truncated"`
+}
+
+func runValidate(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		Limit int `json:"limit,omitempty"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	probs, inv, err := source.Validate(c.ctx, c.d, c.b.Policy(), 0)
+	if err != nil {
+		return nil, err
+	}
+	v := &validation{Sources: len(inv.Files), Problems: []problem.Problem{}}
+	for _, p := range probs {
+		if p.Severity == problem.SeverityError {
+			v.Errors++
+		} else {
+			v.Warnings++
+		}
+	}
+	v.Valid = v.Errors == 0
+	limit := min(max(a.Limit, 0), c.d.Limits.MaxResults)
+	if limit == 0 {
+		limit = c.d.Limits.MaxResults
+	}
+	v.Problems = append(v.Problems, probs[:min(len(probs), limit)]...)
+	v.Truncated = len(probs) > limit
+	// Validation reads the sources themselves; the envelope reports the published index.
+	if pub, err := index.ReadPublication(index.PathsFor(c.d).Publication); err == nil {
+		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
+		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
+			c.env.Staleness = st.State
+		}
+	}
+	return v, nil
+}
+
+func runProjectInfo(c *call, _ json.RawMessage) (any, error) {
+	d := c.d
+	families := map[string][]string{}
+	for _, name := range d.FamilyNames() {
+		families[name] = d.Families[name].Kinds
+	}
+	info := c.snap.Info()
+	return map[string]any{
+		"id": d.Project.ID, "name": d.Project.Name, "root": d.Root,
+		"content_roots": d.Sources.ContentRoots, "code_roots": d.Sources.CodeRoots, "exclude": d.Sources.Exclude,
+		"relations": d.Relations.Allowed, "authorities": d.Authority.Allowed, "families": families,
+		"limits": d.Limits, "views": d.Views, "node_count": info.NodeCount, "edge_count": info.EdgeCount,
+		"index_path": filepath.ToSlash(index.PathsFor(d).Index),
+	}, nil
+}
+
+// relationCategories is the contract's version-1 alias map.
+func relationCategories() map[string]string {
+	m := map[string]string{}
+	for cat, rels := range map[string][]string{
+		"structure": {"contains", "defined_in", "defines", "owns"}, "implementation": {"implemented_by", "implements", "inherits", "inherits_from"},
+		"dependency": {"depends_on", "imports"}, "execution": {"activates", "calls", "dispatches_to", "launches"},
+		"data": {"reads", "writes"}, "evidence": {"documents", "governs", "proves", "tested_by", "verifies"}, "context": {"relates_to"},
+	} {
+		for _, r := range rels {
+			m[r] = cat
+		}
+	}
+	return m
+}
