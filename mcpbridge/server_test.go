@@ -78,7 +78,7 @@ func connect(t *testing.T, b worker.Binding) *mcp.ClientSession {
 
 // result is the envelope of a tool result, as a client reads it.
 type result struct {
-	ContentNotice string          `json:"content_notice"`
+	ContentNotice string `json:"content_notice"`
 	Project       struct{ ID string }
 	Revision      int64           `json:"revision"`
 	SourceHash    string          `json:"source_hash"`
