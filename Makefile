@@ -35,9 +35,15 @@ demo: build
 	@echo "== validate a broken copy (expected to fail with every planted problem)"
 	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
 
-# Every test, with the race detector.
-test: fmt-check vet
+# Every test, with the race detector. The MCP end-to-end test drives docforge-mcp with the
+# official TypeScript SDK, installed from the npm registry as package-lock.json pins it.
+TS_CLIENT := mcpbridge/testdata/ts-client
+test: fmt-check vet $(TS_CLIENT)/node_modules/.installed
 	$(GO) test -race -count=1 ./...
+
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $@
 
 vet:
 	$(GO) vet ./...
@@ -54,4 +60,4 @@ bench: build
 	$(BIN)/docforge-bench --dir bench-out $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge
+	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules

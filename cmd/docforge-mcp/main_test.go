@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +94,58 @@ func TestServesOverStdio(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "docforge_get_node", Arguments: map[string]any{"node_id": "nope"}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"code":"node_not_found"`) {
 		t.Errorf("missing node: %v %+v", err, res)
+	}
+}
+
+// The real binary driven by a client of another implementation: the official TypeScript SDK
+// (installed by 'make test' into mcpbridge/testdata/ts-client) lists the tools and calls every
+// read tool over stdio.
+func TestTypeScriptClient(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "mcpbridge", "testdata", "ts-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatalf("the TypeScript MCP SDK is not installed in %s: run 'make test', which installs it with npm ci", dir)
+	}
+	bin := build(t)
+	root := exampleRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, root)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s", err, stderr.String())
+	}
+	var summary struct {
+		Tools    []string
+		ReadOnly bool
+		Results  []struct {
+			Name      string
+			IsError   bool
+			Code      *string
+			Revision  int64
+			Staleness string
+			Notice    bool
+		}
+	}
+	if err := json.Unmarshal(out, &summary); err != nil {
+		t.Fatalf("summary: %v\n%s", err, out)
+	}
+	if len(summary.Tools) != 12 || !summary.ReadOnly {
+		t.Errorf("tools %v (read-only %v)", summary.Tools, summary.ReadOnly)
+	}
+	for i, r := range summary.Results {
+		last := i == len(summary.Results)-1 // the deliberate unknown node
+		switch {
+		case last && (!r.IsError || r.Code == nil || *r.Code != "node_not_found"):
+			t.Errorf("%s on an unknown node: isError %v code %v", r.Name, r.IsError, r.Code)
+		case !last && r.IsError:
+			t.Errorf("%s failed: %v", r.Name, *r.Code)
+		case !r.Notice || r.Revision < 1 || (!last && r.Staleness != "current"):
+			t.Errorf("%s envelope: %+v", r.Name, r)
+		}
 	}
 }
