@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
@@ -54,4 +56,73 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 		st.State = Current
 	}
 	return st, nil
+}
+
+// Receipt states of the generation-diff receipt, fail-closed.
+const (
+	ReceiptCurrent    = "current"    // proven against cheap source identity and exact file identities
+	ReceiptStale      = "stale"      // a proven generation mismatch
+	ReceiptMissing    = "missing"    // no receipt
+	ReceiptUnsafe     = "unsafe"     // confinement or file-type checks failed
+	ReceiptUnverified = "unverified" // corrupt, foreign, oversized or concurrently changed
+	ReceiptUnknown    = "unknown"    // no cheap generation identity could be taken
+)
+
+// DiffReceiptStatus is the state of the latest generation-diff receipt and, when it can be
+// read, the receipt.
+type DiffReceiptStatus struct {
+	State   string          `json:"receipt_state"`
+	Reason  string          `json:"reason,omitempty"`
+	Receipt *GenerationDiff `json:"-"`
+}
+
+// CheckDiffReceipt classifies the latest generation-diff receipt. It is non-repairing: it
+// never opens SQLite, parses a source, builds or writes; it stats files, reads the two
+// receipts and takes the cheap source identity.
+func CheckDiffReceipt(ctx context.Context, d *project.Descriptor) *DiffReceiptStatus {
+	paths := PathsFor(d)
+	out := func(state, reason string, r *GenerationDiff) *DiffReceiptStatus {
+		return &DiffReceiptStatus{State: state, Reason: reason, Receipt: r}
+	}
+	if real, err := filepath.EvalSymlinks(paths.Dir); err == nil {
+		root, rerr := filepath.EvalSymlinks(d.Root)
+		if rerr != nil || !project.Within(root, real) {
+			return out(ReceiptUnsafe, "the index directory resolves outside the project", nil)
+		}
+	}
+	st, err := os.Lstat(paths.Diff)
+	switch {
+	case isNotExist(err):
+		return out(ReceiptMissing, "no generation-diff receipt has been written; sync first", nil)
+	case err != nil:
+		return out(ReceiptUnverified, "the receipt cannot be read", nil)
+	case !st.Mode().IsRegular():
+		return out(ReceiptUnsafe, "the receipt is not a regular file", nil)
+	}
+	r, err := ReadGenerationDiff(paths.Diff)
+	if err != nil {
+		return out(ReceiptUnverified, "the receipt is corrupt, oversized or of another version", nil)
+	}
+	if r.ProjectID != d.Project.ID || r.ProjectRoot != d.Root || r.IndexSchemaVersion != SchemaVersion || r.Adapter != AdapterName+"@"+AdapterVersion {
+		return out(ReceiptUnverified, "the receipt belongs to another project, root, schema or adapter", nil)
+	}
+	sig, err := statSignature(paths.Index)
+	if err != nil {
+		return out(ReceiptUnverified, "the index the receipt names is gone", nil)
+	}
+	pub, perr := ReadPublication(paths.Publication)
+	if !sig.sameFile(r.Index) || perr != nil || pub.Graph.Generation != r.To.Generation {
+		return out(ReceiptStale, "a later publication replaced the generation this receipt describes", r)
+	}
+	inv, err := source.Scan(ctx, d)
+	if err != nil {
+		return out(ReceiptUnknown, "the cheap source identity could not be taken", nil)
+	}
+	if inv.Identity() != r.To.SourceIdentity {
+		return out(ReceiptStale, "the sources changed since this generation; sync to publish the next one", r)
+	}
+	if again, err := statSignature(paths.Index); err != nil || !again.sameFile(sig) {
+		return out(ReceiptUnverified, "the index changed while it was being checked", nil)
+	}
+	return out(ReceiptCurrent, "", r)
 }

@@ -288,3 +288,139 @@ func TestBindingValidation(t *testing.T) {
 		t.Fatalf("valid binding: %v", err)
 	}
 }
+
+type page struct {
+	Items     []json.RawMessage `json:"items"`
+	Omissions []struct {
+		Position int
+		NodeID   string `json:"node_id"`
+		Hash     string `json:"entry_hash"`
+		Reason   string
+	} `json:"response_omissions"`
+	Pagination struct {
+		Returned, Total, Position int
+		HasMore                   bool   `json:"has_more"`
+		NextCursor                string `json:"next_cursor"`
+	} `json:"pagination"`
+	ReceiptState string         `json:"receipt_state"`
+	Header       map[string]any `json:"receipt_header"`
+}
+
+func pageOf(t *testing.T, r result) page {
+	t.Helper()
+	var p page
+	if err := json.Unmarshal(r.Result, &p); err != nil {
+		t.Fatalf("page: %v\n%s", err, r.Result)
+	}
+	return p
+}
+
+func TestContextPagesWithCursorsAndFailsStale(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root})
+	args := map[string]any{"node_id": "arch.store", "limit": 3}
+	r, isErr, _ := callTool(t, cs, "docforge_get_context", args)
+	if isErr {
+		t.Fatalf("%+v", r.Error)
+	}
+	first := pageOf(t, r)
+	if first.Pagination.Returned != 3 || !first.Pagination.HasMore || first.Pagination.NextCursor == "" || first.Pagination.Total < 6 {
+		t.Fatalf("first page: %+v", first.Pagination)
+	}
+	if !strings.Contains(string(first.Items[0]), `"reasons":["focus"]`) {
+		t.Errorf("the focus is not first: %s", first.Items[0])
+	}
+	seen := map[string]bool{}
+	collect := func(p page) {
+		for _, it := range p.Items {
+			if seen[string(it)] {
+				t.Errorf("entry repeated across pages: %.80s", it)
+			}
+			seen[string(it)] = true
+		}
+	}
+	collect(first)
+	cur, total := first.Pagination.NextCursor, first.Pagination.Total
+	for pages := 0; cur != "" && pages < 50; pages++ {
+		r, isErr, _ = callTool(t, cs, "docforge_get_context", map[string]any{"node_id": "arch.store", "limit": 3, "cursor": cur})
+		if isErr {
+			t.Fatalf("next page: %+v", r.Error)
+		}
+		p := pageOf(t, r)
+		collect(p)
+		cur = p.Pagination.NextCursor
+	}
+	if len(seen) != total {
+		t.Errorf("paged %d entries, total says %d", len(seen), total)
+	}
+	// Another request's cursor, a corrupt one, and one from before an edit all fail closed.
+	if r, _, _ := callTool(t, cs, "docforge_get_context", map[string]any{"node_id": "arch.api", "cursor": first.Pagination.NextCursor}); r.Error == nil || r.Error.Code != "stale_cursor" {
+		t.Errorf("cursor of another request: %+v", r.Error)
+	}
+	if r, _, _ := callTool(t, cs, "docforge_get_context", map[string]any{"node_id": "arch.store", "limit": 3, "cursor": "x" + first.Pagination.NextCursor}); r.Error == nil || r.Error.Code != "invalid_cursor" {
+		t.Errorf("corrupt cursor: %+v", r.Error)
+	}
+	p := filepath.Join(root, "docs/architecture/store.md")
+	src, _ := os.ReadFile(p)
+	os.WriteFile(p, append(src, "\nMore text.\n"...), 0o644)
+	r, _, _ = callTool(t, cs, "docforge_get_context", map[string]any{"node_id": "arch.store", "limit": 3, "cursor": first.Pagination.NextCursor})
+	if r.Error == nil || r.Error.Code != "stale_cursor" || r.Error.Remediation != "restart_pagination" {
+		t.Errorf("cursor after an edit: %+v", r.Error)
+	}
+}
+
+// An entry too large for the response limit on its own is omitted with its hash, and paging
+// moves past it instead of looping.
+func TestOversizedContextEntryIsOmitted(t *testing.T) {
+	root := example(t, "max_response_chars = 65536", "max_response_chars = 4096")
+	p := filepath.Join(root, "docs/architecture/store.md")
+	src, _ := os.ReadFile(p)
+	os.WriteFile(p, append(src, []byte("\n"+strings.Repeat("A very long paragraph about the store. ", 200)+"\n")...), 0o644)
+	cs := connect(t, worker.Binding{ProjectRoot: root})
+	r, isErr, n := callTool(t, cs, "docforge_get_context", map[string]any{"node_id": "arch.store", "limit": 2})
+	if isErr || n > 4096 {
+		t.Fatalf("isError %v, %d chars: %+v", isErr, n, r.Error)
+	}
+	pg := pageOf(t, r)
+	if len(pg.Omissions) != 1 || pg.Omissions[0].NodeID != "arch.store" || pg.Omissions[0].Reason != "response size limit" || pg.Omissions[0].Hash == "" {
+		t.Fatalf("omissions: %+v", pg.Omissions)
+	}
+	if pg.Pagination.Position != 0 || !pg.Pagination.HasMore {
+		t.Errorf("pagination: %+v", pg.Pagination)
+	}
+}
+
+func TestGenerationDiffStates(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root})
+	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "missing" {
+		t.Errorf("before any sync: %s", r.Result)
+	}
+	callTool(t, cs, "docforge_sync", nil)
+	r, isErr, _ := callTool(t, cs, "docforge_get_generation_diff", map[string]any{"limit": 5})
+	pg := pageOf(t, r)
+	if isErr || pg.ReceiptState != "current" || pg.Pagination.Returned != 5 || !pg.Pagination.HasMore || pg.Header["stored_receipt_hash"] == nil {
+		t.Fatalf("current receipt: %s", r.Result)
+	}
+	r, _, _ = callTool(t, cs, "docforge_get_generation_diff", map[string]any{"limit": 5, "cursor": pg.Pagination.NextCursor})
+	if next := pageOf(t, r); next.Pagination.Position != 5 || string(next.Items[0]) == string(pg.Items[0]) {
+		t.Errorf("second page: %+v", next.Pagination)
+	}
+	// An edit not yet synced makes the receipt stale; the tool does not repair it.
+	p := filepath.Join(root, "docs/architecture/store.md")
+	src, _ := os.ReadFile(p)
+	os.WriteFile(p, append(src, "\nMore.\n"...), 0o644)
+	r, _, _ = callTool(t, cs, "docforge_get_generation_diff", nil)
+	if st := pageOf(t, r); st.ReceiptState != "stale" || len(st.Items) != 0 {
+		t.Errorf("after an unsynced edit: %s", r.Result)
+	}
+	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "stale" {
+		t.Error("the diff tool synced: it must be non-repairing")
+	}
+	os.WriteFile(filepath.Join(root, ".docforge/index/generation-diff.json"), []byte("{not json"), 0o600)
+	callTool(t, cs, "docforge_sync", nil) // rewrites a good receipt
+	os.WriteFile(filepath.Join(root, ".docforge/index/generation-diff.json"), []byte("{not json"), 0o600)
+	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unverified" {
+		t.Errorf("corrupt receipt: %s", r.Result)
+	}
+}

@@ -65,8 +65,13 @@ func Tools() []ToolSpec {
 		{Name: "docforge_impact", Description: "Nodes a change to node_id may affect, breadth first, bounded by depth, result limit and a candidate-edge work budget; says which bound truncated it.",
 			InputSchema: object(map[string]any{"node_id": nodeIDProp, "depth": integer("levels to follow (default 3, at most 10)", 1),
 				"limit": limitProp, "budget": integer("candidate edges to examine at most", 1)}, "node_id"), ReadOnly: true, syncs: true, run: runImpact},
+		{Name: "docforge_get_context", Description: "Bounded context for a node (node_id) or a lexical query: the focus nodes with bodies, then their direct neighbours, then explicit omission evidence; paged with limit and cursor.",
+			InputSchema: object(map[string]any{"node_id": nodeIDProp, "query": str("lexical query choosing the focus nodes instead of node_id"),
+				"limit": integer("entries per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, syncs: true, run: runContext},
 		{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
 			InputSchema: object(map[string]any{"limit": limitProp}), ReadOnly: true, run: runValidate},
+		{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",
+			InputSchema: object(map[string]any{"limit": integer("items per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, run: runGenerationDiff},
 	}
 }
 

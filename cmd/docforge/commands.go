@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/worker"
 )
 
 // env is what every command gets: its context, output streams and parsed flags.
@@ -34,6 +36,8 @@ type env struct {
 	filter  index.Filter
 	id      string
 	name    string
+	query   string
+	cursor  string
 }
 
 type command struct {
@@ -74,7 +78,18 @@ func commands() map[string]command {
 			}, runFilter},
 		"backlinks": {"ID", "List the relations that point at a node.", 1, 1, limitFlag, runBacklinks},
 		"deps":      {"ID", "List the relations a node declares.", 1, 1, limitFlag, runDeps},
-		"logic":     {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
+		"context": {"[ID]", "Bounded context for a node (or --query): the focus with its body, its direct neighbours, then what was left out. The same stream docforge_get_context pages over MCP.", 0, 1,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.query, "query", "", "choose the focus nodes by a lexical `QUERY` instead of an ID")
+				fs.IntVar(&e.limit, "limit", 0, "entries per page (default 50)")
+				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
+			}, runContext},
+		"diff": {"", "Page through the latest generation's changes (nodes and edges added, removed, changed). Never syncs.", 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				fs.IntVar(&e.limit, "limit", 0, "items per page (default 50)")
+				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
+			}, runDiff},
+		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
 			func(fs *flag.FlagSet, e *env) {
 				limitFlag(fs, e)
@@ -271,6 +286,81 @@ func runLogic(e *env) error {
 		l, err := s.Logic(e.ctx, e.args[0])
 		return l, func(w io.Writer) { printLogic(w, l) }, err
 	})
+}
+
+// toolCall runs one MCP tool through the worker, exactly as the server would, and returns its
+// result payload; with --json it prints the whole result and returns nil.
+func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error) {
+	d, err := e.descriptor()
+	if err != nil {
+		return nil, err
+	}
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		return nil, err
+	}
+	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	argJSON, _ := json.Marshal(args)
+	out, err := worker.NewService(impl).Call(e.ctx, b, tool, argJSON)
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code        problem.Code `json:"code"`
+			Message     string       `json:"message"`
+			Remediation string       `json:"remediation"`
+		} `json:"error"`
+	}
+	if jerr := json.Unmarshal(out, &env); jerr != nil {
+		return nil, fmt.Errorf("%s: %w", tool, jerr)
+	}
+	if env.Error != nil {
+		pe := problem.Errorf(env.Error.Code, "%s", env.Error.Message)
+		pe.Problem.Remediation = env.Error.Remediation
+		return nil, pe
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.json {
+		return nil, e.writeJSON(e.stdout, json.RawMessage(out))
+	}
+	return env.Result, nil
+}
+
+func runContext(e *env) error {
+	args := map[string]any{}
+	if e.limit > 0 {
+		args["limit"] = e.limit
+	}
+	if e.cursor != "" {
+		args["cursor"] = e.cursor
+	}
+	if len(e.args) == 1 {
+		args["node_id"] = e.args[0]
+	}
+	if e.query != "" {
+		args["query"] = e.query
+	}
+	res, err := e.toolCall("docforge_get_context", args)
+	if err != nil || res == nil {
+		return err
+	}
+	return printContext(e.stdout, res)
+}
+
+func runDiff(e *env) error {
+	args := map[string]any{}
+	if e.limit > 0 {
+		args["limit"] = e.limit
+	}
+	if e.cursor != "" {
+		args["cursor"] = e.cursor
+	}
+	res, err := e.toolCall("docforge_get_generation_diff", args)
+	if err != nil || res == nil {
+		return err
+	}
+	return printDiff(e.stdout, res)
 }
 
 func runImpact(e *env) error {

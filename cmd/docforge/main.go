@@ -41,6 +41,8 @@ Commands:
   deps ID                list relations a node declares
   impact ID              list nodes a change to ID may affect (transitively)
   logic ID               show the control paths of a Go func or method node
+  context [ID]           a node (or --query) with its neighbours, bodies included, paged
+  diff                   what the latest generation changed, paged (never syncs)
 
 Flags every command accepts:
   --project-root DIR     the project (default: nearest docforge.toml above the current directory)

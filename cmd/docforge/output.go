@@ -175,3 +175,118 @@ func printLogic(w io.Writer, l *index.LogicView) {
 		fmt.Fprintln(w, "  (truncated: the function has more steps than the Logic limit)")
 	}
 }
+
+func printPagination(w io.Writer, pg struct {
+	Returned, Total, Position int
+	HasMore                   bool   `json:"has_more"`
+	NextCursor                string `json:"next_cursor"`
+}) {
+	fmt.Fprintf(w, "items %d-%d of %d", pg.Position+1, pg.Position+pg.Returned, pg.Total)
+	if pg.HasMore {
+		fmt.Fprintf(w, "; next page: --cursor %s", pg.NextCursor)
+	}
+	fmt.Fprintln(w)
+}
+
+type pageJSON struct {
+	Items     []json.RawMessage `json:"items"`
+	Omissions []struct {
+		Position int    `json:"position"`
+		NodeID   string `json:"node_id"`
+		Chars    int    `json:"chars"`
+		Reason   string `json:"reason"`
+	} `json:"response_omissions"`
+	DiffOmissions []struct {
+		Position int    `json:"position"`
+		Chars    int    `json:"chars"`
+		Reason   string `json:"reason"`
+	} `json:"omissions"`
+	ReceiptState string `json:"receipt_state"`
+	Reason       string `json:"reason"`
+	Pagination   *struct {
+		Returned, Total, Position int
+		HasMore                   bool   `json:"has_more"`
+		NextCursor                string `json:"next_cursor"`
+	} `json:"pagination"`
+}
+
+func printContext(w io.Writer, raw json.RawMessage) error {
+	var p pageJSON
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	for _, it := range p.Items {
+		var e struct {
+			Type, Title, Kind, Family, Body, Omitted string
+			NodeID                                   string   `json:"node_id"`
+			SourcePath                               string   `json:"source_path"`
+			Reasons                                  []string `json:"reasons"`
+		}
+		if err := json.Unmarshal(it, &e); err != nil {
+			return err
+		}
+		if e.Type == "omission" {
+			fmt.Fprintf(w, "-- omitted %s (%s): %s\n", e.NodeID, e.Omitted, strings.Join(e.Reasons, "; "))
+			continue
+		}
+		fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s\n   %s\n", e.NodeID, e.Title, e.Family, e.Kind, e.SourcePath, strings.Join(e.Reasons, "; "))
+		if body := strings.TrimSpace(e.Body); body != "" {
+			fmt.Fprintf(w, "%s\n", body)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, o := range p.Omissions {
+		fmt.Fprintf(w, "-- %s left out of this page (%s, %d chars); get it with 'docforge get %s'\n", o.NodeID, o.Reason, o.Chars, o.NodeID)
+	}
+	if p.Pagination != nil {
+		printPagination(w, *p.Pagination)
+	}
+	return nil
+}
+
+func printDiff(w io.Writer, raw json.RawMessage) error {
+	var p pageJSON
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	if p.ReceiptState != "current" {
+		fmt.Fprintf(w, "receipt %s: %s\n", p.ReceiptState, p.Reason)
+		return nil
+	}
+	if p.Pagination != nil && p.Pagination.Total == 0 {
+		fmt.Fprintln(w, "the latest generation changed no node or edge")
+		return nil
+	}
+	for _, it := range p.Items {
+		var d struct {
+			Type, Change string
+			NodeID       string   `json:"node_id"`
+			Fields       []string `json:"fields"`
+			Edge         *struct {
+				Source   string `json:"source_id"`
+				Relation string `json:"relation"`
+				Target   string `json:"target_id"`
+			} `json:"edge"`
+		}
+		if err := json.Unmarshal(it, &d); err != nil {
+			return err
+		}
+		mark := map[string]string{"added": "+", "removed": "-", "changed": "~"}[d.Change]
+		if d.Type == "edge" && d.Edge != nil {
+			fmt.Fprintf(w, "%s edge %s -%s-> %s\n", mark, d.Edge.Source, d.Edge.Relation, d.Edge.Target)
+			continue
+		}
+		line := mark + " node " + d.NodeID
+		if len(d.Fields) > 0 {
+			line += " (" + strings.Join(d.Fields, ", ") + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, o := range p.DiffOmissions {
+		fmt.Fprintf(w, "-- item %d left out of this page (%s, %d chars)\n", o.Position, o.Reason, o.Chars)
+	}
+	if p.Pagination != nil {
+		printPagination(w, *p.Pagination)
+	}
+	return nil
+}

@@ -21,7 +21,9 @@ const calls = [
   ["docforge_backlinks", { node_id: "arch.store" }],
   ["docforge_dependencies", { node_id: "arch.api" }],
   ["docforge_impact", { node_id: "arch.store", depth: 2 }],
+  ["docforge_get_context", { node_id: "arch.store", limit: 5 }],
   ["docforge_validate_project", {}],
+  ["docforge_get_generation_diff", { limit: 5 }],
   ["docforge_get_node", { node_id: "no.such.node" }],
 ];
 const results = [];

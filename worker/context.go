@@ -1,0 +1,139 @@
+package worker
+
+import (
+	"encoding/json"
+
+	"github.com/docforge/docforge/index/problem"
+)
+
+// Context evidence bounds. The stream holds at most maxEvidence entries; the neighbours past
+// that become omission evidence, so the answer says what it left out.
+const (
+	maxContextFocus = 10
+	maxEvidence     = 200
+)
+
+// contextItem is one element of a context stream: selected evidence ("entry") or explicit
+// omission evidence ("omission").
+type contextItem struct {
+	Type        string   `json:"type"`
+	NodeID      string   `json:"node_id"`
+	Title       string   `json:"title,omitempty"`
+	Kind        string   `json:"kind,omitempty"`
+	Family      string   `json:"family,omitempty"`
+	SourcePath  string   `json:"source_path,omitempty"`
+	Anchor      string   `json:"anchor,omitempty"`
+	ContentHash string   `json:"content_hash,omitempty"`
+	Reasons     []string `json:"reasons"`
+	Body        string   `json:"body,omitempty"`
+	Omitted     string   `json:"omitted,omitempty"` // why an omission item was left out
+}
+
+type contextPage struct {
+	Focus      []string          `json:"focus"`
+	Items      []json.RawMessage `json:"items"`
+	Omissions  []Omission        `json:"response_omissions"`
+	Pagination Pagination        `json:"pagination"`
+}
+
+func runContext(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		NodeID string `json:"node_id,omitempty"`
+		Query  string `json:"query,omitempty"`
+		pageArgs
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	var focus []string
+	switch {
+	case a.NodeID != "" && a.Query != "":
+		return nil, problem.Errorf(problem.InvalidArgument, "give node_id or query, not both")
+	case a.NodeID != "":
+		focus = []string{a.NodeID}
+	case a.Query != "":
+		hits, err := c.snap.Search(c.ctx, a.Query, maxContextFocus)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits.Hits {
+			focus = append(focus, h.ID)
+		}
+	default:
+		return nil, problem.Errorf(problem.InvalidArgument, "node_id or query is required")
+	}
+
+	var items []contextItem
+	at := map[string]int{} // node ID -> index in items
+	omitted := map[string]bool{}
+	var omissions []contextItem
+	add := func(id, reason string) error {
+		if i, ok := at[id]; ok {
+			items[i].Reasons = append(items[i].Reasons, reason)
+			return nil
+		}
+		if len(items) >= maxEvidence {
+			if !omitted[id] {
+				omitted[id] = true
+				omissions = append(omissions, contextItem{Type: "omission", NodeID: id, Reasons: []string{reason}, Omitted: "evidence limit"})
+			}
+			return nil
+		}
+		v, err := c.snap.Get(c.ctx, id)
+		if err != nil {
+			return err
+		}
+		at[id] = len(items)
+		items = append(items, contextItem{Type: "entry", NodeID: id, Title: v.Title, Kind: v.Kind, Family: v.Family, SourcePath: v.SourcePath,
+			Anchor: v.Anchor, ContentHash: v.ContentHash, Reasons: []string{reason}, Body: v.Body})
+		return nil
+	}
+	for _, id := range focus {
+		if err := add(id, "focus"); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range focus {
+		out, err := c.snap.Dependencies(c.ctx, id, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range out.Links {
+			if err := add(l.NodeID, "outgoing "+l.Relation+" from "+id); err != nil {
+				return nil, err
+			}
+		}
+		in, err := c.snap.Backlinks(c.ctx, id, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range in.Links {
+			if err := add(l.NodeID, "incoming "+l.Relation+" to "+id); err != nil {
+				return nil, err
+			}
+		}
+	}
+	items = append(items, omissions...)
+
+	stream := make([]json.RawMessage, len(items))
+	ids := make([]string, len(items))
+	keys := make([][2]string, len(items))
+	for i, it := range items {
+		stream[i], ids[i], keys[i] = marshal(it), it.NodeID, [2]string{it.NodeID, it.ContentHash}
+	}
+	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: c.env.Revision, Operation: "docforge_get_context",
+		Params: hashJSON("params", []any{a.NodeID, a.Query, a.Limit}), Collection: hashJSON("context", keys)}
+	pos, err := resumeAt(a.Cursor, want)
+	if err != nil {
+		return nil, err
+	}
+	if pos > len(stream) {
+		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d evidence items", pos, len(stream))
+	}
+	page := &contextPage{Focus: focus, Items: []json.RawMessage{}, Omissions: []Omission{}}
+	p := pack(stream, ids, pos, c.pageLimit(a.Limit), c.pageBudget(page))
+	page.Items = append(page.Items, p.entries...)
+	page.Omissions = append(page.Omissions, p.omissions...)
+	page.Pagination = pagination(want, p, len(stream), pos)
+	return page, nil
+}
