@@ -11,60 +11,91 @@ import (
 )
 
 // Implementation is the adapter implementation a process runs: the adapter version and the
-// SHA-256 of the executable. A process records it at start; if the executable on disk later
+// SHA-256 of the executable. A process takes it at start; if the executable on disk later
 // differs, the process is running code that no longer matches what is installed.
+//
+// The executable is opened at start and hashed from that descriptor in the background, so a
+// server answers initialize without waiting for the hash, and a file replaced in the meantime
+// is still hashed as it was when the process started.
 type Implementation struct {
-	Adapter    string `json:"adapter"`
-	Executable string `json:"executable"`
-	SHA256     string `json:"sha256"`
-	// The executable's stat when hashed, so Check rehashes only after it changed.
-	size    int64
-	modNano int64
+	Adapter    string
+	Executable string
+	size       int64 // the executable's stat at start, so Check rehashes only after a change
+	modNano    int64
+	done       chan struct{}
+	sha        string
+	err        error
 }
 
-// Fingerprint is the implementation fingerprint: adapter version plus executable hash.
-func (im Implementation) Fingerprint() string { return im.Adapter + "+" + im.SHA256 }
+// Fingerprint is the implementation fingerprint: adapter version plus executable hash (or
+// "unavailable" when the executable could not be read).
+func (im *Implementation) Fingerprint() string {
+	sum, err := im.SHA256()
+	if err != nil {
+		return im.Adapter + "+unavailable"
+	}
+	return im.Adapter + "+" + sum
+}
+
+// SHA256 returns the executable's hash at start, waiting for it if need be.
+func (im *Implementation) SHA256() (string, error) {
+	<-im.done
+	return im.sha, im.err
+}
 
 // CurrentImplementation fingerprints the running executable.
-func CurrentImplementation() (Implementation, error) {
+func CurrentImplementation() (*Implementation, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return Implementation{}, fmt.Errorf("fingerprint implementation: %w", err)
+		return nil, fmt.Errorf("fingerprint implementation: %w", err)
 	}
-	return fingerprintFile(exe)
+	return startFingerprint(exe)
 }
 
-func fingerprintFile(path string) (Implementation, error) {
+func startFingerprint(path string) (*Implementation, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Implementation{}, fmt.Errorf("fingerprint implementation: %w", err)
+		return nil, fmt.Errorf("fingerprint implementation: %w", err)
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return Implementation{}, fmt.Errorf("fingerprint implementation: %w", err)
+		f.Close()
+		return nil, fmt.Errorf("fingerprint implementation: %w", err)
 	}
+	im := &Implementation{Adapter: AdapterName + "@" + AdapterVersion, Executable: path, size: st.Size(), modNano: st.ModTime().UnixNano(), done: make(chan struct{})}
+	go func() {
+		defer close(im.done)
+		defer f.Close()
+		im.sha, im.err = hashReader(f)
+	}()
+	return im, nil
+}
+
+func hashReader(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return Implementation{}, fmt.Errorf("fingerprint implementation: %w", err)
+	if _, err := io.Copy(h, r); err != nil {
+		return "", fmt.Errorf("fingerprint implementation: %w", err)
 	}
-	return Implementation{
-		Adapter: AdapterName + "@" + AdapterVersion, Executable: path, SHA256: "sha256:" + hex.EncodeToString(h.Sum(nil)),
-		size: st.Size(), modNano: st.ModTime().UnixNano(),
-	}, nil
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Check compares the executable on disk with the one fingerprinted at process start. A
 // difference (or an executable that is gone) is adapter_restart_required: this process keeps
 // running the old code and must be restarted to use the new.
-func (im Implementation) Check() error {
+func (im *Implementation) Check() error {
 	st, err := os.Stat(im.Executable)
 	if err == nil && st.Size() == im.size && st.ModTime().UnixNano() == im.modNano {
 		return nil
 	}
-	now, err := fingerprintFile(im.Executable)
-	if err == nil && now.SHA256 == im.SHA256 {
-		return nil
+	started, serr := im.SHA256()
+	if serr == nil {
+		if f, err := os.Open(im.Executable); err == nil {
+			now, herr := hashReader(f)
+			f.Close()
+			if herr == nil && now == started {
+				return nil
+			}
+		}
 	}
 	pe := problem.Errorf(problem.AdapterRestartRequired,
 		"the executable %s changed since this process started (started as %s)", im.Executable, im.Fingerprint())

@@ -134,3 +134,11 @@ func execInt(conn *sqlite.Conn, query string, out *int64, args ...any) error {
 		ResultFunc: func(s *sqlite.Stmt) error { *out = s.ColumnInt64(0); return nil },
 	})
 }
+
+// SameFile reports whether two signatures name the same file version (the generation aside).
+func (s Signature) SameFile(o Signature) bool { return s.sameFile(o) }
+
+// PublishedSignature stats the published index file of d without opening it.
+func PublishedSignature(d *project.Descriptor) (Signature, error) {
+	return statSignature(PathsFor(d).Index)
+}

@@ -63,7 +63,9 @@ func connect(t *testing.T, b worker.Binding) *mcp.ClientSession {
 	}
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := NewServer(b, worker.NewService(impl)).Connect(ctx, st, nil)
+	svc := worker.NewService(impl)
+	t.Cleanup(func() { svc.Close() })
+	ss, err := NewServer(b, svc).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,5 +424,39 @@ func TestGenerationDiffStates(t *testing.T) {
 	os.WriteFile(filepath.Join(root, ".docforge/index/generation-diff.json"), []byte("{not json"), 0o600)
 	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unverified" {
 		t.Errorf("corrupt receipt: %s", r.Result)
+	}
+}
+
+// The source watch lets unchanged calls skip the stat walk, yet every edit completed before a
+// call is in that call's answer: rapid edit-then-call rounds, a new directory, a new file.
+func TestWatchSkipsWalksButMissesNoEdit(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	callTool(t, cs, "docforge_bootstrap", nil)
+	r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
+	if !strings.Contains(string(r.Diagnostics), `"walks_skipped":1`) {
+		t.Errorf("an unchanged call did not skip the walk: %s", r.Diagnostics)
+	}
+	p := filepath.Join(root, "docs/architecture/store.md")
+	orig, _ := os.ReadFile(p)
+	for i := 0; i < 25; i++ {
+		title := "Shipment store " + strings.Repeat("v", i+1)
+		os.WriteFile(p, []byte(strings.Replace(string(orig), `title = "Shipment store"`, `title = "`+title+`"`, 1)), 0o644)
+		r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
+		if !strings.Contains(string(r.Result), `"title":"`+title+`"`) {
+			t.Fatalf("round %d: the edit is not in the next answer: %.200s", i, r.Result)
+		}
+	}
+	dir := filepath.Join(root, "docs", "new", "deeper")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "n.md"), []byte("+++\nid = \"arch.brand-new\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Brand new\"\n+++\nNew.\n"), 0o644)
+	r, isErr, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.brand-new"})
+	if isErr {
+		t.Fatalf("a node in a new directory is not seen: %+v", r.Error)
+	}
+	// And a file added later inside that new directory, which the watch must now cover.
+	os.WriteFile(filepath.Join(dir, "m.md"), []byte("+++\nid = \"arch.newer\"\nkind = \"component\"\nfamily = \"architecture\"\n+++\nNewer.\n"), 0o644)
+	if r, isErr, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.newer"}); isErr {
+		t.Fatalf("a file added to a new directory is not seen: %+v", r.Error)
 	}
 }

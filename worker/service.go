@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/docforge/docforge/index"
@@ -16,11 +17,16 @@ import (
 // Service runs tools. It holds the implementation fingerprint taken when the process started
 // and nothing else: every call names its binding, so one service can serve many projects.
 type Service struct {
-	impl index.Implementation
+	impl  *index.Implementation
+	mu    sync.Mutex
+	lives map[string]*live // per binding: source watch and current snapshot
 }
 
 // NewService returns a service for a process whose implementation was fingerprinted at start.
-func NewService(impl index.Implementation) *Service { return &Service{impl: impl} }
+// Close it to stop its source watches.
+func NewService(impl *index.Implementation) *Service {
+	return &Service{impl: impl, lives: map[string]*live{}}
+}
 
 // call is the state of one tool call.
 type call struct {
@@ -28,6 +34,7 @@ type call struct {
 	b       Binding
 	d       *project.Descriptor
 	snap    *index.Snapshot
+	held    *held
 	sync    *index.Result
 	env     envelope
 	started time.Time
@@ -73,10 +80,10 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 	c.d = d
 	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
 	if spec.syncs {
-		if err := c.syncAndOpen(false); err != nil {
+		if err := c.syncAndOpen(false, false); err != nil {
 			return nil, err
 		}
-		defer c.snap.Close()
+		defer c.done()
 	}
 	start := time.Now()
 	out, err := spec.run(c, args)
@@ -86,9 +93,29 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 
 // syncAndOpen brings the index up to date and opens it. When the project has validation
 // errors the previous index answers, marked stale, with a warning.
-func (c *call) syncAndOpen(rebuild bool) error {
+// An explicit sync (docforge_sync) always runs index.Sync; other calls skip it when the watch
+// proves nothing changed.
+func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	start := time.Now()
+	l := c.svc.liveFor(c.b, c.d)
+	if !rebuild && !explicit && l.watch != nil && l.watch.unchanged(c.ctx) {
+		// The watch proves no source changed since the index was proven current.
+		if h := c.svc.acquire(l, c.d); h != nil {
+			c.stage("watch", start)
+			c.counts["walks_skipped"]++
+			c.held, c.snap = h, h.snap
+			info := h.snap.Info()
+			c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, "current"
+			return nil
+		}
+	}
+	if l.watch != nil {
+		l.watch.beginSync()
+	}
 	res, err := index.Sync(c.ctx, c.d, index.Options{Rebuild: rebuild, Policy: c.b.Policy(), Fingerprint: c.svc.impl.Fingerprint()})
+	if err == nil && l.watch != nil {
+		l.watch.synced()
+	}
 	c.stage("sync", start)
 	staleness := "current"
 	if err != nil {
@@ -111,10 +138,19 @@ func (c *call) syncAndOpen(rebuild bool) error {
 		}
 		return oerr
 	}
+	c.held = c.svc.install(l, snap)
 	c.snap = snap
 	info := snap.Info()
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
 	return nil
+}
+
+// done releases the call's snapshot.
+func (c *call) done() {
+	if c.held != nil {
+		c.svc.release(c.held)
+		c.held, c.snap = nil, nil
+	}
 }
 
 // fail builds the structured error result.

@@ -239,10 +239,10 @@ func runSync(c *call, args json.RawMessage) (any, error) {
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	if err := c.syncAndOpen(a.Rebuild); err != nil {
+	if err := c.syncAndOpen(a.Rebuild, true); err != nil {
 		return nil, err
 	}
-	defer c.snap.Close()
+	defer c.done()
 	if c.sync == nil {
 		return map[string]any{"build": "failed", "note": "validation errors; the previous generation stays published"}, nil
 	}

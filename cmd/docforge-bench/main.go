@@ -61,10 +61,12 @@ func run(ctx context.Context, args []string) error {
 	runs := fs.Int("runs", 0, "repetitions of each timed step (0: 5 cold syncs at 10k, 3 above; 15 edits)")
 	profile := fs.Bool("profile", false, "write CPU profiles of the cold sync and the edit")
 	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
+	mcpBench := fs.Bool("mcp", true, "also measure docforge-mcp over stdio on each synthetic project")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var reports []report
+	var mcpReports []*mcpReport
 	for _, f := range strings.Split(*sizes, ",") {
 		if strings.TrimSpace(f) == "" {
 			continue
@@ -82,8 +84,15 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 		reports = append(reports, *rep)
+		if *mcpBench {
+			mr, err := measureMCP(ctx, proj, n)
+			if err != nil {
+				return err
+			}
+			mcpReports = append(mcpReports, mr)
+		}
 	}
-	text := markdown(reports)
+	text := markdown(reports) + mcpMarkdown(mcpReports)
 	if *goroot {
 		proj, err := ensureGoroot(*dir)
 		if err != nil {

@@ -64,7 +64,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	server := mcpbridge.NewServer(b, worker.NewService(impl))
+	svc := worker.NewService(impl)
+	defer svc.Close()
+	server := mcpbridge.NewServer(b, svc)
 	transport := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)

@@ -301,7 +301,9 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 	}
 	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
 	argJSON, _ := json.Marshal(args)
-	out, err := worker.NewService(impl).Call(e.ctx, b, tool, argJSON)
+	svc := worker.NewService(impl)
+	defer svc.Close()
+	out, err := svc.Call(e.ctx, b, tool, argJSON)
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpReport holds the stdio figures of one project, in milliseconds.
+type mcpReport struct {
+	Nodes                  int
+	StartP50               float64
+	GetNodeP50, GetNodeP95 float64
+	SearchP50, SearchP95   float64
+	ImpactP50, ImpactP95   float64
+	Calls                  int
+}
+
+// measureMCP drives the real docforge-mcp binary over stdio with the go-sdk client: process
+// start to the initialize answer, then warm calls of one session.
+func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(filepath.Dir(self), "docforge-mcp")
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%s not found: run 'make build' first", bin)
+	}
+	connect := func() (*mcp.ClientSession, error) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "docforge-bench", Version: "1"}, nil)
+		return client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "--project-root", proj)}, nil)
+	}
+	rep := &mcpReport{Nodes: nodes}
+	var starts []time.Duration
+	for i := 0; i < 9; i++ {
+		t0 := time.Now()
+		cs, err := connect()
+		if err != nil {
+			return nil, fmt.Errorf("start docforge-mcp: %w", err)
+		}
+		starts = append(starts, time.Since(t0))
+		cs.Close()
+	}
+	rep.StartP50 = median(starts)
+
+	cs, err := connect()
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) (time.Duration, error) {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		d := time.Since(t0)
+		if err != nil {
+			return 0, err
+		}
+		if res.IsError {
+			return 0, fmt.Errorf("%s: %s", name, res.Content[0].(*mcp.TextContent).Text)
+		}
+		return d, nil
+	}
+	if _, err := call("docforge_bootstrap", nil); err != nil { // the sync, outside the timings
+		return nil, err
+	}
+	g := newGenerator(nodes, 42)
+	rng := rand.New(rand.NewPCG(11, 11))
+	const n = 100
+	var get, search, impact []time.Duration
+	for k := 0; k < n; k++ {
+		id := g.nodeID(rng.IntN(nodes))
+		d, err := call("docforge_get_node", map[string]any{"node_id": id})
+		if err != nil {
+			return nil, err
+		}
+		get = append(get, d)
+		q := g.vocab[rng.IntN(len(g.vocab))]
+		if d, err = call("docforge_search", map[string]any{"query": q, "limit": 20}); err != nil {
+			return nil, err
+		}
+		search = append(search, d)
+		if d, err = call("docforge_impact", map[string]any{"node_id": id, "depth": 3}); err != nil {
+			return nil, err
+		}
+		impact = append(impact, d)
+	}
+	rep.Calls = n
+	rep.GetNodeP50, rep.GetNodeP95 = percentile(get, 50), percentile(get, 95)
+	rep.SearchP50, rep.SearchP95 = percentile(search, 50), percentile(search, 95)
+	rep.ImpactP50, rep.ImpactP95 = percentile(impact, 50), percentile(impact, 95)
+	fmt.Fprintf(os.Stderr, "[mcp %d] start %.1f ms; get_node %.1f, search %.1f, impact %.1f ms (p50)\n", nodes, rep.StartP50, rep.GetNodeP50, rep.SearchP50, rep.ImpactP50)
+	return rep, nil
+}
+
+func mcpMarkdown(reps []*mcpReport) string {
+	if len(reps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nMCP over stdio (the real docforge-mcp binary, go-sdk client, one warm session; every call syncs first):\n\n")
+	b.WriteString("| nodes | start to initialize p50 ms | get_node p50 / p95 ms | search p50 / p95 ms | impact p50 / p95 ms |\n|---|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |\n", r.Nodes, r.StartP50, r.GetNodeP50, r.GetNodeP95, r.SearchP50, r.SearchP95, r.ImpactP50, r.ImpactP95)
+	}
+	b.WriteString("\n| target | at | bound | measured | met |\n|---|---|---|---|---|\n")
+	for _, r := range reps {
+		if r.Nodes != 100000 {
+			continue
+		}
+		for _, t := range []struct {
+			name  string
+			v, lt float64
+		}{{"get_node p50", r.GetNodeP50, 2}, {"search p50", r.SearchP50, 8}, {"impact p50", r.ImpactP50, 25}, {"start to initialize", r.StartP50, 50}} {
+			met := "yes"
+			if t.v > t.lt {
+				met = "**no**"
+			}
+			fmt.Fprintf(&b, "| %s | 100000 nodes | %g ms | %.1f ms | %s |\n", t.name, t.lt, t.v, met)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,180 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/docforge/docforge/index/project"
+)
+
+// watch tells whether any source of one project may have changed since the last sync that
+// proved the index current, so a call can skip the stat walk. It watches every directory of
+// the content and code roots and the project root (for docforge.toml) with fsnotify.
+//
+// fsnotify delivers events asynchronously, so "no event yet" would not prove "no change yet".
+// A barrier closes that gap: it creates a uniquely named file in a watched directory and waits
+// for its event. One inotify queue delivers events in order, so once the barrier's event has
+// arrived, every change completed before the call has been seen.
+type watch struct {
+	w          *fsnotify.Watcher
+	barrierDir string
+
+	mu       sync.Mutex
+	dirty    bool // a change may have happened since the index was last proven current
+	verified bool // the index was proven current at least once with the watch running
+	next     int  // barrier sequence
+	waiting  map[string]chan struct{}
+	failed   error // the watch broke (overflow, watch limit): callers fall back to the walk
+}
+
+// barrierPrefix names barrier files; they live in the state directory.
+const barrierPrefix = "barrier-"
+
+func startWatch(d *project.Descriptor) (*watch, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch sources: %w", err)
+	}
+	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), dirty: true, waiting: map[string]chan struct{}{}}
+	if err := os.MkdirAll(wt.barrierDir, 0o755); err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("watch sources: %w", err)
+	}
+	dirs := []string{d.Root, wt.barrierDir}
+	for _, r := range append(append([]string{}, d.Sources.ContentRoots...), d.Sources.CodeRoots...) {
+		dirs = append(dirs, filepath.Join(d.Root, filepath.FromSlash(r)))
+	}
+	for _, dir := range dirs {
+		if err := wt.addTree(dir); err != nil {
+			fw.Close()
+			return nil, err
+		}
+	}
+	go wt.loop()
+	return wt, nil
+}
+
+// addTree watches dir and every directory below it, skipping hidden ones (never sources).
+func (wt *watch) addTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if !e.IsDir() {
+			return nil
+		}
+		if p != dir && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if err := wt.w.Add(p); err != nil {
+			return fmt.Errorf("watch %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+func (wt *watch) loop() {
+	for {
+		select {
+		case ev, ok := <-wt.w.Events:
+			if !ok {
+				return
+			}
+			wt.event(ev)
+		case err, ok := <-wt.w.Errors:
+			if !ok {
+				return
+			}
+			wt.mu.Lock()
+			wt.dirty, wt.failed = true, err // an overflow may have lost events
+			wt.mu.Unlock()
+		}
+	}
+}
+
+func (wt *watch) event(ev fsnotify.Event) {
+	if filepath.Dir(ev.Name) == wt.barrierDir {
+		if ev.Has(fsnotify.Create) {
+			wt.mu.Lock()
+			if ch, ok := wt.waiting[filepath.Base(ev.Name)]; ok {
+				close(ch)
+				delete(wt.waiting, filepath.Base(ev.Name))
+			}
+			wt.mu.Unlock()
+			os.Remove(ev.Name)
+		}
+		return
+	}
+	if ev.Has(fsnotify.Create) {
+		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() && !strings.HasPrefix(filepath.Base(ev.Name), ".") {
+			if err := wt.addTree(ev.Name); err != nil {
+				wt.mu.Lock()
+				wt.failed = err
+				wt.mu.Unlock()
+			}
+		}
+	}
+	wt.mu.Lock()
+	wt.dirty = true
+	wt.mu.Unlock()
+}
+
+// unchanged reports whether no source can have changed since the index was last proven
+// current: it waits for a barrier, then reads the state.
+func (wt *watch) unchanged(ctx context.Context) bool {
+	wt.mu.Lock()
+	if wt.failed != nil || !wt.verified || wt.dirty {
+		wt.mu.Unlock()
+		return false
+	}
+	wt.next++
+	name := barrierPrefix + strconv.Itoa(wt.next)
+	ch := make(chan struct{})
+	wt.waiting[name] = ch
+	wt.mu.Unlock()
+	if err := os.WriteFile(filepath.Join(wt.barrierDir, name), nil, 0o600); err != nil {
+		return false
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return false
+	case <-time.After(2 * time.Second): // a watch that stopped delivering: walk instead
+		wt.mu.Lock()
+		wt.failed = errors.New("watch barrier timed out")
+		wt.mu.Unlock()
+		return false
+	}
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	return !wt.dirty && wt.failed == nil
+}
+
+// beginSync marks the point a sync starts from: changes after it keep the watch dirty.
+func (wt *watch) beginSync() {
+	wt.mu.Lock()
+	wt.dirty = false
+	wt.mu.Unlock()
+}
+
+// synced records that a sync begun after beginSync proved the index current.
+func (wt *watch) synced() {
+	wt.mu.Lock()
+	wt.verified = true
+	wt.mu.Unlock()
+}
+
+func (wt *watch) close() { wt.w.Close() }
