@@ -30,7 +30,9 @@ func NewServer(b worker.Binding, caller Caller) *mcp.Server {
 		name := spec.Name
 		server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			out, err := caller.Call(ctx, b, name, req.Params.Arguments)
-			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}
+			// The envelope goes out once, as text: the tools declare no output schema, and a
+			// structured copy would double every response on the wire.
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}
 			if err != nil {
 				var te *worker.ToolError
 				if !errors.As(err, &te) || out == nil {

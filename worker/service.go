@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/docforge/docforge/index"
@@ -19,13 +22,48 @@ import (
 type Service struct {
 	impl  *index.Implementation
 	mu    sync.Mutex
-	lives map[string]*live // per binding: source watch and current snapshot
+	lives map[string]*live  // per binding: source watch and current snapshot
+	descs map[string]loaded // per project root: the descriptor, while its file is unchanged
+}
+
+// loaded is a descriptor with the stat of the file it was read from.
+type loaded struct {
+	size, mtime int64
+	ino         uint64
+	d           *project.Descriptor
+}
+
+// descriptor loads a project's descriptor, reusing the last load while docforge.toml keeps
+// the same size, mtime and inode: reading and validating it on every call is measurable.
+func (s *Service) descriptor(root string) (*project.Descriptor, []problem.Problem, error) {
+	st, err := os.Stat(filepath.Join(root, project.FileName))
+	var size, mtime int64
+	var ino uint64
+	if err == nil {
+		size, mtime = st.Size(), st.ModTime().UnixNano()
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			ino = uint64(sys.Ino)
+		}
+		s.mu.Lock()
+		l, ok := s.descs[root]
+		s.mu.Unlock()
+		if ok && l.size == size && l.mtime == mtime && l.ino == ino {
+			return l.d, nil, nil
+		}
+	}
+	d, probs, err := project.Load(root)
+	if err == nil && d != nil && st != nil {
+		s.mu.Lock()
+		s.descs[root] = loaded{size: size, mtime: mtime, ino: ino, d: d}
+		s.mu.Unlock()
+	}
+	return d, probs, err
 }
 
 // NewService returns a service for a process whose implementation was fingerprinted at start.
 // Close it to stop its source watches.
 func NewService(impl *index.Implementation) *Service {
-	return &Service{impl: impl, lives: map[string]*live{}}
+	return &Service{impl: impl, lives: map[string]*live{}, descs: map[string]loaded{}}
 }
 
 // call is the state of one tool call.
@@ -68,7 +106,7 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 	if err := c.svc.impl.Check(); err != nil {
 		return nil, err
 	}
-	d, probs, err := project.Load(c.b.ProjectRoot)
+	d, probs, err := c.svc.descriptor(c.b.ProjectRoot)
 	if err != nil {
 		return nil, err
 	}

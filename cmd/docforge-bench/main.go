@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string) error {
 	profile := fs.Bool("profile", false, "write CPU profiles of the cold sync and the edit")
 	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
 	mcpBench := fs.Bool("mcp", true, "also measure docforge-mcp over stdio on each synthetic project")
+	mcpOnly := fs.Bool("mcp-only", false, "measure only docforge-mcp over stdio (the projects must have been synced)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,12 +80,14 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep, err := measureChild(ctx, proj, n, *runs, *profile)
-		if err != nil {
-			return err
+		if !*mcpOnly {
+			rep, err := measureChild(ctx, proj, n, *runs, *profile)
+			if err != nil {
+				return err
+			}
+			reports = append(reports, *rep)
 		}
-		reports = append(reports, *rep)
-		if *mcpBench {
+		if *mcpBench || *mcpOnly {
 			mr, err := measureMCP(ctx, proj, n)
 			if err != nil {
 				return err
@@ -93,7 +96,7 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	text := markdown(reports) + mcpMarkdown(mcpReports)
-	if *goroot {
+	if *goroot && !*mcpOnly {
 		proj, err := ensureGoroot(*dir)
 		if err != nil {
 			return err
