@@ -425,6 +425,13 @@ func TestGenerationDiffStates(t *testing.T) {
 	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unverified" {
 		t.Errorf("corrupt receipt: %s", r.Result)
 	}
+	// A receipt that is a symlink fails the file-type check.
+	receipt := filepath.Join(root, ".docforge/index/generation-diff.json")
+	os.Remove(receipt)
+	os.Symlink(filepath.Join(root, "docforge.toml"), receipt)
+	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unsafe" {
+		t.Errorf("symlinked receipt: %s", r.Result)
+	}
 }
 
 // The source watch lets unchanged calls skip the stat walk, yet every edit completed before a
