@@ -242,42 +242,52 @@ func checkPublished(t *testing.T, d *project.Descriptor, gen int64) {
 	}
 }
 
-func TestFailureAtEveryPublicationStepKeepsThePreviousIndex(t *testing.T) {
+// interruptedPublication publishes a generation, edits a node, lets interrupt stop the next
+// publication at step, and checks that the right generation stays published (the old one
+// before the rename, the new one from the rename on, even with a receipt missing) and that a
+// new sync recovers to a current, queryable index.
+func interruptedPublication(t *testing.T, seed int64, step string, interrupt func(d *project.Descriptor)) *project.Descriptor {
+	t.Helper()
 	ctx := context.Background()
+	r := rand.New(rand.NewSource(seed))
+	root := genProject(t, 15, r)
+	d := load(t, root)
+	first, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	writeNode(t, root, int(seed)+1, r, "edit")
+	interrupt(d)
+	want := first.Generation
+	if slices.Index(index.Steps(), step) > slices.Index(index.Steps(), index.StepRename) {
+		want++
+	}
+	checkPublished(t, d, want)
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Generation < want {
+		t.Fatalf("recovery sync went back to generation %d", res.Generation)
+	}
+	checkPublished(t, d, res.Generation)
+	if st, _ := index.CheckStatus(ctx, d, ""); st.State != index.Current {
+		t.Fatalf("after recovery status = %s", st.State)
+	}
+	return d
+}
+
+func TestFailureAtEveryPublicationStepKeepsThePreviousIndex(t *testing.T) {
 	for _, step := range index.Steps() {
 		t.Run(step, func(t *testing.T) {
-			r := rand.New(rand.NewSource(3))
-			root := genProject(t, 15, r)
-			d := load(t, root)
-			first, err := index.Sync(ctx, d, index.Options{})
-			must(t, err)
-			writeNode(t, root, 4, r, "edit")
-			boom := errors.New("injected")
-			_, err = index.Sync(ctx, d, index.Options{Fault: func(s string) error {
-				if s == step {
-					return boom
+			interruptedPublication(t, 3, step, func(d *project.Descriptor) {
+				boom := errors.New("injected")
+				_, err := index.Sync(context.Background(), d, index.Options{Fault: func(s string) error {
+					if s == step {
+						return boom
+					}
+					return nil
+				}})
+				if !errors.Is(err, boom) {
+					t.Fatalf("sync error = %v", err)
 				}
-				return nil
-			}})
-			if !errors.Is(err, boom) {
-				t.Fatalf("sync error = %v", err)
-			}
-			// Before the rename the old generation stays; from the rename on, the new one is
-			// fully published even if a receipt is missing.
-			want := first.Generation
-			if slices.Index(index.Steps(), step) > slices.Index(index.Steps(), index.StepRename) {
-				want++
-			}
-			checkPublished(t, d, want)
-			res, err := index.Sync(ctx, d, index.Options{})
-			must(t, err)
-			if res.Generation < want {
-				t.Fatalf("recovery sync went back to generation %d", res.Generation)
-			}
-			checkPublished(t, d, res.Generation)
-			if st, _ := index.CheckStatus(ctx, d, ""); st.State != index.Current {
-				t.Fatalf("after recovery status = %s", st.State)
-			}
+			})
 		})
 	}
 }
@@ -288,30 +298,17 @@ func TestKilledPublisherLeavesAPublishedIndex(t *testing.T) {
 	if os.Getenv("DOCFORGE_TEST_CHILD_ROOT") != "" {
 		return // the child runs TestHelperKilledSync instead
 	}
-	ctx := context.Background()
 	for _, step := range index.Steps() {
 		t.Run(step, func(t *testing.T) {
-			r := rand.New(rand.NewSource(4))
-			root := genProject(t, 15, r)
-			d := load(t, root)
-			first, err := index.Sync(ctx, d, index.Options{})
-			must(t, err)
-			writeNode(t, root, 5, r, "edit")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledSync$")
-			cmd.Env = append(os.Environ(), "DOCFORGE_TEST_CHILD_ROOT="+root, "DOCFORGE_TEST_KILL_AT="+step)
-			err = cmd.Run()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("child was not killed: %v", err)
-			}
-			want := first.Generation
-			if slices.Index(index.Steps(), step) > slices.Index(index.Steps(), index.StepRename) {
-				want++
-			}
-			checkPublished(t, d, want)
-			res, err := index.Sync(ctx, d, index.Options{})
-			must(t, err)
-			checkPublished(t, d, res.Generation)
+			d := interruptedPublication(t, 4, step, func(d *project.Descriptor) {
+				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledSync$")
+				cmd.Env = append(os.Environ(), "DOCFORGE_TEST_CHILD_ROOT="+d.Root, "DOCFORGE_TEST_KILL_AT="+step)
+				err := cmd.Run()
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+					t.Fatalf("child was not killed: %v", err)
+				}
+			})
 			if matches, _ := filepath.Glob(filepath.Join(index.PathsFor(d).Dir, "index.db.tmp-*")); len(matches) != 0 {
 				t.Fatalf("temporary files left after recovery: %v", matches)
 			}

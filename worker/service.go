@@ -24,6 +24,7 @@ type Service struct {
 	mu    sync.Mutex
 	lives map[string]*live  // per binding: source watch and current snapshot
 	descs map[string]loaded // per project root: the descriptor, while its file is unchanged
+	tools map[string]ToolSpec
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -63,7 +64,11 @@ func (s *Service) descriptor(root string) (*project.Descriptor, []problem.Proble
 // NewService returns a service for a process whose implementation was fingerprinted at start.
 // Close it to stop its source watches.
 func NewService(impl *index.Implementation) *Service {
-	return &Service{impl: impl, lives: map[string]*live{}, descs: map[string]loaded{}}
+	tools := map[string]ToolSpec{}
+	for _, t := range Tools() {
+		tools[t.Name] = t
+	}
+	return &Service{impl: impl, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools}
 }
 
 // call is the state of one tool call.
@@ -99,7 +104,7 @@ func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.Ra
 }
 
 func (c *call) run(tool string, args json.RawMessage) (any, error) {
-	spec, ok := toolByName(tool)
+	spec, ok := c.svc.tools[tool]
 	if !ok {
 		return nil, problem.Errorf(problem.InvalidArgument, "no tool %q in this server", tool)
 	}

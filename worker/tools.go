@@ -75,15 +75,6 @@ func Tools() []ToolSpec {
 	}
 }
 
-func toolByName(name string) (ToolSpec, bool) {
-	for _, t := range Tools() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return ToolSpec{}, false
-}
-
 // shrink removes the last half of a collection result to fit the response limit, marking it
 // truncated. It reports whether it removed anything.
 func shrink(v any) bool {

@@ -1,4 +1,4 @@
-//go:build darwin
+//go:build linux || darwin
 
 package source
 
@@ -42,8 +42,8 @@ func fromSys(st *unix.Stat_t) fileStat {
 	return fileStat{
 		mode:    uint32(st.Mode),
 		size:    st.Size,
-		mtimeNs: st.Mtimespec.Nano(),
-		ctimeNs: st.Ctimespec.Nano(),
+		mtimeNs: st.Mtim.Nano(),
+		ctimeNs: st.Ctim.Nano(),
 		ino:     st.Ino,
 		dev:     uint64(st.Dev),
 	}
