@@ -514,6 +514,7 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 			var next []frontier
 			var found []ImpactHit
 			var foundKeys []int64
+		expand:
 			for _, f := range level {
 				for _, dir := range []string{"incoming", "outgoing"} {
 					st := in
@@ -522,8 +523,9 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 					}
 					remaining := budget - out.EdgesExamined
 					if remaining <= 0 {
+						// The budget is spent: the rest of this level is not examined at all.
 						out.Truncated, out.TruncatedBy = true, "work_budget"
-						break
+						break expand
 					}
 					st.BindInt64(1, f.key)
 					st.BindInt64(2, int64(remaining)+1)

@@ -218,6 +218,17 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 			kind = BuildIncremental
 		}
 	}
+	if kind == BuildIncremental && onlyStatsChanged(source.NewLoader(d, b.policy), dl, prevFiles) {
+		// A touch or a checkout of the same bytes: the published index already holds exactly
+		// these sources. Record the new identity in the receipt; no copy, no new generation.
+		prev.identity = inv.Identity()
+		pub, err := writePublication(paths, b, prev, BuildReceipt)
+		if err != nil {
+			return nil, err
+		}
+		clk.mark("receipts")
+		return &Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, FilesChanged: dl.size(), Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start)}, nil
+	}
 	if err := fault(opts, StepBuild); err != nil {
 		return nil, err
 	}
@@ -264,6 +275,24 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		Build: kind, Generation: st.generation, Publication: pub, Summary: &diff.Summary,
 		FilesChanged: dl.size(), FilesParsed: filesParsed, Warnings: warnings(inv.Problems), Timings: clk.marks, Published: clk.published, Elapsed: time.Since(start),
 	}, nil
+}
+
+// onlyStatsChanged reports whether every file of the delta still has the content the index
+// holds: nothing removed, nothing new, the same bytes (or package file list) behind a new stat.
+func onlyStatsChanged(l *source.Loader, dl delta, old map[string]fileRow) bool {
+	if len(dl.removed) > 0 || len(dl.changed) == 0 {
+		return false
+	}
+	for _, f := range dl.changed {
+		o, ok := old[f.Path]
+		if !ok || o.file.Format != f.Format {
+			return false
+		}
+		if h, err := l.ContentHash(f); err != nil || h != o.hash {
+			return false
+		}
+	}
+	return true
 }
 
 // finishCold optimizes the full-text index and computes the diff against the previous index.

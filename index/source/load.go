@@ -62,6 +62,41 @@ func NewLoader(d *project.Descriptor, policy string) *Loader {
 	return &Loader{d: d, noAST: policy == golang.PolicyNoAST, modules: golang.NewModules(d.Root, d.Project.ID)}
 }
 
+// packageNames lists a package directory's Go files and hashes the list.
+func (l *Loader) packageNames(f File) ([]string, string, error) {
+	entries, err := os.ReadDir(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return nil, "", err
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) {
+			names = append(names, name)
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
+	return names, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// ContentHash returns the hash ReadAndParse would record for f, without parsing it.
+func (l *Loader) ContentHash(f File) (string, error) {
+	if f.Format == GoPackage {
+		_, h, err := l.packageNames(f)
+		return h, err
+	}
+	fh, err := os.Open(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(fh, l.d.Limits.MaxFileBytes+1)); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // ReadAndParse reads one inventoried file and parses it. The read is bounded by the file size
 // limit, so an oversized file is never loaded whole.
 func ReadAndParse(d *project.Descriptor, f File) Parsed { return NewLoader(d, "").ReadAndParse(f) }
@@ -121,20 +156,12 @@ func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
 // returns the package node with its contains relations. The file hash covers the names.
 func (l *Loader) goPackage(f File) Parsed {
 	out := Parsed{File: f}
-	entries, err := os.ReadDir(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	names, hash, err := l.packageNames(f)
 	if err != nil {
 		out.Fragment = unreadable(f.Path, err)
 		return out
 	}
-	var names []string
-	for _, e := range entries {
-		name := e.Name()
-		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) {
-			names = append(names, name)
-		}
-	}
-	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
-	out.FileHash = "sha256:" + hex.EncodeToString(sum[:])
+	out.FileHash = hash
 	if l.unchanged(&out) {
 		return out
 	}
