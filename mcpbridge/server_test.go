@@ -467,3 +467,23 @@ func TestWatchSkipsWalksButMissesNoEdit(t *testing.T) {
 		t.Fatalf("a file added to a new directory is not seen: %+v", r.Error)
 	}
 }
+
+// Files outside the roots (a build output at the project root) do not defeat the watch, but an
+// edit of docforge.toml does reach the next answer.
+func TestWatchIgnoresNonSourcesButSeesTheDescriptor(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	callTool(t, cs, "docforge_bootstrap", nil)
+	os.WriteFile(filepath.Join(root, "build-output.txt"), []byte("x"), 0o644)
+	r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
+	if !strings.Contains(string(r.Diagnostics), `"walks_skipped":1`) {
+		t.Errorf("a non-source file at the root forced a walk: %s", r.Diagnostics)
+	}
+	desc := filepath.Join(root, "docforge.toml")
+	src, _ := os.ReadFile(desc)
+	os.WriteFile(desc, []byte(strings.Replace(string(src), `name = "Courier parcel tracking"`, `name = "Courier, renamed"`, 1)), 0o644)
+	r, _, _ = callTool(t, cs, "docforge_project_info", nil)
+	if !strings.Contains(string(r.Result), `"name":"Courier, renamed"`) {
+		t.Errorf("a descriptor edit is not in the next answer: %.300s", r.Result)
+	}
+}

@@ -28,6 +28,7 @@ import (
 type watch struct {
 	w          *fsnotify.Watcher
 	barrierDir string
+	roots      []string // absolute content and code roots, watched with all their directories
 
 	mu       sync.Mutex
 	dirty    bool // a change may have happened since the index was last proven current
@@ -50,11 +51,17 @@ func startWatch(d *project.Descriptor) (*watch, error) {
 		fw.Close()
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
-	dirs := []string{d.Root, wt.barrierDir}
-	for _, r := range append(append([]string{}, d.Sources.ContentRoots...), d.Sources.CodeRoots...) {
-		dirs = append(dirs, filepath.Join(d.Root, filepath.FromSlash(r)))
+	// The project root itself only for docforge.toml; the roots with every directory below.
+	for _, dir := range []string{d.Root, wt.barrierDir} {
+		if err := fw.Add(dir); err != nil {
+			fw.Close()
+			return nil, fmt.Errorf("watch %s: %w", dir, err)
+		}
 	}
-	for _, dir := range dirs {
+	for _, r := range append(append([]string{}, d.Sources.ContentRoots...), d.Sources.CodeRoots...) {
+		wt.roots = append(wt.roots, filepath.Join(d.Root, filepath.FromSlash(r)))
+	}
+	for _, dir := range wt.roots {
 		if err := wt.addTree(dir); err != nil {
 			fw.Close()
 			return nil, err
@@ -118,7 +125,10 @@ func (wt *watch) event(ev fsnotify.Event) {
 		}
 		return
 	}
-	if ev.Has(fsnotify.Create) {
+	if !wt.inRoots(ev.Name) && filepath.Base(ev.Name) != project.FileName {
+		return // another entry of the project root (a build output, an editor's file): not a source
+	}
+	if ev.Has(fsnotify.Create) && wt.inRoots(ev.Name) {
 		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() && !strings.HasPrefix(filepath.Base(ev.Name), ".") {
 			if err := wt.addTree(ev.Name); err != nil {
 				wt.mu.Lock()
@@ -130,6 +140,15 @@ func (wt *watch) event(ev fsnotify.Event) {
 	wt.mu.Lock()
 	wt.dirty = true
 	wt.mu.Unlock()
+}
+
+func (wt *watch) inRoots(p string) bool {
+	for _, r := range wt.roots {
+		if project.Within(r, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // unchanged reports whether no source can have changed since the index was last proven
