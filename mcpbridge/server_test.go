@@ -487,3 +487,24 @@ func TestWatchIgnoresNonSourcesButSeesTheDescriptor(t *testing.T) {
 		t.Errorf("a descriptor edit is not in the next answer: %.300s", r.Result)
 	}
 }
+
+// While the project is invalid every answer comes from the last good generation and says it
+// is stale, call after call: the watch must not turn a failed sync into "current".
+func TestInvalidProjectStaysStaleUnderTheWatch(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root})
+	callTool(t, cs, "docforge_bootstrap", nil)
+	p := filepath.Join(root, "docs/architecture/store.md")
+	src, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(src), `kind = "component"`, `kind = "no-such-kind"`, 1)), 0o644)
+	for i := 0; i < 3; i++ {
+		r, isErr, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.api"})
+		if isErr || r.Staleness != "stale" {
+			t.Fatalf("call %d on an invalid project: isError %v staleness %q", i, isErr, r.Staleness)
+		}
+	}
+	os.WriteFile(p, src, 0o644)
+	if r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.api"}); r.Staleness != "current" {
+		t.Errorf("after the fix: staleness %q", r.Staleness)
+	}
+}

@@ -156,8 +156,14 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 		l.watch.beginSync()
 	}
 	res, err := index.Sync(c.ctx, c.d, index.Options{Rebuild: rebuild, Policy: c.b.Policy(), Fingerprint: c.svc.impl.Fingerprint()})
-	if err == nil && l.watch != nil {
-		l.watch.synced()
+	if l.watch != nil {
+		if err == nil {
+			l.watch.synced()
+		} else {
+			// Not proven current (an invalid project, say): the next call must sync again
+			// and say so, not trust the watch.
+			l.watch.markDirty()
+		}
 	}
 	c.stage("sync", start)
 	staleness := "current"

@@ -189,6 +189,13 @@ func (wt *watch) beginSync() {
 	wt.mu.Unlock()
 }
 
+// markDirty forgets that the index was proven current.
+func (wt *watch) markDirty() {
+	wt.mu.Lock()
+	wt.dirty = true
+	wt.mu.Unlock()
+}
+
 // synced records that a sync begun after beginSync proved the index current.
 func (wt *watch) synced() {
 	wt.mu.Lock()
