@@ -63,7 +63,7 @@ func connect(t *testing.T, b worker.Binding) *mcp.ClientSession {
 	}
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	svc := worker.NewService(impl)
+	svc := worker.NewService(impl, true)
 	t.Cleanup(func() { svc.Close() })
 	ss, err := NewServer(b, svc).Connect(ctx, st, nil)
 	if err != nil {

@@ -27,8 +27,10 @@ func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
 		return l
 	}
 	l := &live{}
-	if w, err := startWatch(d); err == nil {
-		l.watch = w
+	if s.watch {
+		if w, err := startWatch(d); err == nil {
+			l.watch = w
+		}
 	}
 	s.lives[key] = l
 	return l

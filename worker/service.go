@@ -25,6 +25,7 @@ type Service struct {
 	lives map[string]*live  // per binding: source watch and current snapshot
 	descs map[string]loaded // per project root: the descriptor, while its file is unchanged
 	tools map[string]ToolSpec
+	watch bool // start a source watch per binding
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -62,13 +63,14 @@ func (s *Service) descriptor(root string) (*project.Descriptor, []problem.Proble
 }
 
 // NewService returns a service for a process whose implementation was fingerprinted at start.
-// Close it to stop its source watches.
-func NewService(impl *index.Implementation) *Service {
+// A long-lived process (the MCP server) watches sources so that unchanged calls skip the stat
+// walk; a one-shot command passes watch = false. Close the service to stop its watches.
+func NewService(impl *index.Implementation, watch bool) *Service {
 	tools := map[string]ToolSpec{}
 	for _, t := range Tools() {
 		tools[t.Name] = t
 	}
-	return &Service{impl: impl, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools}
+	return &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools}
 }
 
 // call is the state of one tool call.

@@ -301,7 +301,7 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 	}
 	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
 	argJSON, _ := json.Marshal(args)
-	svc := worker.NewService(impl)
+	svc := worker.NewService(impl, false)
 	defer svc.Close()
 	out, err := svc.Call(e.ctx, b, tool, argJSON)
 	var env struct {
