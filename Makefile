@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build demo test vet fmt-check bench clean
+.PHONY: all build demo test vet fmt-check bench clean generate generate-check
 
 all: build
 
@@ -35,10 +35,38 @@ demo: build
 	@echo "== validate a broken copy (expected to fail with every planted problem)"
 	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
 
+# Protocol code: protoc (Debian's protobuf-compiler) with the generators pinned here and in
+# go.mod. 'make generate' rewrites proto/docforge/v2/*.pb.go; 'make generate-check' (part of
+# 'make test') fails if the committed files differ from a fresh generation.
+PROTO_DIR := proto/docforge/v2
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+PROTO_GEN := $(abspath $(BIN))/protogen
+
+$(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc:
+	@command -v protoc >/dev/null || { echo "protoc is missing: install Debian's protobuf-compiler (apt-get install protobuf-compiler)" >&2; exit 1; }
+	mkdir -p $(PROTO_GEN)
+	$(GO) build -o $(PROTO_GEN)/protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go
+	GOBIN=$(PROTO_GEN) $(GO) install $(PROTOC_GEN_GO_GRPC)
+
+# protoc_into DIR: generate the Go code of every .proto into DIR.
+protoc_into = protoc --proto_path=proto --plugin=protoc-gen-go=$(PROTO_GEN)/protoc-gen-go \
+	--plugin=protoc-gen-go-grpc=$(PROTO_GEN)/protoc-gen-go-grpc \
+	--go_out=$(1) --go_opt=paths=source_relative --go-grpc_out=$(1) --go-grpc_opt=paths=source_relative \
+	$(PROTO_DIR)/*.proto
+
+generate: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
+	$(call protoc_into,proto)
+
+generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
+	@tmp=$$(mktemp -d) && $(call protoc_into,$$tmp) && \
+	for f in $$tmp/docforge/v2/*.go; do \
+		cmp -s $$f $(PROTO_DIR)/$$(basename $$f) || { echo "generated $$(basename $$f) differs from the committed one: run 'make generate' and commit" >&2; rm -rf $$tmp; exit 1; }; \
+	done; rm -rf $$tmp
+
 # Every test, with the race detector. The MCP end-to-end test drives docforge-mcp with the
 # official TypeScript SDK, installed from the npm registry as package-lock.json pins it.
 TS_CLIENT := mcpbridge/testdata/ts-client
-test: fmt-check vet $(TS_CLIENT)/node_modules/.installed
+test: fmt-check vet generate-check $(TS_CLIENT)/node_modules/.installed
 	$(GO) test -race -count=1 ./...
 
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
