@@ -59,6 +59,9 @@ generate: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 
 generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 	@tmp=$$(mktemp -d) && $(call protoc_into,$$tmp) && \
+	if [ "$$(cd $$tmp/docforge/v2 && ls *.pb.go)" != "$$(cd $(PROTO_DIR) && ls *.pb.go)" ]; then \
+		echo "the committed generated files are not the set protoc makes: run 'make generate' and commit" >&2; rm -rf $$tmp; exit 1; \
+	fi; \
 	for f in $$tmp/docforge/v2/*.go; do \
 		cmp -s $$f $(PROTO_DIR)/$$(basename $$f) || { echo "generated $$(basename $$f) differs from the committed one: run 'make generate' and commit" >&2; rm -rf $$tmp; exit 1; }; \
 	done; rm -rf $$tmp
