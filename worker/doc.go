@@ -3,5 +3,7 @@
 // every normal call, wraps each answer in the response envelope (content notice, project
 // identity, revision, source hash, adapter, staleness), enforces the project's result and
 // response-size limits, and issues version-1 cursors. The MCP bridge calls it in-process;
-// the manager will put a gRPC hop in between without changing tool code.
+// Serve exposes the same Call as the version-2 Worker gRPC service on a Unix socket
+// ('docforge worker'), and RemoteCaller is its client, so the manager can put a process
+// boundary in between without changing tool code.
 package worker

@@ -38,6 +38,7 @@ type env struct {
 	name    string
 	query   string
 	cursor  string
+	socket  string
 }
 
 type command struct {
@@ -89,6 +90,10 @@ func commands() map[string]command {
 				fs.IntVar(&e.limit, "limit", 0, "items per page (default 50)")
 				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
 			}, runDiff},
+		"worker": {"", "Serve the project's tools over --socket (version-2 Worker gRPC service) until SIGTERM. The manager starts workers; run it by hand only to debug.", 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.socket, "socket", "", "Unix `PATH` to listen on (required)")
+			}, runWorker},
 		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
 			func(fs *flag.FlagSet, e *env) {
@@ -327,6 +332,30 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 		return nil, e.writeJSON(e.stdout, json.RawMessage(out))
 	}
 	return env.Result, nil
+}
+
+func runWorker(e *env) error {
+	if e.socket == "" {
+		return problem.Errorf(problem.InvalidArgument, "--socket is required")
+	}
+	if e.root == "" {
+		return problem.Errorf(problem.InvalidArgument, "--project-root is required for a worker")
+	}
+	root, err := filepath.Abs(e.root)
+	if err != nil {
+		return problem.Errorf(problem.InvalidArgument, "--project-root: %v", err)
+	}
+	b := worker.Binding{ProjectRoot: root, NoAST: e.noAST}
+	if _, err := b.Validate(); err != nil {
+		return err
+	}
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		return err
+	}
+	svc := worker.NewService(impl, true)
+	defer svc.Close()
+	return worker.Serve(e.ctx, e.socket, b, svc)
 }
 
 func runContext(e *env) error {

@@ -43,6 +43,7 @@ Commands:
   logic ID               show the control paths of a Go func or method node
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
   diff                   what the latest generation changed, paged (never syncs)
+  worker                 serve the tools over a Unix socket (gRPC v2); the manager starts these
 
 Flags every command accepts:
   --project-root DIR     the project (default: nearest docforge.toml above the current directory)

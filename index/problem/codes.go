@@ -44,10 +44,11 @@ const (
 	Internal        Code = "internal"
 
 	// MCP binding and responses.
-	InvalidBinding Code = "invalid_binding"
-	StaleCursor    Code = "stale_cursor"
-	InvalidCursor  Code = "invalid_cursor"
-	ResultTooLarge Code = "result_too_large"
+	InvalidBinding    Code = "invalid_binding"
+	StaleCursor       Code = "stale_cursor"
+	InvalidCursor     Code = "invalid_cursor"
+	ResultTooLarge    Code = "result_too_large"
+	WorkerUnavailable Code = "worker_unavailable"
 
 	// Adapter policy and implementation.
 	AdapterPolicyForbidsLogic Code = "adapter_policy_forbids_logic"
@@ -69,7 +70,7 @@ func All() []Code {
 		UnknownAuthority, UndeclaredRelation, DanglingTarget, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
-		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge,
+		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
 	}
 }
@@ -183,6 +184,9 @@ func Describe(c Code) Info {
 	case ResultTooLarge:
 		return Info{"even the smallest answer does not fit the project's max_response_chars",
 			"ask for less (a smaller limit), or raise [limits].max_response_chars in docforge.toml"}
+	case WorkerUnavailable:
+		return Info{"the project's worker process did not answer",
+			"retry: the next call starts or reaches a worker again"}
 	case AdapterPolicyForbidsLogic:
 		return Info{"the no-AST policy forbids function Logic, and this index or request has some",
 			"publish an index without Logic with 'docforge sync --no-ast', or bind without --no-ast to use Logic"}
