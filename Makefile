@@ -32,6 +32,8 @@ demo: build
 	$(DOCFORGE) backlinks --project-root $(EXAMPLE) go:example.com/courier/normalize.Normalize
 	@echo "== logic go:example.com/courier/store.Log.State"
 	$(DOCFORGE) logic --project-root $(EXAMPLE) go:example.com/courier/store.Log.State
+	@echo "== context arch.store --limit 3 (the MCP docforge_get_context stream, run through the worker)"
+	$(DOCFORGE) context --project-root $(EXAMPLE) arch.store --limit 3
 	@echo "== validate a broken copy (expected to fail with every planted problem)"
 	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
 
