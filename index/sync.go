@@ -46,9 +46,10 @@ type Options struct {
 	Fault func(step string) error
 	// Policy is the adapter policy bound into the index ("ast" when empty).
 	Policy string
-	// Fingerprint, if set, is the implementation fingerprint recorded in the index metadata
-	// (Implementation.Fingerprint of the process that builds).
-	Fingerprint string
+	// Implementation, if set, is the process's implementation; a build records its fingerprint
+	// in the index metadata. It is read only when something is built, so a sync that finds the
+	// index current never waits for the executable's hash.
+	Implementation *Implementation
 }
 
 // Build kinds reported by Sync.
@@ -152,7 +153,6 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	}
 	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
-	b.fingerprint = opts.Fingerprint
 	pub, _ := ReadPublication(paths.Publication)
 	sig, sigErr := statSignature(paths.Index)
 	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&
@@ -231,6 +231,9 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	}
 	if err := fault(opts, StepBuild); err != nil {
 		return nil, err
+	}
+	if opts.Implementation != nil {
+		b.fingerprint = opts.Implementation.Fingerprint()
 	}
 	if kind == BuildIncremental {
 		st = prev

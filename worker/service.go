@@ -157,7 +157,7 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	if l.watch != nil {
 		l.watch.beginSync()
 	}
-	res, err := index.Sync(c.ctx, c.d, index.Options{Rebuild: rebuild, Policy: c.b.Policy(), Fingerprint: c.svc.impl.Fingerprint()})
+	res, err := index.Sync(c.ctx, c.d, index.Options{Rebuild: rebuild, Policy: c.b.Policy(), Implementation: c.svc.impl})
 	if l.watch != nil {
 		if err == nil {
 			l.watch.synced()

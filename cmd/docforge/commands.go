@@ -104,14 +104,14 @@ func commands() map[string]command {
 	}
 }
 
-// fingerprint is this process's implementation fingerprint, recorded in the indexes it builds;
-// empty if the executable cannot be read.
-func fingerprint() string {
+// implementation fingerprints this process (hashing in the background); nil if the executable
+// cannot be read, in which case builds record no fingerprint.
+func implementation() *index.Implementation {
 	im, err := index.CurrentImplementation()
 	if err != nil {
-		return ""
+		return nil
 	}
-	return im.Fingerprint()
+	return im
 }
 
 // policy is the adapter policy the command runs under.
@@ -159,7 +159,7 @@ func (e *env) snapshot() (*index.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy(), Fingerprint: fingerprint()}); err != nil {
+	if _, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy(), Implementation: implementation()}); err != nil {
 		if problem.CodeOf(err) != problem.ProjectInvalid {
 			return nil, err
 		}
@@ -178,7 +178,7 @@ func runSync(e *env) error {
 	if err != nil {
 		return err
 	}
-	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Fingerprint: fingerprint()}
+	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Implementation: implementation()}
 	progress := newProgress(e.stderr)
 	opts.Progress = progress.update
 	res, err := index.Sync(e.ctx, d, opts)
