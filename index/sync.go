@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -448,11 +450,11 @@ func (s Signature) sameFile(o Signature) bool {
 }
 
 func statSignature(path string) (Signature, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
 		return Signature{}, err
 	}
-	return signatureOf(&st), nil
+	return Signature{Device: uint64(st.Dev), Inode: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano()}, nil
 }
 
 func fault(opts Options, step string) error {
