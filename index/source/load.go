@@ -99,9 +99,6 @@ func (l *Loader) ContentHash(f File) (string, error) {
 
 // ReadAndParse reads one inventoried file and parses it. The read is bounded by the file size
 // limit, so an oversized file is never loaded whole.
-func ReadAndParse(d *project.Descriptor, f File) Parsed { return NewLoader(d, "").ReadAndParse(f) }
-
-// ReadAndParse reads one inventoried file and parses it.
 func (l *Loader) ReadAndParse(f File) Parsed {
 	d := l.d
 	out := Parsed{File: f}
@@ -182,11 +179,6 @@ func unreadable(rel string, err error) *graph.Fragment {
 // Each reads and parses files concurrently and calls fn for each result in the order of
 // files, so consumers see a deterministic stream while parsing uses every core. At most a
 // bounded window of parsed files is held in memory. fn's first error stops the walk.
-func Each(ctx context.Context, d *project.Descriptor, files []File, fn func(Parsed) error) error {
-	return NewLoader(d, "").Each(ctx, files, fn)
-}
-
-// Each reads and parses files concurrently and calls fn for each result in the order of files.
 func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	const window = 64
