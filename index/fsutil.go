@@ -3,51 +3,15 @@ package index
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/docforge/docforge/index/safefile"
 )
 
-// writeFileAtomic replaces path with data so that readers and crashes see either the old or
-// the new contents, never a mix: write a temporary file in the same directory, fsync it,
-// rename it over path, fsync the directory.
-func writeFileAtomic(path string, data []byte) (retErr error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if retErr != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("publish %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
+// writeFileAtomic replaces path with data, atomically and durably.
+func writeFileAtomic(path string, data []byte) error { return safefile.WriteFile(path, data, 0o600) }
 
 // syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
-	}
-	return nil
-}
+func syncDir(dir string) error { return safefile.SyncDir(dir) }
 
 // fsyncFile flushes a closed file's data to disk.
 func fsyncFile(path string) error {

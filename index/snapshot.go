@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -141,4 +142,30 @@ func (s Signature) SameFile(o Signature) bool { return s.sameFile(o) }
 // PublishedSignature stats the published index file of d without opening it.
 func PublishedSignature(d *project.Descriptor) (Signature, error) {
 	return statSignature(PathsFor(d).Index)
+}
+
+// Publication signature states of ProbeSignature.
+var (
+	ErrNoPublication   = errors.New("no verifiable publication receipt")
+	ErrReceiptMismatch = errors.New("the index file is not the one its receipt describes")
+)
+
+// ProbeSignature returns the five-field signature of the published index: the file's stat and
+// the generation its receipt records for exactly that file. It never opens SQLite, so a
+// manager can compare a viewer's signature with it on every health check.
+func ProbeSignature(d *project.Descriptor) (Signature, error) {
+	paths := PathsFor(d)
+	pub, err := ReadPublication(paths.Publication)
+	if err != nil {
+		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
+	}
+	sig, err := statSignature(paths.Index)
+	if err != nil {
+		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
+	}
+	if !pub.Index.sameFile(sig) {
+		return Signature{}, ErrReceiptMismatch
+	}
+	sig.Generation = pub.Graph.Generation
+	return sig, nil
 }

@@ -1,5 +1,10 @@
-// Package manager will hold the per-user DocForge manager daemon: it owns the private gRPC
-// socket (protocol version 2), spawns and supervises one worker per project binding, restarts
-// crashed workers, reclaims idle viewers and answers status. It will never load sources or
-// open an index itself; workers do that. Nothing is implemented here yet.
+// Package manager is the per-user DocForge manager daemon and its clients. The manager owns
+// the private gRPC socket (protocol version 2), spawns and supervises one worker process per
+// project and adapter policy, restarts crashed workers on the next acquire, answers status,
+// and compares index publication signatures by stat for viewers. It never loads sources or
+// opens an index itself; workers do that.
+//
+// The client side (Client, Session) is what the MCP bridge and the CLI use: connect, start a
+// manager when none answers, acquire the project's worker and call it, turning every transport
+// failure into a structured worker_unavailable result.
 package manager

@@ -11,8 +11,8 @@ import (
 	"github.com/docforge/docforge/worker"
 )
 
-// Caller runs one tool for the binding: the worker in-process now, a gRPC client of the
-// project's worker once the manager exists.
+// Caller runs one tool for the binding: docforge-mcp passes a manager.Session, which forwards
+// to the project's worker process; tests may pass a worker.Service to run tools in-process.
 type Caller interface {
 	Call(ctx context.Context, b worker.Binding, tool string, args json.RawMessage) (json.RawMessage, error)
 }

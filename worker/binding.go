@@ -37,6 +37,12 @@ func (b Binding) Policy() string {
 	return golang.PolicyAST
 }
 
+// SameWorker reports whether two bindings are served by one worker: the same project under
+// the same adapter policy, the two things that decide what the index holds.
+func (b Binding) SameWorker(o Binding) bool {
+	return b.ProjectRoot == o.ProjectRoot && b.NoAST == o.NoAST
+}
+
 // Validate checks the binding once, at start: an absolute project root holding a valid
 // descriptor, writer and applier IDs the descriptor declares, and a capability mode that can
 // be honoured. It returns the loaded descriptor.

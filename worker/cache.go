@@ -1,15 +1,25 @@
 package worker
 
 import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/project"
 )
 
-// live is what a service keeps per binding between calls: the source watch and the last
-// snapshot, shared by concurrent calls and closed once replaced and released by all.
+// live is what a service keeps per binding between calls: the source watch, the last
+// snapshot (shared by concurrent calls and closed once replaced and released by all), and the
+// lock that keeps syncs of the binding from overlapping.
 type live struct {
-	watch *watch // nil when the watch could not start: every call walks
-	cur   *held
+	root, policy string
+	watch        *watch // nil when the watch could not start: every call walks
+	cur          *held
+
+	syncMu  sync.Mutex
+	pending atomic.Bool // a background rebuild is scheduled
 }
 
 type held struct {
@@ -17,6 +27,30 @@ type held struct {
 	refs  int
 	stale bool
 }
+
+// Stats counts a service's work since it started: what 'docforge manager status' shows and
+// what the fault tests check (syncs never overlap).
+type Stats struct {
+	Calls           int64 `json:"calls"`
+	Syncs           int64 `json:"syncs"`
+	BackgroundSyncs int64 `json:"background_syncs"`
+	WalksSkipped    int64 `json:"walks_skipped"`
+	MaxConcurrent   int64 `json:"max_concurrent_syncs"`
+}
+
+type counters struct {
+	calls, syncs, background, walksSkipped, inflight, maxInflight atomic.Int64
+}
+
+// Stats returns the counters.
+func (s *Service) Stats() Stats {
+	return Stats{Calls: s.stats.calls.Load(), Syncs: s.stats.syncs.Load(), BackgroundSyncs: s.stats.background.Load(),
+		WalksSkipped: s.stats.walksSkipped.Load(), MaxConcurrent: s.stats.maxInflight.Load()}
+}
+
+// debounce is how long a background rebuild waits after the first change it was told of, so
+// that an editor's burst of writes (temp file, rename, chmod) costs one sync.
+const debounce = 100 * time.Millisecond
 
 // liveFor returns the state of a binding, starting its watch on first use.
 func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
@@ -26,14 +60,89 @@ func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
 	if l, ok := s.lives[key]; ok {
 		return l
 	}
-	l := &live{}
+	l := &live{root: b.ProjectRoot, policy: b.Policy()}
 	if s.watch {
-		if w, err := startWatch(d); err == nil {
+		if w, err := startWatch(d, func() { s.schedule(l) }); err == nil {
 			l.watch = w
 		}
 	}
 	s.lives[key] = l
 	return l
+}
+
+// current returns the current snapshot, counted, when the watch proves that no source changed
+// since the index was proven current and the snapshot's file is still the published one.
+func (s *Service) current(ctx context.Context, l *live, d *project.Descriptor) *held {
+	if l.watch == nil || !l.watch.unchanged(ctx) {
+		return nil
+	}
+	return s.acquire(l, d)
+}
+
+// syncLocked runs index.Sync for a binding; the caller holds l.syncMu.
+func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor, rebuild bool) (*index.Result, error) {
+	if l.watch != nil {
+		l.watch.beginSync()
+	}
+	n := s.stats.inflight.Add(1)
+	for m := s.stats.maxInflight.Load(); n > m && !s.stats.maxInflight.CompareAndSwap(m, n); m = s.stats.maxInflight.Load() {
+	}
+	res, err := index.Sync(ctx, d, index.Options{Rebuild: rebuild, Policy: l.policy, Implementation: s.impl})
+	s.stats.inflight.Add(-1)
+	s.stats.syncs.Add(1)
+	if l.watch != nil {
+		if err == nil {
+			l.watch.synced()
+		} else {
+			// Not proven current (an invalid project, say): the next call must sync again
+			// and say so, not trust the watch.
+			l.watch.markDirty()
+		}
+	}
+	return res, err
+}
+
+// schedule arranges one background rebuild shortly after a source changed, so that the next
+// call usually finds the index current. Calls still check before answering.
+func (s *Service) schedule(l *live) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil || !l.pending.CompareAndSwap(false, true) {
+		return // closing, or a rebuild is already scheduled
+	}
+	s.wg.Add(1)
+	time.AfterFunc(debounce, func() {
+		defer s.wg.Done()
+		l.pending.Store(false)
+		s.rebuild(l)
+	})
+}
+
+// rebuild is the background sync of one binding: skipped when a call got there first.
+func (s *Service) rebuild(l *live) {
+	ctx := s.bg
+	if ctx.Err() != nil {
+		return
+	}
+	d, _, err := s.descriptor(l.root)
+	if err != nil || d == nil {
+		return // the next call reports the descriptor's problems
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if h := s.current(ctx, l, d); h != nil {
+		s.release(h)
+		return
+	}
+	s.stats.background.Add(1)
+	if _, err := s.syncLocked(ctx, l, d, false); err != nil {
+		return // calls sync again and report the problem
+	}
+	snap, err := index.OpenWith(ctx, d, l.policy)
+	if err != nil {
+		return
+	}
+	s.release(s.install(l, snap))
 }
 
 // acquire returns the current snapshot, counted, if its file is still the published one.
@@ -71,8 +180,12 @@ func (s *Service) release(h *held) {
 	}
 }
 
-// Close stops every watch and closes every snapshot.
+// Close stops background rebuilds and every watch, and closes every snapshot.
 func (s *Service) Close() error {
+	s.mu.Lock()
+	s.stop() // under s.mu, so no rebuild is scheduled once Wait begins
+	s.mu.Unlock()
+	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, l := range s.lives {

@@ -2,6 +2,9 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
+
+	"github.com/docforge/docforge/index"
 
 	"github.com/docforge/docforge/index/problem"
 )
@@ -63,4 +66,19 @@ func marshal(v any) []byte {
 		b, _ = json.Marshal(map[string]any{"error": map[string]string{"code": string(problem.Internal), "message": err.Error()}})
 	}
 	return b
+}
+
+// Unavailable is the result of a call that never got an answer from its worker (the worker
+// or the manager died, or stopped answering): a structured worker_unavailable error, so the
+// client sees a tool error with a remediation rather than a broken session.
+func Unavailable(b Binding, tool string, cause error) (json.RawMessage, error) {
+	return ErrorResult(b, problem.WorkerUnavailable, fmt.Sprintf("the project worker did not answer %s: %v", tool, cause))
+}
+
+// ErrorResult is the structured error result of a call that failed before any worker ran it.
+func ErrorResult(b Binding, code problem.Code, msg string) (json.RawMessage, error) {
+	env := envelope{ContentNotice: ContentNotice, Project: projectRef{Root: b.ProjectRoot}, Adapter: index.AdapterName + "@" + index.AdapterVersion,
+		Policy: b.Policy(), Staleness: index.Unknown,
+		Error: &errorBody{Code: code, Message: msg, Remediation: problem.Describe(code).Remediation}}
+	return marshal(env), &ToolError{Code: code, Message: msg}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 
@@ -39,12 +38,16 @@ type grpcWorker struct {
 	binding Binding
 }
 
+// check accepts a request of protocol version 2 for this worker's project and adapter policy.
+// The rest of the binding (capability mode, writer, applier, diagnostics) belongs to the
+// session and travels with every call, so one worker serves every session of its project.
 func (g *grpcWorker) check(version uint32, b *docforgev2.Binding) error {
 	if err := docforgev2.CheckVersion(version); err != nil {
 		return status.Error(codes.FailedPrecondition, err.Error())
 	}
-	if b != nil && BindingFromProto(b) != g.binding {
-		return status.Errorf(codes.FailedPrecondition, "this worker serves the binding of %s; the request names another", g.binding.ProjectRoot)
+	if b != nil && !g.binding.SameWorker(BindingFromProto(b)) {
+		return status.Errorf(codes.FailedPrecondition, "this worker serves %s under the %s policy; the request names %s under %s",
+			g.binding.ProjectRoot, g.binding.Policy(), b.ProjectRoot, BindingFromProto(b).Policy())
 	}
 	return nil
 }
@@ -53,7 +56,10 @@ func (g *grpcWorker) Call(ctx context.Context, req *docforgev2.CallRequest) (*do
 	if err := g.check(req.ProtocolVersion, req.Binding); err != nil {
 		return nil, err
 	}
-	out, err := g.svc.Call(ctx, g.binding, req.Tool, req.ArgumentsJson)
+	if req.Binding == nil {
+		return nil, status.Error(codes.InvalidArgument, "a call names its binding")
+	}
+	out, err := g.svc.Call(ctx, BindingFromProto(req.Binding), req.Tool, req.ArgumentsJson)
 	resp := &docforgev2.CallResponse{ProtocolVersion: docforgev2.ProtocolVersion, ResultJson: out}
 	if err != nil {
 		var te *ToolError
@@ -69,40 +75,46 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 	if err := g.check(req.ProtocolVersion, nil); err != nil {
 		return nil, err
 	}
-	resp := &docforgev2.HealthResponse{ProtocolVersion: docforgev2.ProtocolVersion, Binding: BindingToProto(g.binding), Freshness: "unknown"}
+	st := g.svc.Stats()
+	resp := &docforgev2.HealthResponse{ProtocolVersion: docforgev2.ProtocolVersion, Binding: BindingToProto(g.binding), Freshness: index.Unknown,
+		Pid: int64(os.Getpid()), Stats: StatsToProto(st)}
 	d, _, err := g.svc.descriptor(g.binding.ProjectRoot)
 	if err != nil || d == nil {
 		return resp, nil
 	}
-	// Health never opens SQLite: the signature is a stat, freshness the receipt check.
-	if sig, err := index.PublishedSignature(d); err == nil {
-		resp.Index = &docforgev2.Signature{Device: sig.Device, Inode: sig.Inode, Size: sig.Size, MtimeNs: sig.MtimeNs, Generation: sig.Generation}
+	// Health never opens SQLite: the signature is a stat and a receipt, freshness a stat walk.
+	if sig, err := index.ProbeSignature(d); err == nil {
+		resp.Index = SignatureToProto(sig)
 	}
 	if st, err := index.CheckStatus(ctx, d, g.binding.Policy()); err == nil {
 		resp.Freshness = st.State
-		if st.Publication != nil && resp.Index != nil {
-			resp.Index.Generation = st.Publication.Graph.Generation
-		}
 	}
 	return resp, nil
 }
 
+// StatsToProto converts a service's counters for the wire.
+func StatsToProto(st Stats) *docforgev2.WorkerStats {
+	return &docforgev2.WorkerStats{Calls: st.Calls, Syncs: st.Syncs, BackgroundSyncs: st.BackgroundSyncs, WalksSkipped: st.WalksSkipped, MaxConcurrentSyncs: st.MaxConcurrent}
+}
+
+// SignatureToProto converts an index signature for the wire.
+func SignatureToProto(s index.Signature) *docforgev2.Signature {
+	return &docforgev2.Signature{Device: s.Device, Inode: s.Inode, Size: s.Size, MtimeNs: s.MtimeNs, Generation: s.Generation}
+}
+
 // Serve runs the Worker service for one binding on a Unix socket until ctx ends. The socket is
-// created private to its user (mode 0600, in a directory that should be 0700).
+// private to the user running the worker: mode 0600, peers of another uid refused.
 func Serve(ctx context.Context, socket string, b Binding, svc *Service) error {
 	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
 		return fmt.Errorf("worker socket: %w", err)
 	}
-	os.Remove(socket) // a socket file left by a killed worker
-	ln, err := net.Listen("unix", socket)
+	// A socket file left by a killed worker is stale: the manager names each worker's socket
+	// afresh, so only a dead worker can have left one at this path.
+	ln, err := ListenPrivate(socket, os.Getuid(), nil)
 	if err != nil {
-		return fmt.Errorf("worker socket: %w", err)
+		return fmt.Errorf("worker: %w", err)
 	}
-	if err := os.Chmod(socket, 0o600); err != nil {
-		ln.Close()
-		return fmt.Errorf("worker socket: %w", err)
-	}
-	server := grpc.NewServer()
+	server := grpc.NewServer(ServerKeepalive()...)
 	docforgev2.RegisterWorkerServer(server, &grpcWorker{svc: svc, binding: b})
 	go func() {
 		<-ctx.Done()
@@ -134,7 +146,7 @@ func DialWorker(socket string) (*RemoteCaller, error) {
 
 // DialRaw returns a gRPC connection to a worker socket, for clients of the raw service.
 func DialRaw(socket string) (*grpc.ClientConn, error) {
-	return grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecureLocal()))
+	return grpc.NewClient("unix://"+socket, DialOptions()...)
 }
 
 // Close closes the connection.
@@ -144,7 +156,7 @@ func (r *RemoteCaller) Close() error { return r.conn.Close() }
 func (r *RemoteCaller) Call(ctx context.Context, b Binding, tool string, args []byte) ([]byte, error) {
 	resp, err := r.client.Call(ctx, &docforgev2.CallRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: BindingToProto(b), Tool: tool, ArgumentsJson: args})
 	if err != nil {
-		return nil, problem.Errorf(problem.WorkerUnavailable, "worker call %s: %v", tool, err)
+		return Unavailable(b, tool, err)
 	}
 	if resp.IsError {
 		return resp.ResultJson, &ToolError{Code: problem.Code(resp.ErrorCode), Message: "tool error"}

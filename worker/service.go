@@ -26,6 +26,11 @@ type Service struct {
 	descs map[string]loaded // per project root: the descriptor, while its file is unchanged
 	tools map[string]ToolSpec
 	watch bool // start a source watch per binding
+
+	stats counters
+	bg    context.Context // background rebuilds; cancelled by Close
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -70,7 +75,8 @@ func NewService(impl *index.Implementation, watch bool) *Service {
 	for _, t := range Tools() {
 		tools[t.Name] = t
 	}
-	return &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools}
+	bg, stop := context.WithCancel(context.Background())
+	return &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools, bg: bg, stop: stop}
 }
 
 // call is the state of one tool call.
@@ -95,6 +101,7 @@ func (c *call) stage(name string, since time.Time) {
 // Call runs one tool for a binding and returns its result as JSON. When the tool fails, the
 // result is the structured error result and the error is a *ToolError naming its code.
 func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+	s.stats.calls.Add(1)
 	c := &call{ctx: ctx, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
 	c.env = envelope{ContentNotice: ContentNotice, Adapter: index.AdapterName + "@" + index.AdapterVersion, Policy: b.Policy(), Staleness: "unknown"}
 	payload, err := c.run(tool, args)
@@ -139,34 +146,21 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 // syncAndOpen brings the index up to date and opens it. When the project has validation
 // errors the previous index answers, marked stale, with a warning.
 // An explicit sync (docforge_sync) always runs index.Sync; other calls skip it when the watch
-// proves nothing changed.
+// proves nothing changed. Syncs of one binding never overlap: a call that finds one running
+// waits for it and then usually finds the index current.
 func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	start := time.Now()
 	l := c.svc.liveFor(c.b, c.d)
-	if !rebuild && !explicit && l.watch != nil && l.watch.unchanged(c.ctx) {
-		// The watch proves no source changed since the index was proven current.
-		if h := c.svc.acquire(l, c.d); h != nil {
-			c.stage("watch", start)
-			c.counts["walks_skipped"]++
-			c.held, c.snap = h, h.snap
-			info := h.snap.Info()
-			c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, "current"
-			return nil
-		}
+	trust := !rebuild && !explicit
+	if trust && c.fast(l, start) {
+		return nil
 	}
-	if l.watch != nil {
-		l.watch.beginSync()
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if trust && c.fast(l, start) {
+		return nil // another call or the background rebuild synced while this one waited
 	}
-	res, err := index.Sync(c.ctx, c.d, index.Options{Rebuild: rebuild, Policy: c.b.Policy(), Implementation: c.svc.impl})
-	if l.watch != nil {
-		if err == nil {
-			l.watch.synced()
-		} else {
-			// Not proven current (an invalid project, say): the next call must sync again
-			// and say so, not trust the watch.
-			l.watch.markDirty()
-		}
-	}
+	res, err := c.svc.syncLocked(c.ctx, l, c.d, rebuild)
 	c.stage("sync", start)
 	staleness := "current"
 	if err != nil {
@@ -181,7 +175,7 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 		c.counts["files_parsed"] = int64(res.FilesParsed)
 	}
 	start = time.Now()
-	snap, oerr := index.OpenWith(c.ctx, c.d, c.b.Policy())
+	snap, oerr := index.OpenWith(c.ctx, c.d, l.policy)
 	c.stage("open", start)
 	if oerr != nil {
 		if err != nil {
@@ -194,6 +188,22 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	info := snap.Info()
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
 	return nil
+}
+
+// fast answers from the current snapshot when the watch proves no source changed since the
+// index was proven current.
+func (c *call) fast(l *live, start time.Time) bool {
+	h := c.svc.current(c.ctx, l, c.d)
+	if h == nil {
+		return false
+	}
+	c.stage("watch", start)
+	c.counts["walks_skipped"]++
+	c.svc.stats.walksSkipped.Add(1)
+	c.held, c.snap = h, h.snap
+	info := h.snap.Info()
+	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, "current"
+	return true
 }
 
 // done releases the call's snapshot.

@@ -35,18 +35,19 @@ type watch struct {
 	verified bool // the index was proven current at least once with the watch running
 	next     int  // barrier sequence
 	waiting  map[string]chan struct{}
-	failed   error // the watch broke (overflow, watch limit): callers fall back to the walk
+	failed   error  // the watch broke (overflow, watch limit): callers fall back to the walk
+	changed  func() // told of every source event (outside the lock), to schedule a rebuild
 }
 
 // barrierPrefix names barrier files; they live in the state directory.
 const barrierPrefix = "barrier-"
 
-func startWatch(d *project.Descriptor) (*watch, error) {
+func startWatch(d *project.Descriptor, changed func()) (*watch, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
-	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), dirty: true, waiting: map[string]chan struct{}{}}
+	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), dirty: true, waiting: map[string]chan struct{}{}, changed: changed}
 	if err := os.MkdirAll(wt.barrierDir, 0o755); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch sources: %w", err)
@@ -140,6 +141,9 @@ func (wt *watch) event(ev fsnotify.Event) {
 	wt.mu.Lock()
 	wt.dirty = true
 	wt.mu.Unlock()
+	if wt.changed != nil {
+		wt.changed()
+	}
 }
 
 func (wt *watch) inRoots(p string) bool {

@@ -1,6 +1,9 @@
-// Command docforge-mcp is DocForge's MCP server for one project, over stdio. Its binding
+// Command docforge-mcp is DocForge's MCP server for one project, over stdio: a short-lived
+// bridge that forwards every tool call to the project's worker, which the per-user manager
+// runs (and which this bridge starts when none answers, unless --no-autostart). Its binding
 // (the flags) is validated once at start and never changes; a bad binding exits with status
-// 2 and one line on stderr before any MCP traffic. It opens no network listener.
+// 2 and one line on stderr before any MCP traffic. It opens no network listener and never
+// touches the index.
 package main
 
 import (
@@ -14,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/mcpbridge"
 	"github.com/docforge/docforge/worker"
 )
@@ -24,11 +27,13 @@ const usage = `docforge-mcp: the DocForge MCP server for one project, over stdio
 Usage:
   docforge-mcp --project-root /absolute/project [flags]
 
-An MCP host starts it; see the README for an mcp.json example. Flags:
+An MCP host starts it; see the README for an mcp.json example. Tool calls run in the
+project's worker under the per-user manager ('docforge manager status' lists them); the
+bridge starts a manager from the docforge command next to it (or on PATH) when none answers.
+Flags:
 `
 
 func main() {
-	index.ApplyMemoryLimit()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -42,6 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&b.CapabilityMode, "capability-mode", "", "read | proposal | application | operator (default proposal)")
 	fs.BoolVar(&b.NoAST, "no-ast", false, "no go/ast and no function Logic: the lexical declaration scanner only")
 	fs.BoolVar(&b.Diagnostics, "diagnostics", false, "add content-free stage timings and counters to every result")
+	noAutostart := fs.Bool("no-autostart", false, "never start a manager: calls fail with manager_unavailable when none runs")
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -57,17 +63,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)
 		return 2
 	}
-	impl, err := index.CurrentImplementation()
+	paths, err := manager.DefaultPaths()
 	if err != nil {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)
-		return 3
+		return 2
+	}
+	var start manager.StartFunc
+	if !*noAutostart {
+		exe, err := manager.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)
+			return 2
+		}
+		start = func(ctx context.Context) error {
+			_, err := manager.Start(ctx, exe, paths)
+			return err
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	svc := worker.NewService(impl, true)
-	defer svc.Close()
-	server := mcpbridge.NewServer(b, svc)
+	session := manager.NewSession(paths, start)
+	defer session.Close()
+	// Reach the worker while the host initialises, so the first call finds it ready; a
+	// failure here is reported by that call, with its code.
+	go session.Prepare(ctx, b)
+	server := mcpbridge.NewServer(b, session)
 	transport := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	// Stdin's end ends the session and this process, never the worker: the manager owns it.
 	if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)
 		return 3

@@ -39,6 +39,7 @@ type env struct {
 	query   string
 	cursor  string
 	socket  string
+	lifeFD  int
 }
 
 type command struct {
@@ -93,8 +94,10 @@ func commands() map[string]command {
 		"worker": {"", "Serve the project's tools over --socket (version-2 Worker gRPC service) until SIGTERM. The manager starts workers; run it by hand only to debug.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.socket, "socket", "", "Unix `PATH` to listen on (required)")
+				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
 			}, runWorker},
-		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
+		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
+		"logic":   {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
 			func(fs *flag.FlagSet, e *env) {
 				limitFlag(fs, e)
@@ -353,9 +356,22 @@ func runWorker(e *env) error {
 	if err != nil {
 		return err
 	}
+	ctx := e.ctx
+	if e.lifeFD > 0 {
+		// The manager holds the write end: when it dies, however it dies, this read ends
+		// and the worker stops rather than outlive its supervisor.
+		lifeline := os.NewFile(uintptr(e.lifeFD), "lifeline")
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			io.Copy(io.Discard, lifeline)
+			cancel()
+		}()
+	}
 	svc := worker.NewService(impl, true)
 	defer svc.Close()
-	return worker.Serve(e.ctx, e.socket, b, svc)
+	return worker.Serve(ctx, e.socket, b, svc)
 }
 
 func runContext(e *env) error {

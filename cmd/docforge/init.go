@@ -11,6 +11,7 @@ import (
 
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/safefile"
 )
 
 const descriptorTemplate = `# DocForge project descriptor, schema version 1. See docs/project-format.md.
@@ -152,12 +153,8 @@ func ignoreStateDir(root string) (bool, error) {
 		text += "\n"
 	}
 	text += project.StateDir + "/\n"
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return false, fmt.Errorf("init: write .gitignore: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return false, fmt.Errorf("init: write .gitignore: %w", err)
+	if err := safefile.WriteFile(path, []byte(text), 0o644); err != nil {
+		return false, fmt.Errorf("init: .gitignore: %w", err)
 	}
 	return true, nil
 }

@@ -43,7 +43,9 @@ Commands:
   logic ID               show the control paths of a Go func or method node
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
   diff                   what the latest generation changed, paged (never syncs)
-  worker                 serve the tools over a Unix socket (gRPC v2); the manager starts these
+  manager run|start|stop|status|install
+                         the per-user daemon that runs one worker per project for MCP sessions
+  worker                 serve one project's tools over a Unix socket; the manager starts these
 
 Flags every command accepts:
   --project-root DIR     the project (default: nearest docforge.toml above the current directory)

@@ -50,6 +50,12 @@ const (
 	ResultTooLarge    Code = "result_too_large"
 	WorkerUnavailable Code = "worker_unavailable"
 
+	// The manager and its socket.
+	ManagerUnavailable Code = "manager_unavailable"
+	ManagerRunning     Code = "manager_running"
+	UnsafeRuntimeDir   Code = "unsafe_runtime_dir"
+	ProtocolMismatch   Code = "protocol_mismatch"
+
 	// Adapter policy and implementation.
 	AdapterPolicyForbidsLogic Code = "adapter_policy_forbids_logic"
 	AdapterRestartRequired    Code = "adapter_restart_required"
@@ -71,6 +77,7 @@ func All() []Code {
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
+		ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
 	}
 }
@@ -187,6 +194,18 @@ func Describe(c Code) Info {
 	case WorkerUnavailable:
 		return Info{"the project's worker process did not answer",
 			"retry: the next call starts or reaches a worker again"}
+	case ManagerUnavailable:
+		return Info{"no DocForge manager answers on the per-user socket",
+			"run 'docforge manager start' (or drop --no-autostart so the bridge starts one); 'docforge manager status' shows the socket it tried"}
+	case ManagerRunning:
+		return Info{"another DocForge manager already runs for this user",
+			"use the running one ('docforge manager status'), or stop it first with 'docforge manager stop'"}
+	case UnsafeRuntimeDir:
+		return Info{"the manager's runtime directory or socket is not private to this user",
+			"make the directory owned by you with mode 0700 (chmod 700 DIR) and remove a socket that is not yours; then start the manager again"}
+	case ProtocolMismatch:
+		return Info{"the peer speaks another version of the DocForge process protocol",
+			"run one DocForge build on both sides: restart the manager ('docforge manager stop', then start) after upgrading"}
 	case AdapterPolicyForbidsLogic:
 		return Info{"the no-AST policy forbids function Logic, and this index or request has some",
 			"publish an index without Logic with 'docforge sync --no-ast', or bind without --no-ast to use Logic"}

@@ -185,6 +185,83 @@ func (x *Signature) GetGeneration() int64 {
 	return 0
 }
 
+// WorkerStats counts a worker's work since it started.
+type WorkerStats struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Calls              int64                  `protobuf:"varint,1,opt,name=calls,proto3" json:"calls,omitempty"`
+	Syncs              int64                  `protobuf:"varint,2,opt,name=syncs,proto3" json:"syncs,omitempty"`
+	BackgroundSyncs    int64                  `protobuf:"varint,3,opt,name=background_syncs,json=backgroundSyncs,proto3" json:"background_syncs,omitempty"`
+	WalksSkipped       int64                  `protobuf:"varint,4,opt,name=walks_skipped,json=walksSkipped,proto3" json:"walks_skipped,omitempty"`
+	MaxConcurrentSyncs int64                  `protobuf:"varint,5,opt,name=max_concurrent_syncs,json=maxConcurrentSyncs,proto3" json:"max_concurrent_syncs,omitempty"` // 1 when syncs never overlapped
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *WorkerStats) Reset() {
+	*x = WorkerStats{}
+	mi := &file_docforge_v2_manager_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkerStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkerStats) ProtoMessage() {}
+
+func (x *WorkerStats) ProtoReflect() protoreflect.Message {
+	mi := &file_docforge_v2_manager_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkerStats.ProtoReflect.Descriptor instead.
+func (*WorkerStats) Descriptor() ([]byte, []int) {
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *WorkerStats) GetCalls() int64 {
+	if x != nil {
+		return x.Calls
+	}
+	return 0
+}
+
+func (x *WorkerStats) GetSyncs() int64 {
+	if x != nil {
+		return x.Syncs
+	}
+	return 0
+}
+
+func (x *WorkerStats) GetBackgroundSyncs() int64 {
+	if x != nil {
+		return x.BackgroundSyncs
+	}
+	return 0
+}
+
+func (x *WorkerStats) GetWalksSkipped() int64 {
+	if x != nil {
+		return x.WalksSkipped
+	}
+	return 0
+}
+
+func (x *WorkerStats) GetMaxConcurrentSyncs() int64 {
+	if x != nil {
+		return x.MaxConcurrentSyncs
+	}
+	return 0
+}
+
 type HelloRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -195,7 +272,7 @@ type HelloRequest struct {
 
 func (x *HelloRequest) Reset() {
 	*x = HelloRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[2]
+	mi := &file_docforge_v2_manager_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -207,7 +284,7 @@ func (x *HelloRequest) String() string {
 func (*HelloRequest) ProtoMessage() {}
 
 func (x *HelloRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[2]
+	mi := &file_docforge_v2_manager_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -220,7 +297,7 @@ func (x *HelloRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloRequest.ProtoReflect.Descriptor instead.
 func (*HelloRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{2}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *HelloRequest) GetProtocolVersion() uint32 {
@@ -248,7 +325,7 @@ type HelloResponse struct {
 
 func (x *HelloResponse) Reset() {
 	*x = HelloResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[3]
+	mi := &file_docforge_v2_manager_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -260,7 +337,7 @@ func (x *HelloResponse) String() string {
 func (*HelloResponse) ProtoMessage() {}
 
 func (x *HelloResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[3]
+	mi := &file_docforge_v2_manager_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -273,7 +350,7 @@ func (x *HelloResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloResponse.ProtoReflect.Descriptor instead.
 func (*HelloResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{3}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HelloResponse) GetProtocolVersion() uint32 {
@@ -309,7 +386,7 @@ type AcquireWorkerRequest struct {
 
 func (x *AcquireWorkerRequest) Reset() {
 	*x = AcquireWorkerRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[4]
+	mi := &file_docforge_v2_manager_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -321,7 +398,7 @@ func (x *AcquireWorkerRequest) String() string {
 func (*AcquireWorkerRequest) ProtoMessage() {}
 
 func (x *AcquireWorkerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[4]
+	mi := &file_docforge_v2_manager_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -334,7 +411,7 @@ func (x *AcquireWorkerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireWorkerRequest.ProtoReflect.Descriptor instead.
 func (*AcquireWorkerRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{4}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AcquireWorkerRequest) GetProtocolVersion() uint32 {
@@ -361,7 +438,7 @@ type AcquireWorkerResponse struct {
 
 func (x *AcquireWorkerResponse) Reset() {
 	*x = AcquireWorkerResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[5]
+	mi := &file_docforge_v2_manager_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +450,7 @@ func (x *AcquireWorkerResponse) String() string {
 func (*AcquireWorkerResponse) ProtoMessage() {}
 
 func (x *AcquireWorkerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[5]
+	mi := &file_docforge_v2_manager_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +463,7 @@ func (x *AcquireWorkerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireWorkerResponse.ProtoReflect.Descriptor instead.
 func (*AcquireWorkerResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{5}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AcquireWorkerResponse) GetProtocolVersion() uint32 {
@@ -411,13 +488,14 @@ type WorkerInfo struct {
 	StartedUnixMs int64                  `protobuf:"varint,4,opt,name=started_unix_ms,json=startedUnixMs,proto3" json:"started_unix_ms,omitempty"`
 	Index         *Signature             `protobuf:"bytes,5,opt,name=index,proto3" json:"index,omitempty"`
 	Freshness     string                 `protobuf:"bytes,6,opt,name=freshness,proto3" json:"freshness,omitempty"` // current | stale | unknown
+	Stats         *WorkerStats           `protobuf:"bytes,7,opt,name=stats,proto3" json:"stats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkerInfo) Reset() {
 	*x = WorkerInfo{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[6]
+	mi := &file_docforge_v2_manager_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -429,7 +507,7 @@ func (x *WorkerInfo) String() string {
 func (*WorkerInfo) ProtoMessage() {}
 
 func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[6]
+	mi := &file_docforge_v2_manager_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -442,7 +520,7 @@ func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInfo.ProtoReflect.Descriptor instead.
 func (*WorkerInfo) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{6}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WorkerInfo) GetBinding() *Binding {
@@ -487,6 +565,13 @@ func (x *WorkerInfo) GetFreshness() string {
 	return ""
 }
 
+func (x *WorkerInfo) GetStats() *WorkerStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
 type StatusRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -496,7 +581,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[7]
+	mi := &file_docforge_v2_manager_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -508,7 +593,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[7]
+	mi := &file_docforge_v2_manager_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -521,7 +606,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{7}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StatusRequest) GetProtocolVersion() uint32 {
@@ -543,7 +628,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[8]
+	mi := &file_docforge_v2_manager_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +640,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[8]
+	mi := &file_docforge_v2_manager_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +653,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{8}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StatusResponse) GetProtocolVersion() uint32 {
@@ -608,7 +693,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[9]
+	mi := &file_docforge_v2_manager_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -620,7 +705,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[9]
+	mi := &file_docforge_v2_manager_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -633,7 +718,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{9}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ShutdownRequest) GetProtocolVersion() uint32 {
@@ -652,7 +737,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[10]
+	mi := &file_docforge_v2_manager_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -664,7 +749,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[10]
+	mi := &file_docforge_v2_manager_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -677,7 +762,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{10}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ShutdownResponse) GetProtocolVersion() uint32 {
@@ -685,6 +770,137 @@ func (x *ShutdownResponse) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+// CheckSignatureRequest asks whether a recorded index signature (a viewer's, say) is still the
+// published one. The manager answers from a stat of the index and a read of its receipt; it
+// never opens SQLite.
+type CheckSignatureRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	Binding         *Binding               `protobuf:"bytes,2,opt,name=binding,proto3" json:"binding,omitempty"`
+	Signature       *Signature             `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CheckSignatureRequest) Reset() {
+	*x = CheckSignatureRequest{}
+	mi := &file_docforge_v2_manager_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckSignatureRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckSignatureRequest) ProtoMessage() {}
+
+func (x *CheckSignatureRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_docforge_v2_manager_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckSignatureRequest.ProtoReflect.Descriptor instead.
+func (*CheckSignatureRequest) Descriptor() ([]byte, []int) {
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CheckSignatureRequest) GetProtocolVersion() uint32 {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return 0
+}
+
+func (x *CheckSignatureRequest) GetBinding() *Binding {
+	if x != nil {
+		return x.Binding
+	}
+	return nil
+}
+
+func (x *CheckSignatureRequest) GetSignature() *Signature {
+	if x != nil {
+		return x.Signature
+	}
+	return nil
+}
+
+type CheckSignatureResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	Current         bool                   `protobuf:"varint,2,opt,name=current,proto3" json:"current,omitempty"`
+	Published       *Signature             `protobuf:"bytes,3,opt,name=published,proto3" json:"published,omitempty"` // absent when nothing verifiable is published
+	Reason          string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CheckSignatureResponse) Reset() {
+	*x = CheckSignatureResponse{}
+	mi := &file_docforge_v2_manager_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckSignatureResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckSignatureResponse) ProtoMessage() {}
+
+func (x *CheckSignatureResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_docforge_v2_manager_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckSignatureResponse.ProtoReflect.Descriptor instead.
+func (*CheckSignatureResponse) Descriptor() ([]byte, []int) {
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *CheckSignatureResponse) GetProtocolVersion() uint32 {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return 0
+}
+
+func (x *CheckSignatureResponse) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+func (x *CheckSignatureResponse) GetPublished() *Signature {
+	if x != nil {
+		return x.Published
+	}
+	return nil
+}
+
+func (x *CheckSignatureResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
 }
 
 var File_docforge_v2_manager_proto protoreflect.FileDescriptor
@@ -706,7 +922,13 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\bmtime_ns\x18\x04 \x01(\x03R\amtimeNs\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x05 \x01(\x03R\n" +
-	"generation\"Q\n" +
+	"generation\"\xbb\x01\n" +
+	"\vWorkerStats\x12\x14\n" +
+	"\x05calls\x18\x01 \x01(\x03R\x05calls\x12\x14\n" +
+	"\x05syncs\x18\x02 \x01(\x03R\x05syncs\x12)\n" +
+	"\x10background_syncs\x18\x03 \x01(\x03R\x0fbackgroundSyncs\x12#\n" +
+	"\rwalks_skipped\x18\x04 \x01(\x03R\fwalksSkipped\x120\n" +
+	"\x14max_concurrent_syncs\x18\x05 \x01(\x03R\x12maxConcurrentSyncs\"Q\n" +
 	"\fHelloRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x16\n" +
 	"\x06client\x18\x02 \x01(\tR\x06client\"u\n" +
@@ -719,7 +941,7 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\"s\n" +
 	"\x15AcquireWorkerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12/\n" +
-	"\x06worker\x18\x02 \x01(\v2\x17.docforge.v2.WorkerInfoR\x06worker\"\xe3\x01\n" +
+	"\x06worker\x18\x02 \x01(\v2\x17.docforge.v2.WorkerInfoR\x06worker\"\x93\x02\n" +
 	"\n" +
 	"WorkerInfo\x12.\n" +
 	"\abinding\x18\x01 \x01(\v2\x14.docforge.v2.BindingR\abinding\x12\x10\n" +
@@ -728,7 +950,8 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"socketPath\x12&\n" +
 	"\x0fstarted_unix_ms\x18\x04 \x01(\x03R\rstartedUnixMs\x12,\n" +
 	"\x05index\x18\x05 \x01(\v2\x16.docforge.v2.SignatureR\x05index\x12\x1c\n" +
-	"\tfreshness\x18\x06 \x01(\tR\tfreshness\":\n" +
+	"\tfreshness\x18\x06 \x01(\tR\tfreshness\x12.\n" +
+	"\x05stats\x18\a \x01(\v2\x18.docforge.v2.WorkerStatsR\x05stats\":\n" +
 	"\rStatusRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xa8\x01\n" +
 	"\x0eStatusResponse\x12)\n" +
@@ -739,12 +962,22 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\x0fShutdownRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"=\n" +
 	"\x10ShutdownResponse\x12)\n" +
-	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion2\xad\x02\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xa8\x01\n" +
+	"\x15CheckSignatureRequest\x12)\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12.\n" +
+	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\x124\n" +
+	"\tsignature\x18\x03 \x01(\v2\x16.docforge.v2.SignatureR\tsignature\"\xab\x01\n" +
+	"\x16CheckSignatureResponse\x12)\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x18\n" +
+	"\acurrent\x18\x02 \x01(\bR\acurrent\x124\n" +
+	"\tpublished\x18\x03 \x01(\v2\x16.docforge.v2.SignatureR\tpublished\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason2\x88\x03\n" +
 	"\aManager\x12>\n" +
 	"\x05Hello\x12\x19.docforge.v2.HelloRequest\x1a\x1a.docforge.v2.HelloResponse\x12V\n" +
 	"\rAcquireWorker\x12!.docforge.v2.AcquireWorkerRequest\x1a\".docforge.v2.AcquireWorkerResponse\x12A\n" +
 	"\x06Status\x12\x1a.docforge.v2.StatusRequest\x1a\x1b.docforge.v2.StatusResponse\x12G\n" +
-	"\bShutdown\x12\x1c.docforge.v2.ShutdownRequest\x1a\x1d.docforge.v2.ShutdownResponseB;Z9github.com/docforge/docforge/proto/docforge/v2;docforgev2b\x06proto3"
+	"\bShutdown\x12\x1c.docforge.v2.ShutdownRequest\x1a\x1d.docforge.v2.ShutdownResponse\x12Y\n" +
+	"\x0eCheckSignature\x12\".docforge.v2.CheckSignatureRequest\x1a#.docforge.v2.CheckSignatureResponseB;Z9github.com/docforge/docforge/proto/docforge/v2;docforgev2b\x06proto3"
 
 var (
 	file_docforge_v2_manager_proto_rawDescOnce sync.Once
@@ -758,39 +991,48 @@ func file_docforge_v2_manager_proto_rawDescGZIP() []byte {
 	return file_docforge_v2_manager_proto_rawDescData
 }
 
-var file_docforge_v2_manager_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_docforge_v2_manager_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_docforge_v2_manager_proto_goTypes = []any{
-	(*Binding)(nil),               // 0: docforge.v2.Binding
-	(*Signature)(nil),             // 1: docforge.v2.Signature
-	(*HelloRequest)(nil),          // 2: docforge.v2.HelloRequest
-	(*HelloResponse)(nil),         // 3: docforge.v2.HelloResponse
-	(*AcquireWorkerRequest)(nil),  // 4: docforge.v2.AcquireWorkerRequest
-	(*AcquireWorkerResponse)(nil), // 5: docforge.v2.AcquireWorkerResponse
-	(*WorkerInfo)(nil),            // 6: docforge.v2.WorkerInfo
-	(*StatusRequest)(nil),         // 7: docforge.v2.StatusRequest
-	(*StatusResponse)(nil),        // 8: docforge.v2.StatusResponse
-	(*ShutdownRequest)(nil),       // 9: docforge.v2.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 10: docforge.v2.ShutdownResponse
+	(*Binding)(nil),                // 0: docforge.v2.Binding
+	(*Signature)(nil),              // 1: docforge.v2.Signature
+	(*WorkerStats)(nil),            // 2: docforge.v2.WorkerStats
+	(*HelloRequest)(nil),           // 3: docforge.v2.HelloRequest
+	(*HelloResponse)(nil),          // 4: docforge.v2.HelloResponse
+	(*AcquireWorkerRequest)(nil),   // 5: docforge.v2.AcquireWorkerRequest
+	(*AcquireWorkerResponse)(nil),  // 6: docforge.v2.AcquireWorkerResponse
+	(*WorkerInfo)(nil),             // 7: docforge.v2.WorkerInfo
+	(*StatusRequest)(nil),          // 8: docforge.v2.StatusRequest
+	(*StatusResponse)(nil),         // 9: docforge.v2.StatusResponse
+	(*ShutdownRequest)(nil),        // 10: docforge.v2.ShutdownRequest
+	(*ShutdownResponse)(nil),       // 11: docforge.v2.ShutdownResponse
+	(*CheckSignatureRequest)(nil),  // 12: docforge.v2.CheckSignatureRequest
+	(*CheckSignatureResponse)(nil), // 13: docforge.v2.CheckSignatureResponse
 }
 var file_docforge_v2_manager_proto_depIdxs = []int32{
 	0,  // 0: docforge.v2.AcquireWorkerRequest.binding:type_name -> docforge.v2.Binding
-	6,  // 1: docforge.v2.AcquireWorkerResponse.worker:type_name -> docforge.v2.WorkerInfo
+	7,  // 1: docforge.v2.AcquireWorkerResponse.worker:type_name -> docforge.v2.WorkerInfo
 	0,  // 2: docforge.v2.WorkerInfo.binding:type_name -> docforge.v2.Binding
 	1,  // 3: docforge.v2.WorkerInfo.index:type_name -> docforge.v2.Signature
-	6,  // 4: docforge.v2.StatusResponse.workers:type_name -> docforge.v2.WorkerInfo
-	2,  // 5: docforge.v2.Manager.Hello:input_type -> docforge.v2.HelloRequest
-	4,  // 6: docforge.v2.Manager.AcquireWorker:input_type -> docforge.v2.AcquireWorkerRequest
-	7,  // 7: docforge.v2.Manager.Status:input_type -> docforge.v2.StatusRequest
-	9,  // 8: docforge.v2.Manager.Shutdown:input_type -> docforge.v2.ShutdownRequest
-	3,  // 9: docforge.v2.Manager.Hello:output_type -> docforge.v2.HelloResponse
-	5,  // 10: docforge.v2.Manager.AcquireWorker:output_type -> docforge.v2.AcquireWorkerResponse
-	8,  // 11: docforge.v2.Manager.Status:output_type -> docforge.v2.StatusResponse
-	10, // 12: docforge.v2.Manager.Shutdown:output_type -> docforge.v2.ShutdownResponse
-	9,  // [9:13] is the sub-list for method output_type
-	5,  // [5:9] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	2,  // 4: docforge.v2.WorkerInfo.stats:type_name -> docforge.v2.WorkerStats
+	7,  // 5: docforge.v2.StatusResponse.workers:type_name -> docforge.v2.WorkerInfo
+	0,  // 6: docforge.v2.CheckSignatureRequest.binding:type_name -> docforge.v2.Binding
+	1,  // 7: docforge.v2.CheckSignatureRequest.signature:type_name -> docforge.v2.Signature
+	1,  // 8: docforge.v2.CheckSignatureResponse.published:type_name -> docforge.v2.Signature
+	3,  // 9: docforge.v2.Manager.Hello:input_type -> docforge.v2.HelloRequest
+	5,  // 10: docforge.v2.Manager.AcquireWorker:input_type -> docforge.v2.AcquireWorkerRequest
+	8,  // 11: docforge.v2.Manager.Status:input_type -> docforge.v2.StatusRequest
+	10, // 12: docforge.v2.Manager.Shutdown:input_type -> docforge.v2.ShutdownRequest
+	12, // 13: docforge.v2.Manager.CheckSignature:input_type -> docforge.v2.CheckSignatureRequest
+	4,  // 14: docforge.v2.Manager.Hello:output_type -> docforge.v2.HelloResponse
+	6,  // 15: docforge.v2.Manager.AcquireWorker:output_type -> docforge.v2.AcquireWorkerResponse
+	9,  // 16: docforge.v2.Manager.Status:output_type -> docforge.v2.StatusResponse
+	11, // 17: docforge.v2.Manager.Shutdown:output_type -> docforge.v2.ShutdownResponse
+	13, // 18: docforge.v2.Manager.CheckSignature:output_type -> docforge.v2.CheckSignatureResponse
+	14, // [14:19] is the sub-list for method output_type
+	9,  // [9:14] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_docforge_v2_manager_proto_init() }
@@ -804,7 +1046,7 @@ func file_docforge_v2_manager_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_docforge_v2_manager_proto_rawDesc), len(file_docforge_v2_manager_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,10 +21,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Manager_Hello_FullMethodName         = "/docforge.v2.Manager/Hello"
-	Manager_AcquireWorker_FullMethodName = "/docforge.v2.Manager/AcquireWorker"
-	Manager_Status_FullMethodName        = "/docforge.v2.Manager/Status"
-	Manager_Shutdown_FullMethodName      = "/docforge.v2.Manager/Shutdown"
+	Manager_Hello_FullMethodName          = "/docforge.v2.Manager/Hello"
+	Manager_AcquireWorker_FullMethodName  = "/docforge.v2.Manager/AcquireWorker"
+	Manager_Status_FullMethodName         = "/docforge.v2.Manager/Status"
+	Manager_Shutdown_FullMethodName       = "/docforge.v2.Manager/Shutdown"
+	Manager_CheckSignature_FullMethodName = "/docforge.v2.Manager/CheckSignature"
 )
 
 // ManagerClient is the client API for Manager service.
@@ -35,6 +36,7 @@ type ManagerClient interface {
 	AcquireWorker(ctx context.Context, in *AcquireWorkerRequest, opts ...grpc.CallOption) (*AcquireWorkerResponse, error)
 	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error)
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
+	CheckSignature(ctx context.Context, in *CheckSignatureRequest, opts ...grpc.CallOption) (*CheckSignatureResponse, error)
 }
 
 type managerClient struct {
@@ -85,6 +87,16 @@ func (c *managerClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts 
 	return out, nil
 }
 
+func (c *managerClient) CheckSignature(ctx context.Context, in *CheckSignatureRequest, opts ...grpc.CallOption) (*CheckSignatureResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckSignatureResponse)
+	err := c.cc.Invoke(ctx, Manager_CheckSignature_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ManagerServer is the server API for Manager service.
 // All implementations must embed UnimplementedManagerServer
 // for forward compatibility.
@@ -93,6 +105,7 @@ type ManagerServer interface {
 	AcquireWorker(context.Context, *AcquireWorkerRequest) (*AcquireWorkerResponse, error)
 	Status(context.Context, *StatusRequest) (*StatusResponse, error)
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
+	CheckSignature(context.Context, *CheckSignatureRequest) (*CheckSignatureResponse, error)
 	mustEmbedUnimplementedManagerServer()
 }
 
@@ -114,6 +127,9 @@ func (UnimplementedManagerServer) Status(context.Context, *StatusRequest) (*Stat
 }
 func (UnimplementedManagerServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedManagerServer) CheckSignature(context.Context, *CheckSignatureRequest) (*CheckSignatureResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckSignature not implemented")
 }
 func (UnimplementedManagerServer) mustEmbedUnimplementedManagerServer() {}
 func (UnimplementedManagerServer) testEmbeddedByValue()                 {}
@@ -208,6 +224,24 @@ func _Manager_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Manager_CheckSignature_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckSignatureRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagerServer).CheckSignature(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Manager_CheckSignature_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagerServer).CheckSignature(ctx, req.(*CheckSignatureRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Manager_ServiceDesc is the grpc.ServiceDesc for Manager service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -230,6 +264,10 @@ var Manager_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Shutdown",
 			Handler:    _Manager_Shutdown_Handler,
+		},
+		{
+			MethodName: "CheckSignature",
+			Handler:    _Manager_CheckSignature_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

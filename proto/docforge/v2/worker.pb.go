@@ -213,6 +213,8 @@ type HealthResponse struct {
 	Binding         *Binding               `protobuf:"bytes,2,opt,name=binding,proto3" json:"binding,omitempty"`
 	Index           *Signature             `protobuf:"bytes,3,opt,name=index,proto3" json:"index,omitempty"`
 	Freshness       string                 `protobuf:"bytes,4,opt,name=freshness,proto3" json:"freshness,omitempty"`
+	Stats           *WorkerStats           `protobuf:"bytes,5,opt,name=stats,proto3" json:"stats,omitempty"`
+	Pid             int64                  `protobuf:"varint,6,opt,name=pid,proto3" json:"pid,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -275,6 +277,20 @@ func (x *HealthResponse) GetFreshness() string {
 	return ""
 }
 
+func (x *HealthResponse) GetStats() *WorkerStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
+func (x *HealthResponse) GetPid() int64 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
 var File_docforge_v2_worker_proto protoreflect.FileDescriptor
 
 const file_docforge_v2_worker_proto_rawDesc = "" +
@@ -293,12 +309,14 @@ const file_docforge_v2_worker_proto_rawDesc = "" +
 	"\n" +
 	"error_code\x18\x04 \x01(\tR\terrorCode\":\n" +
 	"\rHealthRequest\x12)\n" +
-	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xb7\x01\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xf9\x01\n" +
 	"\x0eHealthResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12.\n" +
 	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\x12,\n" +
 	"\x05index\x18\x03 \x01(\v2\x16.docforge.v2.SignatureR\x05index\x12\x1c\n" +
-	"\tfreshness\x18\x04 \x01(\tR\tfreshness2\x88\x01\n" +
+	"\tfreshness\x18\x04 \x01(\tR\tfreshness\x12.\n" +
+	"\x05stats\x18\x05 \x01(\v2\x18.docforge.v2.WorkerStatsR\x05stats\x12\x10\n" +
+	"\x03pid\x18\x06 \x01(\x03R\x03pid2\x88\x01\n" +
 	"\x06Worker\x12;\n" +
 	"\x04Call\x12\x18.docforge.v2.CallRequest\x1a\x19.docforge.v2.CallResponse\x12A\n" +
 	"\x06Health\x12\x1a.docforge.v2.HealthRequest\x1a\x1b.docforge.v2.HealthResponseB;Z9github.com/docforge/docforge/proto/docforge/v2;docforgev2b\x06proto3"
@@ -323,20 +341,22 @@ var file_docforge_v2_worker_proto_goTypes = []any{
 	(*HealthResponse)(nil), // 3: docforge.v2.HealthResponse
 	(*Binding)(nil),        // 4: docforge.v2.Binding
 	(*Signature)(nil),      // 5: docforge.v2.Signature
+	(*WorkerStats)(nil),    // 6: docforge.v2.WorkerStats
 }
 var file_docforge_v2_worker_proto_depIdxs = []int32{
 	4, // 0: docforge.v2.CallRequest.binding:type_name -> docforge.v2.Binding
 	4, // 1: docforge.v2.HealthResponse.binding:type_name -> docforge.v2.Binding
 	5, // 2: docforge.v2.HealthResponse.index:type_name -> docforge.v2.Signature
-	0, // 3: docforge.v2.Worker.Call:input_type -> docforge.v2.CallRequest
-	2, // 4: docforge.v2.Worker.Health:input_type -> docforge.v2.HealthRequest
-	1, // 5: docforge.v2.Worker.Call:output_type -> docforge.v2.CallResponse
-	3, // 6: docforge.v2.Worker.Health:output_type -> docforge.v2.HealthResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	6, // 3: docforge.v2.HealthResponse.stats:type_name -> docforge.v2.WorkerStats
+	0, // 4: docforge.v2.Worker.Call:input_type -> docforge.v2.CallRequest
+	2, // 5: docforge.v2.Worker.Health:input_type -> docforge.v2.HealthRequest
+	1, // 6: docforge.v2.Worker.Call:output_type -> docforge.v2.CallResponse
+	3, // 7: docforge.v2.Worker.Health:output_type -> docforge.v2.HealthResponse
+	6, // [6:8] is the sub-list for method output_type
+	4, // [4:6] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_docforge_v2_worker_proto_init() }
