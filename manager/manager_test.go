@@ -271,9 +271,12 @@ func TestProtocolVersionOneIsRefused(t *testing.T) {
 	mc := docforgev2.NewManagerClient(conn)
 	ctx := context.Background()
 	for name, call := range map[string]func() error{
-		"Hello":   func() error { _, err := mc.Hello(ctx, &docforgev2.HelloRequest{ProtocolVersion: 1}); return err },
-		"Acquire": func() error { _, err := mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: 1}); return err },
-		"Status":  func() error { _, err := mc.Status(ctx, &docforgev2.StatusRequest{ProtocolVersion: 1}); return err },
+		"Hello": func() error { _, err := mc.Hello(ctx, &docforgev2.HelloRequest{ProtocolVersion: 1}); return err },
+		"Acquire": func() error {
+			_, err := mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: 1})
+			return err
+		},
+		"Status": func() error { _, err := mc.Status(ctx, &docforgev2.StatusRequest{ProtocolVersion: 1}); return err },
 		"Shutdown": func() error {
 			_, err := mc.Shutdown(ctx, &docforgev2.ShutdownRequest{ProtocolVersion: 1})
 			return err
