@@ -103,9 +103,11 @@ func (c *Client) Pid() int { return int(c.hello.Pid) }
 // Version is the manager's build.
 func (c *Client) Version() string { return c.hello.ManagerVersion }
 
-// Acquire returns the binding's worker, started if none runs.
-func (c *Client) Acquire(ctx context.Context, b worker.Binding) (*docforgev2.WorkerInfo, error) {
-	resp, err := c.mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: worker.BindingToProto(b)})
+// Acquire returns the binding's worker, started if none runs. unresponsive is the pid of a
+// worker that stopped answering this client (0: none), which the manager then replaces
+// unless it answers a health check at once.
+func (c *Client) Acquire(ctx context.Context, b worker.Binding, unresponsive int) (*docforgev2.WorkerInfo, error) {
+	resp, err := c.mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: worker.BindingToProto(b), UnresponsivePid: int64(unresponsive)})
 	if err != nil {
 		return nil, rpcError(err, "acquire worker for "+b.ProjectRoot)
 	}

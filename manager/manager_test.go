@@ -304,7 +304,7 @@ func TestWorkersAreSupervised(t *testing.T) {
 	pids := make(chan int64, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
-			info, err := c.Acquire(ctx, b)
+			info, err := c.Acquire(ctx, b, 0)
 			if err != nil {
 				t.Error(err)
 				pids <- 0
@@ -320,11 +320,11 @@ func TestWorkersAreSupervised(t *testing.T) {
 		}
 	}
 	// Another policy is another worker; the session parts of a binding are not.
-	other, err := c.Acquire(ctx, worker.Binding{ProjectRoot: root, NoAST: true})
+	other, err := c.Acquire(ctx, worker.Binding{ProjectRoot: root, NoAST: true}, 0)
 	if err != nil || other.Pid == first {
 		t.Errorf("no-ast worker: %v %+v", err, other)
 	}
-	same, err := c.Acquire(ctx, worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeOperator, Diagnostics: true})
+	same, err := c.Acquire(ctx, worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeOperator, Diagnostics: true}, 0)
 	if err != nil || same.Pid != first {
 		t.Errorf("operator session: %v %+v, want worker %d", err, same, first)
 	}
@@ -333,7 +333,7 @@ func TestWorkersAreSupervised(t *testing.T) {
 	for processAlive(int(first)) { // alive until reaped: the manager must wait for it
 		time.Sleep(5 * time.Millisecond)
 	}
-	again, err := c.Acquire(ctx, b)
+	again, err := c.Acquire(ctx, b, 0)
 	if err != nil || again.Pid == first {
 		t.Fatalf("acquire after the worker died: %v %+v", err, again)
 	}
@@ -368,7 +368,7 @@ func TestAcquireValidatesTheBinding(t *testing.T) {
 	r := startManager(t, Config{})
 	c := dial(t, r.paths)
 	for _, root := range []string{"relative", filepath.Join(shortDir(t), "missing")} {
-		_, err := c.Acquire(context.Background(), worker.Binding{ProjectRoot: root})
+		_, err := c.Acquire(context.Background(), worker.Binding{ProjectRoot: root}, 0)
 		if problem.CodeOf(err) != problem.InvalidBinding {
 			t.Errorf("acquire %q: %v, want invalid_binding", root, err)
 		}
@@ -386,7 +386,7 @@ func TestSignatureComparedByStat(t *testing.T) {
 	c := dial(t, r.paths)
 	ctx := context.Background()
 	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
-	info, err := c.Acquire(ctx, b)
+	info, err := c.Acquire(ctx, b, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

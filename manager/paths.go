@@ -22,10 +22,18 @@ type Paths struct {
 	Workers  string // worker sockets
 }
 
-// DefaultPaths are under $XDG_RUNTIME_DIR/docforge, or the user cache directory when the
-// runtime directory is not set (macOS, a bare container).
+// DefaultPaths are under $XDG_RUNTIME_DIR/docforge; when that is unset (MCP hosts often pass
+// a child only a few variables), under /run/user/UID if it exists and is this user's, so a
+// bridge and a terminal find the same manager; else under the user cache directory (macOS, a
+// bare container).
 func DefaultPaths() (Paths, error) {
 	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		run := filepath.Join("/run/user", strconv.Itoa(os.Getuid()))
+		if checkPrivate(run, os.Getuid(), true) == nil {
+			base = run
+		}
+	}
 	if base == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {

@@ -140,12 +140,13 @@ func (p *proc) setIndex(sig *docforgev2.Signature) {
 	p.mu.Unlock()
 }
 
+// alive reports whether the worker runs: not reaped, and not a zombie waiting to be.
 func (p *proc) alive() bool {
 	select {
 	case <-p.exited:
 		return false
 	default:
-		return true
+		return processAlive(p.pid)
 	}
 }
 

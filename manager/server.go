@@ -240,8 +240,23 @@ func (m *Manager) AcquireWorker(ctx context.Context, req *docforgev2.AcquireWork
 	s := m.slot(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if p := s.proc; p != nil && p.alive() && req.UnresponsivePid == int64(p.pid) {
+		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := p.check(hctx)
+		cancel()
+		if err != nil {
+			m.log.Printf("worker %d for %s stopped answering a client (%v): replacing it", p.pid, p.binding.ProjectRoot, err)
+			p.kill()
+			<-p.exited
+		}
+	}
 	if p := s.proc; p != nil && p.alive() {
 		return &docforgev2.AcquireWorkerResponse{ProtocolVersion: docforgev2.ProtocolVersion, Worker: p.info()}, nil
+	} else if p != nil {
+		select { // dead: let the reaper finish (it removes the socket) before replacing it
+		case <-p.exited:
+		case <-time.After(5 * time.Second):
+		}
 	}
 	// The manager starts processes for what it is asked, so it checks the binding itself.
 	wb := worker.Binding{ProjectRoot: b.ProjectRoot, NoAST: b.NoAST}

@@ -21,6 +21,7 @@ type Session struct {
 	mu     sync.Mutex
 	client *Client
 	w      *workerConn
+	failed int // pid of the last worker that did not answer, reported on the next acquire
 }
 
 type workerConn struct {
@@ -47,7 +48,7 @@ func (s *Session) Call(ctx context.Context, b worker.Binding, tool string, args 
 	out, err := w.rc.Call(ctx, b, tool, args)
 	var te *worker.ToolError
 	if errors.As(err, &te) && te.Code == problem.WorkerUnavailable {
-		s.forget(w)
+		s.forget(w, ctx.Err() == nil)
 	}
 	return out, err
 }
@@ -77,7 +78,7 @@ func (s *Session) worker(ctx context.Context, b worker.Binding) (*workerConn, er
 			}
 			s.client = c
 		}
-		info, err := s.client.Acquire(ctx, b)
+		info, err := s.client.Acquire(ctx, b, s.failed)
 		if err != nil {
 			lastErr = err
 			if problem.CodeOf(err) == problem.ManagerUnavailable {
@@ -91,17 +92,22 @@ func (s *Session) worker(ctx context.Context, b worker.Binding) (*workerConn, er
 		if err != nil {
 			return nil, problem.Wrap(problem.WorkerUnavailable, err, "connect to worker %d", info.Pid)
 		}
-		s.w = &workerConn{rc: rc, pid: int(info.Pid)}
+		s.w, s.failed = &workerConn{rc: rc, pid: int(info.Pid)}, 0
 		return s.w, nil
 	}
 	return nil, lastErr
 }
 
-func (s *Session) forget(w *workerConn) {
+// forget drops a worker that failed a call; unresponsive (the call was not cancelled by its
+// caller) makes the next acquire ask the manager to check it.
+func (s *Session) forget(w *workerConn, unresponsive bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == w {
 		s.dropWorker()
+		if unresponsive {
+			s.failed = w.pid
+		}
 	}
 }
 
@@ -124,8 +130,12 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// processAlive reports whether pid names a live process (signal 0 checks without sending).
+// processAlive reports whether pid names a live process: signal 0 checks without sending,
+// and a zombie (dead, not yet reaped: a worker whose manager died, under an init that reaps
+// late) counts as dead.
 func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !zombie(pid)
 }

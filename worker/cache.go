@@ -81,8 +81,9 @@ func (s *Service) current(ctx context.Context, l *live, d *project.Descriptor) *
 
 // syncLocked runs index.Sync for a binding; the caller holds l.syncMu.
 func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor, rebuild bool) (*index.Result, error) {
+	var from int64
 	if l.watch != nil {
-		l.watch.beginSync()
+		from = l.watch.beginSync()
 	}
 	n := s.stats.inflight.Add(1)
 	for m := s.stats.maxInflight.Load(); n > m && !s.stats.maxInflight.CompareAndSwap(m, n); m = s.stats.maxInflight.Load() {
@@ -92,7 +93,7 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	s.stats.syncs.Add(1)
 	if l.watch != nil {
 		if err == nil {
-			l.watch.synced()
+			l.watch.synced(from)
 		} else {
 			// Not proven current (an invalid project, say): the next call must sync again
 			// and say so, not trust the watch.

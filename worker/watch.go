@@ -31,8 +31,11 @@ type watch struct {
 	roots      []string // absolute content and code roots, watched with all their directories
 
 	mu       sync.Mutex
-	dirty    bool // a change may have happened since the index was last proven current
-	verified bool // the index was proven current at least once with the watch running
+	// changes counts source events; proven is the count a finished sync started from, so the
+	// index is proven current exactly when proven == changes. A sync in flight has not proven
+	// anything yet: a call that arrives meanwhile must wait for it, not answer from the old
+	// snapshot. -1: never proven (or the last sync failed).
+	changes, proven int64
 	next     int  // barrier sequence
 	waiting  map[string]chan struct{}
 	failed   error  // the watch broke (overflow, watch limit): callers fall back to the walk
@@ -47,7 +50,7 @@ func startWatch(d *project.Descriptor, changed func()) (*watch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
-	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), dirty: true, waiting: map[string]chan struct{}{}, changed: changed}
+	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), proven: -1, waiting: map[string]chan struct{}{}, changed: changed}
 	if err := os.MkdirAll(wt.barrierDir, 0o755); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch sources: %w", err)
@@ -107,7 +110,7 @@ func (wt *watch) loop() {
 				return
 			}
 			wt.mu.Lock()
-			wt.dirty, wt.failed = true, err // an overflow may have lost events
+			wt.changes, wt.failed = wt.changes+1, err // an overflow may have lost events
 			wt.mu.Unlock()
 		}
 	}
@@ -139,7 +142,7 @@ func (wt *watch) event(ev fsnotify.Event) {
 		}
 	}
 	wt.mu.Lock()
-	wt.dirty = true
+	wt.changes++
 	wt.mu.Unlock()
 	if wt.changed != nil {
 		wt.changed()
@@ -159,7 +162,7 @@ func (wt *watch) inRoots(p string) bool {
 // current: it waits for a barrier, then reads the state.
 func (wt *watch) unchanged(ctx context.Context) bool {
 	wt.mu.Lock()
-	if wt.failed != nil || !wt.verified || wt.dirty {
+	if wt.failed != nil || wt.proven != wt.changes {
 		wt.mu.Unlock()
 		return false
 	}
@@ -183,27 +186,29 @@ func (wt *watch) unchanged(ctx context.Context) bool {
 	}
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
-	return !wt.dirty && wt.failed == nil
+	return wt.proven == wt.changes && wt.failed == nil
 }
 
-// beginSync marks the point a sync starts from: changes after it keep the watch dirty.
-func (wt *watch) beginSync() {
+// beginSync returns the point a sync starts from: changes after it are not covered by it.
+func (wt *watch) beginSync() int64 {
 	wt.mu.Lock()
-	wt.dirty = false
-	wt.mu.Unlock()
+	defer wt.mu.Unlock()
+	return wt.changes
 }
 
 // markDirty forgets that the index was proven current.
 func (wt *watch) markDirty() {
 	wt.mu.Lock()
-	wt.dirty = true
+	wt.proven = -1
 	wt.mu.Unlock()
 }
 
-// synced records that a sync begun after beginSync proved the index current.
-func (wt *watch) synced() {
+// synced records that a sync begun at from proved the index current as of that point.
+func (wt *watch) synced(from int64) {
 	wt.mu.Lock()
-	wt.verified = true
+	if from > wt.proven {
+		wt.proven = from
+	}
 	wt.mu.Unlock()
 }
 

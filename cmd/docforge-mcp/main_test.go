@@ -14,15 +14,100 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// build compiles docforge-mcp once per test binary run.
-func build(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "docforge-mcp")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+// bin is docforge-mcp and docforgeBin the docforge command beside it (which the bridge
+// starts its manager from), both built once per test binary run.
+var bin, docforgeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dfmcp")
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		panic(err)
 	}
-	return bin
+	bin, docforgeBin = filepath.Join(dir, "docforge-mcp"), filepath.Join(dir, "docforge")
+	for out, pkg := range map[string]string{bin: ".", docforgeBin: "../docforge"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			os.Stderr.Write(b)
+			panic(err)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runtime is one test's private manager runtime directory (XDG_RUNTIME_DIR), short enough
+// for socket paths; the manager a test started there is stopped when it ends.
+type runtime struct {
+	dir string
+	env []string
+}
+
+func newRuntime(t *testing.T) *runtime {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "dfrt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runtime{dir: dir, env: append(os.Environ(), "XDG_RUNTIME_DIR="+dir)}
+	t.Cleanup(func() {
+		r.docforge(t, "manager", "stop")
+		os.RemoveAll(dir)
+	})
+	return r
+}
+
+// docforge runs the docforge command in this runtime.
+func (r *runtime) docforge(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(docforgeBin, args...)
+	cmd.Env = r.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// bridge starts docforge-mcp for root in this runtime and connects the go-sdk client to it.
+func (r *runtime) bridge(t *testing.T, ctx context.Context, root string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--project-root", root}, args...)...)
+	cmd.Env = r.env
+	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// managerStatus is 'docforge manager status --json'.
+type managerStatus struct {
+	Pid     int
+	Workers []struct {
+		ProjectRoot string `json:"project_root"`
+		Pid         int
+		Freshness   string
+		Index       *struct{ Generation int64 }
+		Stats       *struct {
+			Calls              int64
+			Syncs              int64
+			BackgroundSyncs    int64 `json:"background_syncs"`
+			WalksSkipped       int64 `json:"walks_skipped"`
+			MaxConcurrentSyncs int64 `json:"max_concurrent_syncs"`
+		}
+	}
+}
+
+func (r *runtime) status(t *testing.T) managerStatus {
+	t.Helper()
+	out, err := r.docforge(t, "manager", "status", "--json")
+	if err != nil {
+		t.Fatalf("manager status: %v\n%s", err, out)
+	}
+	var st managerStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("manager status: %v\n%s", err, out)
+	}
+	return st
 }
 
 func exampleRoot(t *testing.T) string {
@@ -31,7 +116,7 @@ func exampleRoot(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Work on a copy: the server writes the index into the project's state directory.
+	// Work on a copy: the worker writes the index into the project's state directory.
 	dst := t.TempDir()
 	if out, err := exec.Command("cp", "-R", root+"/.", dst).CombinedOutput(); err != nil {
 		t.Fatalf("copy example: %v %s", err, out)
@@ -43,7 +128,6 @@ func exampleRoot(t *testing.T) string {
 // A bad binding exits 2 with exactly one line on stderr and writes nothing on stdout, before
 // any MCP traffic.
 func TestBadBindingExitsBeforeMCP(t *testing.T) {
-	bin := build(t)
 	root := exampleRoot(t)
 	for _, args := range [][]string{
 		{},
@@ -69,16 +153,11 @@ func TestBadBindingExitsBeforeMCP(t *testing.T) {
 
 // The real binary over stdio, with the go-sdk client: initialize, list tools, call some.
 func TestServesOverStdio(t *testing.T) {
-	bin := build(t)
+	rt := newRuntime(t)
 	root := exampleRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "--project-root", root)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := rt.bridge(t, ctx, root)
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) < 12 {
 		t.Fatalf("list tools: %v (%d tools)", err, len(tools.Tools))
@@ -108,11 +187,12 @@ func TestTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		t.Fatalf("the TypeScript MCP SDK is not installed in %s: run 'make test', which installs it with npm ci", dir)
 	}
-	bin := build(t)
+	rt := newRuntime(t)
 	root := exampleRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, root)
+	cmd.Env = rt.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -81,8 +81,8 @@ func TestWorkerProcessOverGRPC(t *testing.T) {
 	start := time.Now()
 	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
 	defer callCancel()
-	_, err = caller.Call(callCtx, b, "docforge_get_node", []byte(`{"node_id":"arch.store"}`))
-	if problem.CodeOf(err) != problem.WorkerUnavailable || time.Since(start) > 6*time.Second {
+	out, err = caller.Call(callCtx, b, "docforge_get_node", []byte(`{"node_id":"arch.store"}`))
+	if !errors.As(err, &te) || te.Code != problem.WorkerUnavailable || !strings.Contains(string(out), `"code":"worker_unavailable"`) || time.Since(start) > 6*time.Second {
 		t.Errorf("after SIGKILL: %v after %s, want worker_unavailable promptly", err, time.Since(start))
 	}
 }

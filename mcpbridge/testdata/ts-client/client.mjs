@@ -4,7 +4,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const [bin, root] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command: bin, args: ["--project-root", root], stderr: "inherit" });
+// The whole environment, as an MCP host configured with env would pass it: the test points
+// XDG_RUNTIME_DIR at its own manager.
+const transport = new StdioClientTransport({ command: bin, args: ["--project-root", root], env: process.env, stderr: "inherit" });
 const client = new Client({ name: "docforge-ts-e2e", version: "1.0.0" });
 await client.connect(transport);
 

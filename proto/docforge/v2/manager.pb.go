@@ -380,6 +380,9 @@ type AcquireWorkerRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	Binding         *Binding               `protobuf:"bytes,2,opt,name=binding,proto3" json:"binding,omitempty"`
+	// The pid of a worker that stopped answering this client, if any: the manager checks its
+	// health at once and replaces it when it does not answer, instead of handing it out again.
+	UnresponsivePid int64 `protobuf:"varint,3,opt,name=unresponsive_pid,json=unresponsivePid,proto3" json:"unresponsive_pid,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -426,6 +429,13 @@ func (x *AcquireWorkerRequest) GetBinding() *Binding {
 		return x.Binding
 	}
 	return nil
+}
+
+func (x *AcquireWorkerRequest) GetUnresponsivePid() int64 {
+	if x != nil {
+		return x.UnresponsivePid
+	}
+	return 0
 }
 
 type AcquireWorkerResponse struct {
@@ -935,10 +945,11 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\rHelloResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12'\n" +
 	"\x0fmanager_version\x18\x02 \x01(\tR\x0emanagerVersion\x12\x10\n" +
-	"\x03pid\x18\x03 \x01(\x03R\x03pid\"q\n" +
+	"\x03pid\x18\x03 \x01(\x03R\x03pid\"\x9c\x01\n" +
 	"\x14AcquireWorkerRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12.\n" +
-	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\"s\n" +
+	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\x12)\n" +
+	"\x10unresponsive_pid\x18\x03 \x01(\x03R\x0funresponsivePid\"s\n" +
 	"\x15AcquireWorkerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12/\n" +
 	"\x06worker\x18\x02 \x01(\v2\x17.docforge.v2.WorkerInfoR\x06worker\"\x93\x02\n" +

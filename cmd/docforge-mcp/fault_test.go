@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// answer is what the tests read from a tool result envelope.
+type answer struct {
+	Revision  int64
+	Staleness string
+	Result    struct{ Title string }
+	Error *struct{ Code string }
+}
+
+func call(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) (answer, error) {
+	var a answer
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return a, err
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if err := json.Unmarshal([]byte(text), &a); err != nil {
+		return a, fmt.Errorf("%v: %.300s", err, text)
+	}
+	if res.IsError != (a.Error != nil) {
+		return a, fmt.Errorf("isError %v but envelope error %+v", res.IsError, a.Error)
+	}
+	return a, nil
+}
+
+// retitle rewrites a node's title the way an editor saves: a new file renamed over the old.
+func retitle(t *testing.T, path, title string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "title = ") {
+			line = fmt.Sprintf("title = %q", title)
+		}
+		out = append(out, line)
+	}
+	tmp := filepath.Join(filepath.Dir(path), ".edit.tmp")
+	if err := os.WriteFile(tmp, []byte(strings.Join(out, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+func waitDead(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); alive(pid); {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Eight bridges share one worker through one manager, 200 calls each, with edits between
+// rounds: no call fails, every answer reflects every edit made before it (the check before
+// every call), every edit makes exactly one new generation, and syncs never overlap. Closing
+// the bridges' stdin ends them, not the worker.
+func TestConcurrentBridgesWithEdits(t *testing.T) {
+	rt := newRuntime(t)
+	root := exampleRoot(t)
+	node := filepath.Join(root, "docs", "architecture", "store.md")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const bridges, rounds, editEvery = 8, 200, 10
+	sessions := make([]*mcp.ClientSession, bridges)
+	for i := range sessions {
+		sessions[i] = rt.bridge(t, ctx, root)
+	}
+	first, err := call(ctx, sessions[0], "docforge_get_node", map[string]any{"node_id": "arch.store"})
+	if err != nil || first.Error != nil {
+		t.Fatalf("first call: %v %+v", err, first.Error)
+	}
+	title, generation := first.Result.Title, first.Revision
+	for round := 0; round < rounds; round++ {
+		if round%editEvery == editEvery-1 {
+			title = fmt.Sprintf("Shipment store, edit %d", round)
+			retitle(t, node, title)
+			generation++
+			if round%(2*editEvery) == editEvery-1 {
+				time.Sleep(300 * time.Millisecond) // let the background rebuild get there first
+			}
+		}
+		var wg sync.WaitGroup
+		for i, cs := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a, err := call(ctx, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
+				switch {
+				case err != nil:
+					t.Errorf("round %d bridge %d: %v", round, i, err)
+				case a.Error != nil:
+					t.Errorf("round %d bridge %d: %s", round, i, a.Error.Code)
+				case a.Result.Title != title || a.Revision != generation || a.Staleness != "current":
+					t.Errorf("round %d bridge %d: title %q generation %d (%s), want %q generation %d",
+						round, i, a.Result.Title, a.Revision, a.Staleness, title, generation)
+				}
+			}()
+		}
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	st := rt.status(t)
+	if len(st.Workers) != 1 {
+		t.Fatalf("workers %+v, want one for the project", st.Workers)
+	}
+	w := st.Workers[0]
+	if w.Stats.MaxConcurrentSyncs != 1 || w.Stats.BackgroundSyncs < 1 || w.Stats.Calls < bridges*rounds {
+		t.Errorf("worker stats %+v: want syncs never overlapping, background rebuilds, every call", *w.Stats)
+	}
+	if w.Index == nil || w.Index.Generation != generation || w.Freshness != "current" {
+		t.Errorf("worker index %+v %s, want generation %d current", w.Index, w.Freshness, generation)
+	}
+	for _, cs := range sessions {
+		cs.Close()
+	}
+	time.Sleep(100 * time.Millisecond)
+	if after := rt.status(t); len(after.Workers) != 1 || after.Workers[0].Pid != w.Pid {
+		t.Errorf("after every bridge's stdin closed: %+v, want worker %d still running", after.Workers, w.Pid)
+	}
+}
+
+// A worker that stops answering, then one killed mid-call: the call ends with
+// worker_unavailable within a bounded time, and the next call reaches a new worker.
+func TestWorkerDyingMidCall(t *testing.T) {
+	rt := newRuntime(t)
+	root := exampleRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := rt.bridge(t, ctx, root)
+	get := map[string]any{"node_id": "arch.store"}
+	if a, err := call(ctx, cs, "docforge_get_node", get); err != nil || a.Error != nil {
+		t.Fatalf("first call: %v %+v", err, a.Error)
+	}
+	pid := rt.status(t).Workers[0].Pid
+
+	for _, kill := range []bool{false, true} {
+		syscall.Kill(pid, syscall.SIGSTOP)
+		done := make(chan answer, 1)
+		start := time.Now()
+		go func() {
+			a, err := call(ctx, cs, "docforge_get_node", get)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- a
+		}()
+		if kill {
+			time.Sleep(300 * time.Millisecond) // the call is in flight, unanswered
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		select {
+		case a := <-done:
+			if a.Error == nil || a.Error.Code != "worker_unavailable" {
+				t.Errorf("kill=%v: %+v, want worker_unavailable", kill, a.Error)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("kill=%v: the call did not end within 30 s (started %v ago)", kill, time.Since(start))
+		}
+		a, err := call(ctx, cs, "docforge_get_node", get)
+		if err != nil || a.Error != nil || a.Result.Title != "Shipment store" {
+			t.Fatalf("kill=%v: the next call: %v %+v", kill, err, a.Error)
+		}
+		waitDead(t, pid) // the stopped one was replaced, the killed one reaped
+		next := rt.status(t).Workers
+		if len(next) != 1 || next[0].Pid == pid {
+			t.Fatalf("kill=%v: workers %+v, want one new worker", kill, next)
+		}
+		pid = next[0].Pid
+	}
+}
+
+// A manager killed with SIGKILL takes its workers with it (their lifeline closes); the
+// bridge's next call starts a new manager and worker.
+func TestManagerKilled(t *testing.T) {
+	rt := newRuntime(t)
+	root := exampleRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := rt.bridge(t, ctx, root)
+	get := map[string]any{"node_id": "arch.store"}
+	if a, err := call(ctx, cs, "docforge_get_node", get); err != nil || a.Error != nil {
+		t.Fatalf("first call: %v %+v", err, a.Error)
+	}
+	st := rt.status(t)
+	syscall.Kill(st.Pid, syscall.SIGKILL)
+	waitDead(t, st.Workers[0].Pid)
+	a, err := call(ctx, cs, "docforge_get_node", get)
+	if err != nil || a.Error != nil || a.Result.Title != "Shipment store" {
+		t.Fatalf("call after the manager died: %v %+v", err, a.Error)
+	}
+	if again := rt.status(t); again.Pid == st.Pid || len(again.Workers) != 1 {
+		t.Errorf("status %+v, want a new manager (not %d) with one worker", again, st.Pid)
+	}
+}
+
+// With --no-autostart and no manager, a call is a structured manager_unavailable error and
+// nothing is started.
+func TestNoAutostart(t *testing.T) {
+	rt := newRuntime(t)
+	root := exampleRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs := rt.bridge(t, ctx, root, "--no-autostart")
+	a, err := call(ctx, cs, "docforge_bootstrap", nil)
+	if err != nil || a.Error == nil || a.Error.Code != "manager_unavailable" {
+		t.Fatalf("call without a manager: %v %+v", err, a.Error)
+	}
+	if out, err := rt.docforge(t, "manager", "status"); err == nil || !strings.Contains(out, "manager_unavailable") {
+		t.Errorf("status: %v %s, want no manager", err, out)
+	}
+}
