@@ -30,16 +30,16 @@ type watch struct {
 	barrierDir string
 	roots      []string // absolute content and code roots, watched with all their directories
 
-	mu       sync.Mutex
+	mu sync.Mutex
 	// changes counts source events; proven is the count a finished sync started from, so the
 	// index is proven current exactly when proven == changes. A sync in flight has not proven
 	// anything yet: a call that arrives meanwhile must wait for it, not answer from the old
 	// snapshot. -1: never proven (or the last sync failed).
 	changes, proven int64
-	next     int  // barrier sequence
-	waiting  map[string]chan struct{}
-	failed   error  // the watch broke (overflow, watch limit): callers fall back to the walk
-	changed  func() // told of every source event (outside the lock), to schedule a rebuild
+	next            int // barrier sequence
+	waiting         map[string]chan struct{}
+	failed          error  // the watch broke (overflow, watch limit): callers fall back to the walk
+	changed         func() // told of every source event (outside the lock), to schedule a rebuild
 }
 
 // barrierPrefix names barrier files; they live in the state directory.

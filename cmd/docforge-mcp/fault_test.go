@@ -20,7 +20,7 @@ type answer struct {
 	Revision  int64
 	Staleness string
 	Result    struct{ Title string }
-	Error *struct{ Code string }
+	Error     *struct{ Code string }
 }
 
 func call(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) (answer, error) {
