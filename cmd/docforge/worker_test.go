@@ -2,7 +2,10 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,5 +108,143 @@ func TestWorkerStopsOnSIGTERM(t *testing.T) {
 	}
 	if _, err := os.Stat(socket); !os.IsNotExist(err) {
 		t.Errorf("socket left behind: %v", err)
+	}
+}
+
+// managerEnv runs docforge commands against a private manager runtime directory.
+func managerEnv(t *testing.T) (run func(args ...string) (string, int), dir string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "dfcli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+	run = func(args ...string) (string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	t.Cleanup(func() { run("manager", "stop"); os.RemoveAll(dir) })
+	return run, dir
+}
+
+// The manager commands: start (idempotent), status, a second 'manager run' refused with the
+// first one's pid, stop.
+func TestManagerCommands(t *testing.T) {
+	run, dir := managerEnv(t)
+	out, code := run("manager", "status")
+	if code != 3 || !strings.Contains(out, "manager_unavailable") || !strings.Contains(out, "docforge manager start") {
+		t.Errorf("status with no manager: %d %s", code, out)
+	}
+	out, code = run("manager", "start")
+	if code != 0 || !strings.Contains(out, "manager running (pid ") {
+		t.Fatalf("start: %d %s", code, out)
+	}
+	again, code := run("manager", "start")
+	if code != 0 || firstLine(again) != firstLine(out) {
+		t.Errorf("second start: %d %q, want the same manager %q", code, again, out)
+	}
+	out, code = run("manager", "run")
+	if code == 0 || !strings.Contains(out, "manager_running") || !strings.Contains(out, "pid ") {
+		t.Errorf("a second manager: %d %s", code, out)
+	}
+	out, code = run("manager", "status", "--json")
+	var st struct {
+		Pid     int
+		Socket  string
+		Workers []any
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Pid == 0 || st.Socket != filepath.Join(dir, "docforge", "manager.sock") {
+		t.Errorf("status: %d %s", code, out)
+	}
+	out, code = run("manager", "stop")
+	if code != 0 || !strings.Contains(out, "stopped") {
+		t.Errorf("stop: %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docforge", "manager.sock")); !os.IsNotExist(err) {
+		t.Errorf("socket after stop: %v", err)
+	}
+	if out, code = run("manager", "bogus"); code != 2 || !strings.Contains(out, "run, start, stop, status or install") {
+		t.Errorf("unknown subcommand: %d %s", code, out)
+	}
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// 'manager install' writes the service definitions for this user, naming this executable.
+func TestManagerInstall(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(binary, "manager", "install")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_RUNTIME_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install: %v %s", err, out)
+	}
+	exe, _ := filepath.EvalSymlinks(binary)
+	unit, err := os.ReadFile(filepath.Join(home, ".config", "systemd", "user", "docforge-manager.service"))
+	if err != nil || !strings.Contains(string(unit), "ExecStart="+exe+" manager run") {
+		t.Errorf("service unit: %v\n%s", err, unit)
+	}
+	sock, err := os.ReadFile(filepath.Join(home, ".config", "systemd", "user", "docforge-manager.socket"))
+	if err != nil || !strings.Contains(string(sock), "ListenStream=%t/docforge/manager.sock") || !strings.Contains(string(sock), "SocketMode=0600") {
+		t.Errorf("socket unit: %v\n%s", err, sock)
+	}
+	if !strings.Contains(string(out), "systemctl --user enable --now docforge-manager.socket") {
+		t.Errorf("install output: %s", out)
+	}
+}
+
+// Under systemd socket activation the manager serves the socket it inherits as descriptor 3
+// (LISTEN_PID, LISTEN_FDS) and leaves the socket file alone when it stops: systemd owns it.
+func TestManagerSocketActivation(t *testing.T) {
+	dir, err := os.MkdirTemp("", "dfsa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	rt := filepath.Join(dir, "docforge")
+	os.Mkdir(rt, 0o700)
+	sockPath := filepath.Join(rt, "manager.sock")
+	ln, err := net.Listen("unix", sockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sockPath, 0o600)
+	f, err := ln.(*net.UnixListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	// sh sets LISTEN_PID to its own pid and execs the manager in place, as systemd does.
+	cmd := exec.Command("sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" manager run`, binary)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+	cmd.ExtraFiles = []*os.File{f}
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	defer cmd.Process.Kill()
+	status := exec.Command(binary, "manager", "status", "--json")
+	status.Env = cmd.Env
+	out, err := status.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf(`"pid": %d`, cmd.Process.Pid)) {
+		t.Fatalf("status through the inherited socket: %v %s (manager: %s)", err, out, logs.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("manager exit: %v %s", err, logs.String())
+	}
+	if _, err := os.Stat(sockPath); err != nil {
+		t.Errorf("the activated manager removed systemd's socket: %v", err)
 	}
 }
