@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build demo test vet fmt-check bench clean generate generate-check
+.PHONY: all build demo demo-manager test vet fmt-check bench clean generate generate-check
 
 all: build
 
@@ -36,6 +36,26 @@ demo: build
 	$(DOCFORGE) context --project-root $(EXAMPLE) arch.store --limit 3
 	@echo "== validate a broken copy (expected to fail with every planted problem)"
 	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
+	@$(MAKE) --no-print-directory demo-manager
+
+# The MCP path: a manager (in a private temporary runtime directory, stopped at the end, so a
+# manager you run yourself is left alone), its worker for the example, a tool call through
+# it, a real MCP session over stdio through docforge-mcp, and the manager's status.
+MCP_INIT := {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"make-demo","version":"1"}}}
+MCP_READY := {"jsonrpc":"2.0","method":"notifications/initialized"}
+MCP_IMPACT := {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"docforge_impact","arguments":{"node_id":"arch.store","depth":1,"limit":3}}}
+demo-manager: build
+	@run=$$(mktemp -d) && export XDG_RUNTIME_DIR=$$run && \
+	trap '$(DOCFORGE) manager stop; rm -rf "$$run"' EXIT && \
+	echo "== manager start (runtime directory $$run)" && \
+	$(DOCFORGE) manager start && \
+	echo "== call docforge_search through the manager's worker" && \
+	$(DOCFORGE) call --project-root $(EXAMPLE) docforge_search '{"query":"late events","limit":2}' && \
+	echo "== an MCP session: docforge-mcp over stdio, forwarding to the same worker (first 300 characters of each reply)" && \
+	{ printf '%s\n' '$(MCP_INIT)' '$(MCP_READY)' '$(MCP_IMPACT)'; sleep 1; } | \
+		$(BIN)/docforge-mcp --project-root $(abspath $(EXAMPLE)) | cut -c1-300 && \
+	echo "== manager status" && \
+	$(DOCFORGE) manager status
 
 # Protocol code: protoc (Debian's protobuf-compiler) with the generators pinned here and in
 # go.mod. 'make generate' rewrites proto/docforge/v2/*.pb.go; 'make generate-check' (part of

@@ -215,6 +215,15 @@ func TestUnsafeSocketOrDirIsRefused(t *testing.T) {
 	}
 }
 
+// A runtime directory too long for socket paths is refused up front, saying what to do.
+func TestRuntimeDirTooLong(t *testing.T) {
+	long := filepath.Join(shortDir(t), strings.Repeat("d", 90), "docforge")
+	err := Run(context.Background(), Config{Paths: PathsIn(long), Executable: docforgeBin, UID: os.Getuid()})
+	if problem.CodeOf(err) != problem.InvalidArgument || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		t.Errorf("long runtime dir: %v", err)
+	}
+}
+
 // One manager per user: a second one refuses with the pid of the first, touching nothing; a
 // socket file left by a killed manager is replaced by the next.
 func TestSingleInstanceAndStaleSocket(t *testing.T) {

@@ -83,6 +83,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Executable == "" {
 		return errors.New("manager: no executable to start workers from")
 	}
+	if err := cfg.Paths.checkLengths(); err != nil {
+		return err
+	}
 	if err := ensureDir(cfg.Paths.Dir, os.Getuid()); err != nil {
 		return err
 	}

@@ -27,24 +27,73 @@ type mcpReport struct {
 	// The same calls made in this process through worker.Service.Call, without MCP or pipes.
 	InProcGetNodeP50, InProcSearchP50 float64
 	Calls                             int
+	// A new bridge process, manager and worker warm: spawn to the first get_node result.
+	FirstResultP50 float64
+	// The worker's check before a call when nothing changed (the watch barrier, no stat walk)
+	// and everything a get_node costs in the worker besides the tool itself, from --diagnostics.
+	WatchP50, OverheadP50   float64
+	WalksSkipped, DiagCalls int
 }
 
-// measureMCP drives the real docforge-mcp binary over stdio with the go-sdk client: process
-// start to the initialize answer, then warm calls of one session.
+// measureMCP drives the real docforge-mcp binary over stdio with the go-sdk client, through
+// the full path: bridge, manager (in a private runtime directory, stopped at the end) and the
+// project's worker. It times process start to the initialize answer and to the first result,
+// then warm calls of one session.
 func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	bin := filepath.Join(filepath.Dir(self), "docforge-mcp")
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("%s not found: run 'make build' first", bin)
+	docforge := filepath.Join(filepath.Dir(self), "docforge")
+	for _, b := range []string{bin, docforge} {
+		if _, err := os.Stat(b); err != nil {
+			return nil, fmt.Errorf("%s not found: run 'make build' first", b)
+		}
 	}
-	connect := func() (*mcp.ClientSession, error) {
+	runtimeDir, err := os.MkdirTemp("", "dfbench")
+	if err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	defer func() {
+		stop := exec.Command(docforge, "manager", "stop")
+		stop.Env = env
+		stop.Run()
+		os.RemoveAll(runtimeDir)
+	}()
+	connect := func(args ...string) (*mcp.ClientSession, error) {
 		client := mcp.NewClient(&mcp.Implementation{Name: "docforge-bench", Version: "1"}, nil)
-		return client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "--project-root", proj)}, nil)
+		cmd := exec.Command(bin, append([]string{"--project-root", proj}, args...)...)
+		cmd.Env = env
+		return client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	}
 	rep := &mcpReport{Nodes: nodes}
+	// Warm the manager and worker: the first session starts both and syncs.
+	warm, err := connect()
+	if err != nil {
+		return nil, fmt.Errorf("start docforge-mcp: %w", err)
+	}
+	if res, err := warm.CallTool(ctx, &mcp.CallToolParams{Name: "docforge_bootstrap"}); err != nil || res.IsError {
+		return nil, fmt.Errorf("bootstrap: %v", err)
+	}
+	warm.Close()
+	g := newGenerator(nodes, 42)
+	var firsts []time.Duration
+	for i := 0; i < 9; i++ {
+		t0 := time.Now()
+		cs, err := connect()
+		if err != nil {
+			return nil, fmt.Errorf("start docforge-mcp: %w", err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docforge_get_node", Arguments: map[string]any{"node_id": g.nodeID(i)}})
+		if err != nil || res.IsError {
+			return nil, fmt.Errorf("first call: %v", err)
+		}
+		firsts = append(firsts, time.Since(t0))
+		cs.Close()
+	}
+	rep.FirstResultP50 = median(firsts)
 	var starts []time.Duration
 	for i := 0; i < 9; i++ {
 		t0 := time.Now()
@@ -77,7 +126,6 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 	if _, err := call("docforge_bootstrap", nil); err != nil { // the sync, outside the timings
 		return nil, err
 	}
-	g := newGenerator(nodes, 42)
 	rng := rand.New(rand.NewPCG(11, 11))
 	const n = 100
 	var get, search, impact []time.Duration
@@ -98,6 +146,9 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 		}
 		impact = append(impact, d)
 	}
+	if err := measureDiagnostics(ctx, connect, g, nodes, rep); err != nil {
+		return nil, err
+	}
 	if err := measureInProcess(ctx, proj, g, nodes, rep); err != nil {
 		return nil, err
 	}
@@ -105,8 +156,43 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 	rep.GetNodeP50, rep.GetNodeP95 = percentile(get, 50), percentile(get, 95)
 	rep.SearchP50, rep.SearchP95 = percentile(search, 50), percentile(search, 95)
 	rep.ImpactP50, rep.ImpactP95 = percentile(impact, 50), percentile(impact, 95)
-	fmt.Fprintf(os.Stderr, "[mcp %d] start %.1f ms; get_node %.1f, search %.1f, impact %.1f ms (p50)\n", nodes, rep.StartP50, rep.GetNodeP50, rep.SearchP50, rep.ImpactP50)
+	fmt.Fprintf(os.Stderr, "[mcp %d] start %.1f ms, first result %.1f ms; watch check %.2f ms; get_node %.1f, search %.1f, impact %.1f ms (p50)\n", nodes, rep.StartP50, rep.FirstResultP50, rep.WatchP50, rep.GetNodeP50, rep.SearchP50, rep.ImpactP50)
 	return rep, nil
+}
+
+// measureDiagnostics runs get_node calls in a --diagnostics session and reads the worker's own
+// stage timings: the no-change check (the watch barrier) and the call's cost besides the tool.
+func measureDiagnostics(ctx context.Context, connect func(...string) (*mcp.ClientSession, error), g *generator, nodes int, rep *mcpReport) error {
+	cs, err := connect("--diagnostics")
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	rng := rand.New(rand.NewPCG(13, 13))
+	var watch, overhead []time.Duration
+	for k := 0; k < 100; k++ {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docforge_get_node", Arguments: map[string]any{"node_id": g.nodeID(rng.IntN(nodes))}})
+		if err != nil || res.IsError {
+			return fmt.Errorf("diagnostics call: %v", err)
+		}
+		var env struct {
+			Diagnostics struct {
+				StagesMs map[string]float64 `json:"stages_ms"`
+				Counters map[string]int64
+			}
+		}
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &env); err != nil {
+			return err
+		}
+		st := env.Diagnostics.StagesMs
+		ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+		watch = append(watch, ms(st["watch"]))
+		overhead = append(overhead, ms(st["total"]-st["tool"]))
+		rep.WalksSkipped += int(env.Diagnostics.Counters["walks_skipped"])
+		rep.DiagCalls++
+	}
+	rep.WatchP50, rep.OverheadP50 = percentile(watch, 50), percentile(overhead, 50)
+	return nil
 }
 
 // measureInProcess times get_node and search through worker.Service.Call in this process, with
@@ -150,11 +236,16 @@ func mcpMarkdown(reps []*mcpReport) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\nMCP over stdio (the real docforge-mcp binary, go-sdk client, one warm session; every call syncs first):\n\n")
-	b.WriteString("| nodes | start to initialize p50 ms | get_node p50 / p95 ms | search p50 / p95 ms | impact p50 / p95 ms | in-process get_node / search p50 ms |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\nMCP over stdio through the full path (the real docforge-mcp bridge, go-sdk client, the manager and the project's worker warm; every call checks the sources first):\n\n")
+	b.WriteString("| nodes | start to initialize p50 ms | new bridge to first result p50 ms | get_node p50 / p95 ms | search p50 / p95 ms | impact p50 / p95 ms | in-process get_node / search p50 ms |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range reps {
-		fmt.Fprintf(&b, "| %d | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f |\n", r.Nodes, r.StartP50, r.GetNodeP50, r.GetNodeP95,
+		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f |\n", r.Nodes, r.StartP50, r.FirstResultP50, r.GetNodeP50, r.GetNodeP95,
 			r.SearchP50, r.SearchP95, r.ImpactP50, r.ImpactP95, r.InProcGetNodeP50, r.InProcSearchP50)
+	}
+	b.WriteString("\nNo-change call overhead in the worker (--diagnostics stages of 100 get_node calls; the watch check replaces the stat walk):\n\n")
+	b.WriteString("| nodes | watch check p50 ms | worker overhead besides the tool p50 ms | walks skipped |\n|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | %.3f | %.3f | %d of %d |\n", r.Nodes, r.WatchP50, r.OverheadP50, r.WalksSkipped, r.DiagCalls)
 	}
 	b.WriteString("\n| target | at | bound | measured | met |\n|---|---|---|---|---|\n")
 	for _, r := range reps {
@@ -164,7 +255,8 @@ func mcpMarkdown(reps []*mcpReport) string {
 		for _, t := range []struct {
 			name  string
 			v, lt float64
-		}{{"get_node p50", r.GetNodeP50, 2}, {"search p50", r.SearchP50, 8}, {"impact p50", r.ImpactP50, 25}, {"start to initialize", r.StartP50, 50}} {
+		}{{"get_node p50 (MCP issue)", r.GetNodeP50, 2}, {"get_node p50 (full path)", r.GetNodeP50, 3}, {"search p50", r.SearchP50, 8}, {"impact p50", r.ImpactP50, 25},
+			{"start to initialize", r.StartP50, 50}, {"new bridge to first result", r.FirstResultP50, 150}} {
 			met := "yes"
 			if t.v > t.lt {
 				met = "**no**"

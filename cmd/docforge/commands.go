@@ -40,6 +40,8 @@ type env struct {
 	cursor  string
 	socket  string
 	lifeFD  int
+
+	noAutostart bool
 }
 
 type command struct {
@@ -97,7 +99,11 @@ func commands() map[string]command {
 				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
 			}, runWorker},
 		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
-		"logic":   {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
+		"call": {"TOOL [ARGUMENTS_JSON]", "Run one MCP tool (docforge_get_node, docforge_search, ...) through the project's worker under the manager, exactly as an MCP session would, and print its result envelope. Starts a manager when none answers.", 1, 2,
+			func(fs *flag.FlagSet, e *env) {
+				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
+			}, runCall},
+		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
 			func(fs *flag.FlagSet, e *env) {
 				limitFlag(fs, e)

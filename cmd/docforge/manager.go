@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/manager"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
+	"github.com/docforge/docforge/worker"
 )
 
 const managerHelp = `Run and inspect the per-user DocForge manager, which owns one worker process per project
@@ -195,6 +198,51 @@ func managerInstall(e *env, paths manager.Paths) error {
 	if running, _ := manager.Dial(e.ctx, paths); running != nil {
 		running.Close()
 		fmt.Fprintln(e.stdout, "a manager runs now; run 'docforge manager stop' first so the service owns the socket")
+	}
+	return nil
+}
+
+// runCall runs one MCP tool through the manager's worker for the project, exactly as an MCP
+// session's bridge would, and prints the result envelope.
+func runCall(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	args := json.RawMessage("{}")
+	if len(e.args) > 1 {
+		if !json.Valid([]byte(e.args[1])) {
+			return problem.Errorf(problem.InvalidArgument, "arguments %q are not JSON; pass an object such as '{\"node_id\":\"arch.store\"}'", e.args[1])
+		}
+		args = json.RawMessage(e.args[1])
+	}
+	paths, err := manager.DefaultPaths()
+	if err != nil {
+		return err
+	}
+	var start manager.StartFunc
+	if !e.noAutostart {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		start = func(ctx context.Context) error { _, err := manager.Start(ctx, exe, paths); return err }
+	}
+	session := manager.NewSession(paths, start)
+	defer session.Close()
+	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	out, callErr := session.Call(e.ctx, b, e.args[0], args)
+	if out == nil {
+		return callErr
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out, "", "  "); err != nil {
+		return fmt.Errorf("%s: %w", e.args[0], err)
+	}
+	pretty.WriteByte('\n')
+	e.stdout.Write(pretty.Bytes())
+	if callErr != nil {
+		return exitError(exitCode(problem.CodeOf(callErr)))
 	}
 	return nil
 }
