@@ -117,8 +117,8 @@ const maxSocketPath = 103
 // checkLengths refuses a runtime directory whose socket paths the kernel would reject, with
 // a message that says what to do, rather than a bind error later.
 func (p Paths) checkLengths() error {
-	longest := len(p.Workers) + len("/0123456789ab-4194304-1000000.sock")
-	if len(p.Socket) > maxSocketPath || longest > maxSocketPath {
+	longest := len(p.Workers) + len("/0123456789ab-4194304-1000000.sock~") // ~: the name bound before the rename
+	if len(p.Socket)+1 > maxSocketPath || longest > maxSocketPath {
 		return problem.Errorf(problem.InvalidArgument, "the runtime directory %s is too long for Unix socket paths (at most %d bytes); set XDG_RUNTIME_DIR to a shorter directory", p.Dir, maxSocketPath)
 	}
 	return nil

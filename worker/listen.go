@@ -12,17 +12,29 @@ import (
 // ListenPrivate listens on a Unix socket that only uid may use: the socket file is mode 0600
 // in a directory the caller made 0700, and every accepted connection's peer uid is checked
 // (the file mode alone does not stop root or a process that inherited a descriptor).
-// A socket file already at path must be stale: callers hold the lock that proves it.
+// The socket is bound under a temporary name, made 0600, then renamed into place, so a client
+// never sees it with the umask's mode. A socket file already at path must be stale: callers
+// hold the lock that proves it. Closing the listener leaves the file; callers remove it.
 func ListenPrivate(path string, uid int, logf func(format string, args ...any)) (net.Listener, error) {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("remove stale socket %s: %w", path, err)
+	tmp := path + "~"
+	for _, p := range []string{path, tmp} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale socket %s: %w", p, err)
+		}
 	}
-	ln, err := net.Listen("unix", path)
+	ln, err := net.Listen("unix", tmp)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := os.Chmod(tmp, 0o600); err != nil {
 		ln.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		ln.Close()
+		os.Remove(tmp)
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	return PeerChecked(ln, uid, logf), nil

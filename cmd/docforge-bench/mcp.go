@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -33,6 +34,9 @@ type mcpReport struct {
 	// and everything a get_node costs in the worker besides the tool itself, from --diagnostics.
 	WatchP50, OverheadP50   float64
 	WalksSkipped, DiagCalls int
+	// get_node from this process through a manager.Session straight to the worker over gRPC:
+	// the full path without the bridge and MCP, and the worker's own total for those calls.
+	GRPCGetNodeP50, WorkerTotalP50 float64
 }
 
 // measureMCP drives the real docforge-mcp binary over stdio with the go-sdk client, through
@@ -149,6 +153,9 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 	if err := measureDiagnostics(ctx, connect, g, nodes, rep); err != nil {
 		return nil, err
 	}
+	if err := measureGRPC(ctx, manager.PathsIn(filepath.Join(runtimeDir, "docforge")), proj, g, nodes, rep); err != nil {
+		return nil, err
+	}
 	if err := measureInProcess(ctx, proj, g, nodes, rep); err != nil {
 		return nil, err
 	}
@@ -192,6 +199,39 @@ func measureDiagnostics(ctx context.Context, connect func(...string) (*mcp.Clien
 		rep.DiagCalls++
 	}
 	rep.WatchP50, rep.OverheadP50 = percentile(watch, 50), percentile(overhead, 50)
+	return nil
+}
+
+// measureGRPC times get_node through a manager.Session, as the bridge makes them, without
+// the bridge process and MCP; diagnostics give the worker's own share.
+func measureGRPC(ctx context.Context, paths manager.Paths, proj string, g *generator, nodes int, rep *mcpReport) error {
+	s := manager.NewSession(paths, nil)
+	defer s.Close()
+	b := worker.Binding{ProjectRoot: proj, CapabilityMode: worker.ModeRead, Diagnostics: true}
+	if _, err := b.Validate(); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(17, 17))
+	var calls, totals []time.Duration
+	for k := 0; k < 100; k++ {
+		args, _ := json.Marshal(map[string]any{"node_id": g.nodeID(rng.IntN(nodes))})
+		t0 := time.Now()
+		out, err := s.Call(ctx, b, "docforge_get_node", args)
+		if err != nil {
+			return fmt.Errorf("grpc get_node: %w", err)
+		}
+		calls = append(calls, time.Since(t0))
+		var env struct {
+			Diagnostics struct {
+				StagesMs map[string]float64 `json:"stages_ms"`
+			}
+		}
+		if err := json.Unmarshal(out, &env); err != nil {
+			return err
+		}
+		totals = append(totals, time.Duration(env.Diagnostics.StagesMs["total"]*float64(time.Millisecond)))
+	}
+	rep.GRPCGetNodeP50, rep.WorkerTotalP50 = percentile(calls, 50), percentile(totals, 50)
 	return nil
 }
 
@@ -241,6 +281,11 @@ func mcpMarkdown(reps []*mcpReport) string {
 	for _, r := range reps {
 		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f |\n", r.Nodes, r.StartP50, r.FirstResultP50, r.GetNodeP50, r.GetNodeP95,
 			r.SearchP50, r.SearchP95, r.ImpactP50, r.ImpactP95, r.InProcGetNodeP50, r.InProcSearchP50)
+	}
+	b.WriteString("\nWhere a warm get_node's time goes (p50 ms): in the harness's own process; inside the worker (its diagnostics total); from the harness to the worker over gRPC through a manager.Session (no bridge, no MCP); and the full path above:\n\n")
+	b.WriteString("| nodes | in-process | worker total | gRPC session | full path (MCP) |\n|---|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | %.2f | %.2f | %.2f | %.2f |\n", r.Nodes, r.InProcGetNodeP50, r.WorkerTotalP50, r.GRPCGetNodeP50, r.GetNodeP50)
 	}
 	b.WriteString("\nNo-change call overhead in the worker (--diagnostics stages of 100 get_node calls; the watch check replaces the stat walk):\n\n")
 	b.WriteString("| nodes | watch check p50 ms | worker overhead besides the tool p50 ms | walks skipped |\n|---|---|---|---|\n")

@@ -154,18 +154,24 @@ func TestConcurrentBridgesWithEdits(t *testing.T) {
 	}
 }
 
+// servingBridge is a bridge on the example whose first call succeeded: manager and worker run.
+func servingBridge(t *testing.T) (*runtime, context.Context, *mcp.ClientSession) {
+	t.Helper()
+	rt := newRuntime(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cs := rt.bridge(t, ctx, exampleRoot(t))
+	if a, err := call(ctx, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"}); err != nil || a.Error != nil {
+		t.Fatalf("first call: %v %+v", err, a.Error)
+	}
+	return rt, ctx, cs
+}
+
 // A worker that stops answering, then one killed mid-call: the call ends with
 // worker_unavailable within a bounded time, and the next call reaches a new worker.
 func TestWorkerDyingMidCall(t *testing.T) {
-	rt := newRuntime(t)
-	root := exampleRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs := rt.bridge(t, ctx, root)
+	rt, ctx, cs := servingBridge(t)
 	get := map[string]any{"node_id": "arch.store"}
-	if a, err := call(ctx, cs, "docforge_get_node", get); err != nil || a.Error != nil {
-		t.Fatalf("first call: %v %+v", err, a.Error)
-	}
 	pid := rt.status(t).Workers[0].Pid
 
 	for _, kill := range []bool{false, true} {
@@ -207,15 +213,8 @@ func TestWorkerDyingMidCall(t *testing.T) {
 // A manager killed with SIGKILL takes its workers with it (their lifeline closes); the
 // bridge's next call starts a new manager and worker.
 func TestManagerKilled(t *testing.T) {
-	rt := newRuntime(t)
-	root := exampleRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs := rt.bridge(t, ctx, root)
+	rt, ctx, cs := servingBridge(t)
 	get := map[string]any{"node_id": "arch.store"}
-	if a, err := call(ctx, cs, "docforge_get_node", get); err != nil || a.Error != nil {
-		t.Fatalf("first call: %v %+v", err, a.Error)
-	}
 	st := rt.status(t)
 	syscall.Kill(st.Pid, syscall.SIGKILL)
 	waitDead(t, st.Workers[0].Pid)
