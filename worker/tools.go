@@ -7,6 +7,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/render"
 )
 
 // ToolSpec describes one tool: what the bridge registers and how the worker runs it.
@@ -70,6 +71,9 @@ func Tools() []ToolSpec {
 				"limit": integer("entries per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, syncs: true, run: runContext},
 		{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
 			InputSchema: object(map[string]any{"limit": limitProp}), ReadOnly: true, run: runValidate},
+		{Name: "docforge_render_status", Description: "Whether each declared view's rendered page is current: by default from publication receipts and cheap file and source identities only (no parsing, no HTML, no index rebuild, no writes); deep = true re-renders in memory and compares byte for byte, still writing nothing.",
+			InputSchema: object(map[string]any{"view_id": str("one declared view; default every view"),
+				"deep": map[string]any{"type": "boolean", "description": "re-render in memory and compare with the output (slower; side-effect free)"}}), ReadOnly: true, run: runRenderStatus},
 		{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",
 			InputSchema: object(map[string]any{"limit": integer("items per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, run: runGenerationDiff},
 	}
@@ -315,4 +319,57 @@ func relationCategories() map[string]string {
 		}
 	}
 	return m
+}
+
+// renderStatus is the result of docforge_render_status.
+type renderStatus struct {
+	Renderer string              `json:"renderer"`
+	Deep     bool                `json:"deep"`
+	State    string              `json:"state"` // the least current view's state
+	Views    []render.ViewStatus `json:"views"`
+}
+
+func runRenderStatus(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		ViewID string `json:"view_id,omitempty"`
+		Deep   bool   `json:"deep,omitempty"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	req := render.StatusRequest{ViewID: a.ViewID, Deep: a.Deep}
+	// With the watch's proof that nothing changed since the index was proven current, the
+	// sources' identity is the published one: no stat walk. Otherwise Status walks.
+	if h := c.svc.current(c.ctx, c.svc.liveFor(c.b, c.d), c.d); h != nil {
+		info := h.snap.Info()
+		c.svc.release(h)
+		req.SourceIdentity = info.SourceIdentity
+		c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, index.Current
+		c.counts["walks_skipped"]++
+	}
+	rep, err := render.Status(c.ctx, c.d, c.b.Policy(), req)
+	if err != nil {
+		return nil, err
+	}
+	if req.SourceIdentity == "" {
+		// The envelope reports the published index against the identity just walked.
+		if pub, err := index.ReadPublication(index.PathsFor(c.d).Publication); err == nil {
+			c.env.Revision, c.env.SourceHash, c.env.Staleness = pub.Graph.Generation, pub.Graph.SourceHash, index.Stale
+			if pub.Graph.SourceIdentity == rep.SourceIdentity {
+				c.env.Staleness = index.Current
+			}
+		}
+	}
+	views := rep.Views
+	out := &renderStatus{Renderer: render.HTML.ID(), Deep: a.Deep, State: render.Current, Views: views}
+	rank := map[string]int{render.Current: 0, render.Stale: 1, render.Missing: 2, render.Unverified: 3}
+	for _, v := range views {
+		if rank[v.State] > rank[out.State] {
+			out.State = v.State
+		}
+	}
+	if len(views) == 0 {
+		out.State = render.Unverified
+	}
+	return out, nil
 }

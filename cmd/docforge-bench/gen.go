@@ -32,6 +32,24 @@ kinds = ["requirement"]
 
 [families.tests]
 kinds = ["test"]
+
+[[views]]
+id = "design"
+title = "Design"
+families = ["design"]
+output = "site/design.html"
+
+[[views]]
+id = "requirements"
+title = "Requirements"
+families = ["requirements"]
+output = "site/requirements.html"
+
+[[views]]
+id = "tests"
+title = "Tests"
+families = ["tests"]
+output = "site/tests.html"
 `
 
 var genRelations = []string{"depends_on", "implemented_by", "tested_by", "reads", "writes", "governs"}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +36,7 @@ one-file edit next to each project (cold.pprof, edit.pprof).
 `
 
 // genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
-const genVersion = "1"
+const genVersion = "2"
 
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
@@ -63,11 +64,13 @@ func run(ctx context.Context, args []string) error {
 	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
 	mcpBench := fs.Bool("mcp", true, "also measure docforge-mcp over stdio on each synthetic project")
 	mcpOnly := fs.Bool("mcp-only", false, "measure only docforge-mcp over stdio (the projects must have been synced)")
+	renderSizes := fs.String("render-sizes", "10000", "comma-separated node counts (of --sizes) at which to measure rendering")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var reports []report
 	var mcpReports []*mcpReport
+	var renderReports []*renderReport
 	for _, f := range strings.Split(*sizes, ",") {
 		if strings.TrimSpace(f) == "" {
 			continue
@@ -87,6 +90,13 @@ func run(ctx context.Context, args []string) error {
 			}
 			reports = append(reports, *rep)
 		}
+		if !*mcpOnly && slices.Contains(strings.Split(*renderSizes, ","), strconv.Itoa(n)) {
+			rr, err := measureRender(ctx, proj, n)
+			if err != nil {
+				return err
+			}
+			renderReports = append(renderReports, rr)
+		}
 		if *mcpBench || *mcpOnly {
 			mr, err := measureMCP(ctx, proj, n)
 			if err != nil {
@@ -95,7 +105,7 @@ func run(ctx context.Context, args []string) error {
 			mcpReports = append(mcpReports, mr)
 		}
 	}
-	text := markdown(reports) + mcpMarkdown(mcpReports)
+	text := markdown(reports) + renderMarkdown(renderReports) + mcpMarkdown(mcpReports)
 	if *goroot && !*mcpOnly {
 		proj, err := ensureGoroot(*dir)
 		if err != nil {

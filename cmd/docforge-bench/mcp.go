@@ -37,6 +37,9 @@ type mcpReport struct {
 	// get_node from this process through a manager.Session straight to the worker over gRPC:
 	// the full path without the bridge and MCP, and the worker's own total for those calls.
 	GRPCGetNodeP50, WorkerTotalP50 float64
+	// docforge_render_status (cheap) over the full path: the watch proves the identity, so
+	// no stat walk.
+	RenderStatusP50 float64
 }
 
 // measureMCP drives the real docforge-mcp binary over stdio with the go-sdk client, through
@@ -159,6 +162,15 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 	if err := measureInProcess(ctx, proj, g, nodes, rep); err != nil {
 		return nil, err
 	}
+	var rs []time.Duration
+	for k := 0; k < 30; k++ {
+		d, err := call("docforge_render_status", nil)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, d)
+	}
+	rep.RenderStatusP50 = percentile(rs, 50)
 	rep.Calls = n
 	rep.GetNodeP50, rep.GetNodeP95 = percentile(get, 50), percentile(get, 95)
 	rep.SearchP50, rep.SearchP95 = percentile(search, 50), percentile(search, 95)
@@ -277,10 +289,10 @@ func mcpMarkdown(reps []*mcpReport) string {
 	}
 	var b strings.Builder
 	b.WriteString("\nMCP over stdio through the full path (the real docforge-mcp bridge, go-sdk client, the manager and the project's worker warm; every call checks the sources first):\n\n")
-	b.WriteString("| nodes | start to initialize p50 ms | new bridge to first result p50 ms | get_node p50 / p95 ms | search p50 / p95 ms | impact p50 / p95 ms | in-process get_node / search p50 ms |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| nodes | start to initialize p50 ms | new bridge to first result p50 ms | get_node p50 / p95 ms | search p50 / p95 ms | impact p50 / p95 ms | render_status p50 ms | in-process get_node / search p50 ms |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range reps {
-		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f |\n", r.Nodes, r.StartP50, r.FirstResultP50, r.GetNodeP50, r.GetNodeP95,
-			r.SearchP50, r.SearchP95, r.ImpactP50, r.ImpactP95, r.InProcGetNodeP50, r.InProcSearchP50)
+		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f | %.2f / %.2f |\n", r.Nodes, r.StartP50, r.FirstResultP50, r.GetNodeP50, r.GetNodeP95,
+			r.SearchP50, r.SearchP95, r.ImpactP50, r.ImpactP95, r.RenderStatusP50, r.InProcGetNodeP50, r.InProcSearchP50)
 	}
 	b.WriteString("\nWhere a warm get_node's time goes (p50 ms): in the harness's own process; inside the worker (its diagnostics total); from the harness to the worker over gRPC through a manager.Session (no bridge, no MCP); and the full path above:\n\n")
 	b.WriteString("| nodes | in-process | worker total | gRPC session | full path (MCP) |\n|---|---|---|---|---|\n")
@@ -294,6 +306,13 @@ func mcpMarkdown(reps []*mcpReport) string {
 	}
 	b.WriteString("\n| target | at | bound | measured | met |\n|---|---|---|---|---|\n")
 	for _, r := range reps {
+		if r.Nodes == 10000 {
+			met := "yes"
+			if r.RenderStatusP50 > 5 {
+				met = "**no**"
+			}
+			fmt.Fprintf(&b, "| render_status (cheap) p50, full path | 10000 nodes | 5 ms | %.1f ms | %s |\n", r.RenderStatusP50, met)
+		}
 		if r.Nodes != 100000 {
 			continue
 		}

@@ -214,7 +214,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &summary); err != nil {
 		t.Fatalf("summary: %v\n%s", err, out)
 	}
-	if len(summary.Tools) != 14 || !summary.ReadOnly {
+	if len(summary.Tools) != 15 || !summary.ReadOnly {
 		t.Errorf("tools %v (read-only %v)", summary.Tools, summary.ReadOnly)
 	}
 	for i, r := range summary.Results {

@@ -42,6 +42,8 @@ type env struct {
 	lifeFD  int
 
 	noAutostart bool
+	status      bool
+	deep        bool
 }
 
 type command struct {
@@ -99,6 +101,12 @@ func commands() map[string]command {
 				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
 			}, runWorker},
 		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
+		"render": {"", "Render each declared view (or --view ID) to its self-contained HTML page, atomically, with a publication receipt. --status says whether each page is current (receipts and stats only); --deep re-renders in memory and compares bytes. Neither writes.", 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.id, "view", "", "render or check only the view with this `ID`")
+				fs.BoolVar(&e.status, "status", false, "report each view's state instead of rendering: current, stale, unverified or missing (exit 1 unless all are current)")
+				fs.BoolVar(&e.deep, "deep", false, "with --status: re-render in memory and compare byte for byte")
+			}, runRender},
 		"call": {"TOOL [ARGUMENTS_JSON]", "Run one MCP tool (docforge_get_node, docforge_search, ...) through the project's worker under the manager, exactly as an MCP session would, and print its result envelope. Starts a manager when none answers.", 1, 2,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")

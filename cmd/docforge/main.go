@@ -43,6 +43,7 @@ Commands:
   logic ID               show the control paths of a Go func or method node
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
   diff                   what the latest generation changed, paged (never syncs)
+  render                 write each declared view as an HTML page; --status, --deep check them
   call TOOL [ARGS_JSON]  run one MCP tool through the manager's worker, as an MCP session does
   manager run|start|stop|status|install
                          the per-user daemon that runs one worker per project for MCP sessions

@@ -57,6 +57,7 @@ type Descriptor struct {
 	Families      map[string]Family `toml:"families"`
 	Limits        Limits            `toml:"limits"`
 	Views         []View            `toml:"views"`
+	Render        RenderSettings    `toml:"render"`
 	Proposals     Proposals         `toml:"proposals"`
 
 	// Root is the absolute, symlink-resolved project root. It is not part of the file.
@@ -103,6 +104,13 @@ type View struct {
 	Kinds    []string `toml:"kinds"`
 	Tags     []string `toml:"tags"`
 	Output   string   `toml:"output"`
+}
+
+// RenderSettings are the project's choices for rendered views.
+type RenderSettings struct {
+	// RawHTML passes raw HTML in Markdown bodies through to rendered pages. Off by default:
+	// a body's HTML is then shown as text, so no committed file can put script in a page.
+	RawHTML bool `toml:"raw_html"`
 }
 
 // Proposals configures isolated changesets.

@@ -2,13 +2,31 @@ package safefile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
 
 // WriteFile replaces path with data (mode perm): write a temporary file in the same
 // directory, fsync it, rename it over path, fsync the directory.
-func WriteFile(path string, data []byte, perm os.FileMode) (retErr error) {
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return WriteFileWith(path, data, perm, nil)
+}
+
+// WriteFileWith is WriteFile with a hook run just before the rename; an error from it
+// abandons the write (the temporary file is removed, path is untouched). Tests use it to
+// interrupt a write at its last moment.
+func WriteFileWith(path string, data []byte, perm os.FileMode, beforeRename func() error) error {
+	return WriteStream(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, beforeRename)
+}
+
+// WriteStream replaces path with what write writes, atomically and durably, without holding
+// the contents in memory. beforeRename (may be nil) runs after the data is on disk and before
+// the rename; an error from write or from it leaves path untouched.
+func WriteStream(path string, perm os.FileMode, write func(io.Writer) error, beforeRename func() error) (retErr error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -20,7 +38,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) (retErr error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {
@@ -31,6 +49,11 @@ func WriteFile(path string, data []byte, perm os.FileMode) (retErr error) {
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+	}
+	if beforeRename != nil {
+		if err := beforeRename(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("publish %s: %w", path, err)

@@ -25,6 +25,7 @@ const calls = [
   ["docforge_impact", { node_id: "arch.store", depth: 2 }],
   ["docforge_get_context", { node_id: "arch.store", limit: 5 }],
   ["docforge_validate_project", {}],
+  ["docforge_render_status", {}],
   ["docforge_get_generation_diff", { limit: 5 }],
   ["docforge_get_node", { node_id: "no.such.node" }],
 ];

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/docforge/docforge/render"
+)
+
+func runRender(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	if e.status || e.deep {
+		rep, err := render.Status(e.ctx, d, e.policy(), render.StatusRequest{ViewID: e.id, Deep: e.deep})
+		if err != nil {
+			return err
+		}
+		st := rep.Views
+		if e.json {
+			return e.writeJSON(e.stdout, map[string]any{"views": st})
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "VIEW\tOUTPUT\tSTATE\tWHY")
+		for _, s := range st {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.View, s.Output, s.State, strings.Join(s.Reasons, "; "))
+		}
+		tw.Flush()
+		for _, s := range st {
+			if s.State != render.Current {
+				return exitError(exitValidation)
+			}
+		}
+		return nil
+	}
+	var views []string
+	if e.id != "" {
+		views = []string{e.id}
+	}
+	pub, err := render.Publish(e.ctx, d, e.policy(), views, render.PublishOptions{})
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, map[string]any{"published": pub, "renderer": render.HTML.ID()})
+	}
+	for _, p := range pub {
+		fmt.Fprintf(e.stdout, "wrote %s: view %s, %d nodes, %d bytes, %s\n", p.Output, p.View, p.Nodes, p.Bytes, p.SHA256)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package render
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+)
+
+// Graph is a project's primary graph read from its sources: what a page shows.
+type Graph struct {
+	Nodes []*graph.Node // by ID
+	byID  map[string]*graph.Node
+	out   map[string][]graph.Edge // by source: relation, then target
+	in    map[string][]graph.Edge // by target: source, then relation
+
+	// SourceIdentity is the cheap stat identity of the sources read; SourceHash covers their
+	// exact bytes. Receipts bind both.
+	SourceIdentity string
+	SourceHash     string
+}
+
+// Node returns the node with id, or nil.
+func (g *Graph) Node(id string) *graph.Node { return g.byID[id] }
+
+// Load reads every source of d under the adapter policy into memory. A project with
+// validation errors is not rendered: project_invalid, with its problems.
+func Load(ctx context.Context, d *project.Descriptor, policy string) (*Graph, error) {
+	inv, err := source.Scan(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	probs := problem.List{Limit: 200}
+	probs.AddAll(inv.Problems)
+	check := source.NewChecker()
+	g := &Graph{byID: map[string]*graph.Node{}, out: map[string][]graph.Edge{}, in: map[string][]graph.Edge{}, SourceIdentity: inv.Identity()}
+	var refs []graph.Edge
+	var edges []graph.Edge
+	h := sha256.New()
+	err = source.NewLoader(d, policy).Each(ctx, inv.Files, func(p source.Parsed) error {
+		probs.AddAll(p.Fragment.Problems)
+		check.Add(p.Fragment)
+		fmt.Fprintf(h, "%s\x00%s\n", p.File.Path, p.FileHash)
+		for i := range p.Fragment.Nodes {
+			n := &p.Fragment.Nodes[i]
+			g.Nodes = append(g.Nodes, n)
+		}
+		for _, e := range p.Fragment.Edges {
+			edges = append(edges, e.Edge)
+		}
+		refs = append(refs, p.Fragment.Refs...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	probs.AddAll(check.Problems())
+	if errs := errorsOf(probs.Problems()); len(errs) > 0 {
+		pe := problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors; nothing was rendered (run 'docforge validate')", len(errs))
+		pe.Problems = probs.Problems()
+		return nil, pe
+	}
+	g.SourceHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	for _, n := range g.Nodes {
+		g.byID[n.ID] = n
+	}
+	// Adapter-derived candidates are relations exactly when both ends are nodes and the
+	// project allows the relation, as in the index.
+	for _, r := range refs {
+		if g.byID[r.Source] != nil && g.byID[r.Target] != nil && d.HasRelation(r.Relation) {
+			edges = append(edges, r)
+		}
+	}
+	slices.SortFunc(edges, graph.Edge.Compare)
+	edges = slices.Compact(edges)
+	for _, e := range edges {
+		g.out[e.Source] = append(g.out[e.Source], e)
+		g.in[e.Target] = append(g.in[e.Target], e)
+	}
+	slices.SortFunc(g.Nodes, func(a, b *graph.Node) int { return strings.Compare(a.ID, b.ID) })
+	return g, nil
+}
+
+func errorsOf(probs []problem.Problem) []problem.Problem {
+	var out []problem.Problem
+	for _, p := range probs {
+		if p.Severity == problem.SeverityError {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/source"
+)
+
+// converter renders node bodies for one page at a time; it is not safe for concurrent use
+// (each rendering goroutine has its own). Its per-node state feeds the goldmark hooks.
+type converter struct {
+	md      goldmark.Markdown
+	ids     *pageIDs
+	prefix  []byte // the current node's prefix for heading and footnote IDs
+	title   string // the current node's title: a leading heading equal to it is dropped
+	resolve func(id string) (href, title string)
+}
+
+func newConverter(rawHTML bool) *converter {
+	c := &converter{}
+	c.ids = &pageIDs{c: c, used: map[string]int{}}
+	var ropts []renderer.Option
+	if rawHTML {
+		ropts = append(ropts, html.WithUnsafe())
+	} else {
+		ropts = append(ropts, renderer.WithNodeRenderers(util.Prioritized(escapedHTML{}, 100)))
+	}
+	c.md = goldmark.New(
+		goldmark.WithExtensions(extension.GFM,
+			extension.NewFootnote(extension.WithFootnoteIDPrefixFunction(func(ast.Node) []byte { return c.prefix }))),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
+			parser.WithInlineParsers(util.Prioritized(wikiLinks{c}, 150)), // before the link parser (200)
+			parser.WithASTTransformers(util.Prioritized(bodyShape{c}, 100))),
+		goldmark.WithRendererOptions(ropts...),
+	)
+	return c
+}
+
+// convert writes the HTML of n's body.
+func (c *converter) convert(w io.Writer, n *graph.Node) error {
+	c.prefix = append(append(c.prefix[:0], anchorOf(n.ID)...), "--"...)
+	c.title = n.Title
+	clear(c.ids.used) // IDs carry the node's prefix, so uniqueness within the node suffices
+	pc := parser.NewContext(parser.WithIDs(c.ids))
+	return c.md.Convert([]byte(n.Body), w, parser.WithContext(pc))
+}
+
+// pageIDs gives body headings IDs unique on the page: the node's prefix, then the slug the
+// index uses for the heading's anchor, then -N when it repeats.
+type pageIDs struct {
+	c    *converter
+	used map[string]int
+}
+
+func (p *pageIDs) Generate(value []byte, kind ast.NodeKind) []byte {
+	slug := source.Slug(string(value))
+	if slug == "" {
+		slug = "section"
+	}
+	id := string(p.prefixBytes()) + slug
+	n := p.used[id]
+	p.used[id] = n + 1
+	if n > 0 {
+		id += "-" + strconv.Itoa(n)
+	}
+	return []byte(id)
+}
+
+func (p *pageIDs) Put(value []byte) { p.used[string(value)]++ }
+
+func (p *pageIDs) prefixBytes() []byte {
+	if p.c == nil {
+		return nil
+	}
+	return p.c.prefix
+}
+
+// wikiLinks turns [[id]] and [[id|label]] into links to the node (or its title as text when
+// the node is on no page).
+type wikiLinks struct{ c *converter }
+
+func (wikiLinks) Trigger() []byte { return []byte{'['} }
+
+func (p wikiLinks) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	if !bytes.HasPrefix(line, []byte("[[")) {
+		return nil
+	}
+	end := bytes.Index(line[2:], []byte("]]"))
+	if end < 0 {
+		return nil
+	}
+	inner := string(bytes.TrimSpace(line[2 : 2+end]))
+	id, label := inner, ""
+	if bar := bytes.IndexByte([]byte(inner), '|'); bar >= 0 {
+		id, label = string(bytes.TrimSpace([]byte(inner[:bar]))), string(bytes.TrimSpace([]byte(inner[bar+1:])))
+	}
+	if id == "" {
+		return nil
+	}
+	block.Advance(2 + end + 2)
+	href, title := p.c.resolve(id)
+	if label == "" {
+		label = title
+	}
+	if label == "" {
+		label = id
+	}
+	if href == "" {
+		return ast.NewString([]byte(label))
+	}
+	link := ast.NewLink()
+	link.Destination = []byte(href)
+	link.Title = []byte(id)
+	link.AppendChild(link, ast.NewString([]byte(label)))
+	return link
+}
+
+// bodyShape fits a body into its section: a first heading that repeats the node's title is
+// dropped (the section shows the title), and headings move one level down, below the
+// section's own heading.
+type bodyShape struct{ c *converter }
+
+func (t bodyShape) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	src := reader.Source()
+	if h, ok := doc.FirstChild().(*ast.Heading); ok && plainText(h, src) == t.c.title {
+		doc.RemoveChild(doc, h)
+	}
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(h.Level+1, 6) // a body's h1 is its section's h2
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+func plainText(n ast.Node, src []byte) string {
+	var b bytes.Buffer
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			b.Write(t.Segment.Value(src))
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
+
+// escapedHTML shows raw HTML as text: the default for project content, which may come from
+// anyone able to commit a Markdown file.
+type escapedHTML struct{}
+
+func (escapedHTML) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindHTMLBlock, func(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		n := node.(*ast.HTMLBlock)
+		if entering {
+			w.WriteString(`<pre class="raw-html"><code>`)
+			for i := 0; i < n.Lines().Len(); i++ {
+				seg := n.Lines().At(i)
+				w.Write(util.EscapeHTML(seg.Value(src)))
+			}
+			if n.HasClosure() {
+				w.Write(util.EscapeHTML(n.ClosureLine.Value(src)))
+			}
+			w.WriteString("</code></pre>\n")
+		}
+		return ast.WalkContinue, nil
+	})
+	reg.Register(ast.KindRawHTML, func(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			n := node.(*ast.RawHTML)
+			for i := 0; i < n.Segments.Len(); i++ {
+				seg := n.Segments.At(i)
+				w.Write(util.EscapeHTML(seg.Value(src)))
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
