@@ -34,6 +34,9 @@ demo: build
 	$(DOCFORGE) logic --project-root $(EXAMPLE) go:example.com/courier/store.Log.State
 	@echo "== context arch.store --limit 3 (the MCP docforge_get_context stream, run through the worker)"
 	$(DOCFORGE) context --project-root $(EXAMPLE) arch.store --limit 3
+	@echo "== render the declared views to HTML, then check them (receipts and stats only)"
+	$(DOCFORGE) render --project-root $(EXAMPLE)
+	$(DOCFORGE) render --project-root $(EXAMPLE) --status
 	@echo "== validate a broken copy (expected to fail with every planted problem)"
 	-$(DOCFORGE) validate --project-root examples/testdata/broken-nodes
 	@$(MAKE) --no-print-directory demo-manager

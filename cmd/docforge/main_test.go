@@ -162,3 +162,28 @@ func TestNoProjectIsAClearUsageError(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// docforge render writes every view and its receipt; --status and --deep report the states
+// and exit 1 unless every view is current.
+func TestRenderCommand(t *testing.T) {
+	root := copyTree(t, "../../examples/courier")
+	out, stderr, code := docforge(t, root, "render")
+	if code != 0 || !strings.Contains(out, "wrote site/architecture.html: view architecture, 16 nodes") || !strings.Contains(out, "wrote site/requirements.html") {
+		t.Fatalf("render: %d %s %s", code, out, stderr)
+	}
+	if out, _, code = docforge(t, root, "render", "--status"); code != 0 || strings.Count(out, " current") != 2 {
+		t.Errorf("status after render: %d %s", code, out)
+	}
+	node := filepath.Join(root, "docs", "architecture", "store.md")
+	b, _ := os.ReadFile(node)
+	os.WriteFile(node, append(b, []byte("\nMore.\n")...), 0o644)
+	if out, _, code = docforge(t, root, "render", "--status", "--view", "architecture"); code != 1 || !strings.Contains(out, "stale") || !strings.Contains(out, "sources changed") {
+		t.Errorf("status after an edit: %d %s", code, out)
+	}
+	if out, _, code = docforge(t, root, "render", "--deep", "--json"); code != 1 || !strings.Contains(out, `"identical": false`) {
+		t.Errorf("deep after an edit: %d %s", code, out)
+	}
+	if _, stderr, code = docforge(t, root, "render", "--view", "nope"); code != 2 || !strings.Contains(stderr, `no view "nope"`) {
+		t.Errorf("unknown view: %d %s", code, stderr)
+	}
+}

@@ -20,14 +20,17 @@ func runRender(e *env) error {
 		}
 		st := rep.Views
 		if e.json {
-			return e.writeJSON(e.stdout, map[string]any{"views": st})
+			if err := e.writeJSON(e.stdout, map[string]any{"views": st}); err != nil {
+				return err
+			}
+		} else {
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "VIEW\tOUTPUT\tSTATE\tWHY")
+			for _, s := range st {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.View, s.Output, s.State, strings.Join(s.Reasons, "; "))
+			}
+			tw.Flush()
 		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "VIEW\tOUTPUT\tSTATE\tWHY")
-		for _, s := range st {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.View, s.Output, s.State, strings.Join(s.Reasons, "; "))
-		}
-		tw.Flush()
 		for _, s := range st {
 			if s.State != render.Current {
 				return exitError(exitValidation)
