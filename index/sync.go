@@ -260,7 +260,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		if err != nil {
 			return nil, err
 		}
-		if errs := errorsOf(probs); len(errs) > 0 {
+		if errs := problem.Errors(probs); len(errs) > 0 {
 			return nil, projectInvalid(probs)
 		}
 		clk.mark("build")
@@ -476,19 +476,9 @@ func invalidProject(ctx context.Context, d *project.Descriptor, policy string) e
 }
 
 func projectInvalid(probs []problem.Problem) error {
-	e := problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors; the previous index stays published", len(errorsOf(probs)))
+	e := problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors; the previous index stays published", len(problem.Errors(probs)))
 	e.Problems = probs
 	return e
-}
-
-func errorsOf(probs []problem.Problem) []problem.Problem {
-	var out []problem.Problem
-	for _, p := range probs {
-		if p.Severity == problem.SeverityError {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func warnings(probs []problem.Problem) []problem.Problem {

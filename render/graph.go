@@ -62,7 +62,7 @@ func Load(ctx context.Context, d *project.Descriptor, policy string) (*Graph, er
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	probs.AddAll(check.Problems())
-	if errs := errorsOf(probs.Problems()); len(errs) > 0 {
+	if errs := problem.Errors(probs.Problems()); len(errs) > 0 {
 		pe := problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors; nothing was rendered (run 'docforge validate')", len(errs))
 		pe.Problems = probs.Problems()
 		return nil, pe
@@ -86,14 +86,4 @@ func Load(ctx context.Context, d *project.Descriptor, policy string) (*Graph, er
 	}
 	slices.SortFunc(g.Nodes, func(a, b *graph.Node) int { return strings.Compare(a.ID, b.ID) })
 	return g, nil
-}
-
-func errorsOf(probs []problem.Problem) []problem.Problem {
-	var out []problem.Problem
-	for _, p := range probs {
-		if p.Severity == problem.SeverityError {
-			out = append(out, p)
-		}
-	}
-	return out
 }

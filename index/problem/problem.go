@@ -126,3 +126,14 @@ func Sort(ps []Problem) {
 			cmp.Compare(a.Column, b.Column), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Message, b.Message))
 	})
 }
+
+// Errors returns the problems of error severity, the ones that block publication.
+func Errors(probs []Problem) []Problem {
+	var out []Problem
+	for _, p := range probs {
+		if p.Severity == SeverityError {
+			out = append(out, p)
+		}
+	}
+	return out
+}
