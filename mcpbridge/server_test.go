@@ -13,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/render"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -506,5 +508,56 @@ func TestInvalidProjectStaysStaleUnderTheWatch(t *testing.T) {
 	os.WriteFile(p, src, 0o644)
 	if r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.api"}); r.Staleness != "current" {
 		t.Errorf("after the fix: staleness %q", r.Staleness)
+	}
+}
+
+// docforge_render_status: cheap by default (with the watch's proof, not even a stat walk),
+// states that follow the outputs and sources, and the deep oracle on request.
+func TestRenderStatusTool(t *testing.T) {
+	root := example(t)
+	os.RemoveAll(filepath.Join(root, "site")) // pages a local 'make demo' rendered into the example
+	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	type status struct {
+		State string
+		Views []struct {
+			ViewID string `json:"view_id"`
+			State  string
+			Deep   *struct{ Identical bool }
+		}
+	}
+	get := func(args map[string]any) (status, result) {
+		r, isErr, _ := callTool(t, cs, "docforge_render_status", args)
+		var s status
+		if isErr || json.Unmarshal(r.Result, &s) != nil {
+			t.Fatalf("render status: %+v", r.Error)
+		}
+		return s, r
+	}
+	if s, _ := get(nil); s.State != "missing" || len(s.Views) != 2 {
+		t.Errorf("before any render: %+v", s)
+	}
+	d, _, err := project.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := render.Publish(context.Background(), d, "", nil, render.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, cs, "docforge_bootstrap", nil) // the watch has proven the index current
+	s, r := get(nil)
+	if s.State != "current" || r.Staleness != "current" || !strings.Contains(string(r.Diagnostics), `"walks_skipped":1`) {
+		t.Errorf("after render: %+v %s %s", s, r.Staleness, r.Diagnostics)
+	}
+	if s, _ := get(map[string]any{"view_id": "requirements", "deep": true}); s.State != "current" || len(s.Views) != 1 || s.Views[0].Deep == nil || !s.Views[0].Deep.Identical {
+		t.Errorf("deep: %+v", s)
+	}
+	p := filepath.Join(root, "docs/architecture/store.md")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, []byte("\nMore.\n")...), 0o644)
+	if s, _ := get(map[string]any{"view_id": "architecture"}); s.State != "stale" {
+		t.Errorf("after a source edit: %+v", s)
+	}
+	if r, isErr, _ := callTool(t, cs, "docforge_render_status", map[string]any{"view_id": "nope"}); !isErr || r.Error == nil || r.Error.Code != "invalid_argument" {
+		t.Errorf("unknown view: %+v", r.Error)
 	}
 }
