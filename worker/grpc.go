@@ -36,6 +36,7 @@ type grpcWorker struct {
 	docforgev2.UnimplementedWorkerServer
 	svc     *Service
 	binding Binding
+	retire  func() // stop serving: the executable was replaced, so a new worker must take over
 }
 
 // check accepts a request of protocol version 2 for this worker's project and adapter policy.
@@ -67,6 +68,12 @@ func (g *grpcWorker) Call(ctx context.Context, req *docforgev2.CallRequest) (*do
 			return nil, status.Error(codes.Internal, err.Error())
 		}
 		resp.IsError, resp.ErrorCode = true, string(te.Code)
+		if te.Code == problem.AdapterRestartRequired {
+			// This process can never answer again: it would keep reporting the old
+			// implementation. Stopping lets the next acquire start the new executable.
+			fmt.Fprintf(os.Stderr, "worker %d: %s; stopping so that the manager starts the new executable\n", os.Getpid(), te.Message)
+			g.retire()
+		}
 	}
 	return resp, nil
 }
@@ -114,8 +121,10 @@ func Serve(ctx context.Context, socket string, b Binding, svc *Service) error {
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	server := grpc.NewServer(ServerKeepalive()...)
-	docforgev2.RegisterWorkerServer(server, &grpcWorker{svc: svc, binding: b})
+	docforgev2.RegisterWorkerServer(server, &grpcWorker{svc: svc, binding: b, retire: cancel})
 	go func() {
 		<-ctx.Done()
 		server.GracefulStop()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -241,5 +242,52 @@ func TestNoAutostart(t *testing.T) {
 	}
 	if out, err := rt.docforge(t, "manager", "status"); err == nil || !strings.Contains(out, "manager_unavailable") {
 		t.Errorf("status: %v %s, want no manager", err, out)
+	}
+}
+
+// Upgrading docforge under a running worker: the worker answers adapter_restart_required once
+// and stops, and the next call runs on a worker started from the new executable.
+func TestExecutableReplacedUnderTheWorker(t *testing.T) {
+	rt := newRuntime(t)
+	dir := t.TempDir()
+	mcpCopy, dfCopy := filepath.Join(dir, "docforge-mcp"), filepath.Join(dir, "docforge")
+	for src, dst := range map[string]string{bin: mcpCopy, docforgeBin: dfCopy} {
+		b, err := os.ReadFile(src)
+		if err != nil || os.WriteFile(dst, b, 0o755) != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(mcpCopy, "--project-root", exampleRoot(t))
+	cmd.Env = rt.env
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "upgrade-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	get := map[string]any{"node_id": "arch.store"}
+	if a, err := call(ctx, cs, "docforge_get_node", get); err != nil || a.Error != nil {
+		t.Fatalf("first call: %v %+v", err, a.Error)
+	}
+	old := rt.status(t).Workers[0].Pid
+	// A new build: different bytes (trailing data an ELF loader ignores), renamed into place
+	// as an installer does, so the running process keeps its own inode.
+	b, _ := os.ReadFile(dfCopy)
+	os.WriteFile(dfCopy+".new", append(b, []byte("new build")...), 0o755)
+	if err := os.Rename(dfCopy+".new", dfCopy); err != nil {
+		t.Fatal(err)
+	}
+	a, err := call(ctx, cs, "docforge_get_node", get)
+	if err != nil || a.Error == nil || a.Error.Code != "adapter_restart_required" {
+		t.Fatalf("call after the upgrade: %v %+v", err, a.Error)
+	}
+	waitDead(t, old)
+	a, err = call(ctx, cs, "docforge_get_node", get)
+	if err != nil || a.Error != nil || a.Result.Title != "Shipment store" {
+		t.Fatalf("call after the old worker stopped: %v %+v", err, a.Error)
+	}
+	if w := rt.status(t).Workers; len(w) != 1 || w[0].Pid == old {
+		t.Errorf("workers %+v, want one new worker", w)
 	}
 }
