@@ -18,6 +18,7 @@ import (
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/index/source"
 )
 
@@ -332,7 +333,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 	if err := fault(opts, StepFsync); err != nil {
 		return nil, err
 	}
-	if err := fsyncFile(tmp); err != nil {
+	if err := safefile.Fsync(tmp); err != nil {
 		return nil, err
 	}
 	clk.mark("fsync")
@@ -358,7 +359,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 	if err := fault(opts, StepSyncDir); err != nil {
 		return nil, err
 	}
-	if err := syncDir(paths.Dir); err != nil {
+	if err := safefile.SyncDir(paths.Dir); err != nil {
 		return nil, err
 	}
 	clk.mark("rename")

@@ -62,14 +62,17 @@ func WriteStream(path string, perm os.FileMode, write func(io.Writer) error, bef
 }
 
 // SyncDir makes a rename in dir durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+func SyncDir(dir string) error { return Fsync(dir) }
+
+// Fsync flushes a file's or directory's contents to disk (a read-only descriptor suffices).
+func Fsync(path string) error {
+	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open directory %s: %w", dir, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", path, err)
 	}
 	return nil
 }
