@@ -162,16 +162,12 @@ func insertRelations(conn *sqlite.Conn, allowed []string) (map[string]int64, err
 
 // resolvedRefs returns the distinct relation candidates whose ends are both nodes.
 func resolvedRefs(keys map[string]int64, rels map[string]int64, refs []graph.Edge) []graph.EdgeAt {
-	seen := make(map[graph.Edge]bool, len(refs))
+	has := func(m map[string]int64) func(string) bool {
+		return func(k string) bool { _, ok := m[k]; return ok }
+	}
 	var out []graph.EdgeAt
-	for _, r := range refs {
-		_, src := keys[r.Source]
-		_, dst := keys[r.Target]
-		_, rel := rels[r.Relation]
-		if src && dst && rel && !seen[r] {
-			seen[r] = true
-			out = append(out, graph.EdgeAt{Edge: r})
-		}
+	for _, r := range graph.ResolveRefs(refs, has(keys), has(rels)) {
+		out = append(out, graph.EdgeAt{Edge: r})
 	}
 	return out
 }

@@ -73,11 +73,7 @@ func Load(ctx context.Context, d *project.Descriptor, policy string) (*Graph, er
 	}
 	// Adapter-derived candidates are relations exactly when both ends are nodes and the
 	// project allows the relation, as in the index.
-	for _, r := range refs {
-		if g.byID[r.Source] != nil && g.byID[r.Target] != nil && d.HasRelation(r.Relation) {
-			edges = append(edges, r)
-		}
-	}
+	edges = append(edges, graph.ResolveRefs(refs, func(id string) bool { return g.byID[id] != nil }, d.HasRelation)...)
 	slices.SortFunc(edges, graph.Edge.Compare)
 	edges = slices.Compact(edges)
 	for _, e := range edges {

@@ -176,3 +176,18 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// ResolveRefs returns the distinct relation candidates that are relations: both ends are
+// nodes and the project allows the relation. The index and the renderer both apply it, so a
+// page shows exactly the edges the index holds.
+func ResolveRefs(refs []Edge, isNode, allowed func(string) bool) []Edge {
+	seen := make(map[Edge]bool, len(refs))
+	var out []Edge
+	for _, r := range refs {
+		if !seen[r] && isNode(r.Source) && isNode(r.Target) && allowed(r.Relation) {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
