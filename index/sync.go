@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -512,30 +511,14 @@ func removeStaleTemps(dir string) {
 	}
 }
 
-// lockFile takes the project's index lock (flock, so it is released if the process dies),
-// waiting until ctx is done.
+// lockFile takes the project's index lock, waiting until ctx is done.
 func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	unlock, err := safefile.Lock(ctx, path)
+	if errors.Is(err, safefile.ErrLockBusy) {
+		return nil, problem.Wrap(problem.IndexBusy, err, "another process is updating the index")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("open index lock: %w", err)
+		return nil, fmt.Errorf("lock index: %w", err)
 	}
-	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) // closing releases it anyway
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock index: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, problem.Wrap(problem.IndexBusy, ctx.Err(), "another process is updating the index")
-		case <-time.After(delay):
-		}
-	}
+	return unlock, nil
 }

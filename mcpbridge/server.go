@@ -22,10 +22,13 @@ func NewServer(b worker.Binding, caller Caller) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "docforge", Title: "DocForge", Version: index.AdapterVersion},
 		&mcp.ServerOptions{Instructions: worker.Instructions(b)})
 	closedWorld := false
-	for _, spec := range worker.Tools() {
+	for _, spec := range worker.ToolsFor(b) {
+		// Mutations are not idempotent (each appends a receipt) and destroy nothing: a
+		// changeset is never deleted, and canonical files are never written here.
+		notDestructive := false
 		tool := &mcp.Tool{
 			Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, IdempotentHint: true, OpenWorldHint: &closedWorld},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, IdempotentHint: !spec.Mutates(), OpenWorldHint: &closedWorld, DestructiveHint: &notDestructive},
 		}
 		name := spec.Name
 		server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

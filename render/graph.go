@@ -33,6 +33,12 @@ func (g *Graph) Node(id string) *graph.Node { return g.byID[id] }
 // Load reads every source of d under the adapter policy into memory. A project with
 // validation errors is not rendered: project_invalid, with its problems.
 func Load(ctx context.Context, d *project.Descriptor, policy string) (*Graph, error) {
+	return LoadWith(ctx, d, policy, nil)
+}
+
+// LoadWith is Load with an overlay of proposed files (nil for none): the graph a changeset
+// would produce, which a preview renders.
+func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay *source.Overlay) (*Graph, error) {
 	inv, err := source.Scan(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
@@ -44,7 +50,9 @@ func Load(ctx context.Context, d *project.Descriptor, policy string) (*Graph, er
 	var refs []graph.Edge
 	var edges []graph.Edge
 	h := sha256.New()
-	err = source.NewLoader(d, policy).Each(ctx, inv.Files, func(p source.Parsed) error {
+	loader := source.NewLoader(d, policy)
+	loader.UseOverlay(overlay)
+	err = loader.Each(ctx, overlay.Apply(inv.Files), func(p source.Parsed) error {
 		probs.AddAll(p.Fragment.Problems)
 		check.Add(p.Fragment)
 		fmt.Fprintf(h, "%s\x00%s\n", p.File.Path, p.FileHash)

@@ -39,6 +39,10 @@ type errorBody struct {
 	Message     string            `json:"message"`
 	Remediation string            `json:"remediation"`
 	Problems    []problem.Problem `json:"problems,omitempty"`
+	// Stage and MutationCommitted say, for a mutation tool, where it failed and that nothing
+	// was written (preflight).
+	Stage             string `json:"stage,omitempty"`
+	MutationCommitted *bool  `json:"mutation_committed,omitempty"`
 }
 
 // diagnostics is the bounded, content-free aggregate --diagnostics adds: stage timings and

@@ -54,11 +54,12 @@ func PolicyOf(b Binding) EffectivePolicy {
 	return p
 }
 
-// CapabilitiesOf states the registered surface. Proposal and application tools are not part
-// of this server yet, so a bound writer or applier grants no access through it.
+// CapabilitiesOf states the registered surface and the proposal access the binding has. The
+// application tool is not part of this server yet, so a bound applier grants nothing.
 func CapabilitiesOf(b Binding) Capabilities {
-	c := Capabilities{ProposalWriter: b.ProposalWriter, CanonicalApplier: b.CanonicalApplier}
-	for _, t := range Tools() {
+	c := Capabilities{ProposalWriter: b.ProposalWriter, CanonicalApplier: b.CanonicalApplier,
+		ProposalAccess: b.ProposalWriter != "" && b.CapabilityMode != ModeRead}
+	for _, t := range ToolsFor(b) {
 		c.Tools = append(c.Tools, t.Name)
 	}
 	return c
@@ -106,7 +107,7 @@ func runContract(c *call, _ json.RawMessage) (any, error) {
 		InputSchema map[string]any `json:"input_schema"`
 	}
 	var tools []toolInfo
-	for _, t := range Tools() {
+	for _, t := range ToolsFor(c.b) {
 		tools = append(tools, toolInfo{t.Name, t.Description, t.ReadOnly, t.InputSchema})
 	}
 	codes := map[string]problem.Info{}

@@ -92,6 +92,11 @@ type call struct {
 	stages  map[string]float64
 	counts  map[string]int64
 	svc     *Service
+	// fallbacks are smaller results to answer with, in order, when a committed mutation's
+	// full result does not fit; stageName and committed describe a mutation's failure.
+	fallbacks []any
+	stageName string
+	committed *bool
 }
 
 func (c *call) stage(name string, since time.Time) {
@@ -220,7 +225,8 @@ func (c *call) fail(err error) (json.RawMessage, error) {
 	if !errors.As(err, &pe) {
 		pe = problem.Wrap(problem.Internal, err, "%v", err)
 	}
-	body := &errorBody{Code: pe.Problem.Code, Message: pe.Problem.Message, Remediation: pe.Problem.Remediation, Problems: pe.Problems}
+	body := &errorBody{Code: pe.Problem.Code, Message: pe.Problem.Message, Remediation: pe.Problem.Remediation, Problems: pe.Problems,
+		Stage: c.stageName, MutationCommitted: c.committed}
 	if body.Remediation == "" {
 		body.Remediation = problem.Describe(body.Code).Remediation
 	}
@@ -249,6 +255,15 @@ func (c *call) fit() (json.RawMessage, error) {
 		return out, nil
 	}
 	c.env.Diagnostics = nil
+	if c.env.Error == nil {
+		for _, fb := range c.fallbacks {
+			if len(out) <= limit {
+				break
+			}
+			c.env.Result = fb
+			out = marshal(c.env)
+		}
+	}
 	for {
 		out = marshal(c.env)
 		if len(out) <= limit {

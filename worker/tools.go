@@ -3,6 +3,7 @@ package worker
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
@@ -17,6 +18,8 @@ type ToolSpec struct {
 	InputSchema map[string]any
 	ReadOnly    bool
 	syncs       bool // a normal call: sync first and answer from a fresh snapshot
+	mutates     bool // a proposal mutation: needs the bound writer, preflights its receipt
+	preview     bool // writes only below preview_root
 	run         func(c *call, args json.RawMessage) (any, error)
 }
 
@@ -39,8 +42,26 @@ var (
 	limitProp  = integer("maximum results; capped by the project's max_results (default: that cap)", 1)
 )
 
-// Tools returns the registered tools in the contract's order.
-func Tools() []ToolSpec {
+// Mutates reports whether the tool changes the changeset store.
+func (t ToolSpec) Mutates() bool { return t.mutates }
+
+// Proposal reports whether the tool belongs to the isolated proposal surface.
+func (t ToolSpec) Proposal() bool { return t.mutates || t.preview || strings.Contains(t.Name, "changeset") }
+
+// Tools returns every tool in the contract's order: the read surface, then the proposals.
+func Tools() []ToolSpec { return append(readTools(), proposalTools()...) }
+
+// ToolsFor returns the tools a binding registers: the read capability mode registers the
+// read surface only; every other mode adds the proposal tools (whose mutations still need a
+// bound writer).
+func ToolsFor(b Binding) []ToolSpec {
+	if b.CapabilityMode == ModeRead {
+		return readTools()
+	}
+	return Tools()
+}
+
+func readTools() []ToolSpec {
 	return []ToolSpec{
 		{Name: "docforge_bootstrap", Description: "Synchronize the index and return the fixed binding, index path, effective policy, capabilities and the session contract. Call first.",
 			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runBootstrap},

@@ -59,6 +59,15 @@ const (
 	// Adapter policy and implementation.
 	AdapterPolicyForbidsLogic Code = "adapter_policy_forbids_logic"
 	AdapterRestartRequired    Code = "adapter_restart_required"
+
+	// Proposals: isolated changesets.
+	ProposalAccessDisabled Code = "proposal_access_disabled"
+	OperationNotPermitted  Code = "operation_not_permitted"
+	ChangesetNotFound      Code = "changeset_not_found"
+	ChangesetConflict      Code = "changeset_conflict"
+	ChangesetStale         Code = "changeset_stale"
+	ChangesetInvalid       Code = "changeset_invalid"
+	ChangesetState         Code = "changeset_state"
 )
 
 // Info describes a code for people: what it means and what to do about it.
@@ -79,6 +88,8 @@ func All() []Code {
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
 		ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
+		ProposalAccessDisabled, OperationNotPermitted, ChangesetNotFound, ChangesetConflict,
+		ChangesetStale, ChangesetInvalid, ChangesetState,
 	}
 }
 
@@ -212,6 +223,27 @@ func Describe(c Code) Info {
 	case AdapterRestartRequired:
 		return Info{"the adapter implementation changed since this process started",
 			"restart_project_server: restart the DocForge server or worker of this project"}
+	case ProposalAccessDisabled:
+		return Info{"this server has no proposal writer bound, so it cannot change changesets",
+			"start docforge-mcp with --proposal-writer ID (declared under [[proposals.writers]]); validation, diff and preview work without it"}
+	case OperationNotPermitted:
+		return Info{"the bound writer may not do this: the operation is not among its declared operations, or the changeset is another writer's",
+			"add the operation to the writer's operations in docforge.toml, or let the changeset's author make the change"}
+	case ChangesetNotFound:
+		return Info{"no changeset has that ID under the changeset root",
+			"list changesets with docforge_list_changesets (add status = \"all\" for stale, applied and abandoned ones)"}
+	case ChangesetConflict:
+		return Info{"another open changeset already touches the same node or file",
+			"finish or abandon the other changeset first, or leave the shared nodes out of this one"}
+	case ChangesetStale:
+		return Info{"a node the changeset touches changed since its content hash was captured",
+			"rebase the changeset (docforge_rebase_changeset) or create a new one against the current content"}
+	case ChangesetInvalid:
+		return Info{"the project with this changeset applied would not validate",
+			"fix the operations as the listed problems say; nothing was stored"}
+	case ChangesetState:
+		return Info{"the changeset's lifecycle state does not allow this",
+			"applied and abandoned changesets are final; create a new changeset"}
 	}
 	return Info{"unrecognised code " + string(c), "upgrade DocForge or report the code"}
 }

@@ -39,6 +39,7 @@ type Loader struct {
 	noAST   bool
 	modules *golang.Modules
 	known   map[string]string // path -> content hash already extracted
+	overlay *Overlay
 }
 
 // SkipUnchanged makes the loader compare each file's content hash with hashes[path] and skip
@@ -105,14 +106,7 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 	if f.Format == GoPackage {
 		return l.goPackage(f)
 	}
-	abs := filepath.Join(d.Root, filepath.FromSlash(f.Path))
-	fh, err := os.Open(abs)
-	if err != nil {
-		out.Fragment = unreadable(f.Path, err)
-		return out
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, d.Limits.MaxFileBytes+1))
+	data, err := l.read(f)
 	if err != nil {
 		out.Fragment = unreadable(f.Path, err)
 		return out
@@ -131,6 +125,20 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 		out.Fragment = Parse(d, f.Path, f.Format, data)
 	}
 	return out
+}
+
+// read returns a content file's bytes: the overlay's, or the file's, bounded by the size limit
+// so that an oversized file is never loaded whole.
+func (l *Loader) read(f File) ([]byte, error) {
+	if data, ok := l.overlay.file(f.Path); ok {
+		return data, nil
+	}
+	fh, err := os.Open(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, l.d.Limits.MaxFileBytes+1))
 }
 
 // goFile extracts one Go file under the loader's policy.

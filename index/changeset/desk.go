@@ -1,0 +1,355 @@
+package changeset
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+)
+
+// Desk carries out proposal work for one project: every mutation takes the store lock,
+// reads the current sources inside it, checks, and commits one receipt.
+type Desk struct {
+	Store  *Store
+	d      *project.Descriptor
+	policy string
+	now    func() time.Time
+}
+
+// NewDesk returns the desk of d under the adapter policy.
+func NewDesk(d *project.Descriptor, policy string) (*Desk, error) {
+	st, err := OpenStore(d)
+	if err != nil {
+		return nil, err
+	}
+	return &Desk{Store: st, d: d, policy: policy, now: time.Now}, nil
+}
+
+// Result is a committed mutation: the stored record and the check made before committing.
+type Result struct {
+	Record *Record `json:"record"`
+	Report *Report `json:"report"`
+}
+
+// Request is what a writer asks to register or create.
+type Request struct {
+	ID          string      `json:"changeset_id,omitempty"`
+	Title       string      `json:"title"`
+	Description string      `json:"description,omitempty"`
+	Operations  []Operation `json:"operations,omitempty"`
+}
+
+// permit checks that writer is declared and may queue every operation of ops.
+func (k *Desk) permit(writer string, ops []Operation) error {
+	if writer == "" {
+		return problem.Errorf(problem.ProposalAccessDisabled, "no proposal writer is bound")
+	}
+	i := slices.IndexFunc(k.d.Proposals.Writers, func(w project.Writer) bool { return w.ID == writer })
+	if i < 0 {
+		return problem.Errorf(problem.OperationNotPermitted, "writer %q is not declared in [[proposals.writers]]", writer)
+	}
+	allowed := k.d.Proposals.Writers[i].Operations
+	for _, op := range ops {
+		if !slices.Contains(allowed, op.Op) {
+			return problem.Errorf(problem.OperationNotPermitted, "writer %q may not queue %s operations (it may: %s)", writer, op.Op, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
+func owned(rec *Record, writer string) error {
+	if rec.Changeset.Writer != writer {
+		return problem.Errorf(problem.OperationNotPermitted, "changeset %s belongs to writer %q, not %q", rec.Changeset.ID, rec.Changeset.Writer, writer)
+	}
+	if !Open(rec.Status) {
+		return problem.Errorf(problem.ChangesetState, "changeset %s is %s; it no longer changes", rec.Changeset.ID, rec.Status)
+	}
+	return nil
+}
+
+// locked runs fn holding the store lock, with the current sources and every stored record.
+func (k *Desk) locked(ctx context.Context, fn func(src *Sources, all []*Record) error) error {
+	unlock, err := k.Store.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	all, _, err := k.Store.List()
+	if err != nil {
+		return err
+	}
+	src, err := LoadSources(ctx, k.d, k.policy)
+	if err != nil {
+		return err
+	}
+	return fn(src, all)
+}
+
+func find(all []*Record, id string) *Record {
+	for _, r := range all {
+		if r.Changeset.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func (k *Desk) newChangeset(writer string, dr Request) (*Changeset, error) {
+	id := dr.ID
+	if id == "" {
+		id = NewID(k.now())
+	}
+	if !ValidID(id) {
+		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id %q must match [a-z0-9][a-z0-9._-]{0,63}", id)
+	}
+	if k.Store.Exists(id) {
+		return nil, problem.Errorf(problem.InvalidArgument, "changeset %s already exists; choose another changeset_id or omit it", id)
+	}
+	if strings.TrimSpace(dr.Title) == "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "title is required: one line saying what the change is for")
+	}
+	return &Changeset{SchemaVersion: SchemaVersion, ID: id, ProjectID: k.d.Project.ID, Writer: writer,
+		Title: dr.Title, Description: dr.Description, Operations: slices.Clone(dr.Operations)}, nil
+}
+
+// refusal turns a check that must not be stored into its error: operation problems first
+// (bad input, with the first problem's own code), then staleness, conflicts and graph errors.
+func refusal(c *Checked, graphErrors bool) error {
+	rep := c.Report
+	if len(c.Projection.Problems) > 0 {
+		first := c.Projection.Problems[0]
+		pe := problem.Errorf(first.Code, "%s", first.Message)
+		pe.Problems = c.Projection.Problems
+		return pe
+	}
+	if len(rep.Stale) > 0 {
+		s := rep.Stale[0]
+		return problem.Errorf(problem.ChangesetStale, "node %s changed since expected_content_hash %s was taken (now %s); fetch it again with docforge_get_node", s.NodeID, s.Expected, orGone(s.Current))
+	}
+	if len(rep.Conflicts) > 0 {
+		c0 := rep.Conflicts[0]
+		return problem.Errorf(problem.ChangesetConflict, "open changeset %s (%s) already touches %s", c0.ChangesetID, c0.Status, strings.Join(append(c0.Nodes, c0.Paths...), ", "))
+	}
+	if graphErrors && rep.Errors > 0 {
+		pe := problem.Errorf(problem.ChangesetInvalid, "with this changeset the project would have %d new validation errors; nothing was stored", rep.Errors)
+		pe.Problems = rep.Problems
+		return pe
+	}
+	return nil
+}
+
+func orGone(h string) string {
+	if h == "" {
+		return "deleted"
+	}
+	return h
+}
+
+func statusOf(rep *Report) string {
+	switch {
+	case len(rep.Stale) > 0:
+		return Stale
+	case rep.Valid:
+		return Ready
+	}
+	return Draft
+}
+
+// Create starts a changeset, with or without operations; it is ready when it validates.
+func (k *Desk) Create(ctx context.Context, writer string, dr Request) (*Result, error) {
+	return k.register(ctx, writer, dr, false)
+}
+
+// Register creates, populates, projects, conflict-checks and validates one complete
+// changeset in one locked operation, capturing omitted expected content hashes; a changeset
+// that would not validate is refused and nothing is stored.
+func (k *Desk) Register(ctx context.Context, writer string, dr Request) (*Result, error) {
+	if len(dr.Operations) == 0 {
+		return nil, problem.Errorf(problem.InvalidArgument, "operations are required: register_changes stores one complete changeset")
+	}
+	return k.register(ctx, writer, dr, true)
+}
+
+func (k *Desk) register(ctx context.Context, writer string, dr Request, complete bool) (*Result, error) {
+	if err := k.permit(writer, dr.Operations); err != nil {
+		return nil, err
+	}
+	var res *Result
+	err := k.locked(ctx, func(src *Sources, all []*Record) error {
+		cs, err := k.newChangeset(writer, dr)
+		if err != nil {
+			return err
+		}
+		c := src.Check(cs, all, true)
+		if err := refusal(c, complete); err != nil {
+			return err
+		}
+		status := Draft
+		if len(cs.Operations) > 0 {
+			status = statusOf(c.Report)
+		}
+		rec, err := k.Store.Commit(nil, c.Changeset, "created", status, writer, "", k.now())
+		if err != nil {
+			return err
+		}
+		c.Report.Hash, c.Report.Status = rec.Hash, rec.Status
+		res = &Result{Record: rec, Report: c.Report}
+		return nil
+	})
+	return res, err
+}
+
+// Propose appends one operation to a writer's open changeset. Operations that cannot be
+// carried out, stale hashes and conflicts are refused; graph problems (a target another
+// operation will create, say) leave the changeset a draft.
+func (k *Desk) Propose(ctx context.Context, writer, id string, op Operation) (*Result, error) {
+	if err := k.permit(writer, []Operation{op}); err != nil {
+		return nil, err
+	}
+	var res *Result
+	err := k.locked(ctx, func(src *Sources, all []*Record) error {
+		rec := find(all, id)
+		if rec == nil {
+			if _, err := k.Store.Load(id); err != nil {
+				return err
+			}
+			return problem.Errorf(problem.ChangesetNotFound, "no changeset %q", id)
+		}
+		if err := owned(rec, writer); err != nil {
+			return err
+		}
+		cs := clone(rec.Changeset)
+		cs.Operations = append(cs.Operations, op)
+		c := src.Check(cs, all, true)
+		if err := refusal(c, false); err != nil {
+			return err
+		}
+		next, err := k.Store.Commit(rec, c.Changeset, "updated", statusOf(c.Report), writer, op.Op+" "+op.NodeID, k.now())
+		if err != nil {
+			return err
+		}
+		c.Report.Hash, c.Report.Status = next.Hash, next.Status
+		res = &Result{Record: next, Report: c.Report}
+		return nil
+	})
+	return res, err
+}
+
+// Rebase moves a stale changeset onto the current content: every stale operation takes the
+// node's current hash, and the result must validate in full. An update that rewrites a
+// body whose node changed is refused: prose is never merged.
+func (k *Desk) Rebase(ctx context.Context, writer, id string) (*Result, error) {
+	var res *Result
+	err := k.locked(ctx, func(src *Sources, all []*Record) error {
+		rec := find(all, id)
+		if rec == nil {
+			_, err := k.Store.Load(id)
+			return err
+		}
+		if err := owned(rec, writer); err != nil {
+			return err
+		}
+		cs := clone(rec.Changeset)
+		moved := 0
+		for i := range cs.Operations {
+			op := &cs.Operations[i]
+			if op.ExpectedContentHash == "" {
+				continue
+			}
+			current := src.ContentHash(op.NodeID)
+			if current == op.ExpectedContentHash {
+				continue
+			}
+			if current == "" {
+				return problem.Errorf(problem.ChangesetStale, "operations[%d]: node %s no longer exists; the changeset cannot be rebased", i, op.NodeID)
+			}
+			if op.Op == OpUpdate && op.Fields != nil && op.Fields.Body != nil {
+				return problem.Errorf(problem.ChangesetStale, "operations[%d]: node %s changed and this update rewrites its body; prose is never merged: create a new changeset from the current text", i, op.NodeID)
+			}
+			op.ExpectedContentHash = current
+			moved++
+		}
+		if moved == 0 && rec.Status != Stale {
+			return problem.Errorf(problem.ChangesetState, "changeset %s is not stale: every expected hash is current", id)
+		}
+		c := src.Check(cs, all, false)
+		if err := refusal(c, true); err != nil {
+			return err
+		}
+		next, err := k.Store.Commit(rec, cs, "rebased", Ready, writer, fmt.Sprintf("%d operations moved to the current base", moved), k.now())
+		if err != nil {
+			return err
+		}
+		c.Report.Hash, c.Report.Status = next.Hash, next.Status
+		res = &Result{Record: next, Report: c.Report}
+		return nil
+	})
+	return res, err
+}
+
+// Abandon closes an open changeset; its folder and receipts stay.
+func (k *Desk) Abandon(ctx context.Context, writer, id, reason string) (*Result, error) {
+	unlock, err := k.Store.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := k.Store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := owned(rec, writer); err != nil {
+		return nil, err
+	}
+	next, err := k.Store.Commit(rec, rec.Changeset, "abandoned", Abandoned, writer, reason, k.now())
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Record: next}, nil
+}
+
+// Validate checks a stored changeset against the current sources. A changeset found stale is
+// recorded as stale (a receipt by "docforge"), so that listing shows it without checking.
+func (k *Desk) Validate(ctx context.Context, id string) (*Record, *Checked, *Sources, error) {
+	rec, err := k.Store.Load(id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src, err := LoadSources(ctx, k.d, k.policy)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	all, _, err := k.Store.List()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c := src.Check(rec.Changeset, all, false)
+	c.Report.Hash, c.Report.Status = rec.Hash, rec.Status
+	if len(c.Report.Stale) > 0 && (rec.Status == Draft || rec.Status == Ready) {
+		if next, err := k.markStale(ctx, id); err == nil && next != nil {
+			rec = next
+			c.Report.Status = next.Status
+		}
+	}
+	if !Open(rec.Status) {
+		c.Report.Valid = false
+	}
+	return rec, c, src, nil
+}
+
+func (k *Desk) markStale(ctx context.Context, id string) (*Record, error) {
+	unlock, err := k.Store.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := k.Store.Load(id)
+	if err != nil || (rec.Status != Draft && rec.Status != Ready) {
+		return rec, err
+	}
+	return k.Store.Commit(rec, rec.Changeset, "stale", Stale, "docforge", "a node it touches changed since its hash was captured", k.now())
+}

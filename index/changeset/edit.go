@@ -1,0 +1,319 @@
+package changeset
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// The serializer edits TOML text in place: it finds each top-level entry's exact line span,
+// replaces only the entries whose values change, and inserts new ones after their section's
+// last entry. Comments, ordering and formatting of everything else keep their bytes, and a
+// Markdown body is never re-encoded by a front-matter edit.
+
+// item is one top-level element of a TOML text: a table header or a key/value entry spanning
+// lines [start, end).
+type item struct {
+	header     string // table name for a header; "" for an entry
+	array      bool   // [[header]]
+	key        string // an entry's key; "" when its span does not decode on its own
+	start, end int
+}
+
+// scanItems lists the items of lines[from:to].
+func scanItems(lines []string, from, to int) []item {
+	var out []item
+	for i := from; i < to; {
+		t := strings.TrimSpace(lines[i])
+		switch {
+		case t == "" || strings.HasPrefix(t, "#"):
+			i++
+		case strings.HasPrefix(t, "[["):
+			out = append(out, item{header: tableName(t, "[[", "]]"), array: true, start: i, end: i + 1})
+			i++
+		case strings.HasPrefix(t, "["):
+			out = append(out, item{header: tableName(t, "[", "]"), start: i, end: i + 1})
+			i++
+		default:
+			key, end := entrySpan(lines, i, to)
+			out = append(out, item{key: key, start: i, end: end})
+			i = end
+		}
+	}
+	return out
+}
+
+func tableName(t, open, close string) string {
+	if k := strings.Index(t, "#"); k >= 0 {
+		t = t[:k]
+	}
+	t = strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(t, open)), close)
+	parts := strings.Split(t, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// entrySpan finds where the entry starting on line i ends: the shortest run of lines that
+// decodes as TOML. A line opening a multi-line string jumps to the line that closes it, so a
+// long body costs a few decodes, not one per line.
+func entrySpan(lines []string, i, limit int) (string, int) {
+	for j := i + 1; j <= limit; {
+		var m map[string]any
+		if _, err := toml.Decode(strings.Join(lines[i:j], "\n"), &m); err == nil {
+			if len(m) == 1 {
+				for k := range m {
+					return k, j
+				}
+			}
+			return "", j
+		}
+		next := j + 1
+		if j == i+1 {
+			for _, delim := range []string{`"""`, `'''`} {
+				if strings.Count(lines[i], delim)%2 == 1 {
+					for k := i + 1; k < limit; k++ {
+						if strings.Contains(lines[k], delim) {
+							next = k + 1
+							break
+						}
+					}
+					break
+				}
+			}
+		}
+		j = next
+	}
+	return "", i + 1
+}
+
+// decodeEntry decodes the value of one entry.
+func decodeEntry(lines []string, it item) any {
+	var m map[string]any
+	if _, err := toml.Decode(strings.Join(lines[it.start:it.end], "\n"), &m); err != nil {
+		return nil
+	}
+	return m[it.key]
+}
+
+// edit is a replacement of lines [start, end) (an insertion when start == end).
+type edit struct {
+	start, end int
+	lines      []string
+}
+
+// applyEdits applies non-overlapping edits; insertions at one position keep their order.
+func applyEdits(lines []string, edits []edit) []string {
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
+	out := make([]string, 0, len(lines))
+	at := 0
+	for _, e := range edits {
+		out = append(out, lines[at:e.start]...)
+		out = append(out, e.lines...)
+		at = max(at, e.end)
+	}
+	return append(out, lines[at:]...)
+}
+
+// nodeEdit is what an operation changes in one node's TOML: scalar fields (nil value: remove
+// the key) and whole relation lists (empty: remove the relation).
+type nodeEdit struct {
+	set       map[string]*string // key -> encoded TOML value
+	order     []string           // keys of set in the order to insert them
+	relations map[string][]string
+}
+
+// editRegion applies e to the node whose TOML occupies lines[from:to]; relTable is the name
+// of its relations table ("relations" in front matter, "node.relations" in a record).
+func editRegion(lines []string, from, to int, relTable string, e nodeEdit) []string {
+	items := scanItems(lines, from, to)
+	var scalars, rels []item
+	relHeader := -1
+	section := 0 // 0 scalars, 1 relations, 2 anything else
+	for _, it := range items {
+		switch {
+		case it.header == relTable:
+			section, relHeader = 1, it.start
+		case it.header != "":
+			section = 2
+		case section == 0:
+			scalars = append(scalars, it)
+		case section == 1:
+			rels = append(rels, it)
+		}
+	}
+	var edits []edit
+	scalarEnd := from
+	if len(scalars) > 0 {
+		scalarEnd = scalars[len(scalars)-1].end
+	}
+	for _, key := range e.order {
+		v := e.set[key]
+		i := slices.IndexFunc(scalars, func(it item) bool { return it.key == key })
+		switch {
+		case i >= 0 && v == nil:
+			edits = append(edits, edit{scalars[i].start, scalars[i].end, nil})
+		case i >= 0:
+			edits = append(edits, edit{scalars[i].start, scalars[i].end, []string{key + " = " + *v}})
+		case v != nil:
+			edits = append(edits, edit{scalarEnd, scalarEnd, []string{key + " = " + *v}})
+		}
+	}
+	if len(e.relations) > 0 {
+		names := make([]string, 0, len(e.relations))
+		for r := range e.relations {
+			names = append(names, r)
+		}
+		slices.Sort(names)
+		if relHeader < 0 {
+			// Relations given inline or as dotted keys become one table; nothing else moves.
+			var current map[string][]string
+			for _, it := range scalars {
+				if it.key == "relations" {
+					current = mergeRelations(current, decodeEntry(lines, it))
+					edits = append(edits, edit{it.start, it.end, nil})
+				}
+			}
+			for _, r := range names {
+				if current == nil {
+					current = map[string][]string{}
+				}
+				current[r] = e.relations[r]
+			}
+			block := []string{"[" + relTable + "]"}
+			for _, r := range sortedKeys(current) {
+				if len(current[r]) > 0 {
+					block = append(block, r+" = "+tomlArray(current[r]))
+				}
+			}
+			if len(block) > 1 {
+				end := lastContent(lines, from, to)
+				edits = append(edits, edit{end, end, block})
+			}
+		} else {
+			relEnd := relHeader + 1
+			if len(rels) > 0 {
+				relEnd = rels[len(rels)-1].end
+			}
+			for _, r := range names {
+				list := e.relations[r]
+				i := slices.IndexFunc(rels, func(it item) bool { return it.key == r })
+				switch {
+				case i >= 0 && len(list) == 0:
+					edits = append(edits, edit{rels[i].start, rels[i].end, nil})
+				case i >= 0:
+					edits = append(edits, edit{rels[i].start, rels[i].end, []string{r + " = " + tomlArray(list)}})
+				case len(list) > 0:
+					edits = append(edits, edit{relEnd, relEnd, []string{r + " = " + tomlArray(list)}})
+				}
+			}
+		}
+	}
+	return applyEdits(lines, edits)
+}
+
+// lastContent is the line after the last non-blank, non-comment line of lines[from:to].
+func lastContent(lines []string, from, to int) int {
+	for i := to; i > from; i-- {
+		t := strings.TrimSpace(lines[i-1])
+		if t != "" && !strings.HasPrefix(t, "#") {
+			return i
+		}
+	}
+	return from
+}
+
+func mergeRelations(into map[string][]string, v any) map[string][]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return into
+	}
+	if into == nil {
+		into = map[string][]string{}
+	}
+	for r, list := range m {
+		if arr, ok := list.([]any); ok {
+			for _, t := range arr {
+				if s, ok := t.(string); ok {
+					into[r] = append(into[r], s)
+				}
+			}
+		}
+	}
+	return into
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// tomlString encodes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// tomlText encodes a body: a multi-line basic string when it has line breaks, so the stored
+// record stays readable. The newline after the opening quotes is trimmed by TOML.
+func tomlText(s string) string {
+	if !strings.Contains(s, "\n") {
+		return tomlString(s)
+	}
+	var b strings.Builder
+	b.WriteString("\"\"\"\n")
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteString(`"""`)
+	return b.String()
+}
+
+// tomlArray encodes a string array on one line.
+func tomlArray(ss []string) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = tomlString(s)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

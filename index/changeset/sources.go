@@ -1,0 +1,131 @@
+package changeset
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+)
+
+// Sources is the current canonical graph held in memory, file by file: the base a changeset
+// is projected onto.
+type Sources struct {
+	d        *project.Descriptor
+	policy   string
+	inv      *source.Inventory
+	order    []string // paths in inventory order
+	frags    map[string]*graph.Fragment
+	nodes    map[string]nodeAt
+	problems []problem.Problem // the base project's problems
+}
+
+// nodeAt is where a node is defined.
+type nodeAt struct {
+	path string
+	node *graph.Node
+}
+
+// LoadSources reads and parses every source of d under the adapter policy.
+func LoadSources(ctx context.Context, d *project.Descriptor, policy string) (*Sources, error) {
+	inv, err := source.Scan(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("load sources: %w", err)
+	}
+	s := &Sources{d: d, policy: policy, inv: inv, frags: map[string]*graph.Fragment{}, nodes: map[string]nodeAt{}}
+	err = source.NewLoader(d, policy).Each(ctx, inv.Files, func(p source.Parsed) error {
+		s.order = append(s.order, p.File.Path)
+		s.frags[p.File.Path] = p.Fragment
+		for i := range p.Fragment.Nodes {
+			n := &p.Fragment.Nodes[i]
+			if _, dup := s.nodes[n.ID]; !dup {
+				s.nodes[n.ID] = nodeAt{path: p.File.Path, node: n}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load sources: %w", err)
+	}
+	s.problems = s.check(nil)
+	return s, nil
+}
+
+// Identity is the cheap source identity the sources were read at.
+func (s *Sources) Identity() string { return s.inv.Identity() }
+
+// Descriptor is the descriptor the sources were read with.
+func (s *Sources) Descriptor() *project.Descriptor { return s.d }
+
+// ContentHash returns a node's current content hash, or "" when no such node exists.
+func (s *Sources) ContentHash(id string) string {
+	if at, ok := s.nodes[id]; ok {
+		return at.node.ContentHash
+	}
+	return ""
+}
+
+// Errors counts the base project's error-severity problems.
+func (s *Sources) Errors() int { return len(problem.Errors(s.problems)) }
+
+// check runs the loader's cross-file validation over the base with overlay's files parsed
+// in place of (or beside) theirs, and returns every problem.
+func (s *Sources) check(over map[string]*graph.Fragment) []problem.Problem {
+	list := problem.List{Limit: 100000}
+	list.AddAll(s.inv.Problems)
+	c := source.NewChecker()
+	for _, p := range s.order {
+		if _, replaced := over[p]; replaced {
+			continue
+		}
+		list.AddAll(s.frags[p].Problems)
+		c.Add(s.frags[p])
+	}
+	for _, p := range sortedKeys(over) {
+		if f := over[p]; f != nil {
+			list.AddAll(f.Problems)
+			c.Add(f)
+		}
+	}
+	list.AddAll(c.Problems())
+	return list.Problems()
+}
+
+// readFile returns a content file's current bytes, confined to its content root.
+func (s *Sources) readFile(rel string) (string, bool, error) {
+	abs, err := s.contentPath(rel)
+	if err != nil {
+		return "", false, err
+	}
+	data, err := readLimited(abs, s.d.Limits.MaxFileBytes)
+	if err != nil {
+		if isNotExist(err) {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("read %s: %w", rel, err)
+	}
+	return string(data), true, nil
+}
+
+// contentPath checks that rel names a content file the loader would read and that no symlink
+// leads it out of its content root, and returns its absolute path.
+func (s *Sources) contentPath(rel string) (string, error) {
+	if _, ok := source.ContentFormat(s.d, rel); !ok {
+		return "", escape("%q is not a content file path: it must be a relative, clean, slash-separated .md or .toml path under a content root (%s), not excluded and without hidden segments",
+			rel, strings.Join(s.d.Sources.ContentRoots, ", "))
+	}
+	abs := filepath.Join(s.d.Root, filepath.FromSlash(rel))
+	for _, r := range s.d.Sources.ContentRoots {
+		if r == "." || strings.HasPrefix(rel, r+"/") {
+			if err := Confined(s.d.Root, filepath.Join(s.d.Root, filepath.FromSlash(r)), abs, r); err != nil {
+				return "", err
+			}
+			return abs, nil
+		}
+	}
+	return "", escape("%q is under no content root", rel)
+}

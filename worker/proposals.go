@@ -1,0 +1,641 @@
+package worker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"hash"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/safefile"
+	"github.com/docforge/docforge/render"
+)
+
+// The isolated proposal tools. Mutations need a bound proposal writer; reads (list, get,
+// validate, diff) and preview work for every binding that registers them.
+
+var (
+	changesetIDProp = str("the changeset ID, for example cs-20261202-1a2b3c4d")
+	hashProp        = str("the node's content_hash as docforge_get_node returned it; omit to bind the current one")
+	pageLimitProp   = integer("entries per page (default 50, capped by max_results)", 1)
+	cursorProp      = str("next_cursor of the previous page")
+	fieldsProp      = map[string]any{"type": "object", "description": "node fields: kind, family, title, status, authority, tags, body (an update sets only those given; \"\" removes one); a create may add relations {relation: [target IDs]}",
+		"properties": map[string]any{"kind": str("kind"), "family": str("family"), "title": str("title"), "status": str("status"), "authority": str("authority"),
+			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "body": str("the Markdown body"),
+			"relations": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}},
+		"additionalProperties": false}
+	relationList = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
+	operationProp = map[string]any{"type": "object", "description": "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, expected_content_hash",
+		"properties": map[string]any{"op": map[string]any{"type": "string", "enum": []string{"create", "update", "move", "relationship_update", "delete"}},
+			"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("create: the .md file or .toml record file; move: the new file"),
+			"fields": fieldsProp, "add": relationList, "remove": relationList},
+		"required": []string{"op", "node_id"}, "additionalProperties": false}
+)
+
+func proposalTools() []ToolSpec {
+	draft := map[string]any{"title": str("one line: what the change is for"), "description": str("why, for the reviewer"),
+		"changeset_id": str("an ID to use (default: generated)"), "operations": map[string]any{"type": "array", "items": operationProp}}
+	withID := func(props map[string]any, required ...string) map[string]any {
+		props["changeset_id"] = changesetIDProp
+		return object(props, append([]string{"changeset_id"}, required...)...)
+	}
+	propose := func(op string) func(c *call, args json.RawMessage) (any, error) {
+		return func(c *call, args json.RawMessage) (any, error) { return runPropose(c, op, args) }
+	}
+	return []ToolSpec{
+		{Name: "docforge_create_changeset", Description: "Start a changeset (optionally with operations). Prefer docforge_register_changes for a complete change.",
+			InputSchema: object(draft, "title"), mutates: true, run: runCreateChangeset},
+		{Name: "docforge_register_changes", Description: "Preferred write entry point: create, populate, project, conflict-check and validate one complete changeset in one locked operation. Omitted expected_content_hash values are bound to the current nodes. Refused with nothing stored when it would not validate.",
+			InputSchema: object(draft, "title", "operations"), mutates: true, run: runRegister},
+		{Name: "docforge_list_changesets", Description: "Changesets, draft and ready by default; status = stale, applied, abandoned or all for the rest. Paged.",
+			InputSchema: object(map[string]any{"status": map[string]any{"type": "string", "enum": []string{"draft", "ready", "stale", "applied", "abandoned", "open", "all"}},
+				"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runListChangesets},
+		{Name: "docforge_get_changeset", Description: "One changeset: header, exact hash, lifecycle receipts, and its operations in order (paged; an operation too large for a page is summarised with its hash and size).",
+			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runGetChangeset},
+		{Name: "docforge_rebase_changeset", Description: "Move a stale changeset to the current content when every touched node, relation and invariant still validates. Never merges prose.",
+			InputSchema: withID(map[string]any{}), mutates: true, run: runRebase},
+		{Name: "docforge_abandon_changeset", Description: "Close an open changeset; its document and receipts are kept for audit.",
+			InputSchema: withID(map[string]any{"reason": str("why, for the record")}), mutates: true, run: runAbandon},
+		{Name: "docforge_propose_node_create", Description: "Queue a new node: a new .md file, or a [[node]] record in a .toml file under a content root.",
+			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "path": str("the .md file to create or the .toml record file to add to"), "fields": fieldsProp}, "node_id", "path", "fields"), mutates: true, run: propose(changeset.OpCreate)},
+		{Name: "docforge_propose_node_update", Description: "Queue new values for a node's fields or body (relations: use relationship_update).",
+			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "fields": fieldsProp}, "node_id", "fields"), mutates: true, run: propose(changeset.OpUpdate)},
+		{Name: "docforge_propose_node_move", Description: "Queue a move of a node to another file of its format.",
+			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("the new file")}, "node_id", "path"), mutates: true, run: propose(changeset.OpMove)},
+		{Name: "docforge_propose_relationship_update", Description: "Queue relation additions and removals of one node without rewriting its content. An empty list is refused.",
+			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "add": relationList, "remove": relationList}, "node_id"), mutates: true, run: propose(changeset.OpRelationshipUpdate)},
+		{Name: "docforge_propose_node_delete", Description: "Queue the deletion of a node (its file, or its record).",
+			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp}, "node_id"), mutates: true, run: propose(changeset.OpDelete)},
+		{Name: "docforge_validate_changeset", Description: "Project a changeset onto the current sources in memory and run the full loader validation, conflict and staleness checks. Writes nothing but a stale receipt when it finds one. Paged problems.",
+			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runValidateChangeset},
+		{Name: "docforge_get_changeset_diff", Description: "Per-node unified diffs of fields and body and relation additions and removals, with the operations. Paged; a diff too large for any page comes as canonical_json_chunk pages to concatenate.",
+			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runChangesetDiff},
+		{Name: "docforge_preview_changeset", Description: "Render one declared view with the changeset applied into one HTML file under preview_root. Never touches canonical files or declared outputs.",
+			InputSchema: withID(map[string]any{"view_id": str("a declared view ID")}, "view_id"), preview: true, run: runPreview},
+	}
+}
+
+// writer returns the bound writer, or proposal_access_disabled.
+func (c *call) writer() (string, error) {
+	if c.b.ProposalWriter == "" || c.b.CapabilityMode == ModeRead {
+		return "", problem.Errorf(problem.ProposalAccessDisabled, "this server was started without --proposal-writer, so it cannot change changesets; docforge_validate_changeset, docforge_get_changeset_diff and docforge_preview_changeset still work")
+	}
+	return c.b.ProposalWriter, nil
+}
+
+func (c *call) desk() (*changeset.Desk, error) { return changeset.NewDesk(c.d, c.b.Policy()) }
+
+// publishedEnvelope fills the envelope from the published index without syncing: proposal
+// tools read the sources themselves.
+func (c *call) publishedEnvelope() {
+	if pub, err := index.ReadPublication(index.PathsFor(c.d).Publication); err == nil {
+		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
+		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
+			c.env.Staleness = st.State
+		}
+	}
+}
+
+// minimumReceipt is the smallest exact success receipt of a mutation; preflight checks that
+// it fits before anything is written.
+type minimumReceipt struct {
+	ReceiptVersion    int    `json:"receipt_version"`
+	Compact           bool   `json:"compact"`
+	MutationCommitted bool   `json:"mutation_committed"`
+	ChangesetID       string `json:"changeset_id"`
+	Hash              string `json:"changeset_hash"`
+	Status            string `json:"status"`
+	Operation         string `json:"operation"`
+}
+
+// compactReceipt is the version-1 receipt a mutation returns when its full result is too large.
+type compactReceipt struct {
+	minimumReceipt
+	OperationCount int  `json:"operation_count"`
+	Valid          bool `json:"valid"`
+	Errors         int  `json:"errors"`
+	Stale          int  `json:"stale"`
+	Conflicts      int  `json:"conflicts"`
+	ReceiptSeq     int  `json:"receipt_seq"`
+}
+
+// preflight refuses a mutation whose minimum receipt could not fit the response limit.
+func (c *call) preflight(tool string) error {
+	probe := minimumReceipt{ReceiptVersion: 1, Compact: true, MutationCommitted: true, ChangesetID: strings.Repeat("x", 64),
+		Hash: "sha256:" + strings.Repeat("0", 64), Status: changeset.Abandoned, Operation: tool}
+	saved := c.env.Result
+	c.env.Result = probe
+	size := len(marshal(c.env))
+	c.env.Result = saved
+	if size > c.d.Limits.MaxResponseChars {
+		pe := problem.Errorf(problem.ResultTooLarge, "max_response_chars (%d) cannot hold even the %d-character receipt of %s; nothing was changed", c.d.Limits.MaxResponseChars, size, tool)
+		c.stageName, c.committed = "preflight", new(bool)
+		return pe
+	}
+	return nil
+}
+
+// mutationResult is the full result of a committed mutation.
+type mutationResult struct {
+	Operation         string               `json:"operation"`
+	MutationCommitted bool                 `json:"mutation_committed"`
+	ChangesetID       string               `json:"changeset_id"`
+	Hash              string               `json:"changeset_hash"`
+	Status            string               `json:"status"`
+	Changeset         *changeset.Changeset `json:"changeset"`
+	Receipt           changeset.Receipt    `json:"receipt"`
+	Report            *changeset.Report    `json:"report,omitempty"`
+}
+
+// committed builds a mutation's full result and registers its compact and minimum receipts,
+// so that the response fitting never turns a committed mutation into a failure.
+func (c *call) committedResult(tool string, res *changeset.Result) any {
+	rec := res.Record
+	last := rec.Receipts[len(rec.Receipts)-1]
+	minimum := minimumReceipt{ReceiptVersion: 1, Compact: true, MutationCommitted: true, ChangesetID: rec.Changeset.ID, Hash: rec.Hash, Status: rec.Status, Operation: tool}
+	compact := compactReceipt{minimumReceipt: minimum, OperationCount: len(rec.Changeset.Operations), ReceiptSeq: last.Seq}
+	if r := res.Report; r != nil {
+		compact.Valid, compact.Errors, compact.Stale, compact.Conflicts = r.Valid, r.Errors, len(r.Stale), len(r.Conflicts)
+	}
+	c.fallbacks = []any{compact, minimum}
+	return &mutationResult{Operation: tool, MutationCommitted: true, ChangesetID: rec.Changeset.ID, Hash: rec.Hash, Status: rec.Status,
+		Changeset: rec.Changeset, Receipt: last, Report: res.Report}
+}
+
+func (c *call) mutate(tool string, fn func(d *changeset.Desk, writer string) (*changeset.Result, error)) (any, error) {
+	writer, err := c.writer()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.preflight(tool); err != nil {
+		return nil, err
+	}
+	d, err := c.desk()
+	if err != nil {
+		return nil, err
+	}
+	res, err := fn(d, writer)
+	if err != nil {
+		return nil, err
+	}
+	c.publishedEnvelope()
+	return c.committedResult(tool, res), nil
+}
+
+func runCreateChangeset(c *call, args json.RawMessage) (any, error) {
+	var a changeset.Request
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	return c.mutate("docforge_create_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Create(c.ctx, w, a) })
+}
+
+func runRegister(c *call, args json.RawMessage) (any, error) {
+	var a changeset.Request
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	return c.mutate("docforge_register_changes", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Register(c.ctx, w, a) })
+}
+
+func runPropose(c *call, op string, args json.RawMessage) (any, error) {
+	var a struct {
+		ChangesetID string `json:"changeset_id"`
+		changeset.Operation
+	}
+	a.Op = op
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if a.Op != op {
+		return nil, problem.Errorf(problem.InvalidArgument, "op is %q for this tool", op)
+	}
+	if op == changeset.OpRelationshipUpdate && len(a.Add)+len(a.Remove) == 0 {
+		return nil, problem.Errorf(problem.InvalidArgument, "the relationship list is empty: give add or remove (or both)")
+	}
+	return c.mutate("docforge_propose_node_"+strings.TrimPrefix(op, "node_"), func(d *changeset.Desk, w string) (*changeset.Result, error) {
+		return d.Propose(c.ctx, w, a.ChangesetID, a.Operation)
+	})
+}
+
+type changesetArgs struct {
+	ChangesetID string `json:"changeset_id"`
+	Reason      string `json:"reason,omitempty"`
+	pageArgs
+}
+
+func (a changesetArgs) check() error {
+	if a.ChangesetID == "" {
+		return problem.Errorf(problem.InvalidArgument, "changeset_id is required")
+	}
+	return nil
+}
+
+func decodeChangesetArgs(args json.RawMessage) (changesetArgs, error) {
+	var a changesetArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return a, err
+	}
+	return a, a.check()
+}
+
+func runRebase(c *call, args json.RawMessage) (any, error) {
+	a, err := decodeChangesetArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutate("docforge_rebase_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Rebase(c.ctx, w, a.ChangesetID) })
+}
+
+func runAbandon(c *call, args json.RawMessage) (any, error) {
+	a, err := decodeChangesetArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutate("docforge_abandon_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) {
+		return d.Abandon(c.ctx, w, a.ChangesetID, a.Reason)
+	})
+}
+
+// changesetEntry is one changeset in a list.
+type changesetEntry struct {
+	ID             string `json:"changeset_id"`
+	Title          string `json:"title"`
+	Writer         string `json:"writer"`
+	Status         string `json:"status"`
+	Hash           string `json:"changeset_hash"`
+	OperationCount int    `json:"operation_count"`
+	Chars          int    `json:"chars"`
+	UpdatedAt      string `json:"updated_at"`
+}
+
+func runListChangesets(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		Status string `json:"status,omitempty"`
+		pageArgs
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	want := map[string][]string{"": {changeset.Draft, changeset.Ready}, "open": {changeset.Draft, changeset.Ready, changeset.Stale},
+		"all": {changeset.Draft, changeset.Ready, changeset.Stale, changeset.Applied, changeset.Abandoned}}
+	statuses, ok := want[a.Status]
+	if !ok {
+		statuses = []string{a.Status}
+		if !slices.Contains(want["all"], a.Status) {
+			return nil, problem.Errorf(problem.InvalidArgument, "status %q is not one of draft, ready, stale, applied, abandoned, open, all", a.Status)
+		}
+	}
+	d, err := c.desk()
+	if err != nil {
+		return nil, err
+	}
+	recs, bad, err := d.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	c.publishedEnvelope()
+	var stream []json.RawMessage
+	var ids []string
+	for _, r := range recs {
+		if !slices.Contains(statuses, r.Status) {
+			continue
+		}
+		last := r.Receipts[len(r.Receipts)-1]
+		e := changesetEntry{ID: r.Changeset.ID, Title: r.Changeset.Title, Writer: r.Changeset.Writer, Status: r.Status, Hash: r.Hash,
+			OperationCount: len(r.Changeset.Operations), Chars: r.Chars, UpdatedAt: last.At}
+		b, _ := json.Marshal(e)
+		stream, ids = append(stream, b), append(ids, e.ID)
+	}
+	unreadable := []string{}
+	for _, e := range bad {
+		unreadable = append(unreadable, e.Error())
+	}
+	frame := map[string]any{"statuses": statuses, "changesets": []json.RawMessage{}, "unreadable": unreadable, "pagination": Pagination{}}
+	return c.page("docforge_list_changesets", a.pageArgs, a.Status, hashJSON("changesets", ids), stream, ids, frame, "changesets")
+}
+
+// page cuts one page of stream into frame[key], bound by a cursor to the request and the
+// collection.
+func (c *call) page(tool string, pa pageArgs, params any, collection string, stream []json.RawMessage, ids []string, frame map[string]any, key string) (any, error) {
+	want := cursor{Project: c.d.Project.ID, Adapter: index.AdapterVersion, Operation: tool, Params: hashJSON("params", params), Collection: collection}
+	pos, err := resumeAt(pa.Cursor, want)
+	if err != nil {
+		return nil, err
+	}
+	pos = min(pos, len(stream))
+	p := pack(stream, ids, pos, c.pageLimit(pa.Limit), c.pageBudget(frame))
+	frame[key] = p.entries
+	if len(p.omissions) > 0 {
+		frame["summaries"] = p.omissions
+	}
+	frame["pagination"] = pagination(want, p, len(stream), pos)
+	return frame, nil
+}
+
+func runGetChangeset(c *call, args json.RawMessage) (any, error) {
+	a, err := decodeChangesetArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.desk()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.Store.Load(a.ChangesetID)
+	if err != nil {
+		return nil, err
+	}
+	c.publishedEnvelope()
+	stream, ids := operationStream(rec.Changeset)
+	cs := rec.Changeset
+	frame := map[string]any{"changeset_id": cs.ID, "title": cs.Title, "description": cs.Description, "writer": cs.Writer, "project_id": cs.ProjectID,
+		"changeset_hash": rec.Hash, "status": rec.Status, "chars": rec.Chars, "operation_count": len(cs.Operations), "touches": cs.Touches(),
+		"receipts": rec.Receipts, "operations": []json.RawMessage{}, "pagination": Pagination{}}
+	return c.page("docforge_get_changeset", a.pageArgs, cs.ID, rec.Hash, stream, ids, frame, "operations")
+}
+
+func operationStream(cs *changeset.Changeset) ([]json.RawMessage, []string) {
+	var stream []json.RawMessage
+	var ids []string
+	for _, op := range cs.Operations {
+		b, _ := changeset.Canonical(op)
+		stream, ids = append(stream, b), append(ids, op.NodeID)
+	}
+	return stream, ids
+}
+
+func runValidateChangeset(c *call, args json.RawMessage) (any, error) {
+	a, err := decodeChangesetArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.desk()
+	if err != nil {
+		return nil, err
+	}
+	rec, checked, src, err := d.Validate(c.ctx, a.ChangesetID)
+	if err != nil {
+		return nil, err
+	}
+	c.publishedEnvelope()
+	rep := checked.Report
+	var stream []json.RawMessage
+	var ids []string
+	for _, p := range rep.Problems {
+		b, _ := json.Marshal(p)
+		stream, ids = append(stream, b), append(ids, p.NodeID)
+	}
+	frame := map[string]any{"changeset_id": rep.ChangesetID, "changeset_hash": rec.Hash, "status": rep.Status, "valid": rep.Valid,
+		"errors": rep.Errors, "warnings": rep.Warnings, "stale": rep.Stale, "conflicts": rep.Conflicts, "base_errors": rep.BaseErrors,
+		"paths": rep.Paths, "problems": []json.RawMessage{}, "pagination": Pagination{}}
+	return c.page("docforge_validate_changeset", a.pageArgs, rec.Changeset.ID, hashJSON("validation", []string{rec.Hash, src.Identity()}), stream, ids, frame, "problems")
+}
+
+// diffPayload is what chunked diff pages reconstruct.
+type diffPayload struct {
+	Operations []changeset.Operation `json:"operations"`
+	Changes    []changeset.Change    `json:"changes"`
+}
+
+func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
+	a, err := decodeChangesetArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.desk()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := d.Store.Load(a.ChangesetID)
+	if err != nil {
+		return nil, err
+	}
+	src, err := changeset.LoadSources(c.ctx, c.d, c.b.Policy())
+	if err != nil {
+		return nil, err
+	}
+	c.publishedEnvelope()
+	checked := src.Check(rec.Changeset, nil, false)
+	changes := src.Changes(checked)
+	collection := hashJSON("diff", []string{rec.Hash, src.Identity()})
+	// The stream is every operation, then every change; each page holds a run of it.
+	ops, _ := operationStream(rec.Changeset)
+	stream := slices.Clone(ops)
+	for _, ch := range changes {
+		b, _ := changeset.Canonical(ch)
+		stream = append(stream, b)
+	}
+	frame := map[string]any{"changeset_id": rec.Changeset.ID, "changeset_hash": rec.Hash, "status": rec.Status, "format": "pages",
+		"operation_count": len(ops), "change_count": len(changes), "operations": []json.RawMessage{}, "changes": []json.RawMessage{}, "pagination": Pagination{}}
+	budget := c.pageBudget(frame)
+	chunked := strings.HasSuffix(decodeOp(a.Cursor), "#chunk")
+	for _, e := range stream {
+		if len(e)+1 > budget {
+			chunked = true
+		}
+	}
+	if chunked {
+		payload, err := changeset.Canonical(diffPayload{Operations: rec.Changeset.Operations, Changes: changes})
+		if err != nil {
+			return nil, err
+		}
+		return c.chunkPage(a.pageArgs, rec, collection, payload)
+	}
+	want := cursor{Project: c.d.Project.ID, Adapter: index.AdapterVersion, Operation: "docforge_get_changeset_diff", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
+	pos, err := resumeAt(a.Cursor, want)
+	if err != nil {
+		return nil, err
+	}
+	pos = min(pos, len(stream))
+	p := pack(stream, nil, pos, c.pageLimit(a.Limit), budget)
+	var pageOps, pageChanges []json.RawMessage
+	for i, e := range p.entries {
+		if pos+i < len(ops) {
+			pageOps = append(pageOps, e)
+		} else {
+			pageChanges = append(pageChanges, e)
+		}
+	}
+	frame["operations"], frame["changes"] = nonNilRaw(pageOps), nonNilRaw(pageChanges)
+	frame["pagination"] = pagination(want, p, len(stream), pos)
+	return frame, nil
+}
+
+func nonNilRaw(s []json.RawMessage) []json.RawMessage {
+	if s == nil {
+		return []json.RawMessage{}
+	}
+	return s
+}
+
+// decodeOp returns the operation a cursor was issued for, or "" for none or a bad cursor
+// (which the resume then reports).
+func decodeOp(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	cur, err := decodeCursor(raw)
+	if err != nil {
+		return ""
+	}
+	return cur.Operation
+}
+
+// chunkPage returns one canonical_json_chunk page of payload. The payload is ASCII, so a cut
+// anywhere is safe, and its hash lets the client check the reassembly.
+func (c *call) chunkPage(pa pageArgs, rec *changeset.Record, collection string, payload []byte) (any, error) {
+	want := cursor{Project: c.d.Project.ID, Adapter: index.AdapterVersion, Operation: "docforge_get_changeset_diff#chunk", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
+	index0, err := resumeAt(pa.Cursor, want)
+	if err != nil {
+		return nil, err
+	}
+	frame := map[string]any{"changeset_id": rec.Changeset.ID, "changeset_hash": rec.Hash, "status": rec.Status, "format": "canonical_json_chunk",
+		"payload_hash": changeset.HashBytes(payload), "total_chars": len(payload), "chunk_index": 0, "chunk_count": 0, "chunk": "",
+		"pagination": Pagination{NextCursor: strings.Repeat("x", 600)}}
+	// JSON-escaping the chunk's quotes and backslashes can double it; size for the worst case.
+	size := max(c.pageBudget(frame)/2, 1)
+	count := (len(payload) + size - 1) / size
+	if index0 >= count && count > 0 {
+		return nil, problem.Errorf(problem.InvalidCursor, "chunk %d is past the last (%d)", index0, count-1)
+	}
+	start := index0 * size
+	end := min(start+size, len(payload))
+	frame["chunk_index"], frame["chunk_count"], frame["chunk"] = index0, count, string(payload[start:end])
+	pg := Pagination{Returned: 1, Total: count, Position: index0, HasMore: index0+1 < count}
+	if pg.HasMore {
+		want.Position = index0 + 1
+		pg.NextCursor = want.encode()
+	}
+	frame["pagination"] = pg
+	return frame, nil
+}
+
+func runPreview(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		ChangesetID string `json:"changeset_id"`
+		ViewID      string `json:"view_id"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if a.ChangesetID == "" || a.ViewID == "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id and view_id are required")
+	}
+	if _, err := render.ViewByID(c.d, a.ViewID); err != nil {
+		return nil, err
+	}
+	if err := c.preflight("docforge_preview_changeset"); err != nil {
+		return nil, err
+	}
+	out, err := preview(c, a.ChangesetID, a.ViewID)
+	if err != nil {
+		return nil, err
+	}
+	c.publishedEnvelope()
+	return out, nil
+}
+
+// PreviewResult says where a preview was written.
+type PreviewResult struct {
+	ChangesetID string `json:"changeset_id"`
+	Hash        string `json:"changeset_hash"`
+	ViewID      string `json:"view_id"`
+	Renderer    string `json:"renderer"`
+	Path        string `json:"path"` // project-relative
+	Bytes       int64  `json:"bytes"`
+	SHA256      string `json:"sha256"`
+	Nodes       int    `json:"nodes"`
+}
+
+// preview renders view with changeset id applied into preview_root/ID/VIEW.html.
+func preview(c *call, id, view string) (*PreviewResult, error) {
+	d := c.d
+	desk, err := c.desk()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := desk.Store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	src, err := changeset.LoadSources(c.ctx, d, c.b.Policy())
+	if err != nil {
+		return nil, err
+	}
+	checked := src.Check(rec.Changeset, nil, false)
+	if n := len(checked.Projection.Problems); n > 0 {
+		pe := problem.Errorf(problem.ChangesetInvalid, "%d operations cannot be carried out on the current sources, so there is nothing to preview", n)
+		pe.Problems = checked.Projection.Problems
+		return nil, pe
+	}
+	g, err := render.LoadWith(c.ctx, d, c.b.Policy(), checked.Projection.Overlay)
+	if err != nil {
+		if problem.CodeOf(err) == problem.ProjectInvalid {
+			pe := problem.Errorf(problem.ChangesetInvalid, "with changeset %s the project does not validate, so it cannot be rendered; see docforge_validate_changeset", id)
+			var inner *problem.Error
+			if errors.As(err, &inner) {
+				pe.Problems = inner.Problems
+			}
+			return nil, pe
+		}
+		return nil, err
+	}
+	root := filepath.Join(d.Root, filepath.FromSlash(d.Proposals.PreviewRoot))
+	dir := filepath.Join(root, id)
+	out := filepath.Join(dir, view+".html")
+	if err := changeset.Confined(d.Root, root, out, d.Proposals.PreviewRoot); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("preview: %w", err)
+	}
+	if err := changeset.Confined(d.Root, root, out, d.Proposals.PreviewRoot); err != nil {
+		return nil, err // a symlink raced in while the folders were made
+	}
+	var size int64
+	h := newHasher()
+	err = safefile.WriteStream(out, 0o644, func(w io.Writer) error {
+		cw := &countingWriter{w: io.MultiWriter(w, h)}
+		err := render.HTML.RenderTo(cw, d, g, view, render.Options{})
+		size = cw.n
+		return err
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("preview %s: %w", id, err)
+	}
+	v, _ := render.ViewByID(d, view)
+	nodes := 0
+	for _, n := range g.Nodes {
+		if render.Selects(v, n) {
+			nodes++
+		}
+	}
+	rel, _ := filepath.Rel(d.Root, out)
+	return &PreviewResult{ChangesetID: id, Hash: rec.Hash, ViewID: view, Renderer: render.HTML.ID(), Path: filepath.ToSlash(rel), Bytes: size, SHA256: h.sum(), Nodes: nodes}, nil
+}
+
+type hasher struct{ hash.Hash }
+
+func newHasher() hasher      { return hasher{sha256.New()} }
+func (h hasher) sum() string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
