@@ -200,7 +200,6 @@ func TestProposalToolsLifecycle(t *testing.T) {
 	}
 }
 
-
 func TestProposalAccessAndPermissions(t *testing.T) {
 	root := example(t, `operations = ["create", "update", "move", "relationship_update", "delete"]`, `operations = ["update"]`)
 	// Without a writer: mutations are disabled, reads and preview still answer.

@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"hash"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,7 +33,7 @@ var (
 			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "body": str("the Markdown body"),
 			"relations": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}},
 		"additionalProperties": false}
-	relationList = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
+	relationList  = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
 	operationProp = map[string]any{"type": "object", "description": "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, expected_content_hash",
 		"properties": map[string]any{"op": map[string]any{"type": "string", "enum": []string{"create", "update", "move", "relationship_update", "delete"}},
 			"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("create: the .md file or .toml record file; move: the new file"),

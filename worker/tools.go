@@ -46,7 +46,9 @@ var (
 func (t ToolSpec) Mutates() bool { return t.mutates }
 
 // Proposal reports whether the tool belongs to the isolated proposal surface.
-func (t ToolSpec) Proposal() bool { return t.mutates || t.preview || strings.Contains(t.Name, "changeset") }
+func (t ToolSpec) Proposal() bool {
+	return t.mutates || t.preview || strings.Contains(t.Name, "changeset")
+}
 
 // Tools returns every tool in the contract's order: the read surface, then the proposals.
 func Tools() []ToolSpec { return append(readTools(), proposalTools()...) }

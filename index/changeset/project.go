@@ -71,7 +71,9 @@ func problemOf(err error) problem.Problem {
 	return problem.New(problem.Internal, problem.Location{}, "%v", err)
 }
 
-func opError(c problem.Code, format string, args ...any) error { return problem.Errorf(c, format, args...) }
+func opError(c problem.Code, format string, args ...any) error {
+	return problem.Errorf(c, format, args...)
+}
 
 // text returns the working text of a file: proposed, or read from disk.
 func (s *Sources) text(p *Projection, rel string) (string, bool, error) {
