@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -247,4 +249,108 @@ var unusedArgs = map[string][]string{
 	"docforge_propose_node_move":           {"title", "fields", "operations", "add"},
 	"docforge_propose_relationship_update": {"title", "path", "fields", "operations"},
 	"docforge_propose_node_delete":         {"title", "path", "fields", "operations", "add"},
+}
+
+func TestLargeChangesetPagesAndChunks(t *testing.T) {
+	root := example(t, "max_response_chars = 65536", "max_response_chars = 262144")
+	cs := proposalSession(t, root)
+	var body strings.Builder
+	for i := 0; body.Len() < 2<<20; i++ {
+		fmt.Fprintf(&body, "Line %d of a long body, with \"quotes\", a back\\slash and caf\u00e9.\n", i)
+	}
+	var m mutation
+	must(t, cs, "docforge_register_changes", map[string]any{"title": "long", "changeset_id": "cs-long",
+		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"body": body.String()}}}}, &m)
+	if !m.Compact || !m.Committed || m.Status != changeset.Ready || !strings.HasPrefix(m.Hash, "sha256:") {
+		t.Fatalf("a committed mutation too large to show must come back as a compact receipt: %+v", m)
+	}
+	d := loadDescriptor(t, root)
+	st, _ := changeset.OpenStore(d)
+	rec, err := st.Load("cs-long")
+	if err != nil || rec.Hash != m.Hash {
+		t.Fatalf("stored: %v %v", err, rec)
+	}
+	// get: the operation does not fit a page, so it is summarised with its hash and size.
+	var got struct {
+		Operations []json.RawMessage `json:"operations"`
+		Summaries  []struct {
+			Hash  string `json:"entry_hash"`
+			Chars int    `json:"chars"`
+		} `json:"summaries"`
+	}
+	must(t, cs, "docforge_get_changeset", map[string]any{"changeset_id": "cs-long"}, &got)
+	opJSON, _ := changeset.Canonical(rec.Changeset.Operations[0])
+	if len(got.Operations) != 0 || len(got.Summaries) != 1 || got.Summaries[0].Chars != len(opJSON) || got.Summaries[0].Hash != changeset.HashBytes(opJSON) {
+		t.Fatalf("get summaries: %+v", got.Summaries)
+	}
+	// diff: canonical_json_chunk pages whose concatenation is the exact payload.
+	var payload strings.Builder
+	cursor, pages, wantHash := "", 0, ""
+	for {
+		args := map[string]any{"changeset_id": "cs-long"}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		var page struct {
+			Format      string `json:"format"`
+			PayloadHash string `json:"payload_hash"`
+			ChunkIndex  int    `json:"chunk_index"`
+			Chunk       string `json:"chunk"`
+			Pagination  worker.Pagination
+		}
+		must(t, cs, "docforge_get_changeset_diff", args, &page)
+		if page.Format != "canonical_json_chunk" || page.ChunkIndex != pages {
+			t.Fatalf("page %d: format %s index %d", pages, page.Format, page.ChunkIndex)
+		}
+		wantHash = page.PayloadHash
+		payload.WriteString(page.Chunk)
+		pages++
+		if !page.Pagination.HasMore {
+			break
+		}
+		cursor = page.Pagination.NextCursor
+	}
+	if got := changeset.HashBytes([]byte(payload.String())); got != wantHash || pages < 2 {
+		t.Fatalf("reassembled %d pages hash to %s, want %s", pages, got, wantHash)
+	}
+	var decoded struct {
+		Operations []changeset.Operation `json:"operations"`
+		Changes    []changeset.Change    `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(payload.String()), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := changeset.Canonical(decoded.Operations)
+	stored, _ := changeset.Canonical(rec.Changeset.Operations)
+	if string(again) != string(stored) || len(decoded.Changes) != 1 || !strings.Contains(decoded.Changes[0].BodyDiff, "+Line 100 of a long body") {
+		t.Fatalf("reassembled payload differs from the stored operations (%d changes)", len(decoded.Changes))
+	}
+}
+
+func TestMutationPreflight(t *testing.T) {
+	long := strings.Repeat("A long project name. ", 34)
+	root := example(t, `name = "Courier parcel tracking"`, `name = "`+long+`"`, "max_response_chars = 65536", "max_response_chars = 1024")
+	cs := proposalSession(t, root)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docforge_register_changes", Arguments: map[string]any{"title": "t",
+		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"title": "Store"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, `"code":"result_too_large"`) || !strings.Contains(text, `"stage":"preflight"`) || !strings.Contains(text, `"mutation_committed":false`) {
+		t.Fatalf("preflight: %s", text)
+	}
+	st, _ := changeset.OpenStore(loadDescriptor(t, root))
+	if recs, _, _ := st.List(); len(recs) != 0 {
+		t.Fatalf("a refused preflight stored %d changesets", len(recs))
+	}
+}
+
+func loadDescriptor(t *testing.T, root string) *project.Descriptor {
+	t.Helper()
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("load: %v %v", err, probs)
+	}
+	return d
 }

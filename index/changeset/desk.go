@@ -106,6 +106,9 @@ func (k *Desk) newChangeset(writer string, dr Request) (*Changeset, error) {
 	if !ValidID(id) {
 		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id %q must match [a-z0-9][a-z0-9._-]{0,63}", id)
 	}
+	if err := Confined(k.d.Root, k.Store.root, k.Store.dir(id), k.d.Proposals.ChangesetRoot); err != nil {
+		return nil, err
+	}
 	if k.Store.Exists(id) {
 		return nil, problem.Errorf(problem.InvalidArgument, "changeset %s already exists; choose another changeset_id or omit it", id)
 	}
