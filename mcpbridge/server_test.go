@@ -116,11 +116,20 @@ func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	specs := map[string]worker.ToolSpec{}
+	for _, spec := range worker.Tools() {
+		specs[spec.Name] = spec
+	}
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
-		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
-			t.Errorf("%s is not annotated read-only", tool.Name)
+		spec := specs[tool.Name]
+		if tool.Annotations == nil || tool.Annotations.ReadOnlyHint != spec.ReadOnly || tool.Annotations.IdempotentHint == spec.Mutates() ||
+			tool.Annotations.DestructiveHint == nil || *tool.Annotations.DestructiveHint {
+			t.Errorf("%s annotations %+v do not match its spec (read-only %v, mutates %v)", tool.Name, tool.Annotations, spec.ReadOnly, spec.Mutates())
 		}
+	}
+	if len(names) != 29 {
+		t.Errorf("%d tools registered, want the 15 read tools and 14 proposal tools", len(names))
 	}
 	var want []string
 	for _, spec := range worker.Tools() {

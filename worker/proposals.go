@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/render"
 )
@@ -537,7 +539,7 @@ func runPreview(c *call, args json.RawMessage) (any, error) {
 	if err := c.preflight("docforge_preview_changeset"); err != nil {
 		return nil, err
 	}
-	out, err := preview(c, a.ChangesetID, a.ViewID)
+	out, err := PreviewChangeset(c.ctx, c.d, c.b.Policy(), a.ChangesetID, a.ViewID)
 	if err != nil {
 		return nil, err
 	}
@@ -557,10 +559,10 @@ type PreviewResult struct {
 	Nodes       int    `json:"nodes"`
 }
 
-// preview renders view with changeset id applied into preview_root/ID/VIEW.html.
-func preview(c *call, id, view string) (*PreviewResult, error) {
-	d := c.d
-	desk, err := c.desk()
+// PreviewChangeset renders view with changeset id applied into preview_root/ID/VIEW.html,
+// atomically; it writes nothing else.
+func PreviewChangeset(ctx context.Context, d *project.Descriptor, policy, id, view string) (*PreviewResult, error) {
+	desk, err := changeset.NewDesk(d, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -568,7 +570,7 @@ func preview(c *call, id, view string) (*PreviewResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := changeset.LoadSources(c.ctx, d, c.b.Policy())
+	src, err := changeset.LoadSources(ctx, d, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +580,7 @@ func preview(c *call, id, view string) (*PreviewResult, error) {
 		pe.Problems = checked.Projection.Problems
 		return nil, pe
 	}
-	g, err := render.LoadWith(c.ctx, d, c.b.Policy(), checked.Projection.Overlay)
+	g, err := render.LoadWith(ctx, d, policy, checked.Projection.Overlay)
 	if err != nil {
 		if problem.CodeOf(err) == problem.ProjectInvalid {
 			pe := problem.Errorf(problem.ChangesetInvalid, "with changeset %s the project does not validate, so it cannot be rendered; see docforge_validate_changeset", id)

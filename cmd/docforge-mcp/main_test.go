@@ -200,9 +200,17 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("node client: %v\n%s", err, stderr.String())
 	}
 	var summary struct {
-		Tools    []string
-		ReadOnly bool
-		Results  []struct {
+		Tools        []string
+		ReadOnly     []string
+		DisabledCode string
+		Registered   string
+		Proposals    []struct {
+			Name    string
+			IsError bool
+			Code    *string
+			Status  *string
+		}
+		Results []struct {
 			Name      string
 			IsError   bool
 			Code      *string
@@ -214,8 +222,26 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &summary); err != nil {
 		t.Fatalf("summary: %v\n%s", err, out)
 	}
-	if len(summary.Tools) != 15 || !summary.ReadOnly {
+	if len(summary.Tools) != 29 || len(summary.ReadOnly) != 19 {
 		t.Errorf("tools %v (read-only %v)", summary.Tools, summary.ReadOnly)
+	}
+	if summary.DisabledCode != "proposal_access_disabled" || !strings.HasPrefix(summary.Registered, "sha256:") {
+		t.Errorf("proposal access: disabled %q, registered %q", summary.DisabledCode, summary.Registered)
+	}
+	wantStatus := []string{"ready", "ready", "ready", "ready", "ready", "", "", "", "abandoned"}
+	for i, p := range summary.Proposals {
+		empty := p.Name == "docforge_propose_relationship_update" && i == 7
+		switch {
+		case empty && (!p.IsError || p.Code == nil || *p.Code != "invalid_argument"):
+			t.Errorf("an empty relationship list: %+v", p)
+		case !empty && p.IsError:
+			t.Errorf("%s failed: %v", p.Name, *p.Code)
+		case wantStatus[i] != "" && (p.Status == nil || *p.Status != wantStatus[i]):
+			t.Errorf("%s: status %v, want %s", p.Name, p.Status, wantStatus[i])
+		}
+	}
+	if len(summary.Proposals) != len(wantStatus) {
+		t.Errorf("%d proposal steps ran, want %d", len(summary.Proposals), len(wantStatus))
 	}
 	for i, r := range summary.Results {
 		last := i == len(summary.Results)-1 // the deliberate unknown node

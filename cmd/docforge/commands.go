@@ -42,6 +42,7 @@ type env struct {
 	lifeFD  int
 
 	noAutostart bool
+	writer      string
 	status      bool
 	deep        bool
 }
@@ -101,6 +102,12 @@ func commands() map[string]command {
 				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
 			}, runWorker},
 		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
+		"changeset": {"list|show|validate|diff|preview|abandon [ID]", changesetHelp, 1, 2,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.name, "status", "", "list: which `STATE`s to show (draft, ready, stale, applied, abandoned, open, all; default draft and ready)")
+				fs.StringVar(&e.id, "view", "", "preview: the declared view `ID` to render")
+				fs.StringVar(&e.query, "reason", "", "abandon: why, recorded in the receipt")
+			}, runChangeset},
 		"render": {"", "Render each declared view (or --view ID) to its self-contained HTML page, atomically, with a publication receipt. --status says whether each page is current (receipts and stats only); --deep re-renders in memory and compares bytes. Neither writes.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.id, "view", "", "render or check only the view with this `ID`")
@@ -110,6 +117,7 @@ func commands() map[string]command {
 		"call": {"TOOL [ARGUMENTS_JSON]", "Run one MCP tool (docforge_get_node, docforge_search, ...) through the project's worker under the manager, exactly as an MCP session would, and print its result envelope. Starts a manager when none answers.", 1, 2,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
+				fs.StringVar(&e.writer, "proposal-writer", "", "bind this declared `WRITER_ID` so proposal mutations are allowed (as docforge-mcp --proposal-writer)")
 			}, runCall},
 		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,

@@ -44,6 +44,8 @@ Commands:
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
   diff                   what the latest generation changed, paged (never syncs)
   render                 write each declared view as an HTML page; --status, --deep check them
+  changeset list|show|validate|diff|preview|abandon [ID]
+                         review the changesets agents proposed; never writes canonical files
   call TOOL [ARGS_JSON]  run one MCP tool through the manager's worker, as an MCP session does
   manager run|start|stop|status|install
                          the per-user daemon that runs one worker per project for MCP sessions

@@ -231,6 +231,12 @@ func runCall(e *env) error {
 	session := manager.NewSession(paths, start)
 	defer session.Close()
 	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	if e.writer != "" {
+		b.CapabilityMode, b.ProposalWriter = worker.ModeProposal, e.writer
+		if _, err := b.Validate(); err != nil {
+			return err
+		}
+	}
 	out, callErr := session.Call(e.ctx, b, e.args[0], args)
 	if out == nil {
 		return callErr

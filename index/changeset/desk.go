@@ -294,8 +294,18 @@ func (k *Desk) Rebase(ctx context.Context, writer, id string) (*Result, error) {
 	return res, err
 }
 
-// Abandon closes an open changeset; its folder and receipts stay.
+// Abandon closes a writer's open changeset; its folder and receipts stay.
 func (k *Desk) Abandon(ctx context.Context, writer, id, reason string) (*Result, error) {
+	return k.abandon(ctx, writer, writer, id, reason)
+}
+
+// AbandonAsReviewer closes any open changeset on a person's behalf (the CLI); the receipt
+// names the person.
+func (k *Desk) AbandonAsReviewer(ctx context.Context, person, id, reason string) (*Result, error) {
+	return k.abandon(ctx, "", "person:"+person, id, reason)
+}
+
+func (k *Desk) abandon(ctx context.Context, writer, actor, id, reason string) (*Result, error) {
 	unlock, err := k.Store.Lock(ctx)
 	if err != nil {
 		return nil, err
@@ -305,10 +315,14 @@ func (k *Desk) Abandon(ctx context.Context, writer, id, reason string) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	if err := owned(rec, writer); err != nil {
-		return nil, err
+	if writer != "" {
+		if err := owned(rec, writer); err != nil {
+			return nil, err
+		}
+	} else if !Open(rec.Status) {
+		return nil, problem.Errorf(problem.ChangesetState, "changeset %s is %s; it no longer changes", id, rec.Status)
 	}
-	next, err := k.Store.Commit(rec, rec.Changeset, "abandoned", Abandoned, writer, reason, k.now())
+	next, err := k.Store.Commit(rec, rec.Changeset, "abandoned", Abandoned, actor, reason, k.now())
 	if err != nil {
 		return nil, err
 	}

@@ -240,7 +240,7 @@ func Describe(c Code) Info {
 			"rebase the changeset (docforge_rebase_changeset) or create a new one against the current content"}
 	case ChangesetInvalid:
 		return Info{"the project with this changeset applied would not validate",
-			"fix the operations as the listed problems say; nothing was stored"}
+			"fix the operations as the listed problems say (a refused registration stores nothing)"}
 	case ChangesetState:
 		return Info{"the changeset's lifecycle state does not allow this",
 			"applied and abandoned changesets are final; create a new changeset"}

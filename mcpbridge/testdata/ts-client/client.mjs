@@ -1,5 +1,6 @@
 // Drives docforge-mcp over stdio with the official TypeScript SDK: lists the tools and calls
-// every read tool, printing one JSON summary line for the Go test to check.
+// every read tool, then drives the proposal tools through a second session bound to a writer,
+// printing one JSON summary line for the Go test to check.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -43,5 +44,37 @@ for (const [name, args] of calls) {
     size: r.content[0].text.length,
   });
 }
-console.log(JSON.stringify({ tools: tools.map((t) => t.name), readOnly: tools.every((t) => t.annotations && t.annotations.readOnlyHint), results }));
+// Without a writer a mutation is refused; with one, the whole review cycle runs.
+const disabled = await client.callTool({ name: "docforge_register_changes", arguments: { title: "t", operations: [{ op: "update", node_id: "arch.store", fields: { title: "x" } }] } });
+const disabledCode = JSON.parse(disabled.content[0].text).error?.code ?? null;
 await client.close();
+
+const writerTransport = new StdioClientTransport({ command: bin, args: ["--project-root", root, "--proposal-writer", "agent"], env: process.env, stderr: "inherit" });
+const writer = new Client({ name: "docforge-ts-e2e-writer", version: "1.0.0" });
+await writer.connect(writerTransport);
+const proposals = [];
+const step = async (name, args) => {
+  const r = await writer.callTool({ name, arguments: args });
+  const env = JSON.parse(r.content[0].text);
+  proposals.push({ name, isError: r.isError === true, code: env.error ? env.error.code : null, status: env.result?.status ?? null });
+  return env.result;
+};
+const reg = await step("docforge_register_changes", {
+  title: "Rename the store", changeset_id: "cs-ts",
+  operations: [{ op: "update", node_id: "arch.store", fields: { title: "Event store" } }],
+});
+await step("docforge_propose_relationship_update", { changeset_id: "cs-ts", node_id: "arch.store", add: [{ relation: "depends_on", target_id: "arch.api" }] });
+await step("docforge_get_changeset", { changeset_id: "cs-ts" });
+await step("docforge_validate_changeset", { changeset_id: "cs-ts" });
+await step("docforge_get_changeset_diff", { changeset_id: "cs-ts" });
+await step("docforge_preview_changeset", { changeset_id: "cs-ts", view_id: "architecture" });
+await step("docforge_list_changesets", {});
+await step("docforge_propose_relationship_update", { changeset_id: "cs-ts", node_id: "arch.store", add: [] });
+await step("docforge_abandon_changeset", { changeset_id: "cs-ts", reason: "end of test" });
+await writer.close();
+
+console.log(JSON.stringify({
+  tools: tools.map((t) => t.name),
+  readOnly: tools.filter((t) => t.annotations && t.annotations.readOnlyHint).map((t) => t.name),
+  results, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
+}));

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/worker"
+)
+
+const changesetHelp = `Review the changesets agents proposed (they live under [proposals].changeset_root).
+  list                 draft and ready changesets (--status stale|applied|abandoned|open|all)
+  show ID              header, exact hash, lifecycle receipts and every operation
+  validate ID          project onto the current sources and run the full validation (exit 1 if not valid)
+  diff ID              per-node unified diffs of fields and body, relation additions and removals
+  preview ID --view V  render view V with the changeset applied into [proposals].preview_root
+  abandon ID           close an open changeset (--reason); its receipts are kept
+Nothing here writes a canonical file.`
+
+func runChangeset(e *env) error {
+	sub := e.args[0]
+	needsID := sub != "list"
+	if needsID != (len(e.args) == 2) {
+		if needsID {
+			return usageError("docforge changeset %s needs a changeset ID", sub)
+		}
+		return usageError("docforge changeset list takes no ID")
+	}
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	desk, err := changeset.NewDesk(d, e.policy())
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		return changesetList(e, desk)
+	case "show":
+		rec, err := desk.Store.Load(e.args[1])
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return e.writeJSON(e.stdout, rec)
+		}
+		printRecord(e.stdout, rec)
+		return nil
+	case "validate":
+		_, c, _, err := desk.Validate(e.ctx, e.args[1])
+		if err != nil {
+			return err
+		}
+		if e.json {
+			err = e.writeJSON(e.stdout, c.Report)
+		} else {
+			printReport(e.stdout, c.Report)
+		}
+		if err == nil && !c.Report.Valid {
+			return exitError(exitValidation)
+		}
+		return err
+	case "diff":
+		rec, err := desk.Store.Load(e.args[1])
+		if err != nil {
+			return err
+		}
+		src, err := changeset.LoadSources(e.ctx, d, e.policy())
+		if err != nil {
+			return err
+		}
+		changes := src.Changes(src.Check(rec.Changeset, nil, false))
+		if e.json {
+			return e.writeJSON(e.stdout, map[string]any{"changeset_id": rec.Changeset.ID, "changeset_hash": rec.Hash, "operations": rec.Changeset.Operations, "changes": changes})
+		}
+		printChanges(e.stdout, changes)
+		return nil
+	case "preview":
+		if e.id == "" {
+			return usageError("docforge changeset preview needs --view ID (declared views: %s)", viewIDs(d.Views))
+		}
+		res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), e.args[1], e.id)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return e.writeJSON(e.stdout, res)
+		}
+		fmt.Fprintf(e.stdout, "wrote %s (%d bytes, %d nodes) for %s %s\n", res.Path, res.Bytes, res.Nodes, res.ChangesetID, res.Hash)
+		return nil
+	case "abandon":
+		res, err := desk.AbandonAsReviewer(e.ctx, person(), e.args[1], e.query)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return e.writeJSON(e.stdout, res.Record)
+		}
+		fmt.Fprintf(e.stdout, "%s abandoned (receipt %d kept)\n", res.Record.Changeset.ID, len(res.Record.Receipts))
+		return nil
+	}
+	return usageError("unknown changeset command %q: use list, show, validate, diff, preview or abandon", sub)
+}
+
+func usageError(format string, args ...any) error {
+	return problem.Errorf(problem.InvalidArgument, format, args...)
+}
+
+func viewIDs(views []project.View) string {
+	ids := make([]string, len(views))
+	for i, v := range views {
+		ids[i] = v.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// person names who runs the CLI, for the audit receipt.
+func person() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return fmt.Sprint(os.Getuid())
+}
+
+func changesetList(e *env, desk *changeset.Desk) error {
+	recs, bad, err := desk.Store.List()
+	if err != nil {
+		return err
+	}
+	statuses := map[string][]string{"": {changeset.Draft, changeset.Ready}, "open": {changeset.Draft, changeset.Ready, changeset.Stale},
+		"all": {changeset.Draft, changeset.Ready, changeset.Stale, changeset.Applied, changeset.Abandoned}}[e.name]
+	if statuses == nil {
+		statuses = []string{e.name}
+	}
+	var shown []*changeset.Record
+	for _, r := range recs {
+		if slices.Contains(statuses, r.Status) {
+			shown = append(shown, r)
+		}
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, map[string]any{"changesets": shown, "unreadable": fmt.Sprint(bad)})
+	}
+	if len(shown) == 0 {
+		fmt.Fprintf(e.stdout, "no %s changesets\n", strings.Join(statuses, " or "))
+	}
+	for _, r := range shown {
+		fmt.Fprintf(e.stdout, "%-28s %-9s %-10s %3d ops  %s\n", r.Changeset.ID, r.Status, r.Changeset.Writer, len(r.Changeset.Operations), r.Changeset.Title)
+	}
+	for _, b := range bad {
+		fmt.Fprintf(e.stderr, "unreadable: %v\n", b)
+	}
+	return nil
+}
+
+func printRecord(w io.Writer, rec *changeset.Record) {
+	cs := rec.Changeset
+	fmt.Fprintf(w, "%s  %s\n  title:  %s\n  writer: %s\n  hash:   %s\n", cs.ID, rec.Status, cs.Title, cs.Writer, rec.Hash)
+	if cs.Description != "" {
+		fmt.Fprintf(w, "  %s\n", cs.Description)
+	}
+	fmt.Fprintln(w, "receipts:")
+	for _, r := range rec.Receipts {
+		fmt.Fprintf(w, "  %d  %-10s %-9s -> %-9s by %s at %s %s\n", r.Seq, r.Transition, r.From, r.To, r.Actor, r.At, r.Reason)
+	}
+	fmt.Fprintln(w, "operations:")
+	for i, op := range cs.Operations {
+		data, _ := changeset.Canonical(op)
+		fmt.Fprintf(w, "  [%d] %s\n", i, data)
+	}
+}
+
+func printReport(w io.Writer, r *changeset.Report) {
+	verdict := "valid"
+	if !r.Valid {
+		verdict = "NOT valid"
+	}
+	fmt.Fprintf(w, "%s (%s): %s, %d errors, %d warnings\n", r.ChangesetID, r.Status, verdict, r.Errors, r.Warnings)
+	for _, s := range r.Stale {
+		fmt.Fprintf(w, "  stale: operations[%d] %s expected %s, now %s\n", s.OperationIndex, s.NodeID, s.Expected, s.Current)
+	}
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "  conflict: %s (%s) also touches %s\n", c.ChangesetID, c.Status, strings.Join(append(c.Nodes, c.Paths...), ", "))
+	}
+	if r.BaseErrors > 0 {
+		fmt.Fprintf(w, "  note: the project already has %d errors without this changeset\n", r.BaseErrors)
+	}
+	printProblems(w, r.Problems)
+}
+
+func printChanges(w io.Writer, changes []changeset.Change) {
+	for _, c := range changes {
+		where := c.PathAfter
+		if c.PathBefore != c.PathAfter && c.PathBefore != "" {
+			where = c.PathBefore + " -> " + c.PathAfter
+		} else if where == "" {
+			where = c.PathBefore
+		}
+		fmt.Fprintf(w, "== %s %s (%s)\n", c.Change, c.NodeID, where)
+		for _, e := range c.RelationsAdded {
+			fmt.Fprintf(w, "  + %s %s\n", e.Relation, e.Target)
+		}
+		for _, e := range c.RelationsRemoved {
+			fmt.Fprintf(w, "  - %s %s\n", e.Relation, e.Target)
+		}
+		fmt.Fprint(w, c.FrontMatterDiff, c.BodyDiff)
+	}
+}
