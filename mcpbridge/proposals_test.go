@@ -252,7 +252,7 @@ var unusedArgs = map[string][]string{
 }
 
 func TestLargeChangesetPagesAndChunks(t *testing.T) {
-	root := example(t, "max_response_chars = 65536", "max_response_chars = 262144")
+	root := example(t, "max_response_chars = 65536", "max_response_chars = 1048576")
 	cs := proposalSession(t, root)
 	var body strings.Builder
 	for i := 0; body.Len() < 2<<20; i++ {
