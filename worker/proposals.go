@@ -94,7 +94,13 @@ func (c *call) writer() (string, error) {
 	return c.b.ProposalWriter, nil
 }
 
-func (c *call) desk() (*changeset.Desk, error) { return changeset.NewDesk(c.d, c.b.Policy()) }
+func (c *call) desk() (*changeset.Desk, error) {
+	d, err := changeset.NewDesk(c.d, c.b.Policy())
+	if err == nil {
+		d.UseCache(&c.svc.sources)
+	}
+	return d, err
+}
 
 // publishedEnvelope fills the envelope from the published index without syncing: proposal
 // tools read the sources themselves.
@@ -422,7 +428,7 @@ func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := changeset.LoadSources(c.ctx, c.d, c.b.Policy())
+	src, err := d.Sources(c.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -539,7 +545,7 @@ func runPreview(c *call, args json.RawMessage) (any, error) {
 	if err := c.preflight("docforge_preview_changeset"); err != nil {
 		return nil, err
 	}
-	out, err := PreviewChangeset(c.ctx, c.d, c.b.Policy(), a.ChangesetID, a.ViewID)
+	out, err := PreviewChangeset(c.ctx, c.d, c.b.Policy(), &c.svc.sources, a.ChangesetID, a.ViewID)
 	if err != nil {
 		return nil, err
 	}
@@ -561,16 +567,18 @@ type PreviewResult struct {
 
 // PreviewChangeset renders view with changeset id applied into preview_root/ID/VIEW.html,
 // atomically; it writes nothing else.
-func PreviewChangeset(ctx context.Context, d *project.Descriptor, policy, id, view string) (*PreviewResult, error) {
+// cache may be nil.
+func PreviewChangeset(ctx context.Context, d *project.Descriptor, policy string, cache *changeset.Cache, id, view string) (*PreviewResult, error) {
 	desk, err := changeset.NewDesk(d, policy)
 	if err != nil {
 		return nil, err
 	}
+	desk.UseCache(cache)
 	rec, err := desk.Store.Load(id)
 	if err != nil {
 		return nil, err
 	}
-	src, err := changeset.LoadSources(ctx, d, policy)
+	src, err := desk.Sources(ctx)
 	if err != nil {
 		return nil, err
 	}

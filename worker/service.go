@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 )
@@ -27,10 +28,11 @@ type Service struct {
 	tools map[string]ToolSpec
 	watch bool // start a source watch per binding
 
-	stats counters
-	bg    context.Context // background rebuilds; cancelled by Close
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	stats   counters
+	sources changeset.Cache // parsed sources for proposal checks, per project and policy
+	bg      context.Context // background rebuilds; cancelled by Close
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.

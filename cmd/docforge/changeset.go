@@ -86,7 +86,7 @@ func runChangeset(e *env) error {
 		if e.id == "" {
 			return usageError("docforge changeset preview needs --view ID (declared views: %s)", viewIDs(d.Views))
 		}
-		res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), e.args[1], e.id)
+		res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), nil, e.args[1], e.id)
 		if err != nil {
 			return err
 		}

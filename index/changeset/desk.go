@@ -18,7 +18,14 @@ type Desk struct {
 	d      *project.Descriptor
 	policy string
 	now    func() time.Time
+	cache  *Cache
 }
+
+// UseCache makes the desk reuse parsed sources from c.
+func (k *Desk) UseCache(c *Cache) { k.cache = c }
+
+// Sources returns the project's current sources, through the desk's cache.
+func (k *Desk) Sources(ctx context.Context) (*Sources, error) { return k.cache.Load(ctx, k.d, k.policy) }
 
 // NewDesk returns the desk of d under the adapter policy.
 func NewDesk(d *project.Descriptor, policy string) (*Desk, error) {
@@ -82,7 +89,7 @@ func (k *Desk) locked(ctx context.Context, fn func(src *Sources, all []*Record) 
 	if err != nil {
 		return err
 	}
-	src, err := LoadSources(ctx, k.d, k.policy)
+	src, err := k.Sources(ctx)
 	if err != nil {
 		return err
 	}
@@ -336,7 +343,7 @@ func (k *Desk) Validate(ctx context.Context, id string) (*Record, *Checked, *Sou
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	src, err := LoadSources(ctx, k.d, k.policy)
+	src, err := k.Sources(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}

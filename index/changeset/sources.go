@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
@@ -32,12 +33,49 @@ type nodeAt struct {
 
 // LoadSources reads and parses every source of d under the adapter policy.
 func LoadSources(ctx context.Context, d *project.Descriptor, policy string) (*Sources, error) {
+	return (*Cache)(nil).Load(ctx, d, policy)
+}
+
+// Cache keeps the last parsed sources of each project and policy and hands them out again
+// while the stat identity of the sources and the descriptor are unchanged: parsing is the
+// cost of every check, and a long-lived worker checks the same base many times. Sources are
+// never modified after loading, so sharing them is safe. A nil *Cache caches nothing.
+type Cache struct {
+	mu   sync.Mutex
+	last map[string]*Sources
+}
+
+// Load returns the current sources of d, parsed now or reused.
+func (c *Cache) Load(ctx context.Context, d *project.Descriptor, policy string) (*Sources, error) {
 	inv, err := source.Scan(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("load sources: %w", err)
 	}
+	key := d.Root + "\x00" + policy
+	if c != nil {
+		c.mu.Lock()
+		s := c.last[key]
+		c.mu.Unlock()
+		if s != nil && s.inv.Identity() == inv.Identity() && s.d.Hash == d.Hash {
+			return s, nil
+		}
+	}
+	s, err := parse(ctx, d, policy, inv)
+	if err != nil || c == nil {
+		return s, err
+	}
+	c.mu.Lock()
+	if c.last == nil {
+		c.last = map[string]*Sources{}
+	}
+	c.last[key] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+func parse(ctx context.Context, d *project.Descriptor, policy string, inv *source.Inventory) (*Sources, error) {
 	s := &Sources{d: d, policy: policy, inv: inv, frags: map[string]*graph.Fragment{}, nodes: map[string]nodeAt{}}
-	err = source.NewLoader(d, policy).Each(ctx, inv.Files, func(p source.Parsed) error {
+	err := source.NewLoader(d, policy).Each(ctx, inv.Files, func(p source.Parsed) error {
 		s.order = append(s.order, p.File.Path)
 		s.frags[p.File.Path] = p.Fragment
 		for i := range p.Fragment.Nodes {
