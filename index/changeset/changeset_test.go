@@ -157,3 +157,24 @@ func TestProjectionRefusals(t *testing.T) {
 		t.Fatalf("delete of a referenced node: %+v", c.Report)
 	}
 }
+
+func TestCacheReusesUntilASourceChanges(t *testing.T) {
+	d := example(t)
+	var c Cache
+	ctx := context.Background()
+	a, err := c.Load(ctx, d, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := c.Load(ctx, d, "")
+	if a != b {
+		t.Fatal("unchanged sources were parsed again")
+	}
+	p := filepath.Join(d.Root, "docs/architecture/store.md")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, append(data, "\nOne more line.\n"...), 0o644)
+	after, _ := c.Load(ctx, d, "")
+	if after == a || after.ContentHash("arch.store") == a.ContentHash("arch.store") {
+		t.Fatal("an edited source was served from the cache")
+	}
+}
