@@ -23,12 +23,12 @@ func NewServer(b worker.Binding, caller Caller) *mcp.Server {
 		&mcp.ServerOptions{Instructions: worker.Instructions(b)})
 	closedWorld := false
 	for _, spec := range worker.ToolsFor(b) {
-		// Mutations are not idempotent (each appends a receipt) and destroy nothing: a
-		// changeset is never deleted, and canonical files are never written here.
-		notDestructive := false
+		// Mutations are not idempotent (each appends a receipt); only application changes
+		// canonical files, so only it is destructive.
+		destructive := spec.Destructive()
 		tool := &mcp.Tool{
 			Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, IdempotentHint: !spec.Mutates(), OpenWorldHint: &closedWorld, DestructiveHint: &notDestructive},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: spec.ReadOnly, IdempotentHint: !spec.Mutates(), OpenWorldHint: &closedWorld, DestructiveHint: &destructive},
 		}
 		name := spec.Name
 		server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

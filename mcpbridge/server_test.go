@@ -132,7 +132,7 @@ func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
 		t.Errorf("%d tools registered, want the 15 read tools and 14 proposal tools", len(names))
 	}
 	var want []string
-	for _, spec := range worker.Tools() {
+	for _, spec := range worker.ToolsFor(worker.Binding{ProjectRoot: "x", CapabilityMode: worker.ModeProposal}) {
 		want = append(want, spec.Name)
 	}
 	// The go-sdk lists tools by name; the contract's order is the capabilities' order.

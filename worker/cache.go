@@ -61,6 +61,7 @@ func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
 		return l
 	}
 	l := &live{root: b.ProjectRoot, policy: b.Policy()}
+	recoverApplication(s.bg, d, b.Policy())
 	if s.watch {
 		if w, err := startWatch(d, func() { s.schedule(l) }); err == nil {
 			l.watch = w

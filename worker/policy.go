@@ -54,11 +54,11 @@ func PolicyOf(b Binding) EffectivePolicy {
 	return p
 }
 
-// CapabilitiesOf states the registered surface and the proposal access the binding has. The
-// application tool is not part of this server yet, so a bound applier grants nothing.
+// CapabilitiesOf states the registered surface and the proposal and application access the
+// binding has.
 func CapabilitiesOf(b Binding) Capabilities {
 	c := Capabilities{ProposalWriter: b.ProposalWriter, CanonicalApplier: b.CanonicalApplier,
-		ProposalAccess: b.ProposalWriter != "" && b.CapabilityMode != ModeRead}
+		ProposalAccess: b.ProposalWriter != "" && b.CapabilityMode != ModeRead, CanonicalApplication: applicationGated(b)}
 	for _, t := range ToolsFor(b) {
 		c.Tools = append(c.Tools, t.Name)
 	}

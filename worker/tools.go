@@ -20,6 +20,7 @@ type ToolSpec struct {
 	syncs       bool // a normal call: sync first and answer from a fresh snapshot
 	mutates     bool // a proposal mutation: needs the bound writer, preflights its receipt
 	preview     bool // writes only below preview_root
+	destructive bool // changes canonical files (the application tool)
 	run         func(c *call, args json.RawMessage) (any, error)
 }
 
@@ -45,22 +46,30 @@ var (
 // Mutates reports whether the tool changes the changeset store.
 func (t ToolSpec) Mutates() bool { return t.mutates }
 
+// Destructive reports whether the tool changes canonical files.
+func (t ToolSpec) Destructive() bool { return t.destructive }
+
 // Proposal reports whether the tool belongs to the isolated proposal surface.
 func (t ToolSpec) Proposal() bool {
 	return t.mutates || t.preview || strings.Contains(t.Name, "changeset")
 }
 
-// Tools returns every tool in the contract's order: the read surface, then the proposals.
-func Tools() []ToolSpec { return append(readTools(), proposalTools()...) }
+// Tools returns every tool in the contract's order: the read surface, the proposals, then
+// canonical application.
+func Tools() []ToolSpec { return append(append(readTools(), proposalTools()...), applyTool()) }
 
 // ToolsFor returns the tools a binding registers: the read capability mode registers the
 // read surface only; every other mode adds the proposal tools (whose mutations still need a
-// bound writer).
+// bound writer); the application tool exists only behind its gate.
 func ToolsFor(b Binding) []ToolSpec {
 	if b.CapabilityMode == ModeRead {
 		return readTools()
 	}
-	return Tools()
+	tools := append(readTools(), proposalTools()...)
+	if applicationGated(b) {
+		tools = append(tools, applyTool())
+	}
+	return tools
 }
 
 func readTools() []ToolSpec {

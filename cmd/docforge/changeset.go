@@ -21,7 +21,10 @@ const changesetHelp = `Review the changesets agents proposed (they live under [p
   diff ID              per-node unified diffs of fields and body, relation additions and removals
   preview ID --view V  render view V with the changeset applied into [proposals].preview_root
   abandon ID           close an open changeset (--reason); its receipts are kept
-Nothing here writes a canonical file.`
+  apply ID --hash H    write a reviewed changeset into the canonical files, by its exact hash,
+                       as an applier declared under [[proposals.appliers]] (--applier; default
+                       the only one declared)
+Only apply writes canonical files; it runs no command, shell, Git or build.`
 
 func runChangeset(e *env) error {
 	sub := e.args[0]
@@ -95,6 +98,30 @@ func runChangeset(e *env) error {
 		}
 		fmt.Fprintf(e.stdout, "wrote %s (%d bytes, %d nodes) for %s %s\n", res.Path, res.Bytes, res.Nodes, res.ChangesetID, res.Hash)
 		return nil
+	case "apply":
+		applier, err := chooseApplier(d, e.writer)
+		if err != nil {
+			return err
+		}
+		if e.cursor == "" {
+			return usageError("docforge changeset apply needs --hash: the exact changeset_hash you reviewed ('docforge changeset show %s' prints it)", e.args[1])
+		}
+		res, err := worker.ApplyChangeset(e.ctx, d, e.policy(), implementation(), applier, e.args[1], e.cursor)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return e.writeJSON(e.stdout, res)
+		}
+		if res.Recovery != nil {
+			fmt.Fprintf(e.stdout, "first finished an interrupted application of %s: %s\n", res.Recovery.ChangesetID, res.Recovery.Action)
+		}
+		fmt.Fprintf(e.stdout, "%s applied by %s: %d created, %d updated, %d removed\n", res.ChangesetID, applier, len(res.Created), len(res.Updated), len(res.Removed))
+		fmt.Fprintf(e.stdout, "derived state: %s (index %s)\n", res.DerivedRefresh.State, res.DerivedRefresh.Index.State)
+		if res.DerivedRefresh.Remediation != "" {
+			fmt.Fprintf(e.stdout, "  %s\n", res.DerivedRefresh.Remediation)
+		}
+		return nil
 	case "abandon":
 		res, err := desk.AbandonAsReviewer(e.ctx, person(), e.args[1], e.query)
 		if err != nil {
@@ -107,6 +134,26 @@ func runChangeset(e *env) error {
 		return nil
 	}
 	return usageError("unknown changeset command %q: use list, show, validate, diff, preview or abandon", sub)
+}
+
+// chooseApplier returns the applier to act as: the one named, which must be declared, or the
+// only one declared.
+func chooseApplier(d *project.Descriptor, named string) (string, error) {
+	ids := make([]string, len(d.Proposals.Appliers))
+	for i, a := range d.Proposals.Appliers {
+		ids[i] = a.ID
+	}
+	switch {
+	case named != "" && slices.Contains(ids, named):
+		return named, nil
+	case named != "":
+		return "", usageError("--applier %q is not declared under [[proposals.appliers]] (declared: %s)", named, strings.Join(ids, ", "))
+	case len(ids) == 1:
+		return ids[0], nil
+	case len(ids) == 0:
+		return "", usageError("no [[proposals.appliers]] is declared in docforge.toml, so nothing may apply changesets; declare one to enable application")
+	}
+	return "", usageError("several appliers are declared (%s): name one with --applier", strings.Join(ids, ", "))
 }
 
 func usageError(format string, args ...any) error {

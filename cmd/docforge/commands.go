@@ -102,11 +102,13 @@ func commands() map[string]command {
 				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
 			}, runWorker},
 		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
-		"changeset": {"list|show|validate|diff|preview|abandon [ID]", changesetHelp, 1, 2,
+		"changeset": {"list|show|validate|diff|preview|abandon|apply [ID]", changesetHelp, 1, 2,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.name, "status", "", "list: which `STATE`s to show (draft, ready, stale, applied, abandoned, open, all; default draft and ready)")
 				fs.StringVar(&e.id, "view", "", "preview: the declared view `ID` to render")
 				fs.StringVar(&e.query, "reason", "", "abandon: why, recorded in the receipt")
+				fs.StringVar(&e.cursor, "hash", "", "apply: the exact changeset `SHA256` you reviewed")
+				fs.StringVar(&e.writer, "applier", "", "apply: the declared applier `ID` to act as (default: the only one declared)")
 			}, runChangeset},
 		"render": {"", "Render each declared view (or --view ID) to its self-contained HTML page, atomically, with a publication receipt. --status says whether each page is current (receipts and stats only); --deep re-renders in memory and compares bytes. Neither writes.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {

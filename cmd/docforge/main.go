@@ -44,8 +44,9 @@ Commands:
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
   diff                   what the latest generation changed, paged (never syncs)
   render                 write each declared view as an HTML page; --status, --deep check them
-  changeset list|show|validate|diff|preview|abandon [ID]
-                         review the changesets agents proposed; never writes canonical files
+  changeset list|show|validate|diff|preview|abandon|apply [ID]
+                         review the changesets agents proposed; only apply (by exact hash)
+                         writes canonical files
   call TOOL [ARGS_JSON]  run one MCP tool through the manager's worker, as an MCP session does
   manager run|start|stop|status|install
                          the per-user daemon that runs one worker per project for MCP sessions
@@ -165,9 +166,12 @@ func (x exitError) Error() string { return fmt.Sprintf("exit %d", int(x)) }
 
 func exitCode(c problem.Code) int {
 	switch c {
-	case problem.ProjectInvalid, problem.MalformedDescriptor, problem.InvalidDescriptor, problem.UnsupportedSchemaVersion:
+	case problem.ProjectInvalid, problem.MalformedDescriptor, problem.InvalidDescriptor, problem.UnsupportedSchemaVersion,
+		problem.ChangesetInvalid:
 		return exitValidation
-	case problem.DescriptorNotFound, problem.NodeNotFound, problem.InvalidArgument, problem.AdapterPolicyForbidsLogic:
+	case problem.DescriptorNotFound, problem.NodeNotFound, problem.InvalidArgument, problem.AdapterPolicyForbidsLogic,
+		problem.ProposalAccessDisabled, problem.OperationNotPermitted, problem.ChangesetNotFound, problem.ChangesetConflict,
+		problem.ChangesetStale, problem.ChangesetState, problem.PathEscape:
 		return exitUsage
 	}
 	return exitInternal

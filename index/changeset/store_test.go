@@ -39,6 +39,9 @@ func child(root, mode string) int {
 		return 2
 	}
 	ctx := context.Background()
+	if strings.HasPrefix(mode, "apply:") {
+		return childApply(desk, mode)
+	}
 	switch mode {
 	case "loop": // write until killed; first close what a killed predecessor left open
 		recs, _, _ := desk.Store.List()

@@ -1,0 +1,93 @@
+package mcpbridge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/worker"
+)
+
+func toolNames(t *testing.T, b worker.Binding) []string {
+	t.Helper()
+	list, err := connect(t, b).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		if tool.Name == "docforge_apply_changeset" && (tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint) {
+			t.Error("the application tool is not annotated destructive")
+		}
+	}
+	return names
+}
+
+func TestApplicationGate(t *testing.T) {
+	root := example(t)
+	for _, tc := range []struct {
+		b    worker.Binding
+		want bool
+	}{
+		{worker.Binding{ProjectRoot: root}, false},
+		{worker.Binding{ProjectRoot: root, CanonicalApplier: "maintainer"}, false}, // proposal mode
+		{worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"}, true},
+	} {
+		if got := slices.Contains(toolNames(t, tc.b), "docforge_apply_changeset"); got != tc.want {
+			t.Errorf("%+v: apply registered %v, want %v", tc.b, got, tc.want)
+		}
+	}
+	bad := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeApplication}
+	if _, err := bad.Validate(); err == nil {
+		t.Error("application mode without an applier must fail at start")
+	}
+	bad = worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeApplication, CanonicalApplier: "nobody"}
+	if _, err := bad.Validate(); err == nil {
+		t.Error("an undeclared applier must fail at start")
+	}
+}
+
+func TestApplyThroughMCP(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"})
+	var m mutation
+	must(t, cs, "docforge_register_changes", map[string]any{"title": "rename", "changeset_id": "cs-apply",
+		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"title": "Event store"}}}}, &m)
+	before := tree(t, root)
+	refused(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-apply", "changeset_hash": "sha256:" + strings.Repeat("1", 64)}, "changeset_stale")
+	if tree(t, root) != before {
+		t.Fatal("a refused apply changed files")
+	}
+	var res worker.ApplyResult
+	must(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-apply", "changeset_hash": m.Hash}, &res)
+	if res.Status != "applied" || len(res.Updated) != 1 || res.DerivedRefresh.State != "refreshed" || res.DerivedRefresh.Index.State != "refreshed" {
+		t.Fatalf("apply: %+v %+v", res, res.DerivedRefresh)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, "docs/architecture/store.md"))
+	if !strings.Contains(string(data), `title = "Event store"`) {
+		t.Fatalf("canonical file not written:\n%s", data)
+	}
+	var node struct {
+		Title string `json:"title"`
+	}
+	must(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"}, &node)
+	if node.Title != "Event store" {
+		t.Fatalf("index not refreshed: %q", node.Title)
+	}
+	refused(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-apply", "changeset_hash": m.Hash}, "changeset_state")
+
+	// A derived-refresh failure: the index directory cannot be created (a file is in the
+	// way). The application still succeeds, and says the derived state is degraded.
+	must(t, cs, "docforge_register_changes", map[string]any{"title": "again", "changeset_id": "cs-two",
+		"operations": []map[string]any{{"op": "update", "node_id": "arch.api", "fields": map[string]any{"status": "draft"}}}}, &m)
+	os.RemoveAll(filepath.Join(root, ".docforge", "index"))
+	os.WriteFile(filepath.Join(root, ".docforge", "index"), []byte("in the way"), 0o644)
+	must(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-two", "changeset_hash": m.Hash}, &res)
+	if res.Status != "applied" || res.DerivedRefresh.State != "degraded" || res.DerivedRefresh.Index.State != "failed" || res.DerivedRefresh.Remediation == "" {
+		t.Fatalf("degraded refresh: %+v", res.DerivedRefresh)
+	}
+}
