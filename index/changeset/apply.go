@@ -344,7 +344,6 @@ func (k *Desk) verify(ctx context.Context, base *Sources, c *Checked) error {
 	return nil
 }
 
-
 // RecoverNow takes the lock and finishes an interrupted application: what a worker does when
 // it starts serving a project.
 func (k *Desk) RecoverNow(ctx context.Context) (*Recovery, error) {

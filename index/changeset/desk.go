@@ -25,7 +25,9 @@ type Desk struct {
 func (k *Desk) UseCache(c *Cache) { k.cache = c }
 
 // Sources returns the project's current sources, through the desk's cache.
-func (k *Desk) Sources(ctx context.Context) (*Sources, error) { return k.cache.Load(ctx, k.d, k.policy) }
+func (k *Desk) Sources(ctx context.Context) (*Sources, error) {
+	return k.cache.Load(ctx, k.d, k.policy)
+}
 
 // NewDesk returns the desk of d under the adapter policy.
 func NewDesk(d *project.Descriptor, policy string) (*Desk, error) {
