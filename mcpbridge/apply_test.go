@@ -91,3 +91,26 @@ func TestApplyThroughMCP(t *testing.T) {
 		t.Fatalf("degraded refresh: %+v", res.DerivedRefresh)
 	}
 }
+
+// An application whose full result exceeds the output limit answers with the compact
+// receipt: applied, the exact hash, counts, and the refresh state.
+func TestApplyCompactReceipt(t *testing.T) {
+	root := example(t)
+	cs := connect(t, worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"})
+	body := strings.Repeat("A long line of the new body.\n", 4000)
+	var m mutation
+	must(t, cs, "docforge_register_changes", map[string]any{"title": "long", "changeset_id": "cs-long",
+		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"body": body}}}}, &m)
+	var got struct {
+		Compact        bool   `json:"compact"`
+		Committed      bool   `json:"mutation_committed"`
+		Status         string `json:"status"`
+		Hash           string `json:"changeset_hash"`
+		Updated        int    `json:"updated"`
+		DerivedRefresh string `json:"derived_refresh"`
+	}
+	must(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-long", "changeset_hash": m.Hash}, &got)
+	if !got.Compact || !got.Committed || got.Status != "applied" || got.Hash != m.Hash || got.Updated != 1 || got.DerivedRefresh != "refreshed" {
+		t.Fatalf("compact application receipt: %+v", got)
+	}
+}
