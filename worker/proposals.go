@@ -350,16 +350,22 @@ func (c *call) page(tool string, pa pageArgs, params any, collection string, str
 	return frame, nil
 }
 
-func runGetChangeset(c *call, args json.RawMessage) (any, error) {
+// loadChangeset decodes a changeset tool's arguments and loads the changeset they name.
+func (c *call) loadChangeset(args json.RawMessage) (changesetArgs, *changeset.Desk, *changeset.Record, error) {
 	a, err := decodeChangesetArgs(args)
 	if err != nil {
-		return nil, err
+		return a, nil, nil, err
 	}
 	d, err := c.desk()
 	if err != nil {
-		return nil, err
+		return a, nil, nil, err
 	}
 	rec, err := d.Store.Load(a.ChangesetID)
+	return a, d, rec, err
+}
+
+func runGetChangeset(c *call, args json.RawMessage) (any, error) {
+	a, _, rec, err := c.loadChangeset(args)
 	if err != nil {
 		return nil, err
 	}
@@ -416,15 +422,7 @@ type diffPayload struct {
 }
 
 func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
-	a, err := decodeChangesetArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	d, err := c.desk()
-	if err != nil {
-		return nil, err
-	}
-	rec, err := d.Store.Load(a.ChangesetID)
+	a, d, rec, err := c.loadChangeset(args)
 	if err != nil {
 		return nil, err
 	}

@@ -187,7 +187,7 @@ func (k *Desk) Apply(ctx context.Context, applier, id, hash string) (*Applicatio
 		return nil, problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors without the changeset; fix them before applying", src.Errors())
 	}
 	out := &Application{Recovery: recovered, Created: []string{}, Updated: []string{}, Removed: []string{}}
-	j, err := k.prepare(src, c, out)
+	j, err := k.prepare(src, c, rec.Hash, out)
 	if err != nil {
 		return nil, err
 	}
@@ -231,10 +231,8 @@ func (k *Desk) Apply(ctx context.Context, applier, id, hash string) (*Applicatio
 }
 
 // prepare saves every file the application touches and writes the journal.
-func (k *Desk) prepare(src *Sources, c *Checked, out *Application) (*journal, error) {
-	j := &journal{SchemaVersion: SchemaVersion, ChangesetID: c.Changeset.ID, Hash: "", Files: []journalEntry{}}
-	rec, _ := k.Store.Load(c.Changeset.ID)
-	j.Hash = rec.Hash
+func (k *Desk) prepare(src *Sources, c *Checked, hash string, out *Application) (*journal, error) {
+	j := &journal{SchemaVersion: SchemaVersion, ChangesetID: c.Changeset.ID, Hash: hash, Files: []journalEntry{}}
 	if err := Confined(k.d.Root, k.d.StatePath(), k.applyDir(), project.StateDir); err != nil {
 		return nil, err
 	}

@@ -259,24 +259,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func tomlString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
+	tomlEscape(&b, s, false)
 	b.WriteByte('"')
 	return b.String()
 }
@@ -289,6 +272,13 @@ func tomlText(s string) string {
 	}
 	var b strings.Builder
 	b.WriteString("\"\"\"\n")
+	tomlEscape(&b, s, true)
+	b.WriteString(`"""`)
+	return b.String()
+}
+
+// tomlEscape writes s escaped for a basic string; a multi-line one keeps newlines and tabs.
+func tomlEscape(b *strings.Builder, s string, multiline bool) {
 	for _, r := range s {
 		switch {
 		case r == '"':
@@ -297,16 +287,18 @@ func tomlText(s string) string {
 			b.WriteString(`\\`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r == '\n' || r == '\t':
+		case multiline && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
+			fmt.Fprintf(b, `\u%04X`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
-	b.WriteString(`"""`)
-	return b.String()
 }
 
 // tomlArray encodes a string array on one line.
