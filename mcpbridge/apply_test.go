@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/render"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -57,6 +58,10 @@ func TestApplyThroughMCP(t *testing.T) {
 	var m mutation
 	must(t, cs, "docforge_register_changes", map[string]any{"title": "rename", "changeset_id": "cs-apply",
 		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"title": "Event store"}}}}, &m)
+	// One view was published before; the refresh re-renders it and leaves the other alone.
+	if _, err := render.Publish(context.Background(), loadDescriptor(t, root), "", []string{"architecture"}, render.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	before := tree(t, root)
 	refused(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-apply", "changeset_hash": "sha256:" + strings.Repeat("1", 64)}, "changeset_stale")
 	if tree(t, root) != before {
@@ -66,6 +71,14 @@ func TestApplyThroughMCP(t *testing.T) {
 	must(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-apply", "changeset_hash": m.Hash}, &res)
 	if res.Status != "applied" || len(res.Updated) != 1 || res.DerivedRefresh.State != "refreshed" || res.DerivedRefresh.Index.State != "refreshed" {
 		t.Fatalf("apply: %+v %+v", res, res.DerivedRefresh)
+	}
+	views := map[string]string{}
+	for _, v := range res.DerivedRefresh.Views {
+		views[v.Name] = v.State
+	}
+	page, _ := os.ReadFile(filepath.Join(root, "site/architecture.html"))
+	if views["architecture"] != "refreshed" || views["requirements"] != "skipped" || !strings.Contains(string(page), "Event store") {
+		t.Fatalf("view refresh: %v", views)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, "docs/architecture/store.md"))
 	if !strings.Contains(string(data), `title = "Event store"`) {

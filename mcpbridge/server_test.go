@@ -30,8 +30,8 @@ func example(t *testing.T, replace ...string) string {
 		}
 		rel, _ := filepath.Rel(src, p)
 		if e.IsDir() {
-			if e.Name() == ".docforge" {
-				return filepath.SkipDir
+			if e.Name() == ".docforge" || e.Name() == "site" {
+				return filepath.SkipDir // state and pages a local 'make demo' left
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}

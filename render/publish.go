@@ -127,19 +127,12 @@ func Publish(ctx context.Context, d *project.Descriptor, policy string, views []
 			}
 			return nil
 		}
-		h := sha256.New()
-		var size int64
-		err = safefile.WriteStream(abs, 0o644, func(w io.Writer) error {
-			cw := &counter{w: io.MultiWriter(w, h)}
-			err := HTML.RenderTo(cw, d, g, id, opts.Options)
-			size = cw.n
-			return err
-		}, fault)
+		page, err := writePage(abs, d, g, v, opts.Options, fault)
 		if err != nil {
-			return out, fmt.Errorf("render %s: %w", id, err)
+			return out, err
 		}
 		rec := &Receipt{SchemaVersion: receiptSchemaVersion, ProjectID: d.Project.ID, View: id, Output: v.Output,
-			OutputSHA256: "sha256:" + hex.EncodeToString(h.Sum(nil)), Nodes: countSelected(v, g),
+			OutputSHA256: page.SHA256, Nodes: page.Nodes,
 			SourceIdentity: g.SourceIdentity, SourceHash: g.SourceHash, DescriptorHash: d.Hash, Renderer: HTML.ID()}
 		st, err := statOutput(abs)
 		if err != nil {
@@ -154,9 +147,38 @@ func Publish(ctx context.Context, d *project.Descriptor, policy string, views []
 		if err := safefile.WriteFile(receiptPath(d, id), append(b, '\n'), 0o644); err != nil {
 			return out, fmt.Errorf("render %s receipt: %w", id, err)
 		}
-		out = append(out, Published{View: id, Output: v.Output, Bytes: int(size), SHA256: rec.OutputSHA256, Nodes: rec.Nodes})
+		out = append(out, Published{View: id, Output: v.Output, Bytes: int(page.Bytes), SHA256: rec.OutputSHA256, Nodes: rec.Nodes})
 	}
 	return out, nil
+}
+
+// Page is what writing one page produced.
+type Page struct {
+	Bytes  int64
+	SHA256 string
+	Nodes  int // nodes the view selected
+}
+
+// WritePage renders view v of g into the file abs, streamed and atomic. The caller has
+// confined abs; a preview writes its page this way, outside the declared outputs and
+// without a receipt.
+func WritePage(abs string, d *project.Descriptor, g *Graph, v project.View) (Page, error) {
+	return writePage(abs, d, g, v, Options{}, nil)
+}
+
+func writePage(abs string, d *project.Descriptor, g *Graph, v project.View, opts Options, beforeRename func() error) (Page, error) {
+	h := sha256.New()
+	var size int64
+	err := safefile.WriteStream(abs, 0o644, func(w io.Writer) error {
+		cw := &counter{w: io.MultiWriter(w, h)}
+		err := HTML.RenderTo(cw, d, g, v.ID, opts)
+		size = cw.n
+		return err
+	}, beforeRename)
+	if err != nil {
+		return Page{}, fmt.Errorf("render %s: %w", v.ID, err)
+	}
+	return Page{Bytes: size, SHA256: "sha256:" + hex.EncodeToString(h.Sum(nil)), Nodes: countSelected(v, g)}, nil
 }
 
 // counter counts what passes through it.

@@ -83,19 +83,28 @@ func refresh(ctx context.Context, d *project.Descriptor, policy string, impl *in
 	if _, err := index.Sync(ctx, d, index.Options{Policy: policy, Implementation: impl}); err != nil {
 		r.Index.State, r.Index.Error = "failed", err.Error()
 	}
+	// Views never published are not ours to create; the others are rendered from one load.
 	st, err := render.Status(ctx, d, policy, render.StatusRequest{})
 	if err != nil {
 		r.Views = append(r.Views, RefreshStep{Name: "views", State: "failed", Error: err.Error()})
 	} else {
+		var published []string
 		for _, v := range st.Views {
-			step := RefreshStep{Name: v.View, State: "skipped"} // never published: not ours to create
-			if v.State != render.Missing {
-				step.State = "refreshed"
-				if _, err := render.Publish(ctx, d, policy, []string{v.View}, render.PublishOptions{}); err != nil {
-					step.State, step.Error = "failed", err.Error()
-				}
+			if v.State == render.Missing {
+				r.Views = append(r.Views, RefreshStep{Name: v.View, State: "skipped"})
+			} else {
+				published = append(published, v.View)
 			}
-			r.Views = append(r.Views, step)
+		}
+		if len(published) > 0 {
+			_, perr := render.Publish(ctx, d, policy, published, render.PublishOptions{})
+			for _, id := range published {
+				step := RefreshStep{Name: id, State: "refreshed"}
+				if perr != nil {
+					step.State, step.Error = "failed", perr.Error()
+				}
+				r.Views = append(r.Views, step)
+			}
 		}
 	}
 	failed := r.Index.State == "failed"

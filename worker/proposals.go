@@ -2,13 +2,9 @@ package worker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +14,6 @@ import (
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/render"
 )
 
@@ -537,9 +532,6 @@ func runPreview(c *call, args json.RawMessage) (any, error) {
 	if a.ChangesetID == "" || a.ViewID == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id and view_id are required")
 	}
-	if _, err := render.ViewByID(c.d, a.ViewID); err != nil {
-		return nil, err
-	}
 	if err := c.preflight("docforge_preview_changeset"); err != nil {
 		return nil, err
 	}
@@ -567,6 +559,10 @@ type PreviewResult struct {
 // atomically; it writes nothing else.
 // cache may be nil.
 func PreviewChangeset(ctx context.Context, d *project.Descriptor, policy string, cache *changeset.Cache, id, view string) (*PreviewResult, error) {
+	v, err := render.ViewByID(d, view)
+	if err != nil {
+		return nil, err
+	}
 	desk, err := changeset.NewDesk(d, policy)
 	if err != nil {
 		return nil, err
@@ -610,40 +606,10 @@ func PreviewChangeset(ctx context.Context, d *project.Descriptor, policy string,
 	if err := changeset.Confined(d.Root, root, out, d.Proposals.PreviewRoot); err != nil {
 		return nil, err // a symlink raced in while the folders were made
 	}
-	var size int64
-	h := newHasher()
-	err = safefile.WriteStream(out, 0o644, func(w io.Writer) error {
-		cw := &countingWriter{w: io.MultiWriter(w, h)}
-		err := render.HTML.RenderTo(cw, d, g, view, render.Options{})
-		size = cw.n
-		return err
-	}, nil)
+	page, err := render.WritePage(out, d, g, v)
 	if err != nil {
 		return nil, fmt.Errorf("preview %s: %w", id, err)
 	}
-	v, _ := render.ViewByID(d, view)
-	nodes := 0
-	for _, n := range g.Nodes {
-		if render.Selects(v, n) {
-			nodes++
-		}
-	}
 	rel, _ := filepath.Rel(d.Root, out)
-	return &PreviewResult{ChangesetID: id, Hash: rec.Hash, ViewID: view, Renderer: render.HTML.ID(), Path: filepath.ToSlash(rel), Bytes: size, SHA256: h.sum(), Nodes: nodes}, nil
-}
-
-type hasher struct{ hash.Hash }
-
-func newHasher() hasher      { return hasher{sha256.New()} }
-func (h hasher) sum() string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return &PreviewResult{ChangesetID: id, Hash: rec.Hash, ViewID: view, Renderer: render.HTML.ID(), Path: filepath.ToSlash(rel), Bytes: page.Bytes, SHA256: page.SHA256, Nodes: page.Nodes}, nil
 }

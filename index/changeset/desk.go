@@ -98,13 +98,27 @@ func (k *Desk) locked(ctx context.Context, fn func(src *Sources, all []*Record) 
 	return fn(src, all)
 }
 
-func find(all []*Record, id string) *Record {
+// ownedIn finds changeset id among the stored records and checks that writer may change it.
+func ownedIn(all []*Record, id, writer string) (*Record, error) {
 	for _, r := range all {
 		if r.Changeset.ID == id {
-			return r
+			return r, owned(r, writer)
 		}
 	}
-	return nil
+	if !ValidID(id) {
+		return nil, problem.Errorf(problem.InvalidArgument, "changeset ID %q is malformed (expected something like cs-20261202-1a2b3c4d)", id)
+	}
+	return nil, problem.Errorf(problem.ChangesetNotFound, "no changeset %q", id)
+}
+
+// commit records a checked changeset's transition and returns it with its report.
+func (k *Desk) commit(rec *Record, c *Checked, transition, status, actor, reason string) (*Result, error) {
+	next, err := k.Store.Commit(rec, c.Changeset, transition, status, actor, reason, k.now())
+	if err != nil {
+		return nil, err
+	}
+	c.Report.Hash, c.Report.Status = next.Hash, next.Status
+	return &Result{Record: next, Report: c.Report}, nil
 }
 
 func (k *Desk) newChangeset(writer string, dr Request) (*Changeset, error) {
@@ -204,13 +218,8 @@ func (k *Desk) register(ctx context.Context, writer string, dr Request, complete
 		if len(cs.Operations) > 0 {
 			status = statusOf(c.Report)
 		}
-		rec, err := k.Store.Commit(nil, c.Changeset, "created", status, writer, "", k.now())
-		if err != nil {
-			return err
-		}
-		c.Report.Hash, c.Report.Status = rec.Hash, rec.Status
-		res = &Result{Record: rec, Report: c.Report}
-		return nil
+		res, err = k.commit(nil, c, "created", status, writer, "")
+		return err
 	})
 	return res, err
 }
@@ -224,14 +233,8 @@ func (k *Desk) Propose(ctx context.Context, writer, id string, op Operation) (*R
 	}
 	var res *Result
 	err := k.locked(ctx, func(src *Sources, all []*Record) error {
-		rec := find(all, id)
-		if rec == nil {
-			if _, err := k.Store.Load(id); err != nil {
-				return err
-			}
-			return problem.Errorf(problem.ChangesetNotFound, "no changeset %q", id)
-		}
-		if err := owned(rec, writer); err != nil {
+		rec, err := ownedIn(all, id, writer)
+		if err != nil {
 			return err
 		}
 		cs := clone(rec.Changeset)
@@ -240,13 +243,8 @@ func (k *Desk) Propose(ctx context.Context, writer, id string, op Operation) (*R
 		if err := refusal(c, false); err != nil {
 			return err
 		}
-		next, err := k.Store.Commit(rec, c.Changeset, "updated", statusOf(c.Report), writer, op.Op+" "+op.NodeID, k.now())
-		if err != nil {
-			return err
-		}
-		c.Report.Hash, c.Report.Status = next.Hash, next.Status
-		res = &Result{Record: next, Report: c.Report}
-		return nil
+		res, err = k.commit(rec, c, "updated", statusOf(c.Report), writer, op.Op+" "+op.NodeID)
+		return err
 	})
 	return res, err
 }
@@ -257,12 +255,8 @@ func (k *Desk) Propose(ctx context.Context, writer, id string, op Operation) (*R
 func (k *Desk) Rebase(ctx context.Context, writer, id string) (*Result, error) {
 	var res *Result
 	err := k.locked(ctx, func(src *Sources, all []*Record) error {
-		rec := find(all, id)
-		if rec == nil {
-			_, err := k.Store.Load(id)
-			return err
-		}
-		if err := owned(rec, writer); err != nil {
+		rec, err := ownedIn(all, id, writer)
+		if err != nil {
 			return err
 		}
 		cs := clone(rec.Changeset)
@@ -292,13 +286,8 @@ func (k *Desk) Rebase(ctx context.Context, writer, id string) (*Result, error) {
 		if err := refusal(c, true); err != nil {
 			return err
 		}
-		next, err := k.Store.Commit(rec, cs, "rebased", Ready, writer, fmt.Sprintf("%d operations moved to the current base", moved), k.now())
-		if err != nil {
-			return err
-		}
-		c.Report.Hash, c.Report.Status = next.Hash, next.Status
-		res = &Result{Record: next, Report: c.Report}
-		return nil
+		res, err = k.commit(rec, c, "rebased", Ready, writer, fmt.Sprintf("%d operations moved to the current base", moved))
+		return err
 	})
 	return res, err
 }
