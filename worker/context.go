@@ -2,6 +2,7 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/docforge/docforge/index/problem"
 )
@@ -44,6 +45,9 @@ func runContext(c *call, args json.RawMessage) (any, error) {
 	}
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
+	}
+	if c.svc.provider != nil {
+		return c.providedContext(a.NodeID, a.Query, a.pageArgs)
 	}
 	var focus []string
 	switch {
@@ -114,7 +118,11 @@ func runContext(c *call, args json.RawMessage) (any, error) {
 		}
 	}
 	items = append(items, omissions...)
+	return c.contextPage(focus, items, []any{a.NodeID, a.Query, a.Limit}, a.pageArgs)
+}
 
+// contextPage pages one context stream: entries first, omission evidence second.
+func (c *call) contextPage(focus []string, items []contextItem, params []any, pa pageArgs) (any, error) {
 	stream := make([]json.RawMessage, len(items))
 	ids := make([]string, len(items))
 	keys := make([][2]string, len(items))
@@ -122,8 +130,8 @@ func runContext(c *call, args json.RawMessage) (any, error) {
 		stream[i], ids[i], keys[i] = marshal(it), it.NodeID, [2]string{it.NodeID, it.ContentHash}
 	}
 	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: c.env.Revision, Operation: "docforge_get_context",
-		Params: hashJSON("params", []any{a.NodeID, a.Query, a.Limit}), Collection: hashJSON("context", keys)}
-	pos, err := resumeAt(a.Cursor, want)
+		Params: hashJSON("params", params), Collection: hashJSON("context", keys)}
+	pos, err := resumeAt(pa.Cursor, want)
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +139,29 @@ func runContext(c *call, args json.RawMessage) (any, error) {
 		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d evidence items", pos, len(stream))
 	}
 	page := &contextPage{Focus: focus, Items: []json.RawMessage{}, Omissions: []Omission{}}
-	p := pack(stream, ids, pos, c.pageLimit(a.Limit), c.pageBudget(page))
+	p := pack(stream, ids, pos, c.pageLimit(pa.Limit), c.pageBudget(page), omittedForSize)
 	page.Items = append(page.Items, p.entries...)
 	page.Omissions = append(page.Omissions, p.omissions...)
 	page.Pagination = pagination(want, p, len(stream), pos)
 	return page, nil
+}
+
+// providedContext answers docforge_get_context from the custom context provider's selection.
+func (c *call) providedContext(nodeID, query string, pa pageArgs) (any, error) {
+	sel, err := c.svc.provider(c.ctx, c.snap, ContextRequest{NodeID: nodeID, Query: query})
+	if err != nil {
+		return nil, err
+	}
+	var focus []string
+	items := make([]contextItem, 0, len(sel))
+	for _, s := range sel {
+		v, err := c.snap.Get(c.ctx, s.NodeID)
+		if err != nil {
+			return nil, fmt.Errorf("context provider chose %s: %w", s.NodeID, err)
+		}
+		focus = append(focus, s.NodeID)
+		items = append(items, contextItem{Type: "entry", NodeID: v.ID, Title: v.Title, Kind: v.Kind, Family: v.Family, SourcePath: v.SourcePath,
+			Anchor: v.Anchor, ContentHash: v.ContentHash, Reasons: []string{s.Reason}, Body: v.Body})
+	}
+	return c.contextPage(focus, items, []any{"provider", nodeID, query, pa.Limit}, pa)
 }

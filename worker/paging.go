@@ -12,6 +12,9 @@ import (
 // defaultPage is the page size when a paged tool is called without a limit.
 const defaultPage = 50
 
+// omittedForSize is the omission reason of an entry too large for any page.
+const omittedForSize = "response size limit"
+
 // pageArgs are the paging arguments shared by paged tools.
 type pageArgs struct {
 	Limit  int    `json:"limit,omitempty"`
@@ -45,9 +48,9 @@ type packed struct {
 }
 
 // pack takes up to limit entries of stream from pos whose JSON fits budget characters in
-// all. An entry that alone exceeds the budget becomes a "response size limit" omission and is
-// consumed; packing stops before the first entry that fits alone but not with the others.
-func pack(stream []json.RawMessage, ids []string, pos, limit, budget int) packed {
+// all. An entry that alone exceeds the budget becomes an omission with the given reason and
+// is consumed; packing stops before the first entry that fits alone but not with the others.
+func pack(stream []json.RawMessage, ids []string, pos, limit, budget int, reason string) packed {
 	var p packed
 	used := 0
 	p.next = pos
@@ -56,7 +59,7 @@ func pack(stream []json.RawMessage, ids []string, pos, limit, budget int) packed
 		size := len(e) + 1
 		if size > budget {
 			sum := sha256.Sum256(e)
-			o := Omission{Position: p.next, Hash: "sha256:" + hex.EncodeToString(sum[:]), Chars: len(e), Reason: "response size limit"}
+			o := Omission{Position: p.next, Hash: "sha256:" + hex.EncodeToString(sum[:]), Chars: len(e), Reason: reason}
 			if ids != nil {
 				o.NodeID = ids[p.next]
 			}
@@ -163,7 +166,7 @@ func runGenerationDiff(c *call, args json.RawMessage) (any, error) {
 	if pos > len(stream) {
 		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d retained items", pos, len(stream))
 	}
-	p := pack(stream, nil, pos, c.pageLimit(a.Limit), c.pageBudget(page))
+	p := pack(stream, nil, pos, c.pageLimit(a.Limit), c.pageBudget(page), omittedForSize)
 	page.Items = append(page.Items, p.entries...)
 	page.Omissions = append(page.Omissions, p.omissions...)
 	pg := pagination(want, p, len(stream), pos)

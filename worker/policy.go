@@ -8,6 +8,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/taskcontext"
 )
 
 // ContractVersion is the version of the tool contract this server implements.
@@ -121,7 +122,7 @@ func runContract(c *call, _ json.RawMessage) (any, error) {
 		"capabilities":        CapabilitiesOf(c.b),
 		"tools":               tools,
 		"error_codes":         codes,
-		"relation_categories": relationCategories(),
+		"relation_categories": taskcontext.CategoryMap(),
 		"logic_available":     c.b.Policy() == golang.PolicyAST,
 		"limits":              c.d.Limits,
 	}, nil

@@ -336,7 +336,7 @@ func (c *call) page(tool string, pa pageArgs, params any, collection string, str
 		return nil, err
 	}
 	pos = min(pos, len(stream))
-	p := pack(stream, ids, pos, c.pageLimit(pa.Limit), c.pageBudget(frame))
+	p := pack(stream, ids, pos, c.pageLimit(pa.Limit), c.pageBudget(frame), omittedForSize)
 	frame[key] = p.entries
 	if len(p.omissions) > 0 {
 		frame["summaries"] = p.omissions
@@ -458,7 +458,7 @@ func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	pos = min(pos, len(stream))
-	p := pack(stream, nil, pos, c.pageLimit(a.Limit), budget)
+	p := pack(stream, nil, pos, c.pageLimit(a.Limit), budget, omittedForSize)
 	var pageOps, pageChanges []json.RawMessage
 	for i, e := range p.entries {
 		if pos+i < len(ops) {

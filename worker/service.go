@@ -30,9 +30,12 @@ type Service struct {
 
 	stats   counters
 	sources changeset.Cache // parsed sources for proposal checks, per project and policy
-	bg      context.Context // background rebuilds; cancelled by Close
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	// provider is a project integration's own context selection; with one, the core task
+	// planner is not offered (task_context_unavailable).
+	provider ContextProvider
+	bg       context.Context // background rebuilds; cancelled by Close
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -69,16 +72,28 @@ func (s *Service) descriptor(root string) (*project.Descriptor, []problem.Proble
 	return d, probs, err
 }
 
+// Option configures a Service when it is made.
+type Option func(*Service)
+
+// WithContextProvider makes docforge_get_context answer from a project's own selection.
+// Version 1 has no task-planner extension point, so such a server answers
+// docforge_get_task_context with task_context_unavailable instead of the core planner.
+func WithContextProvider(p ContextProvider) Option { return func(s *Service) { s.provider = p } }
+
 // NewService returns a service for a process whose implementation was fingerprinted at start.
 // A long-lived process (the MCP server) watches sources so that unchanged calls skip the stat
 // walk; a one-shot command passes watch = false. Close the service to stop its watches.
-func NewService(impl *index.Implementation, watch bool) *Service {
+func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service {
 	tools := map[string]ToolSpec{}
 	for _, t := range Tools() {
 		tools[t.Name] = t
 	}
 	bg, stop := context.WithCancel(context.Background())
-	return &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools, bg: bg, stop: stop}
+	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools, bg: bg, stop: stop}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // call is the state of one tool call.
@@ -138,6 +153,10 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 	}
 	c.d = d
 	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+	if spec.corePlanner && c.svc.provider != nil {
+		// Refused before any sync: the custom projection is never loaded for it.
+		return nil, problem.Errorf(problem.TaskContextUnavailable, "this server's context comes from a custom context provider; version 1 has no custom task planner")
+	}
 	if spec.syncs {
 		if err := c.syncAndOpen(false, false); err != nil {
 			return nil, err

@@ -2,12 +2,14 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/render"
 )
 
@@ -21,6 +23,7 @@ type ToolSpec struct {
 	mutates     bool // a proposal mutation: needs the bound writer, preflights its receipt
 	preview     bool // writes only below preview_root
 	destructive bool // changes canonical files (the application tool)
+	corePlanner bool // answered by the core task planner, which a custom context provider replaces
 	run         func(c *call, args json.RawMessage) (any, error)
 }
 
@@ -101,6 +104,15 @@ func readTools() []ToolSpec {
 		{Name: "docforge_get_context", Description: "Bounded context for a node (node_id) or a lexical query: the focus nodes with bodies, then their direct neighbours, then explicit omission evidence; paged with limit and cursor.",
 			InputSchema: object(map[string]any{"node_id": nodeIDProp, "query": str("lexical query choosing the focus nodes instead of node_id"),
 				"limit": integer("entries per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, syncs: true, run: runContext},
+		{Name: "docforge_get_task_context", Description: "Evidence for one task, within a token budget: a derived plan (exact or lexical focus, traversal by relation category chosen by the task kind, metadata), then evidence items with source path, content hash, graph path, relationship reasons and what the graph cannot prove, then explicit gaps; paged with limit and cursor.",
+			InputSchema: object(map[string]any{
+				"kind":          map[string]any{"type": "string", "enum": taskcontext.Kinds(), "description": "the task kind: decides which relation categories are followed"},
+				"task":          map[string]any{"type": "string", "maxLength": taskcontext.MaxTaskChars, "description": "the task in a sentence, for example \"rename the index publisher\"; its words choose the focus when focus_node_id is absent"},
+				"focus_node_id": str("the exact node ID to start from instead of a lexical match of the task"),
+				"budget":        map[string]any{"type": "integer", "minimum": 1, "maximum": taskcontext.MaxBudget, "description": fmt.Sprintf("tokens of evidence (default %d; estimator: a token per 4 bytes of item JSON)", taskcontext.DefaultBudget)},
+				"limit":         integer("items per page (default and cap: the project's max_results)", 1),
+				"cursor":        str("next_cursor of the previous page"),
+			}, "kind", "task"), ReadOnly: true, syncs: true, corePlanner: true, run: runTaskContext},
 		{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
 			InputSchema: object(map[string]any{"limit": limitProp}), ReadOnly: true, run: runValidate},
 		{Name: "docforge_render_status", Description: "Whether each declared view's rendered page is current: by default from publication receipts and cheap file and source identities only (no parsing, no HTML, no index rebuild, no writes); deep = true re-renders in memory and compares byte for byte, still writing nothing.",
@@ -336,21 +348,6 @@ func runProjectInfo(c *call, _ json.RawMessage) (any, error) {
 		"limits": d.Limits, "views": d.Views, "node_count": info.NodeCount, "edge_count": info.EdgeCount,
 		"index_path": filepath.ToSlash(index.PathsFor(d).Index),
 	}, nil
-}
-
-// relationCategories is the contract's version-1 alias map.
-func relationCategories() map[string]string {
-	m := map[string]string{}
-	for cat, rels := range map[string][]string{
-		"structure": {"contains", "defined_in", "defines", "owns"}, "implementation": {"implemented_by", "implements", "inherits", "inherits_from"},
-		"dependency": {"depends_on", "imports"}, "execution": {"activates", "calls", "dispatches_to", "launches"},
-		"data": {"reads", "writes"}, "evidence": {"documents", "governs", "proves", "tested_by", "verifies"}, "context": {"relates_to"},
-	} {
-		for _, r := range rels {
-			m[r] = cat
-		}
-	}
-	return m
 }
 
 // renderStatus is the result of docforge_render_status.

@@ -204,6 +204,11 @@ func TestTypeScriptClient(t *testing.T) {
 		ReadOnly     []string
 		DisabledCode string
 		Registered   string
+		TaskPaging   struct {
+			Items      int
+			SamePages  bool
+			OneCapsule bool
+		}
 		Proposals    []struct {
 			Name    string
 			IsError bool
@@ -222,7 +227,10 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &summary); err != nil {
 		t.Fatalf("summary: %v\n%s", err, out)
 	}
-	if len(summary.Tools) != 29 || len(summary.ReadOnly) != 19 {
+	if tp := summary.TaskPaging; tp.Items < 8 || !tp.SamePages || !tp.OneCapsule {
+		t.Errorf("task context paged by the TypeScript client: %+v", tp)
+	}
+	if len(summary.Tools) != 30 || len(summary.ReadOnly) != 20 {
 		t.Errorf("tools %v (read-only %v)", summary.Tools, summary.ReadOnly)
 	}
 	if summary.DisabledCode != "proposal_access_disabled" || !strings.HasPrefix(summary.Registered, "sha256:") {

@@ -16,6 +16,7 @@ import (
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -32,6 +33,8 @@ type env struct {
 	limit   int
 	depth   int
 	budget  int
+	kind    string
+	focus   string
 	rebuild bool
 	filter  index.Filter
 	id      string
@@ -91,6 +94,14 @@ func commands() map[string]command {
 				fs.IntVar(&e.limit, "limit", 0, "entries per page (default 50)")
 				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
 			}, runContext},
+		"task-context": {"TASK...", taskContextHelp, 1, taskcontext.MaxTaskChars,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.kind, "kind", "", "the task `KIND` (required): "+strings.Join(taskcontext.Kinds(), ", "))
+				fs.StringVar(&e.focus, "focus", "", "start from this exact node `ID` instead of a lexical match of the task")
+				fs.IntVar(&e.budget, "budget", 0, fmt.Sprintf("tokens of evidence (default %d)", taskcontext.DefaultBudget))
+				fs.IntVar(&e.limit, "limit", 0, "items per page (default: the project's max_results)")
+				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
+			}, runTaskContext},
 		"diff": {"", "Page through the latest generation's changes (nodes and edges added, removed, changed). Never syncs.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.IntVar(&e.limit, "limit", 0, "items per page (default 50)")
@@ -417,6 +428,40 @@ func runContext(e *env) error {
 		return err
 	}
 	return printContext(e.stdout, res)
+}
+
+const taskContextHelp = `Gather the evidence for one task, as docforge_get_task_context gives it to agents: the
+focus (--focus ID, else the nodes the task's words match), then the nodes the task kind's
+relation categories reach, each with its source, content hash, graph path from the focus and
+what the graph cannot prove about it, within a token --budget; then the gaps: categories the
+project does not declare, searches that found nothing, and limits that cut the proof short.
+
+Example:
+  docforge task-context --kind change "rename the index publisher"
+  docforge task-context --kind test --focus arch.store "cover the retry path"`
+
+func runTaskContext(e *env) error {
+	if e.kind == "" {
+		return problem.Errorf(problem.InvalidArgument, "--kind is required: one of %s", strings.Join(taskcontext.Kinds(), ", "))
+	}
+	args := map[string]any{"kind": e.kind, "task": strings.Join(e.args, " ")}
+	if e.focus != "" {
+		args["focus_node_id"] = e.focus
+	}
+	if e.budget != 0 {
+		args["budget"] = e.budget
+	}
+	if e.limit > 0 {
+		args["limit"] = e.limit
+	}
+	if e.cursor != "" {
+		args["cursor"] = e.cursor
+	}
+	res, err := e.toolCall("docforge_get_task_context", args)
+	if err != nil || res == nil {
+		return err
+	}
+	return printTaskContext(e.stdout, res)
 }
 
 func runDiff(e *env) error {

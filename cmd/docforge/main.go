@@ -42,6 +42,9 @@ Commands:
   impact ID              list nodes a change to ID may affect (transitively)
   logic ID               show the control paths of a Go func or method node
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
+  task-context --kind K TASK
+                         the evidence for one task (change, implementation, failure, ownership,
+                         test, operation, release) within a token budget, with its gaps
   diff                   what the latest generation changed, paged (never syncs)
   render                 write each declared view as an HTML page; --status, --deep check them
   changeset list|show|validate|diff|preview|abandon|apply [ID]

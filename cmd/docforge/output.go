@@ -290,3 +290,130 @@ func printDiff(w io.Writer, raw json.RawMessage) error {
 	}
 	return nil
 }
+
+// printTaskContext prints one task-context page for people: the plan's steps, each evidence
+// item with its path and provenance, the omissions, the gaps and the next cursor.
+func printTaskContext(w io.Writer, raw json.RawMessage) error {
+	var p struct {
+		Plan struct {
+			Steps []struct {
+				Step                      int
+				Op, Purpose, Mode, NodeID string
+				Direction                 string
+				Categories, Terms         []string
+				MaxDepth                  int      `json:"max_depth"`
+				IDCandidates              []string `json:"id_candidates"`
+			}
+		}
+		Budget struct {
+			Tokens, Used int
+			Estimator    string
+		}
+		Counts struct {
+			Focus, Collected, Selected int
+			TokenOmitted               int `json:"token_omitted"`
+			EdgesExamined              int `json:"edges_examined"`
+		}
+		CapsuleHash string `json:"capsule_hash"`
+		Gaps        []struct {
+			Kind, Limit, Category, Detail string
+			Step, Count                   int
+		}
+		PageGaps []struct{ Detail string } `json:"page_gaps"`
+		Items    []struct {
+			Type, Title, Kind, Family, Role, Excerpt, Reason string
+			NodeID                                           string `json:"node_id"`
+			SourcePath                                       string `json:"source_path"`
+			Line, Depth, Tokens                              int
+			Path                                             []struct {
+				NodeID              string `json:"node_id"`
+				Relation, Direction string
+			}
+			Reasons []struct {
+				Relation, Direction string
+				NodeID              string `json:"node_id"`
+			} `json:"relationship_reasons"`
+			Provenance []struct{ Code, Detail string }
+		}
+		Omissions []struct {
+			NodeID string `json:"node_id"`
+			Chars  int
+			Reason string
+		} `json:"response_omissions"`
+		Pagination *struct {
+			Returned, Total, Position int
+			HasMore                   bool   `json:"has_more"`
+			NextCursor                string `json:"next_cursor"`
+		}
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "plan:")
+	for _, s := range p.Plan.Steps {
+		switch s.Op {
+		case "focus":
+			if s.Mode == "exact" {
+				fmt.Fprintf(w, "  %d focus on %s\n", s.Step, s.NodeID)
+			} else {
+				fmt.Fprintf(w, "  %d focus by the task's words: ids %v, terms %v\n", s.Step, s.IDCandidates, s.Terms)
+			}
+		case "traverse":
+			fmt.Fprintf(w, "  %d follow %s %s, depth %d: %s\n", s.Step, s.Direction, strings.Join(s.Categories, ", "), s.MaxDepth, s.Purpose)
+		default:
+			fmt.Fprintf(w, "  %d %s: %s\n", s.Step, s.Op, s.Purpose)
+		}
+	}
+	fmt.Fprintf(w, "collected %d nodes (%d edges examined); %d selected in %d of %d tokens; capsule %s\n\n",
+		p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
+	for _, it := range p.Items {
+		if it.Type == "omission" {
+			fmt.Fprintf(w, "-- %s left out (%s, %d tokens); get it with 'docforge get %s'\n", it.NodeID, it.Reason, it.Tokens, it.NodeID)
+			continue
+		}
+		fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s:%d  (%s, %d tokens)\n", it.NodeID, it.Title, it.Family, it.Kind, it.SourcePath, it.Line, it.Role, it.Tokens)
+		if len(it.Path) > 1 {
+			var b strings.Builder
+			b.WriteString(it.Path[0].NodeID)
+			for _, h := range it.Path[1:] {
+				if h.Direction == "outgoing" {
+					fmt.Fprintf(&b, " -%s-> %s", h.Relation, h.NodeID)
+				} else {
+					fmt.Fprintf(&b, " <-%s- %s", h.Relation, h.NodeID)
+				}
+			}
+			fmt.Fprintf(w, "   path: %s\n", b.String())
+		}
+		for _, r := range it.Reasons {
+			fmt.Fprintf(w, "   also: %s %s %s\n", r.Relation, r.Direction, r.NodeID)
+		}
+		for _, f := range it.Provenance {
+			fmt.Fprintf(w, "   ! %s: %s\n", f.Code, f.Detail)
+		}
+		if ex := strings.TrimSpace(it.Excerpt); ex != "" {
+			fmt.Fprintf(w, "%s\n", ex)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, o := range p.Omissions {
+		fmt.Fprintf(w, "-- %s left out of this page (%s, %d chars); get it with 'docforge get %s'\n", o.NodeID, o.Reason, o.Chars, o.NodeID)
+	}
+	for _, g := range p.Gaps {
+		where := ""
+		if g.Step > 0 {
+			where = fmt.Sprintf(" (step %d)", g.Step)
+		}
+		fmt.Fprintf(w, "gap%s: %s", where, g.Kind)
+		if g.Limit != "" {
+			fmt.Fprintf(w, " [%s limit]", g.Limit)
+		}
+		fmt.Fprintf(w, ": %s\n", g.Detail)
+	}
+	for _, g := range p.PageGaps {
+		fmt.Fprintf(w, "gap (this page): %s\n", g.Detail)
+	}
+	if p.Pagination != nil {
+		printPagination(w, *p.Pagination)
+	}
+	return nil
+}

@@ -49,6 +49,8 @@ const (
 	InvalidCursor     Code = "invalid_cursor"
 	ResultTooLarge    Code = "result_too_large"
 	WorkerUnavailable Code = "worker_unavailable"
+	// TaskContextUnavailable: a server with a custom context provider has no core task planner.
+	TaskContextUnavailable Code = "task_context_unavailable"
 
 	// The manager and its socket.
 	ManagerUnavailable Code = "manager_unavailable"
@@ -86,7 +88,7 @@ func All() []Code {
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
-		ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
+		TaskContextUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
 		ProposalAccessDisabled, OperationNotPermitted, ChangesetNotFound, ChangesetConflict,
 		ChangesetStale, ChangesetInvalid, ChangesetState,
@@ -205,6 +207,9 @@ func Describe(c Code) Info {
 	case WorkerUnavailable:
 		return Info{"the project's worker process did not answer",
 			"retry: the next call starts or reaches a worker again"}
+	case TaskContextUnavailable:
+		return Info{"this server selects context with a project's own context provider and has no core task planner",
+			"use docforge_get_context, which this server's provider answers; or connect a server without a custom provider"}
 	case ManagerUnavailable:
 		return Info{"no DocForge manager answers on the per-user socket",
 			"run 'docforge manager start' (or drop --no-autostart so the bridge starts one); 'docforge manager status' shows the socket it tried"}

@@ -25,6 +25,7 @@ const calls = [
   ["docforge_dependencies", { node_id: "arch.api" }],
   ["docforge_impact", { node_id: "arch.store", depth: 2 }],
   ["docforge_get_context", { node_id: "arch.store", limit: 5 }],
+  ["docforge_get_task_context", { kind: "change", task: "reorder late events in the store" }],
   ["docforge_validate_project", {}],
   ["docforge_render_status", {}],
   ["docforge_get_generation_diff", { limit: 5 }],
@@ -44,6 +45,25 @@ for (const [name, args] of calls) {
     size: r.content[0].text.length,
   });
 }
+// Task context paged four items at a time: every page repeats the capsule hash, and the pages
+// together hold the unpaged stream.
+const task = async (args) => JSON.parse((await client.callTool({ name: "docforge_get_task_context", arguments: args })).content[0].text).result;
+const taskArgs = { kind: "change", task: "reorder late events in the store" };
+const whole = await task(taskArgs);
+const paged = [];
+let capsuleHashes = new Set();
+for (let cursor = undefined, n = 0; n < 100; n++) {
+  const page = await task({ ...taskArgs, limit: 4, ...(cursor ? { cursor } : {}) });
+  capsuleHashes.add(page.capsule_hash);
+  paged.push(...page.items);
+  if (!page.pagination.has_more) break;
+  cursor = page.pagination.next_cursor;
+}
+const taskPaging = {
+  items: whole.items.length,
+  samePages: JSON.stringify(paged) === JSON.stringify(whole.items),
+  oneCapsule: capsuleHashes.size === 1 && capsuleHashes.has(whole.capsule_hash),
+};
 // Without a writer a mutation is refused; with one, the whole review cycle runs.
 const disabled = await client.callTool({ name: "docforge_register_changes", arguments: { title: "t", operations: [{ op: "update", node_id: "arch.store", fields: { title: "x" } }] } });
 const disabledCode = JSON.parse(disabled.content[0].text).error?.code ?? null;
@@ -76,5 +96,5 @@ await writer.close();
 console.log(JSON.stringify({
   tools: tools.map((t) => t.name),
   readOnly: tools.filter((t) => t.annotations && t.annotations.readOnlyHint).map((t) => t.name),
-  results, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
+  results, taskPaging, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
 }));

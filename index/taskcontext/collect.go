@@ -1,0 +1,275 @@
+package taskcontext
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/graph"
+)
+
+// Gap kinds and the limits of an incomplete proof.
+const (
+	GapUndeclaredCategory = "undeclared_relation_category"
+	GapNoEvidence         = "no_selected_evidence"
+	GapIncomplete         = "incomplete_proof"
+
+	LimitWork     = "work"
+	LimitResult   = "result"
+	LimitToken    = "token"
+	LimitResponse = "response"
+)
+
+// Gap is evidence the capsule could not provide, and why.
+type Gap struct {
+	Kind     string `json:"kind"`
+	Limit    string `json:"limit,omitempty"`
+	Step     int    `json:"step,omitempty"`
+	Category string `json:"category,omitempty"`
+	Count    int    `json:"count,omitempty"`
+	Detail   string `json:"detail"`
+}
+
+// PathHop is one step of an item's graph path from the focus. The first hop is the focus
+// itself (no relation). Direction is relative to the preceding node: "outgoing" when that
+// node is the stored source of the relation.
+type PathHop struct {
+	NodeID    string `json:"node_id"`
+	Relation  string `json:"relation,omitempty"`
+	Category  string `json:"category,omitempty"`
+	Direction string `json:"direction,omitempty"`
+}
+
+// Reason is one more qualifying relation between an item and another node the plan
+// reached. Direction is relative to the item: "outgoing" when the item is the stored source.
+type Reason struct {
+	Relation   string `json:"relation"`
+	Category   string `json:"category"`
+	Direction  string `json:"direction"`
+	NodeID     string `json:"node_id"`
+	Step       int    `json:"step"`
+	Limitation string `json:"limitation,omitempty"`
+}
+
+// Fact is a provenance fact: something about an item that the graph states but cannot prove,
+// or a way the item is partial.
+type Fact struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+}
+
+// Provenance fact codes.
+const (
+	FactLexicalFocus     = "lexical_focus"
+	FactIDFocus          = "id_focus"
+	FactDeclared         = "declared_relation"
+	FactStatic           = "static_extraction"
+	FactTransitive       = "transitive_path"
+	FactUnclassified     = "unclassified_relation"
+	FactExcerpt          = "body_excerpt"
+	FactReasonsTruncated = "reasons_truncated"
+)
+
+// found is one node of the collection while the plan runs.
+type found struct {
+	ref     index.NodeRef
+	focus   int // rank among the focus nodes, or -1
+	match   string
+	step    int
+	depth   int
+	path    []PathHop
+	stored  []bool // per hop after the first: whether the hop's stored source is a code node
+	reasons []Reason
+	more    int // reasons past maxReasons
+}
+
+// collection is the outcome of the focus and traverse steps.
+type collection struct {
+	items    []*found
+	gaps     []Gap
+	examined int
+}
+
+// collect runs the focus and traverse steps of p.
+func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []string) (*collection, error) {
+	c := &collection{}
+	byKey := map[int64]*found{}
+	focus := p.Steps[0]
+	var roots []index.NodeRef
+	switch focus.Mode {
+	case "exact":
+		refs, err := snap.Resolve(ctx, []string{focus.NodeID})
+		if err != nil {
+			return nil, err
+		}
+		roots = refs
+		f := &found{ref: refs[0], focus: 0, match: "exact", step: 1}
+		c.items, byKey[refs[0].Key] = append(c.items, f), f
+	default:
+		hits, more, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalFocusLimit)
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			f := &found{ref: h.NodeRef, focus: i, match: h.Match, step: 1}
+			roots = append(roots, h.NodeRef)
+			c.items, byKey[h.Key] = append(c.items, f), f
+		}
+		if len(hits) == 0 {
+			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
+			return c, nil
+		}
+		if more {
+			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(hits),
+				Detail: fmt.Sprintf("more nodes match the task than the %d focus nodes kept; name focus_node_id to choose one", lexicalFocusLimit)})
+		}
+	}
+
+	cats := CategoryMap()
+	categoryOf := func(rel string) string {
+		if c, ok := cats[rel]; ok {
+			return c
+		}
+		return Unclassified
+	}
+	declared := map[string][]string{} // category -> vocabulary relations
+	for _, rel := range vocabulary {
+		declared[categoryOf(rel)] = append(declared[categoryOf(rel)], rel)
+	}
+	for _, s := range p.Steps[1:] {
+		if s.Op != "traverse" {
+			continue
+		}
+		var rels []string
+		for _, cat := range s.Categories {
+			if len(declared[cat]) == 0 && cat != Unclassified {
+				c.gaps = append(c.gaps, Gap{Kind: GapUndeclaredCategory, Step: s.Step, Category: cat,
+					Detail: fmt.Sprintf("the project declares no %s relation (%s); this step cannot follow that category", cat, strings.Join(Aliases()[cat], ", "))})
+			}
+			rels = append(rels, declared[cat]...)
+		}
+		if len(rels) == 0 {
+			continue
+		}
+		stop, err := c.traverse(ctx, snap, s, rels, roots, byKey, categoryOf, declared)
+		if err != nil {
+			return nil, err
+		}
+		if stop {
+			break
+		}
+	}
+	// The collection order: focus nodes in focus order, then by depth, step and ID.
+	slices.SortStableFunc(c.items, func(a, b *found) int {
+		switch {
+		case a.focus >= 0 || b.focus >= 0:
+			if a.focus < 0 {
+				return 1
+			}
+			if b.focus < 0 {
+				return -1
+			}
+			return a.focus - b.focus
+		case a.depth != b.depth:
+			return a.depth - b.depth
+		case a.step != b.step:
+			return a.step - b.step
+		}
+		return strings.Compare(a.ref.ID, b.ref.ID)
+	})
+	return c, nil
+}
+
+// traverse runs one traverse step breadth first from the roots. It reports whether a ceiling
+// stopped it, in which case no later step runs.
+func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step, rels []string, roots []index.NodeRef,
+	byKey map[int64]*found, categoryOf func(string) string, declared map[string][]string) (bool, error) {
+	// Paths are per step: a node first reached by an earlier step is reached again here by
+	// this step's own path, which becomes a relationship reason of that item.
+	paths := map[int64][]PathHop{}
+	stored := map[int64][]bool{}
+	for _, r := range roots {
+		paths[r.Key] = []PathHop{{NodeID: r.ID}}
+	}
+	hits := map[string]int{} // category -> qualifying edges met
+	level := roots
+	for depth := 1; depth <= s.MaxDepth && len(level) > 0; depth++ {
+		exp, err := snap.Expand(ctx, level, s.Direction == outgoing, rels, MaxExaminedEdges-c.examined)
+		if err != nil {
+			return false, err
+		}
+		c.examined += exp.Examined
+		var next []index.NodeRef
+		for _, h := range exp.Hops {
+			cat := categoryOf(h.Relation)
+			hits[cat]++
+			code := storedSourceIsCode(h)
+			if _, seen := paths[h.To.Key]; seen {
+				if f := byKey[h.To.Key]; f != nil {
+					f.addReason(h, cat, s.Step)
+				}
+				continue
+			}
+			paths[h.To.Key] = append(slices.Clone(paths[h.From.Key]), PathHop{NodeID: h.To.ID, Relation: h.Relation, Category: cat, Direction: s.Direction})
+			stored[h.To.Key] = append(slices.Clone(stored[h.From.Key]), code)
+			next = append(next, h.To)
+			if f := byKey[h.To.Key]; f != nil {
+				f.addReason(h, cat, s.Step)
+				continue
+			}
+			if len(c.items) == MaxEvidence {
+				c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: s.Step, Count: MaxEvidence,
+					Detail: fmt.Sprintf("the plan reached more than %d nodes; the collection stops at that ceiling and later steps did not run; name a narrower focus_node_id", MaxEvidence)})
+				return true, nil
+			}
+			f := &found{ref: h.To, focus: -1, step: s.Step, depth: depth, path: paths[h.To.Key], stored: stored[h.To.Key]}
+			c.items, byKey[h.To.Key] = append(c.items, f), f
+		}
+		if exp.Exhausted {
+			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: s.Step, Count: c.examined,
+				Detail: fmt.Sprintf("the %d-edge work ceiling was reached at depth %d of this step; its remaining edges and later steps were not examined", MaxExaminedEdges, depth)})
+			return true, nil
+		}
+		level = next
+	}
+	for _, cat := range s.Categories {
+		if hits[cat] == 0 && len(declared[cat]) > 0 {
+			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: s.Step, Category: cat,
+				Detail: fmt.Sprintf("the bounded %s traversal completed and found no %s relation", s.Direction, cat)})
+		}
+	}
+	return false, nil
+}
+
+// addReason records another qualifying relation of f, seen from f: the hop's far end is f,
+// so f is the stored source exactly when the hop was followed incoming.
+func (f *found) addReason(h index.Hop, cat string, step int) {
+	dir := incoming
+	if !h.Outgoing {
+		dir = outgoing
+	}
+	r := Reason{Relation: h.Relation, Category: cat, Direction: dir, NodeID: h.From.ID, Step: step}
+	if cat == Unclassified {
+		r.Limitation = FactUnclassified
+	}
+	if slices.Contains(f.reasons, r) {
+		return
+	}
+	if len(f.reasons) == maxReasons {
+		f.more++
+		return
+	}
+	f.reasons = append(f.reasons, r)
+}
+
+// storedSourceIsCode reports whether the hop's stored source is a code node: then the
+// relation was extracted from code, not declared by a person.
+func storedSourceIsCode(h index.Hop) bool {
+	src := h.To.ID
+	if h.Outgoing {
+		src = h.From.ID
+	}
+	return strings.HasPrefix(src, graph.CodePrefix)
+}

@@ -1,0 +1,274 @@
+package taskcontext
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docforge/docforge/index/problem"
+)
+
+// PlanVersion is the version of the retrieval plans this package derives.
+const PlanVersion = 1
+
+// Fixed ceilings. They hold whatever broader limits a project configures.
+const (
+	MaxEvidence       = 1000   // evidence items in one collection
+	MaxExaminedEdges  = 100000 // candidate edges examined by all traversal steps together
+	MaxTaskChars      = 10000  // characters of the task description
+	DefaultBudget     = 8000   // tokens, when the request gives none
+	MaxBudget         = 1000000
+	lexicalFocusLimit = 5  // focus nodes a lexical match may choose
+	maxTerms          = 32 // lexical terms taken from the task, in order of appearance
+	maxIDCandidates   = 16 // words of the task tried as exact node IDs
+	maxReasons        = 16 // relationship reasons kept per item; the rest are counted
+	focusExcerpt      = 4000
+	relatedExcerpt    = 480
+)
+
+// Task kinds: the closed set a request must name.
+const (
+	KindChange         = "change"
+	KindImplementation = "implementation"
+	KindFailure        = "failure"
+	KindOwnership      = "ownership"
+	KindTest           = "test"
+	KindOperation      = "operation"
+	KindRelease        = "release"
+)
+
+// Kinds returns the closed task kinds in the contract's order.
+func Kinds() []string {
+	return []string{KindChange, KindImplementation, KindFailure, KindOwnership, KindTest, KindOperation, KindRelease}
+}
+
+// Request is one task-context request, after Normalize.
+type Request struct {
+	Kind        string `json:"kind"`
+	Task        string `json:"task"`
+	FocusNodeID string `json:"focus_node_id,omitempty"`
+	Budget      int    `json:"budget"`
+}
+
+// Normalize checks a request and fills in its default budget. Every refusal is
+// invalid_argument with what to change.
+func Normalize(r Request) (Request, error) {
+	bad := func(format string, args ...any) (Request, error) {
+		return Request{}, problem.Errorf(problem.InvalidArgument, format, args...)
+	}
+	if !slices.Contains(Kinds(), r.Kind) {
+		return bad("kind %q is not a task kind; use one of %s", r.Kind, strings.Join(Kinds(), ", "))
+	}
+	if strings.TrimSpace(r.Task) == "" {
+		return bad("task is required: describe the work in a sentence, for example \"rename the index publisher\"")
+	}
+	if !utf8.ValidString(r.Task) {
+		return bad("task is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(r.Task); n > MaxTaskChars {
+		return bad("task is %d characters; at most %d are accepted: shorten the description or name focus_node_id", n, MaxTaskChars)
+	}
+	switch {
+	case r.Budget < 0:
+		return bad("budget must be a positive number of tokens")
+	case r.Budget == 0:
+		r.Budget = DefaultBudget
+	case r.Budget > MaxBudget:
+		return bad("budget %d is over the %d-token ceiling", r.Budget, MaxBudget)
+	}
+	return r, nil
+}
+
+// Plan is a derived version-1 retrieval plan. It is data, not code: a client can read
+// exactly what will be searched, and its hash binds a capsule to it.
+type Plan struct {
+	Version         int      `json:"plan_version"`
+	Kind            string   `json:"kind"`
+	AliasMapVersion int      `json:"alias_map_version"`
+	Ceilings        Ceilings `json:"ceilings"`
+	Steps           []Step   `json:"steps"`
+}
+
+// Ceilings are the fixed bounds a plan runs within.
+type Ceilings struct {
+	EvidenceItems  int `json:"evidence_items"`
+	CandidateEdges int `json:"candidate_edges"`
+	TaskChars      int `json:"task_chars"`
+	FocusNodes     int `json:"focus_nodes"`
+}
+
+// Step is one plan step: "focus", "traverse" or "hydrate".
+type Step struct {
+	Step    int    `json:"step"`
+	Op      string `json:"op"`
+	Purpose string `json:"purpose"`
+	// focus
+	Mode         string   `json:"mode,omitempty"` // "exact" or "lexical"
+	NodeID       string   `json:"node_id,omitempty"`
+	IDCandidates []string `json:"id_candidates,omitempty"`
+	Terms        []string `json:"terms,omitempty"`
+	// traverse: the relations followed are every relation of the vocabulary (bound by hash,
+	// not listed) whose category is one of Categories.
+	Direction      string   `json:"direction,omitempty"` // "outgoing" or "incoming"
+	Categories     []string `json:"categories,omitempty"`
+	MaxDepth       int      `json:"max_depth,omitempty"`
+	VocabularyHash string   `json:"relation_vocabulary_hash,omitempty"`
+	// hydrate
+	Fields              []string `json:"fields,omitempty"`
+	FocusExcerptChars   int      `json:"focus_excerpt_chars,omitempty"`
+	RelatedExcerptChars int      `json:"related_excerpt_chars,omitempty"`
+}
+
+// traversal is one traverse step of a task kind's recipe.
+type traversal struct {
+	direction  string
+	categories []string
+	depth      int
+	purpose    string
+}
+
+const (
+	outgoing = "outgoing"
+	incoming = "incoming"
+)
+
+// recipes are the traversals of each task kind; docs/task-context.md explains the choices.
+// Every kind ends by looking one hop both ways along unclassified relations, so that project
+// relations outside the alias map stay visible, marked as such.
+func recipe(kind string) []traversal {
+	var steps []traversal
+	switch kind {
+	case KindChange:
+		steps = []traversal{
+			{incoming, []string{Dependency, Execution, Data}, 3, "what the change may break: dependents, callers and users of the same data, transitively"},
+			{outgoing, []string{Structure, Dependency, Implementation, Evidence}, 1, "what it is made of, what it needs, what implements it and what tests it"},
+			{incoming, []string{Structure, Implementation, Evidence, Context}, 1, "what contains, implements, governs, documents or mentions it"},
+		}
+	case KindImplementation:
+		steps = []traversal{
+			{outgoing, []string{Implementation, Dependency, Structure}, 2, "what implements it and what it builds on"},
+			{incoming, []string{Implementation, Evidence, Structure}, 1, "the requirements, decisions and documents it must satisfy"},
+			{outgoing, []string{Evidence, Context}, 1, "the tests that will prove it and related notes"},
+		}
+	case KindFailure:
+		steps = []traversal{
+			{outgoing, []string{Execution, Data, Dependency}, 3, "what it runs, reads, writes and needs: where a fault can come from"},
+			{incoming, []string{Execution, Data}, 2, "who runs it and who else touches its data"},
+			{outgoing, []string{Evidence}, 1, "the tests that exercise it"},
+			{incoming, []string{Evidence}, 1, "the tests and requirements that state its expected behaviour"},
+		}
+	case KindOwnership:
+		steps = []traversal{
+			{incoming, []string{Structure, Evidence}, 2, "what contains, owns, governs or documents it"},
+			{outgoing, []string{Structure, Evidence, Context}, 1, "what it contains, owns or governs"},
+		}
+	case KindTest:
+		steps = []traversal{
+			{outgoing, []string{Evidence, Implementation}, 2, "its tests and the code they must exercise"},
+			{incoming, []string{Evidence, Implementation}, 2, "what verifies, proves or implements it"},
+		}
+	case KindOperation:
+		steps = []traversal{
+			{outgoing, []string{Execution, Dependency, Data}, 2, "what it launches, needs, reads and writes at run time"},
+			{incoming, []string{Execution, Structure}, 1, "what starts, dispatches to or contains it"},
+			{outgoing, []string{Context}, 1, "related operational notes"},
+		}
+	case KindRelease:
+		steps = []traversal{
+			{outgoing, []string{Evidence, Dependency, Implementation}, 2, "what must be proven, what it ships with and what implements it"},
+			{incoming, []string{Evidence, Dependency}, 1, "what governs or verifies it and what depends on it"},
+		}
+	}
+	return append(steps,
+		traversal{outgoing, []string{Unclassified}, 1, "project relations outside the alias map, kept raw and marked unclassified"},
+		traversal{incoming, []string{Unclassified}, 1, "project relations outside the alias map, kept raw and marked unclassified"})
+}
+
+// PlanFor derives the plan of a normalized request over a relation vocabulary (the project's
+// allowed relations).
+func PlanFor(r Request, vocabulary []string) Plan {
+	vh := vocabularyHash(vocabulary)
+	p := Plan{Version: PlanVersion, Kind: r.Kind, AliasMapVersion: AliasMapVersion,
+		Ceilings: Ceilings{EvidenceItems: MaxEvidence, CandidateEdges: MaxExaminedEdges, TaskChars: MaxTaskChars, FocusNodes: lexicalFocusLimit}}
+	focus := Step{Step: 1, Op: "focus"}
+	if r.FocusNodeID != "" {
+		focus.Mode, focus.NodeID, focus.Purpose = "exact", r.FocusNodeID, "the node the request names"
+	} else {
+		focus.Mode, focus.Purpose = "lexical", fmt.Sprintf("up to %d nodes: words of the task that are exact node IDs, then BM25 over any of its terms", lexicalFocusLimit)
+		focus.IDCandidates, focus.Terms = idCandidates(r.Task), terms(r.Task)
+	}
+	p.Steps = append(p.Steps, focus)
+	for _, t := range recipe(r.Kind) {
+		p.Steps = append(p.Steps, Step{Step: len(p.Steps) + 1, Op: "traverse", Purpose: t.purpose, Direction: t.direction,
+			Categories: t.categories, MaxDepth: t.depth, VocabularyHash: vh})
+	}
+	p.Steps = append(p.Steps, Step{Step: len(p.Steps) + 1, Op: "hydrate", Purpose: "indexed metadata and the start of each body",
+		Fields:            []string{"title", "kind", "family", "status", "authority", "language", "source_path", "anchor", "line", "content_hash"},
+		FocusExcerptChars: focusExcerpt, RelatedExcerptChars: relatedExcerpt})
+	return p
+}
+
+// vocabularyHash binds the complete relation vocabulary, sorted, with the alias map version.
+func vocabularyHash(vocabulary []string) string {
+	v := slices.Clone(vocabulary)
+	slices.Sort(v)
+	v = slices.Compact(v)
+	return hashOf("docforge.task.vocabulary.v1", struct {
+		AliasMap  int      `json:"alias_map_version"`
+		Relations []string `json:"relations"`
+	}{AliasMapVersion, v})
+}
+
+// isStopword reports English function words, dropped from lexical terms: they match nearly
+// every document and would decide the focus by noise.
+func isStopword(w string) bool {
+	switch w {
+	case "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from",
+		"has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "not", "of",
+		"on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "this",
+		"those", "to", "up", "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "why",
+		"will", "with", "would", "you", "your", "all", "any", "each", "make", "need", "needs", "want":
+		return true
+	}
+	return false
+}
+
+// terms are the task's distinct lowercase words of letters and digits (the units the search
+// index holds), without stopwords and one-character words, in order of first appearance.
+func terms(task string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if utf8.RuneCountInString(w) < 2 || isStopword(w) || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+		if len(out) == maxTerms {
+			break
+		}
+	}
+	return out
+}
+
+// idCandidates are the task's whitespace-separated words that look like node IDs (they hold
+// a dot, colon, slash, underscore or hyphen), trimmed of surrounding punctuation and quotes.
+func idCandidates(task string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(task) {
+		w = strings.Trim(w, "`'\"()[]{}<>,;!?")
+		w = strings.TrimRight(w, ".:")
+		if w == "" || !strings.ContainsAny(w, ".:/_-") || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+		if len(out) == maxIDCandidates {
+			break
+		}
+	}
+	return out
+}

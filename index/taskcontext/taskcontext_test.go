@@ -1,0 +1,469 @@
+package taskcontext_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/taskcontext"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden capsules under testdata")
+
+const policyHash = "sha256:test-policy"
+
+// syncProject writes a descriptor and files into a fresh directory, syncs it and opens the
+// published snapshot.
+func syncProject(t testing.TB, files map[string]string) (*index.Snapshot, string) {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return open(t, root), root
+}
+
+func open(t testing.TB, root string) *index.Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	snap, err := index.Open(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { snap.Close() })
+	return snap
+}
+
+// example copies the bundled example project (sources only) and opens its index.
+func example(t testing.TB) *index.Snapshot {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", "courier")
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() && (e.Name() == ".docforge" || e.Name() == "site") {
+			return filepath.SkipDir
+		}
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open(t, dst)
+}
+
+func build(t testing.TB, snap *index.Snapshot, r taskcontext.Request) *taskcontext.Capsule {
+	t.Helper()
+	r, err := taskcontext.Normalize(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := taskcontext.Build(context.Background(), snap, r, policyHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// render is a capsule as one JSON document: header, then every stream entry.
+func render(t testing.TB, c *taskcontext.Capsule) []byte {
+	t.Helper()
+	var stream []any
+	for _, e := range c.Stream {
+		var v any
+		if err := json.Unmarshal(e, &v); err != nil {
+			t.Fatal(err)
+		}
+		stream = append(stream, v)
+	}
+	out, err := json.MarshalIndent(struct {
+		*taskcontext.Capsule
+		Stream []any `json:"stream"`
+	}{c, stream}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, '\n')
+}
+
+func gaps(c *taskcontext.Capsule, kind, limit string) []taskcontext.Gap {
+	var out []taskcontext.Gap
+	for _, g := range c.Gaps {
+		if g.Kind == kind && g.Limit == limit {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func items(t testing.TB, c *taskcontext.Capsule) []taskcontext.Item {
+	t.Helper()
+	var out []taskcontext.Item
+	for _, e := range c.Stream {
+		var it taskcontext.Item
+		if err := json.Unmarshal(e, &it); err != nil {
+			t.Fatal(err)
+		}
+		if it.Type == "evidence" {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// The example project's capsules for every task kind, from one exact focus and one lexical
+// task each, are golden: a change in planning, ordering, provenance or hashing shows up as a
+// diff to review (go test ./index/taskcontext -update rewrites them).
+func TestGoldenCapsulesOfTheExample(t *testing.T) {
+	snap := example(t)
+	cases := []struct {
+		kind, focus, task string
+	}{
+		{taskcontext.KindChange, "arch.store", "rename the store's append path"},
+		{taskcontext.KindImplementation, "req.event-order", "implement ordering of late carrier events"},
+		{taskcontext.KindFailure, "go:example.com/courier/store.Log.Append", "appending an event panics after a late scan"},
+		{taskcontext.KindOwnership, "data.events", "who owns the event log"},
+		{taskcontext.KindTest, "req.event-order", "test that late events are ordered"},
+		{taskcontext.KindOperation, "arch.notifier", "operate webhook delivery"},
+		{taskcontext.KindRelease, "arch.api", "release the tracking API v2"},
+	}
+	for _, tc := range cases {
+		for _, mode := range []string{"exact", "lexical"} {
+			t.Run(tc.kind+"-"+mode, func(t *testing.T) {
+				r := taskcontext.Request{Kind: tc.kind, Task: tc.task, Budget: 6000}
+				if mode == "exact" {
+					r.FocusNodeID = tc.focus
+				}
+				got := render(t, build(t, snap, r))
+				path := filepath.Join("testdata", tc.kind+"-"+mode+".json")
+				if *update {
+					if err := os.MkdirAll("testdata", 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./index/taskcontext -update to create it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("capsule differs from %s (go test ./index/taskcontext -update, then review the diff):\n%s", path, firstDiff(string(got), string(want)))
+				}
+			})
+		}
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < min(len(al), len(bl)); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
+
+// The same sources give byte-identical capsules: on one snapshot twice, and on an index
+// built independently in another directory.
+func TestCapsulesAreDeterministic(t *testing.T) {
+	a, b := example(t), example(t)
+	for _, kind := range taskcontext.Kinds() {
+		r := taskcontext.Request{Kind: kind, Task: "late carrier events are stored in order"}
+		first, again, other := render(t, build(t, a, r)), render(t, build(t, a, r)), render(t, build(t, b, r))
+		if !bytes.Equal(first, again) || !bytes.Equal(first, other) {
+			t.Errorf("%s: capsules differ between builds:\n%s", kind, firstDiff(string(first), string(other)))
+		}
+	}
+}
+
+func TestItemsCarryProvenanceAndPaths(t *testing.T) {
+	snap := example(t)
+	c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "change the event log", FocusNodeID: "data.events"})
+	its := items(t, c)
+	if len(its) < 3 || its[0].NodeID != "data.events" || its[0].Role != "focus" {
+		t.Fatalf("the focus comes first: %+v", its)
+	}
+	for _, it := range its {
+		if it.SourcePath == "" || !strings.HasPrefix(it.ContentHash, "sha256:") || it.Tokens <= 0 {
+			t.Errorf("%s: source path, content hash and tokens are required: %+v", it.NodeID, it)
+		}
+		if it.Path[0].NodeID != "data.events" || len(it.Path) != it.Depth+1 {
+			t.Errorf("%s: the path starts at the focus and has one hop per depth: %+v", it.NodeID, it.Path)
+		}
+		if it.Role == "related" {
+			codes := map[string]bool{}
+			for _, f := range it.Provenance {
+				codes[f.Code] = true
+			}
+			if !codes[taskcontext.FactDeclared] && !codes[taskcontext.FactStatic] {
+				t.Errorf("%s: a related item says whether its path was declared or extracted: %+v", it.NodeID, it.Provenance)
+			}
+			if codes[taskcontext.FactTransitive] != (it.Depth > 1) {
+				t.Errorf("%s: transitive_path exactly beyond depth 1: %+v", it.NodeID, it.Provenance)
+			}
+		}
+	}
+}
+
+// Path direction is relative to the preceding node; relationship-reason direction is
+// relative to the item itself.
+func TestDirections(t *testing.T) {
+	snap, _ := syncProject(t, map[string]string{
+		"docforge.toml": descriptor(`"depends_on", "relates_to", "calls"`),
+		"docs/a.md":     node("a", `depends_on = ["b"]`+"\n"+`calls = ["b"]`, ""),
+		"docs/b.md":     node("b", ``, ""),
+	})
+	c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "change b", FocusNodeID: "b"})
+	its := items(t, c)
+	var a *taskcontext.Item
+	for i := range its {
+		if its[i].NodeID == "a" {
+			a = &its[i]
+		}
+	}
+	if a == nil {
+		t.Fatalf("a depends on b, so a change to b reaches a: %+v", its)
+	}
+	// b <-calls- a (calls sorts before depends_on): a is the stored source, b precedes it.
+	if len(a.Path) != 2 || a.Path[1].Direction != "incoming" || a.Path[1].Relation != "calls" || a.Path[1].Category != taskcontext.Execution {
+		t.Errorf("path hop direction is relative to the preceding node: %+v", a.Path)
+	}
+	want := taskcontext.Reason{Relation: "depends_on", Category: taskcontext.Dependency, Direction: "outgoing", NodeID: "b", Step: 2}
+	if !slices.Contains(a.Reasons, want) {
+		t.Errorf("a is the stored source of a depends_on b, so the reason is outgoing from a: %+v", a.Reasons)
+	}
+}
+
+func descriptor(relations string) string {
+	return `schema_version = 1
+[project]
+id = "tc"
+[sources]
+content_roots = ["docs"]
+[relations]
+allowed = [` + relations + `]
+[families.arch]
+kinds = ["component"]
+[limits]
+max_results = 200
+`
+}
+
+func node(id, relations, body string) string {
+	return fmt.Sprintf("+++\nid = %q\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %s\"\n[relations]\n%s\n+++\n# Node %s\n\n%s\n", id, id, relations, id, body)
+}
+
+// Every alias maps to exactly its listed category; every other name is unclassified, however
+// close its spelling.
+func TestAliasMapExactness(t *testing.T) {
+	want := map[string]string{
+		"contains": "structure", "defined_in": "structure", "defines": "structure", "owns": "structure",
+		"implemented_by": "implementation", "implements": "implementation", "inherits": "implementation", "inherits_from": "implementation",
+		"depends_on": "dependency", "imports": "dependency",
+		"activates": "execution", "calls": "execution", "dispatches_to": "execution", "launches": "execution",
+		"reads": "data", "writes": "data",
+		"documents": "evidence", "governs": "evidence", "proves": "evidence", "tested_by": "evidence", "verifies": "evidence",
+		"relates_to": "context",
+	}
+	if got := taskcontext.CategoryMap(); len(got) != len(want) {
+		t.Errorf("the alias map has %d entries, want exactly %d: %v", len(got), len(want), got)
+	}
+	for rel, cat := range want {
+		if got := taskcontext.Category(rel); got != cat {
+			t.Errorf("Category(%q) = %q, want %q", rel, got, cat)
+		}
+	}
+	for _, rel := range []string{"supersedes", "depends-on", "dependsOn", "DEPENDS_ON", "Calls", "call", "test", "tests", "tested-by",
+		"implemented", "relates", "related_to", "", " contains", "contains "} {
+		if got := taskcontext.Category(rel); got != taskcontext.Unclassified {
+			t.Errorf("Category(%q) = %q, want unclassified", rel, got)
+		}
+	}
+}
+
+// An unclassified relation stays present, raw, with its limitation.
+func TestUnclassifiedRelationsStayRaw(t *testing.T) {
+	snap := example(t)
+	c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindRelease, Task: "release", FocusNodeID: "dec.event-sourcing"})
+	found := false
+	for _, it := range items(t, c) {
+		for _, h := range it.Path {
+			if h.Relation == "supersedes" {
+				found = true
+				if h.Category != taskcontext.Unclassified {
+					t.Errorf("supersedes is unclassified: %+v", h)
+				}
+				if !slices.ContainsFunc(it.Provenance, func(f taskcontext.Fact) bool { return f.Code == taskcontext.FactUnclassified }) {
+					t.Errorf("%s: reached through supersedes without the unclassified_relation limitation: %+v", it.NodeID, it.Provenance)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the example's supersedes relation does not appear in the capsule:\n%s", render(t, c))
+	}
+}
+
+func TestRequestsAreChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    taskcontext.Request
+		want string
+	}{
+		{"unknown kind", taskcontext.Request{Kind: "refactor", Task: "x"}, "not a task kind"},
+		{"empty task", taskcontext.Request{Kind: "change", Task: "  "}, "task is required"},
+		{"long task", taskcontext.Request{Kind: "change", Task: strings.Repeat("é", taskcontext.MaxTaskChars+1)}, "at most 10000"},
+		{"negative budget", taskcontext.Request{Kind: "change", Task: "x", Budget: -1}, "budget"},
+		{"huge budget", taskcontext.Request{Kind: "change", Task: "x", Budget: taskcontext.MaxBudget + 1}, "ceiling"},
+	} {
+		_, err := taskcontext.Normalize(tc.r)
+		if problem.CodeOf(err) != problem.InvalidArgument || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want invalid_argument mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	r, err := taskcontext.Normalize(taskcontext.Request{Kind: "test", Task: strings.Repeat("é", taskcontext.MaxTaskChars)})
+	if err != nil || r.Budget != taskcontext.DefaultBudget {
+		t.Errorf("a task of exactly the ceiling is accepted with the default budget: %v %+v", err, r.Budget)
+	}
+}
+
+// A generated graph hits each ceiling and each gap kind appears exactly where it must.
+func TestCeilingsAndGaps(t *testing.T) {
+	files := map[string]string{"docforge.toml": descriptor(`"depends_on", "relates_to"`)}
+	var b strings.Builder
+	// hub has 1,200 dependents: a change to it reaches more than the 1,000-item ceiling.
+	for i := 0; i < 1200; i++ {
+		fmt.Fprintf(&b, "[[node]]\nid = \"m%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"M %d\"\nbody = \"dependent\"\n[node.relations]\ndepends_on = [\"hub\"]\n", i, i)
+	}
+	files["docs/dependents.toml"] = b.String()
+	files["docs/hub.md"] = node("hub", "", "the hub")
+	// wide depends on 400 nodes, each depending on the same 300 leaves: 120,400 edges
+	// within depth 2, past the 100,000-edge work ceiling, with only 700 nodes.
+	var targets []string
+	for j := 0; j < 300; j++ {
+		targets = append(targets, fmt.Sprintf("%q", fmt.Sprintf("t%03d", j)))
+	}
+	leaves := strings.Builder{}
+	for j := 0; j < 300; j++ {
+		fmt.Fprintf(&leaves, "[[node]]\nid = \"t%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"T %d\"\nbody = \"leaf\"\n", j, j)
+	}
+	files["docs/leaves.toml"] = leaves.String()
+	var mids []string
+	for part := 0; part < 4; part++ {
+		var m strings.Builder
+		for i := part * 100; i < part*100+100; i++ {
+			fmt.Fprintf(&m, "[[node]]\nid = \"w%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"W %d\"\nbody = \"mid\"\n[node.relations]\ndepends_on = [%s]\n", i, i, strings.Join(targets, ", "))
+			mids = append(mids, fmt.Sprintf("%q", fmt.Sprintf("w%03d", i)))
+		}
+		files[fmt.Sprintf("docs/mids%d.toml", part)] = m.String()
+	}
+	files["docs/wide.md"] = node("wide", "depends_on = ["+strings.Join(mids, ", ")+"]", "wide")
+	files["docs/lonely.md"] = node("lonely", "", "a node nothing relates to")
+	snap, _ := syncProject(t, files)
+
+	t.Run("result", func(t *testing.T) {
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "change the hub", FocusNodeID: "hub", Budget: taskcontext.MaxBudget})
+		if g := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitResult); len(g) != 1 || g[0].Step != 2 {
+			t.Errorf("want one result-limit gap at step 2: %+v", c.Gaps)
+		}
+		if c.Counts.Collected != taskcontext.MaxEvidence {
+			t.Errorf("the collection stops at the ceiling: %d", c.Counts.Collected)
+		}
+		if len(gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork)) != 0 {
+			t.Errorf("1,200 edges are within the work ceiling: %+v", c.Gaps)
+		}
+	})
+	t.Run("work", func(t *testing.T) {
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindFailure, Task: "wide fails", FocusNodeID: "wide", Budget: 100})
+		if g := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork); len(g) != 1 || g[0].Step != 2 {
+			t.Errorf("want one work-limit gap at step 2: %+v", c.Gaps)
+		}
+		if c.Counts.EdgesExamined != taskcontext.MaxExaminedEdges {
+			t.Errorf("examined %d edges, want exactly the ceiling", c.Counts.EdgesExamined)
+		}
+		if len(gaps(c, taskcontext.GapIncomplete, taskcontext.LimitResult)) != 0 || c.Counts.Collected != 701 {
+			t.Errorf("700 nodes and the focus fit the item ceiling: %d %+v", c.Counts.Collected, c.Gaps)
+		}
+		// The 100-token budget holds almost nothing: the rest is a token-limit gap and
+		// omission entries, so nothing is lost silently.
+		tok := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitToken)
+		if len(tok) != 1 || tok[0].Count != c.Counts.TokenOmitted || c.Counts.Selected+c.Counts.TokenOmitted != c.Counts.Collected || c.Budget.Used > 100 {
+			t.Errorf("token budgeting: %+v %+v %+v", tok, c.Counts, c.Budget)
+		}
+		if len(c.Stream) != c.Counts.Collected {
+			t.Errorf("every collected item is in the stream as evidence or omission: %d of %d", len(c.Stream), c.Counts.Collected)
+		}
+	})
+	t.Run("undeclared and empty", func(t *testing.T) {
+		// The project declares no evidence or implementation relation: a test task says so.
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindTest, Task: "test lonely", FocusNodeID: "lonely"})
+		var cats []string
+		for _, g := range gaps(c, taskcontext.GapUndeclaredCategory, "") {
+			cats = append(cats, fmt.Sprintf("%d:%s", g.Step, g.Category))
+		}
+		if want := []string{"2:evidence", "2:implementation", "3:evidence", "3:implementation"}; !slices.Equal(cats, want) {
+			t.Errorf("undeclared categories %v, want %v", cats, want)
+		}
+		// A declared category with nothing on it: completed search, nothing selected.
+		c = build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "change lonely", FocusNodeID: "lonely"})
+		var empty []string
+		for _, g := range gaps(c, taskcontext.GapNoEvidence, "") {
+			empty = append(empty, fmt.Sprintf("%d:%s", g.Step, g.Category))
+		}
+		if want := []string{"2:dependency", "3:dependency", "4:context"}; !slices.Equal(empty, want) {
+			t.Errorf("empty searches %v, want %v (gaps %+v)", empty, want, c.Gaps)
+		}
+		if len(gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork))+len(gaps(c, taskcontext.GapIncomplete, taskcontext.LimitResult)) != 0 {
+			t.Errorf("nothing was cut short: %+v", c.Gaps)
+		}
+	})
+	t.Run("no focus", func(t *testing.T) {
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "zyxwvut qqqq"})
+		if g := gaps(c, taskcontext.GapNoEvidence, ""); len(g) != 1 || g[0].Step != 1 || c.Counts.Collected != 0 {
+			t.Errorf("a lexical focus that matches nothing is a no-evidence gap at step 1: %+v", c.Gaps)
+		}
+	})
+	t.Run("unknown focus", func(t *testing.T) {
+		r, _ := taskcontext.Normalize(taskcontext.Request{Kind: taskcontext.KindChange, Task: "x", FocusNodeID: "nope"})
+		if _, err := taskcontext.Build(context.Background(), snap, r, policyHash); problem.CodeOf(err) != problem.NodeNotFound {
+			t.Errorf("an unknown focus_node_id is node_not_found, got %v", err)
+		}
+	})
+}

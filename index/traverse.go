@@ -1,0 +1,243 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
+)
+
+// NodeRef names a node of one snapshot: its stable ID and its key in that index file. Keys
+// are only meaningful to the snapshot that returned them.
+type NodeRef struct {
+	Key int64
+	ID  string
+}
+
+// Hop is one stored edge met while expanding a node: From is the expanded node, To the node
+// at the other end. Outgoing says whether From is the edge's stored source.
+type Hop struct {
+	From     NodeRef
+	To       NodeRef
+	Relation string
+	Outgoing bool
+}
+
+// Expansion is one breadth-first level: the qualifying edges of the expanded nodes, in the
+// order the nodes were given and, per node, by relation then the other end's ID.
+type Expansion struct {
+	Hops     []Hop
+	Examined int
+	// Exhausted is set when the work budget stopped the expansion before every edge of every
+	// given node was examined.
+	Exhausted bool
+}
+
+// RelationNames returns the relation vocabulary the index was built with, sorted.
+func (s *Snapshot) RelationNames(ctx context.Context) ([]string, error) {
+	var names []string
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		return sqlitex.Execute(conn, `SELECT name FROM relations ORDER BY name`, &sqlitex.ExecOptions{
+			ResultFunc: func(st *sqlite.Stmt) error { names = append(names, st.ColumnText(0)); return nil }})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read relation vocabulary: %w", err)
+	}
+	return names, nil
+}
+
+// Resolve finds the nodes with exactly these IDs; a missing one is node_not_found.
+func (s *Snapshot) Resolve(ctx context.Context, ids []string) ([]NodeRef, error) {
+	out := make([]NodeRef, 0, len(ids))
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		for _, id := range ids {
+			key, ok := lookupKey(conn, id)
+			if !ok {
+				return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
+			}
+			out = append(out, NodeRef{Key: key, ID: id})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Expand reads, for each node of from, its edges in one direction whose relation is one of
+// relations, examining at most budget edges in all. Each node's edges are read through the
+// edge index ordered by relation name and the other end's ID, so which edges a spent budget
+// leaves unexamined does not depend on the index's internal keys.
+func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, relations []string, budget int) (*Expansion, error) {
+	out := &Expansion{}
+	if len(from) == 0 || len(relations) == 0 {
+		return out, nil
+	}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		rels, err := relationKeys(conn, relations)
+		if err != nil || len(rels) == 0 {
+			return err
+		}
+		near, far := "src", "dst"
+		if !outgoing {
+			near, far = "dst", "src"
+		}
+		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far +
+			` WHERE e.` + near + ` = ? AND e.rel IN (` + rels + `) ORDER BY r.name, n.id LIMIT ?`)
+		for _, f := range from {
+			remaining := budget - out.Examined
+			if remaining <= 0 {
+				out.Exhausted = true
+				return nil
+			}
+			st.BindInt64(1, f.Key)
+			st.BindInt64(2, int64(remaining)+1)
+			for {
+				ok, err := st.Step()
+				if err != nil {
+					st.Reset()
+					return fmt.Errorf("expand %s: %w", f.ID, err)
+				}
+				if !ok {
+					break
+				}
+				if out.Examined == budget {
+					out.Exhausted = true
+					break
+				}
+				out.Examined++
+				out.Hops = append(out.Hops, Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing})
+			}
+			if err := st.Reset(); err != nil {
+				return fmt.Errorf("expand %s: %w", f.ID, err)
+			}
+			if out.Exhausted {
+				return nil
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// relationKeys turns relation names into the integer list of an IN clause; names the index
+// does not know are skipped.
+func relationKeys(conn *sqlite.Conn, names []string) (string, error) {
+	var keys []string
+	st := conn.Prep(`SELECT rel FROM relations WHERE name = ?`)
+	for _, n := range names {
+		st.BindText(1, n)
+		ok, err := st.Step()
+		if err != nil {
+			st.Reset()
+			return "", fmt.Errorf("relation %s: %w", n, err)
+		}
+		if ok {
+			keys = append(keys, strconv.FormatInt(st.ColumnInt64(0), 10))
+		}
+		st.Reset()
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ","), nil
+}
+
+// Hydrated is a node's record with the start of its body.
+type Hydrated struct {
+	graph.Record
+	Line int
+	// Excerpt is the body's first characters (whole runes, never more than asked); BodyChars
+	// is the length of the whole body in characters.
+	Excerpt   string
+	BodyChars int
+}
+
+// Hydrate reads the records of refs and, for refs[i], the first excerpt(i) characters of its
+// body. The result is in the order of refs.
+func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i int) int) ([]Hydrated, error) {
+	out := make([]Hydrated, len(refs))
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		st := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body) FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
+		for i, ref := range refs {
+			st.BindInt64(1, int64(max(excerpt(i), 0)))
+			st.BindInt64(2, ref.Key)
+			ok, err := st.Step()
+			if err != nil {
+				st.Reset()
+				return fmt.Errorf("hydrate %s: %w", ref.ID, err)
+			}
+			if !ok {
+				st.Reset()
+				return fmt.Errorf("hydrate %s: node missing from its own snapshot", ref.ID)
+			}
+			r, _ := scanRecord(st)
+			out[i] = Hydrated{Record: r, Line: int(st.ColumnInt64(13)), Excerpt: st.ColumnText(14), BodyChars: int(st.ColumnInt64(15))}
+			if err := st.Reset(); err != nil {
+				return fmt.Errorf("hydrate %s: %w", ref.ID, err)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RankedHit is one node chosen by a lexical any-term match.
+type RankedHit struct {
+	NodeRef
+	// Match is "id" when a query word is the node's exact ID, else "text" (BM25).
+	Match string
+	Score float64
+}
+
+// RankAny chooses up to limit nodes for a bag of words: first nodes whose ID is exactly one
+// of ids (in the order given), then full-text matches of any of terms ranked by BM25 (ties by
+// ID). It reports whether more nodes matched than were returned. Terms are quoted, so no
+// input reaches FTS5 as syntax.
+func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit int) ([]RankedHit, bool, error) {
+	var hits []RankedHit
+	more := false
+	seen := map[int64]bool{}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		for _, id := range ids {
+			if key, ok := lookupKey(conn, id); ok && !seen[key] {
+				if len(hits) == limit {
+					more = true
+					return nil
+				}
+				seen[key] = true
+				hits = append(hits, RankedHit{NodeRef: NodeRef{Key: key, ID: id}, Match: "id"})
+			}
+		}
+		if len(terms) == 0 {
+			return nil
+		}
+		quoted := make([]string, len(terms))
+		for i, t := range terms {
+			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		}
+		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
+			JOIN nodes n ON n.key = s.rowid ORDER BY s.rank, n.id`, &sqlitex.ExecOptions{
+			Args: []any{strings.Join(quoted, " OR "), limit + len(hits) + 1},
+			ResultFunc: func(st *sqlite.Stmt) error {
+				key := st.ColumnInt64(0)
+				if seen[key] {
+					return nil
+				}
+				if len(hits) == limit {
+					more = true
+					return nil
+				}
+				seen[key] = true
+				hits = append(hits, RankedHit{NodeRef: NodeRef{Key: key, ID: st.ColumnText(1)}, Match: "text", Score: -st.ColumnFloat(2)})
+				return nil
+			}})
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("rank focus: %w", err)
+	}
+	return hits, more, nil
+}

@@ -1,0 +1,105 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/taskcontext"
+)
+
+// ContextRequest is what docforge_get_context asks a custom context provider.
+type ContextRequest struct {
+	NodeID string `json:"node_id,omitempty"`
+	Query  string `json:"query,omitempty"`
+}
+
+// ContextSelection is one node a context provider chose, with why.
+type ContextSelection struct {
+	NodeID string
+	Reason string
+}
+
+// ContextProvider is a project integration's own context policy: given the snapshot of the
+// call and its request, it returns the ordered nodes docforge_get_context answers with.
+// Pagination is applied after the selection, so providers never page.
+type ContextProvider func(ctx context.Context, snap *index.Snapshot, req ContextRequest) ([]ContextSelection, error)
+
+// taskPage is one page of a task-context capsule: the capsule header (identical on every
+// page), this page's part of the stream, and the page's own omissions.
+type taskPage struct {
+	*taskcontext.Capsule
+	// Plan shadows the capsule's plan so that a page too small for it can carry plan_hash
+	// alone (PlanOmitted says so); every page carries it when it fits.
+	Plan        *taskcontext.Plan `json:"plan,omitempty"`
+	PlanOmitted bool              `json:"plan_omitted,omitempty"`
+	Items      []json.RawMessage `json:"items"`
+	Omissions  []Omission        `json:"response_omissions"`
+	PageGaps   []taskcontext.Gap `json:"page_gaps"`
+	Pagination Pagination        `json:"pagination"`
+}
+
+// minTaskPageChars is the room for entries below which a page drops the plan body.
+const minTaskPageChars = 2048
+
+// omittedForResponse is the omission reason the contract names for task-context pages.
+const omittedForResponse = "response_limit"
+
+func runTaskContext(c *call, args json.RawMessage) (any, error) {
+	var a struct {
+		Kind        string `json:"kind"`
+		Task        string `json:"task"`
+		FocusNodeID string `json:"focus_node_id,omitempty"`
+		Budget      int    `json:"budget,omitempty"`
+		pageArgs
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if a.Limit < 0 {
+		return nil, problem.Errorf(problem.InvalidArgument, "limit must be positive")
+	}
+	req, err := taskcontext.Normalize(taskcontext.Request{Kind: a.Kind, Task: a.Task, FocusNodeID: a.FocusNodeID, Budget: a.Budget})
+	if err != nil {
+		return nil, err
+	}
+	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
+	capsule, err := taskcontext.Build(c.ctx, c.snap, req, policyHash)
+	if err != nil {
+		return nil, err
+	}
+	// The cursor binds the request, the effective policy and the plan (params), and the
+	// collection and capsule (collection); the generation is bound on its own.
+	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: capsule.Binding.Generation, Operation: "docforge_get_task_context",
+		Params:     hashJSON("docforge.task.cursor.params", []string{capsule.RequestHash, policyHash, capsule.PlanHash}),
+		Collection: hashJSON("docforge.task.cursor.collection", []string{capsule.CollectionHash, capsule.CapsuleHash})}
+	pos, err := resumeAt(a.Cursor, want)
+	if err != nil {
+		return nil, err
+	}
+	if pos > len(capsule.Stream) {
+		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d stream entries", pos, len(capsule.Stream))
+	}
+	limit := c.d.Limits.MaxResults
+	if a.Limit > 0 {
+		limit = min(a.Limit, limit)
+	}
+	page := &taskPage{Capsule: capsule, Plan: &capsule.Plan, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
+	budget := c.pageBudget(page)
+	if budget < minTaskPageChars {
+		page.Plan, page.PlanOmitted = nil, true
+		budget = c.pageBudget(page)
+	}
+	p := pack(capsule.Stream, capsule.IDs, pos, limit, budget, omittedForResponse)
+	page.Items = append(page.Items, p.entries...)
+	page.Omissions = append(page.Omissions, p.omissions...)
+	if len(p.omissions) > 0 {
+		page.PageGaps = append(page.PageGaps, taskcontext.Gap{Kind: taskcontext.GapIncomplete, Limit: taskcontext.LimitResponse, Count: len(p.omissions),
+			Detail: fmt.Sprintf("%d stream entries are larger than a whole response may be (max_response_chars %d); they are listed by hash in response_omissions and consumed; fetch one with docforge_get_node", len(p.omissions), c.d.Limits.MaxResponseChars)})
+	}
+	page.Pagination = pagination(want, p, len(capsule.Stream), pos)
+	c.counts["task_edges_examined"] = int64(capsule.Counts.EdgesExamined)
+	return page, nil
+}
