@@ -35,10 +35,10 @@ type taskPage struct {
 	// alone (PlanOmitted says so); every page carries it when it fits.
 	Plan        *taskcontext.Plan `json:"plan,omitempty"`
 	PlanOmitted bool              `json:"plan_omitted,omitempty"`
-	Items      []json.RawMessage `json:"items"`
-	Omissions  []Omission        `json:"response_omissions"`
-	PageGaps   []taskcontext.Gap `json:"page_gaps"`
-	Pagination Pagination        `json:"pagination"`
+	Items       []json.RawMessage `json:"items"`
+	Omissions   []Omission        `json:"response_omissions"`
+	PageGaps    []taskcontext.Gap `json:"page_gaps"`
+	Pagination  Pagination        `json:"pagination"`
 }
 
 // minTaskPageChars is the room for entries below which a page drops the plan body.

@@ -209,7 +209,7 @@ func TestTypeScriptClient(t *testing.T) {
 			SamePages  bool
 			OneCapsule bool
 		}
-		Proposals    []struct {
+		Proposals []struct {
 			Name    string
 			IsError bool
 			Code    *string
