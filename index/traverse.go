@@ -185,7 +185,7 @@ func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i i
 	return out, err
 }
 
-// RankedHit is one node chosen by a lexical any-term match.
+// RankedHit is one node chosen by a lexical match.
 type RankedHit struct {
 	NodeRef
 	// Match is "id" when a query word is the node's exact ID, else "text" (BM25).
@@ -193,51 +193,126 @@ type RankedHit struct {
 	Score float64
 }
 
+// TermUse says how common one query term is and whether the ranking used it. Nodes is the
+// number of nodes holding the term, counted up to the scoring budget; AtLeast marks a count
+// that stopped there.
+type TermUse struct {
+	Term    string `json:"term"`
+	Nodes   int    `json:"nodes"`
+	AtLeast bool   `json:"at_least,omitempty"`
+	Used    bool   `json:"used"`
+}
+
+// Ranking is the outcome of RankAny.
+type Ranking struct {
+	Hits []RankedHit
+	// More is set when more nodes matched than were returned.
+	More  bool
+	Terms []TermUse
+	// Mode is how the text match was made: "any" (BM25 over the terms used, any of them
+	// matching), "all" (every term must match: each alone was too common), "too_common" (even
+	// that matched more nodes than the budget), or "" (no text match was needed or possible).
+	Mode string
+}
+
 // RankAny chooses up to limit nodes for a bag of words: first nodes whose ID is exactly one
-// of ids (in the order given), then full-text matches of any of terms ranked by BM25 (ties by
-// ID). It reports whether more nodes matched than were returned. Terms are quoted, so no
-// input reaches FTS5 as syntax.
-func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit int) ([]RankedHit, bool, error) {
-	var hits []RankedHit
-	more := false
+// of ids (in the order given), then full-text matches ranked by BM25 (ties by ID).
+//
+// BM25 scores every matching node before it can sort, so the cost follows how many nodes
+// hold the terms. The terms are counted first (each count stops past budget), and the
+// rarest are used while the nodes they match together stay within budget; a term in more
+// nodes carries little weight anyway. When no term fits alone, the nodes holding every term
+// are ranked instead, if they fit. Terms are quoted, so no input reaches FTS5 as syntax.
+func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budget int) (*Ranking, error) {
+	out := &Ranking{Terms: []TermUse{}}
 	seen := map[int64]bool{}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		for _, id := range ids {
 			if key, ok := lookupKey(conn, id); ok && !seen[key] {
-				if len(hits) == limit {
-					more = true
+				if len(out.Hits) == limit {
+					out.More = true
 					return nil
 				}
 				seen[key] = true
-				hits = append(hits, RankedHit{NodeRef: NodeRef{Key: key, ID: id}, Match: "id"})
+				out.Hits = append(out.Hits, RankedHit{NodeRef: NodeRef{Key: key, ID: id}, Match: "id"})
 			}
 		}
-		if len(terms) == 0 {
-			return nil
+		count := conn.Prep(`SELECT count(*) FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT ?)`)
+		matches := func(q string) (int, bool, error) {
+			count.BindText(1, q)
+			count.BindInt64(2, int64(budget)+1)
+			defer count.Reset()
+			if _, err := count.Step(); err != nil {
+				return 0, false, fmt.Errorf("count matches: %w", err)
+			}
+			n := int(count.ColumnInt64(0))
+			return min(n, budget), n > budget, nil
 		}
-		quoted := make([]string, len(terms))
-		for i, t := range terms {
-			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		for _, t := range terms {
+			n, atLeast, err := matches(quoteTerm(t))
+			if err != nil {
+				return err
+			}
+			out.Terms = append(out.Terms, TermUse{Term: t, Nodes: n, AtLeast: atLeast})
+		}
+		order := make([]int, len(out.Terms))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return out.Terms[a].Nodes - out.Terms[b].Nodes })
+		var chosen, present []string
+		total := 0
+		for _, i := range order {
+			t := &out.Terms[i]
+			if t.Nodes == 0 {
+				continue
+			}
+			present = append(present, quoteTerm(t.Term))
+			if !t.AtLeast && total+t.Nodes <= budget {
+				total += t.Nodes
+				t.Used = true
+				chosen = append(chosen, quoteTerm(t.Term))
+			}
+		}
+		query := strings.Join(chosen, " OR ")
+		out.Mode = "any"
+		if len(chosen) == 0 {
+			if len(present) == 0 {
+				out.Mode = ""
+				return nil
+			}
+			query = strings.Join(present, " ")
+			if _, atLeast, err := matches(query); err != nil || atLeast {
+				out.Mode = "too_common"
+				return err
+			}
+			out.Mode = "all"
+			for i := range out.Terms {
+				out.Terms[i].Used = out.Terms[i].Nodes > 0
+			}
 		}
 		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
 			JOIN nodes n ON n.key = s.rowid ORDER BY s.rank, n.id`, &sqlitex.ExecOptions{
-			Args: []any{strings.Join(quoted, " OR "), limit + len(hits) + 1},
+			Args: []any{query, limit + len(out.Hits) + 1},
 			ResultFunc: func(st *sqlite.Stmt) error {
 				key := st.ColumnInt64(0)
 				if seen[key] {
 					return nil
 				}
-				if len(hits) == limit {
-					more = true
+				if len(out.Hits) == limit {
+					out.More = true
 					return nil
 				}
 				seen[key] = true
-				hits = append(hits, RankedHit{NodeRef: NodeRef{Key: key, ID: st.ColumnText(1)}, Match: "text", Score: -st.ColumnFloat(2)})
+				out.Hits = append(out.Hits, RankedHit{NodeRef: NodeRef{Key: key, ID: st.ColumnText(1)}, Match: "text", Score: -st.ColumnFloat(2)})
 				return nil
 			}})
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("rank focus: %w", err)
+		return nil, fmt.Errorf("rank focus: %w", err)
 	}
-	return hits, more, nil
+	return out, nil
 }
+
+// quoteTerm makes one word an FTS5 string, so it is matched as a term, never as syntax.
+func quoteTerm(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }

@@ -40,6 +40,25 @@ type mcpReport struct {
 	// docforge_render_status (cheap) over the full path: the watch proves the identity, so
 	// no stat walk.
 	RenderStatusP50 float64
+	// docforge_get_task_context with an 8,000-token budget over the full path: a lexical task
+	// of three vocabulary words, and an exact focus (the kinds in turn); the median items
+	// selected and tokens used; and the same lexical calls in-process.
+	TaskLexP50, TaskLexP95, TaskExactP50, TaskExactP95 float64
+	TaskItemsP50, TaskTokensP50, TaskEdgesP50          float64
+	InProcTaskLexP50, InProcTaskLexP95                 float64
+}
+
+// taskKinds are the closed task kinds, cycled by the benchmark.
+var taskKinds = []string{"change", "implementation", "failure", "ownership", "test", "operation", "release"}
+
+// taskArgs is the k-th benchmark task: three vocabulary words, optionally with an exact focus.
+func taskArgs(g *generator, rng *rand.Rand, k, nodes int, exact bool) map[string]any {
+	args := map[string]any{"kind": taskKinds[k%len(taskKinds)], "budget": 8000,
+		"task": strings.Join([]string{g.word(rng), g.word(rng), g.word(rng)}, " ")}
+	if exact {
+		args["focus_node_id"] = g.nodeID(rng.IntN(nodes))
+	}
+	return args
 }
 
 // measureMCP drives the real docforge-mcp binary over stdio with the go-sdk client, through
@@ -118,6 +137,7 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 		return nil, err
 	}
 	defer cs.Close()
+	var lastText string
 	call := func(name string, args map[string]any) (time.Duration, error) {
 		t0 := time.Now()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -125,8 +145,9 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 		if err != nil {
 			return 0, err
 		}
+		lastText = res.Content[0].(*mcp.TextContent).Text
 		if res.IsError {
-			return 0, fmt.Errorf("%s: %s", name, res.Content[0].(*mcp.TextContent).Text)
+			return 0, fmt.Errorf("%s: %s", name, lastText)
 		}
 		return d, nil
 	}
@@ -153,6 +174,41 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 		}
 		impact = append(impact, d)
 	}
+	var taskLex, taskExact []time.Duration
+	var taskItems, taskTokens, taskEdges []int
+	for k := 0; k < n; k++ {
+		for _, exact := range []bool{false, true} {
+			d, err := call("docforge_get_task_context", taskArgs(g, rng, k, nodes, exact))
+			if err != nil {
+				return nil, err
+			}
+			if exact {
+				taskExact = append(taskExact, d)
+				continue
+			}
+			taskLex = append(taskLex, d)
+			var page struct {
+				Result struct {
+					Counts struct {
+						Selected      int `json:"selected"`
+						EdgesExamined int `json:"edges_examined"`
+					} `json:"counts"`
+					Budget struct {
+						Used int `json:"used"`
+					} `json:"budget"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(lastText), &page); err != nil {
+				return nil, err
+			}
+			taskItems = append(taskItems, page.Result.Counts.Selected)
+			taskTokens = append(taskTokens, page.Result.Budget.Used)
+			taskEdges = append(taskEdges, page.Result.Counts.EdgesExamined)
+		}
+	}
+	rep.TaskLexP50, rep.TaskLexP95 = percentile(taskLex, 50), percentile(taskLex, 95)
+	rep.TaskExactP50, rep.TaskExactP95 = percentile(taskExact, 50), percentile(taskExact, 95)
+	rep.TaskItemsP50, rep.TaskTokensP50, rep.TaskEdgesP50 = medianCount(taskItems), medianCount(taskTokens), medianCount(taskEdges)
 	if err := measureDiagnostics(ctx, connect, g, nodes, rep); err != nil {
 		return nil, err
 	}
@@ -280,6 +336,16 @@ func measureInProcess(ctx context.Context, proj string, g *generator, nodes int,
 		search = append(search, time.Since(t0))
 	}
 	rep.InProcGetNodeP50, rep.InProcSearchP50 = percentile(get, 50), percentile(search, 50)
+	var task []time.Duration
+	for k := 0; k < 100; k++ {
+		args, _ := json.Marshal(taskArgs(g, rng, k, nodes, false))
+		t0 := time.Now()
+		if _, err := svc.Call(ctx, b, "docforge_get_task_context", args); err != nil {
+			return err
+		}
+		task = append(task, time.Since(t0))
+	}
+	rep.InProcTaskLexP50, rep.InProcTaskLexP95 = percentile(task, 50), percentile(task, 95)
 	return nil
 }
 
@@ -304,6 +370,12 @@ func mcpMarkdown(reps []*mcpReport) string {
 	for _, r := range reps {
 		fmt.Fprintf(&b, "| %d | %.3f | %.3f | %d of %d |\n", r.Nodes, r.WatchP50, r.OverheadP50, r.WalksSkipped, r.DiagCalls)
 	}
+	b.WriteString("\ndocforge_get_task_context, budget 8,000 tokens, full path (100 lexical tasks of three vocabulary words and 100 exact-focus tasks, the seven kinds in turn); medians of what a lexical capsule held; the lexical calls in-process:\n\n")
+	b.WriteString("| nodes | lexical p50 / p95 ms | exact focus p50 / p95 ms | items selected | tokens used | edges examined | in-process lexical p50 / p95 ms |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | %.1f / %.1f | %.1f / %.1f | %.0f | %.0f | %.0f | %.1f / %.1f |\n", r.Nodes, r.TaskLexP50, r.TaskLexP95, r.TaskExactP50, r.TaskExactP95,
+			r.TaskItemsP50, r.TaskTokensP50, r.TaskEdgesP50, r.InProcTaskLexP50, r.InProcTaskLexP95)
+	}
 	b.WriteString("\n| target | at | bound | measured | met |\n|---|---|---|---|---|\n")
 	for _, r := range reps {
 		if r.Nodes == 10000 {
@@ -320,7 +392,9 @@ func mcpMarkdown(reps []*mcpReport) string {
 			name  string
 			v, lt float64
 		}{{"get_node p50 (MCP issue)", r.GetNodeP50, 2}, {"get_node p50 (full path)", r.GetNodeP50, 3}, {"search p50", r.SearchP50, 8}, {"impact p50", r.ImpactP50, 25},
-			{"start to initialize", r.StartP50, 50}, {"new bridge to first result", r.FirstResultP50, 150}} {
+			{"start to initialize", r.StartP50, 50}, {"new bridge to first result", r.FirstResultP50, 150},
+			{"task context p50 (lexical, budget 8000)", r.TaskLexP50, 50}, {"task context p95 (lexical, budget 8000)", r.TaskLexP95, 150},
+			{"task context p50 (exact focus)", r.TaskExactP50, 50}, {"task context p95 (exact focus)", r.TaskExactP95, 150}} {
 			met := "yes"
 			if t.v > t.lt {
 				met = "**no**"

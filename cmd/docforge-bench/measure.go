@@ -310,6 +310,16 @@ func percentile(ds []time.Duration, p int) float64 {
 	return float64(s[i]) / float64(time.Millisecond)
 }
 
+// medianCount returns the nearest-rank median of counts.
+func medianCount(counts []int) float64 {
+	if len(counts) == 0 {
+		return 0
+	}
+	s := slices.Clone(counts)
+	slices.Sort(s)
+	return float64(s[(len(s)+1)/2-1])
+}
+
 // medianPhases returns, for each phase, its median duration over runs with the same phases.
 func medianPhases(runs [][]index.Timing) []index.Timing {
 	if len(runs) == 0 {

@@ -98,7 +98,11 @@ type Capsule struct {
 	CapsuleHash    string  `json:"capsule_hash"`
 	Budget         Budget  `json:"budget"`
 	Counts         Counts  `json:"counts"`
-	Gaps           []Gap   `json:"gaps"`
+	// FocusTerms and FocusMatch say, for a lexical focus, how common each term is, which
+	// terms the ranking used, and how it matched ("any", "all" or "too_common").
+	FocusTerms []index.TermUse `json:"focus_terms,omitempty"`
+	FocusMatch string          `json:"focus_match,omitempty"`
+	Gaps       []Gap           `json:"gaps"`
 
 	// Stream is the JSON of each stream entry; IDs their node IDs.
 	Stream []json.RawMessage `json:"-"`
@@ -121,7 +125,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	capsule := &Capsule{Version: CapsuleVersion, Request: r, RequestHash: hashOf("docforge.task.request.v1", r),
 		Plan: plan, PlanHash: hashOf("docforge.task.plan.v1", plan),
 		Binding: Binding{Generation: info.Generation, SourceHash: info.SourceHash, PolicyHash: policyHash, VocabularyHash: vocabularyHash(vocabulary)},
-		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, Gaps: col.gaps}
+		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, FocusTerms: col.terms, FocusMatch: col.mode, Gaps: col.gaps}
 	items, err := hydrate(ctx, snap, col)
 	if err != nil {
 		return nil, err
@@ -136,8 +140,10 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	}
 	capsule.CollectionHash = hashOf("docforge.task.collection.v1", struct {
 		Items []json.RawMessage `json:"items"`
+		Terms []index.TermUse   `json:"focus_terms"`
+		Mode  string            `json:"focus_match"`
 		Gaps  []Gap             `json:"gaps"`
-	}{full, col.gaps})
+	}{full, col.terms, col.mode, col.gaps})
 
 	// Token budgeting: in collection order, every item that fits what is left is selected;
 	// one that does not is omitted and the next is tried, so one large item cannot starve
@@ -223,7 +229,7 @@ func provenance(f *found, it *Item) []Fact {
 	case "id":
 		facts = append(facts, Fact{FactIDFocus, "a word of the task is this node's exact ID; that the task is about it is not proven"})
 	case "text":
-		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("chosen by BM25 over the task's terms (focus rank %d); relevance to the task is not proven", f.focus+1)})
+		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("chosen by BM25 over the task's terms (focus rank %d; focus_terms lists the terms used); relevance to the task is not proven", f.focus+1)})
 	}
 	var declared, static, unclassified []string
 	for i, hop := range f.path[min(1, len(f.path)):] {

@@ -87,6 +87,8 @@ type found struct {
 
 // collection is the outcome of the focus and traverse steps.
 type collection struct {
+	terms    []index.TermUse // the lexical focus's terms, how common each is, which were used
+	mode     string          // how the lexical focus matched text (index.Ranking.Mode)
 	items    []*found
 	gaps     []Gap
 	examined int
@@ -108,21 +110,38 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		f := &found{ref: refs[0], focus: 0, match: "exact", step: 1}
 		c.items, byKey[refs[0].Key] = append(c.items, f), f
 	default:
-		hits, more, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalFocusLimit)
+		rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalFocusLimit, lexicalScoreBudget)
 		if err != nil {
 			return nil, err
 		}
-		for i, h := range hits {
+		c.terms, c.mode = rk.Terms, rk.Mode
+		for i, h := range rk.Hits {
 			f := &found{ref: h.NodeRef, focus: i, match: h.Match, step: 1}
 			roots = append(roots, h.NodeRef)
 			c.items, byKey[h.Key] = append(c.items, f), f
 		}
-		if len(hits) == 0 {
-			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
+		var unused []string
+		for _, t := range rk.Terms {
+			if !t.Used && t.Nodes > 0 {
+				unused = append(unused, t.Term)
+			}
+		}
+		switch {
+		case rk.Mode == "too_common":
+			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: 1, Count: lexicalScoreBudget,
+				Detail: fmt.Sprintf("every term of the task is in more than %d nodes, and so are the nodes holding them all: too common to rank; name focus_node_id or use rarer words", lexicalScoreBudget)})
+		case len(unused) > 0 && rk.Mode == "any":
+			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: 1, Count: len(unused),
+				Detail: fmt.Sprintf("the focus was ranked on the task's rarer terms; %s matched too many nodes to rank within %d and were left out (focus_terms has the counts)", strings.Join(unused, ", "), lexicalScoreBudget)})
+		}
+		if len(rk.Hits) == 0 {
+			if rk.Mode != "too_common" {
+				c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
+			}
 			return c, nil
 		}
-		if more {
-			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(hits),
+		if rk.More {
+			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(rk.Hits),
 				Detail: fmt.Sprintf("more nodes match the task than the %d focus nodes kept; name focus_node_id to choose one", lexicalFocusLimit)})
 		}
 	}

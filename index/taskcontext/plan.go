@@ -20,12 +20,15 @@ const (
 	MaxTaskChars      = 10000  // characters of the task description
 	DefaultBudget     = 8000   // tokens, when the request gives none
 	MaxBudget         = 1000000
-	lexicalFocusLimit = 5  // focus nodes a lexical match may choose
-	maxTerms          = 32 // lexical terms taken from the task, in order of appearance
-	maxIDCandidates   = 16 // words of the task tried as exact node IDs
-	maxReasons        = 16 // relationship reasons kept per item; the rest are counted
-	focusExcerpt      = 4000
-	relatedExcerpt    = 480
+	lexicalFocusLimit = 5 // focus nodes a lexical match may choose
+	// lexicalScoreBudget bounds the nodes BM25 scores for a lexical focus: scoring costs
+	// about 2 µs a node, so a term in most of 100,000 nodes would cost a fifth of a second.
+	lexicalScoreBudget = 5000
+	maxTerms           = 32 // lexical terms taken from the task, in order of appearance
+	maxIDCandidates    = 16 // words of the task tried as exact node IDs
+	maxReasons         = 16 // relationship reasons kept per item; the rest are counted
+	focusExcerpt       = 4000
+	relatedExcerpt     = 480
 )
 
 // Task kinds: the closed set a request must name.
@@ -97,6 +100,8 @@ type Ceilings struct {
 	CandidateEdges int `json:"candidate_edges"`
 	TaskChars      int `json:"task_chars"`
 	FocusNodes     int `json:"focus_nodes"`
+	// ScoredNodes bounds the nodes a lexical focus ranks (terms are chosen rarest first).
+	ScoredNodes int `json:"lexical_scored_nodes"`
 }
 
 // Step is one plan step: "focus", "traverse" or "hydrate".
@@ -191,12 +196,12 @@ func recipe(kind string) []traversal {
 func PlanFor(r Request, vocabulary []string) Plan {
 	vh := vocabularyHash(vocabulary)
 	p := Plan{Version: PlanVersion, Kind: r.Kind, AliasMapVersion: AliasMapVersion,
-		Ceilings: Ceilings{EvidenceItems: MaxEvidence, CandidateEdges: MaxExaminedEdges, TaskChars: MaxTaskChars, FocusNodes: lexicalFocusLimit}}
+		Ceilings: Ceilings{EvidenceItems: MaxEvidence, CandidateEdges: MaxExaminedEdges, TaskChars: MaxTaskChars, FocusNodes: lexicalFocusLimit, ScoredNodes: lexicalScoreBudget}}
 	focus := Step{Step: 1, Op: "focus"}
 	if r.FocusNodeID != "" {
 		focus.Mode, focus.NodeID, focus.Purpose = "exact", r.FocusNodeID, "the node the request names"
 	} else {
-		focus.Mode, focus.Purpose = "lexical", fmt.Sprintf("up to %d nodes: words of the task that are exact node IDs, then BM25 over any of its terms", lexicalFocusLimit)
+		focus.Mode, focus.Purpose = "lexical", fmt.Sprintf("up to %d nodes: words of the task that are exact node IDs, then BM25 over any of its rarer terms (at most %d nodes scored)", lexicalFocusLimit, lexicalScoreBudget)
 		focus.IDCandidates, focus.Terms = idCandidates(r.Task), terms(r.Task)
 	}
 	p.Steps = append(p.Steps, focus)

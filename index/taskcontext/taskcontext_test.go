@@ -368,9 +368,10 @@ func TestRequestsAreChecked(t *testing.T) {
 func TestCeilingsAndGaps(t *testing.T) {
 	files := map[string]string{"docforge.toml": descriptor(`"depends_on", "relates_to"`)}
 	var b strings.Builder
-	// hub has 1,200 dependents: a change to it reaches more than the 1,000-item ceiling.
-	for i := 0; i < 1200; i++ {
-		fmt.Fprintf(&b, "[[node]]\nid = \"m%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"M %d\"\nbody = \"dependent\"\n[node.relations]\ndepends_on = [\"hub\"]\n", i, i)
+	// hub has 5,200 dependents: a change to it reaches more than the 1,000-item ceiling, and
+	// their words are too common for a lexical focus to rank.
+	for i := 0; i < 5200; i++ {
+		fmt.Fprintf(&b, "[[node]]\nid = \"m%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"M %d\"\nbody = \"common dependent\"\n[node.relations]\ndepends_on = [\"hub\"]\n", i, i)
 	}
 	files["docs/dependents.toml"] = b.String()
 	files["docs/hub.md"] = node("hub", "", "the hub")
@@ -407,7 +408,7 @@ func TestCeilingsAndGaps(t *testing.T) {
 			t.Errorf("the collection stops at the ceiling: %d", c.Counts.Collected)
 		}
 		if len(gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork)) != 0 {
-			t.Errorf("1,200 edges are within the work ceiling: %+v", c.Gaps)
+			t.Errorf("5,200 edges are within the work ceiling: %+v", c.Gaps)
 		}
 	})
 	t.Run("work", func(t *testing.T) {
@@ -458,6 +459,27 @@ func TestCeilingsAndGaps(t *testing.T) {
 		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "zyxwvut qqqq"})
 		if g := gaps(c, taskcontext.GapNoEvidence, ""); len(g) != 1 || g[0].Step != 1 || c.Counts.Collected != 0 {
 			t.Errorf("a lexical focus that matches nothing is a no-evidence gap at step 1: %+v", c.Gaps)
+		}
+	})
+	t.Run("common terms", func(t *testing.T) {
+		// "common" is in 5,200 nodes, past the scoring budget: the focus is ranked on the rarer
+		// terms, and the capsule says which term it left out.
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "common lonely"})
+		its := items(t, c)
+		if len(its) == 0 || its[0].NodeID != "lonely" || c.FocusMatch != "any" {
+			t.Fatalf("focus %+v (match %q)", its, c.FocusMatch)
+		}
+		want := []index.TermUse{{Term: "common", Nodes: 5000, AtLeast: true}, {Term: "lonely", Nodes: 1, Used: true}}
+		if !slices.Equal(c.FocusTerms, want) {
+			t.Errorf("focus terms %+v, want %+v", c.FocusTerms, want)
+		}
+		if g := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork); len(g) != 1 || g[0].Step != 1 || !strings.Contains(g[0].Detail, "common") {
+			t.Errorf("a left-out term is a work gap of the focus step: %+v", c.Gaps)
+		}
+		// Every term too common, and the nodes holding both too: no focus, and the gap says why.
+		c = build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "common dependent"})
+		if g := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork); len(g) != 1 || g[0].Step != 1 || c.Counts.Collected != 0 || c.FocusMatch != "too_common" {
+			t.Errorf("too common to rank: %+v %+v", c.FocusMatch, c.Gaps)
 		}
 	})
 	t.Run("unknown focus", func(t *testing.T) {
