@@ -92,6 +92,7 @@ func runBootstrap(c *call, _ json.RawMessage) (any, error) {
 			"workflow": []string{
 				"docforge_search or docforge_filter_nodes to find nodes",
 				"docforge_get_node for one node; docforge_backlinks and docforge_dependencies for its relations",
+				"docforge_get_task_context with the task's kind and description before starting a piece of work: evidence, provenance and gaps within a token budget",
 				"docforge_impact before a change, to see what it may affect",
 				"docforge_validate_project after sources change",
 			},
@@ -123,7 +124,14 @@ func runContract(c *call, _ json.RawMessage) (any, error) {
 		"tools":               tools,
 		"error_codes":         codes,
 		"relation_categories": taskcontext.CategoryMap(),
-		"logic_available":     c.b.Policy() == golang.PolicyAST,
-		"limits":              c.d.Limits,
+		"task_context": map[string]any{
+			"kinds": taskcontext.Kinds(), "plan_version": taskcontext.PlanVersion, "alias_map_version": taskcontext.AliasMapVersion,
+			"capsule_version": taskcontext.CapsuleVersion, "estimator": taskcontext.Estimator, "default_budget": taskcontext.DefaultBudget,
+			"ceilings": map[string]int{"evidence_items": taskcontext.MaxEvidence, "candidate_edges": taskcontext.MaxExaminedEdges,
+				"task_chars": taskcontext.MaxTaskChars, "budget": taskcontext.MaxBudget},
+			"available": c.svc.provider == nil,
+		},
+		"logic_available": c.b.Policy() == golang.PolicyAST,
+		"limits":          c.d.Limits,
 	}, nil
 }

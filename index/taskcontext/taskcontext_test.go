@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,27 +60,14 @@ func open(t testing.TB, root string) *index.Snapshot {
 // example copies the bundled example project (sources only) and opens its index.
 func example(t testing.TB) *index.Snapshot {
 	t.Helper()
-	src := filepath.Join("..", "..", "examples", "courier")
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if e.IsDir() && (e.Name() == ".docforge" || e.Name() == "site") {
-			return filepath.SkipDir
-		}
-		if e.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "examples", "courier"))); err != nil {
 		t.Fatal(err)
+	}
+	for _, derived := range []string{".docforge", "site"} {
+		if err := os.RemoveAll(filepath.Join(dst, derived)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return open(t, dst)
 }
