@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/safefile"
@@ -53,9 +54,7 @@ func receiptPath(d *project.Descriptor, view string) string {
 func (r *Receipt) hash() string {
 	c := *r
 	c.ReceiptHash = ""
-	b, _ := json.Marshal(c)
-	sum := sha256.Sum256(append([]byte("docforge.render.receipt.v1\x00"), b...))
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return graph.DomainHash("docforge.render.receipt.v1", c)
 }
 
 // readReceipt reads and verifies a view's receipt.

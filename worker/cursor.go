@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 )
 
@@ -88,8 +89,4 @@ func (c cursor) resume(want cursor) (int, error) {
 }
 
 // hashJSON hashes a value's JSON under a domain, for params and collection bindings.
-func hashJSON(domain string, v any) string {
-	body, _ := json.Marshal(v)
-	sum := sha256.Sum256(append([]byte(domain+"\x00"), body...))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func hashJSON(domain string, v any) string { return graph.DomainHash(domain, v) }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -90,4 +91,17 @@ func (d *SetDigest) UnmarshalText(b []byte) error {
 	d.count = n
 	copy(d.sum[:], raw)
 	return nil
+}
+
+// DomainHash is "sha256:" and the hex SHA-256 of a domain name, a NUL byte and v's JSON: the
+// one way DocForge hashes a structured value (receipts, cursors, capsules), so values of
+// different kinds never share a hash. v must be JSON-encodable; every caller passes plain
+// structs, slices and strings.
+func DomainHash(domain string, v any) string {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("graph: hash %T: %v", v, err))
+	}
+	sum := sha256.Sum256(append([]byte(domain+"\x00"), body...))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -1,7 +1,5 @@
 package taskcontext
 
-import "slices"
-
 // AliasMapVersion is the version of the relation alias map below.
 const AliasMapVersion = 1
 
@@ -49,10 +47,8 @@ func CategoryMap() map[string]string {
 // Category returns a relation's version-1 category, or Unclassified. It compares exact names
 // only: "depends-on" or "DependsOn" are unclassified.
 func Category(relation string) string {
-	for cat, rels := range Aliases() {
-		if slices.Contains(rels, relation) {
-			return cat
-		}
+	if c, ok := CategoryMap()[relation]; ok {
+		return c
 	}
 	return Unclassified
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/graph"
 )
 
 // CapsuleVersion is the version of the capsule layout.
@@ -286,7 +287,4 @@ func encode(v any) json.RawMessage {
 }
 
 // hashOf is the domain-separated SHA-256 of a value's JSON.
-func hashOf(domain string, v any) string {
-	sum := sha256.Sum256(append([]byte(domain+"\x00"), encode(v)...))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func hashOf(domain string, v any) string { return graph.DomainHash(domain, v) }

@@ -146,7 +146,7 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		}
 	}
 
-	cats := CategoryMap()
+	cats := CategoryMap() // once: Category builds the map on every call
 	categoryOf := func(rel string) string {
 		if c, ok := cats[rel]; ok {
 			return c
