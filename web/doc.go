@@ -1,3 +1,15 @@
-// Package web will serve the read-only graph browser (graph-browser@17) on a token-bound
-// loopback listener, embedding its bundled single-page app. Nothing is implemented here yet.
+// Package web serves the read-only graph browser of one exact index snapshot on a token-bound
+// loopback listener.
+//
+// What is here: the viewer's guard (GET and HEAD only; the exact 127.0.0.1:PORT Host, against
+// DNS rebinding; same-origin Origin, Referer and Sec-Fetch-Site; no CORS; a strict
+// Content-Security-Policy and framing, sniffing and referrer headers), the token exchange
+// (a 256-bit token in the URL fragment, sent once in an Authorization header and turned into
+// an HttpOnly, SameSite=Strict cookie named per port), the snapshot check that answers every
+// data request "stale" once the published index file is replaced or altered, and the JSON
+// endpoints: status, overview, search, filter, node neighbourhood, Logic and a bounded,
+// project-confined source read.
+//
+// Still to come (issue 10): the Flow and Web endpoints, the embedded graph-browser@17 page,
+// and the manager-owned viewer lifecycle behind docforge_visualize.
 package web

@@ -1,0 +1,271 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/web"
+)
+
+type viewerRig struct {
+	v      *web.Viewer
+	root   string
+	d      *project.Descriptor
+	origin string
+	token  string
+	client *http.Client
+}
+
+// startViewer syncs a copy of the example project and serves its snapshot on a real loopback
+// listener.
+func startViewer(t *testing.T) *viewerRig {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, derived := range []string{".docforge", "site"} {
+		os.RemoveAll(filepath.Join(root, derived))
+	}
+	ctx := context.Background()
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := index.Open(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := web.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := web.New(d, snap, ln)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- v.Serve(sctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		snap.Close()
+	})
+	origin, token, ok := strings.Cut(v.URL(), "/#token=")
+	if !ok || !strings.HasPrefix(origin, "http://127.0.0.1:") || len(token) != 64 {
+		t.Fatalf("URL %q: want http://127.0.0.1:PORT/#token=<64 hex digits>", v.URL())
+	}
+	return &viewerRig{v: v, root: root, d: d, origin: origin, token: token, client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+func (r *viewerRig) do(t *testing.T, method, path string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, r.origin+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+// session exchanges the token for the cookie and returns the Cookie header to send.
+func (r *viewerRig) session(t *testing.T) string {
+	t.Helper()
+	resp, body := r.do(t, "GET", "/api/session", map[string]string{"Authorization": "Bearer " + r.token})
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 {
+		t.Fatalf("token exchange: %d %s", resp.StatusCode, body)
+	}
+	c := resp.Cookies()[0]
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+		t.Fatalf("the session cookie must be HttpOnly, SameSite=Strict, Path=/: %+v", c)
+	}
+	return c.Name + "=" + c.Value
+}
+
+func TestViewerRefusesWhatIsNotItsOwnPage(t *testing.T) {
+	r := startViewer(t)
+	cookie := r.session(t)
+	host := strings.TrimPrefix(r.origin, "http://")
+	port := host[strings.LastIndexByte(host, ':')+1:]
+	for _, tc := range []struct {
+		name   string
+		method string
+		path   string
+		header map[string]string
+		status int
+	}{
+		{"no session", "GET", "/api/node?id=arch.store", nil, http.StatusUnauthorized},
+		{"wrong token exchange", "GET", "/api/session", map[string]string{"Authorization": "Bearer " + strings.Repeat("0", 64)}, http.StatusUnauthorized},
+		{"token not in a header", "GET", "/api/session?token=" + r.token, nil, http.StatusUnauthorized},
+		{"wrong cookie", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie[:strings.IndexByte(cookie, '=')+1] + strings.Repeat("ab", 32)}, http.StatusUnauthorized},
+		{"another port's cookie name", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": "docforge_viewer_1" + cookie[strings.IndexByte(cookie, '='):]}, http.StatusUnauthorized},
+		{"foreign Host (DNS rebinding)", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Host": "evil.example:" + port}, http.StatusForbidden},
+		{"localhost is not the listener's exact address", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Host": "localhost:" + port}, http.StatusForbidden},
+		{"foreign Origin", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Origin": "http://evil.example"}, http.StatusForbidden},
+		{"foreign Referer", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Referer": "http://evil.example/x"}, http.StatusForbidden},
+		{"cross-site fetch", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"POST", "POST", "/api/node?id=arch.store", map[string]string{"Cookie": cookie}, http.StatusMethodNotAllowed},
+		{"PUT on the exchange", "PUT", "/api/session", map[string]string{"Authorization": "Bearer " + r.token}, http.StatusMethodNotAllowed},
+		{"unknown parameter", "GET", "/api/node?id=arch.store&sql=1", map[string]string{"Cookie": cookie}, http.StatusBadRequest},
+		{"repeated parameter", "GET", "/api/node?id=arch.store&id=arch.api", map[string]string{"Cookie": cookie}, http.StatusBadRequest},
+		{"a path is not a node ID", "GET", "/api/source?id=../../../etc/passwd", map[string]string{"Cookie": cookie}, http.StatusNotFound},
+		{"unknown endpoint", "GET", "/api/sql", map[string]string{"Cookie": cookie}, http.StatusNotFound},
+		{"same origin is fine", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Origin": r.origin, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := r.do(t, tc.method, tc.path, tc.header)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
+			}
+			h := resp.Header
+			if !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") || h.Get("X-Frame-Options") != "DENY" ||
+				h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("security headers: %v", h)
+			}
+			if tc.status == http.StatusMethodNotAllowed && h.Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow = %q", h.Get("Allow"))
+			}
+		})
+	}
+}
+
+func TestViewerEndpoints(t *testing.T) {
+	r := startViewer(t)
+	cookie := map[string]string{"Cookie": r.session(t)}
+	get := func(path string, v any) {
+		t.Helper()
+		resp, body := r.do(t, "GET", path, cookie)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+		}
+		if err := json.Unmarshal([]byte(body), v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	var node struct {
+		ID       string `json:"id"`
+		Outgoing []struct {
+			NodeID string `json:"node_id"`
+		}
+		Incoming []struct {
+			NodeID string `json:"node_id"`
+		}
+	}
+	get("/api/node?id=arch.store", &node)
+	if node.ID != "arch.store" || len(node.Incoming) == 0 || len(node.Outgoing) == 0 {
+		t.Errorf("neighbourhood: %+v", node)
+	}
+	var search struct{ Hits []struct{ ID string } }
+	get("/api/search?q=late+events&limit=3", &search)
+	if len(search.Hits) == 0 || len(search.Hits) > 3 {
+		t.Errorf("search: %+v", search)
+	}
+	var filter struct{ Nodes []struct{ ID string } }
+	get("/api/filter?family=requirements&tag=security", &filter)
+	if len(filter.Nodes) == 0 {
+		t.Errorf("filter: %+v", filter)
+	}
+	var overview struct {
+		NodeCount int64 `json:"node_count"`
+		Families  map[string][]string
+	}
+	get("/api/overview", &overview)
+	if overview.NodeCount < 10 || len(overview.Families["architecture"]) == 0 {
+		t.Errorf("overview: %+v", overview)
+	}
+	var logic struct{ Steps []any }
+	get("/api/logic?id=go:example.com/courier/store.Log.State", &logic)
+	if len(logic.Steps) == 0 {
+		t.Errorf("logic: %+v", logic)
+	}
+	var src struct {
+		Text       string
+		SourcePath string `json:"source_path"`
+	}
+	get("/api/source?id=arch.store", &src)
+	if src.SourcePath != "docs/architecture/store.md" || !strings.Contains(src.Text, "Shipment store") {
+		t.Errorf("source: %+v", src)
+	}
+}
+
+// The indexed source path is confined when it is read: a file swapped for a symlink out of
+// the project after indexing is refused.
+func TestViewerSourceReadIsConfined(t *testing.T) {
+	r := startViewer(t)
+	cookie := map[string]string{"Cookie": r.session(t)}
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(r.root, "docs", "architecture", "store.md")
+	if err := os.Remove(store); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, store); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := r.do(t, "GET", "/api/source?id=arch.store", cookie)
+	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\"") || !strings.Contains(body, "path_escape") {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+}
+
+// A replaced or altered index file is answered as stale, with what to do.
+func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
+	for _, change := range []string{"replaced", "altered"} {
+		t.Run(change, func(t *testing.T) {
+			r := startViewer(t)
+			cookie := map[string]string{"Cookie": r.session(t)}
+			if resp, body := r.do(t, "GET", "/api/status", cookie); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"state":"current"`) {
+				t.Fatalf("before: %d %s", resp.StatusCode, body)
+			}
+			switch change {
+			case "replaced":
+				p := filepath.Join(r.root, "docs", "architecture", "store.md")
+				data, _ := os.ReadFile(p)
+				if err := os.WriteFile(p, append(data, "\nMore.\n"...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := index.Sync(context.Background(), r.d, index.Options{}); err != nil {
+					t.Fatal(err)
+				}
+			case "altered":
+				later := time.Now().Add(time.Hour)
+				if err := os.Chtimes(index.PathsFor(r.d).Index, later, later); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resp, body := r.do(t, "GET", "/api/node?id=arch.store", cookie)
+			if resp.StatusCode != http.StatusConflict || !strings.Contains(body, `"state":"stale"`) || !strings.Contains(body, "docforge_visualize again") {
+				t.Fatalf("after: %d %s", resp.StatusCode, body)
+			}
+		})
+	}
+}
