@@ -146,6 +146,8 @@ func (v *Viewer) Handler() http.Handler {
 		return v.snap.Logic(r.Context(), r.URL.Query().Get("id"))
 	})
 	api("/api/source", []string{"id"}, v.source)
+	api("/api/flow", []string{"id", "depth"}, v.flow("flow"))
+	api("/api/web", []string{"id", "depth"}, v.flow("web"))
 	return v.g.wrap(mux)
 }
 

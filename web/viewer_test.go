@@ -205,6 +205,20 @@ func TestViewerEndpoints(t *testing.T) {
 	if len(logic.Steps) == 0 {
 		t.Errorf("logic: %+v", logic)
 	}
+	for _, view := range []string{"flow", "web"} {
+		var fr struct {
+			Focus string
+			Nodes []struct{ ID string }
+			Edges []struct{ From, To string }
+		}
+		get("/api/"+view+"?id=arch.store&depth=2", &fr)
+		if fr.Focus != "arch.store" || len(fr.Nodes) < 2 || len(fr.Edges) == 0 {
+			t.Errorf("%s: %+v", view, fr)
+		}
+	}
+	if resp, _ := r.do(t, "GET", "/api/flow?id=arch.store&depth=99", cookie); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a depth past the bound is a bad request: %d", resp.StatusCode)
+	}
 	var src struct {
 		Text       string
 		SourcePath string `json:"source_path"`

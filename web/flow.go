@@ -1,0 +1,163 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/taskcontext"
+)
+
+// Flow and Web bounds.
+const (
+	defaultFlowDepth = 3
+	maxFlowDepth     = 6
+	maxFlowNodes     = 300
+	flowEdgeBudget   = 20000
+)
+
+// flowsForward reports whether a relation's meaning runs from its stored source to its
+// stored target: a container into its members, a caller into its callee, a writer into the
+// data, a requirement into what it governs. The others run backwards: a dependency flows into
+// its dependent (A depends_on B: B into A), a specification into its implementation (B
+// implements A: A into B), data into its reader, a test into its subject (A tested_by T).
+// Relations outside the alias map keep their stored direction.
+func flowsForward(relation string) bool {
+	switch relation {
+	case "defined_in", "depends_on", "imports", "implements", "inherits", "inherits_from", "reads", "tested_by":
+		return false
+	}
+	return true
+}
+
+// FlowNode is a node of a Flow or Web answer.
+type FlowNode struct {
+	index.NodeRef
+	Depth int `json:"depth"`
+	// Branch marks a direct member or execution dependency of the focus in Web: shown next to
+	// the focus, never expanded.
+	Branch bool `json:"branch,omitempty"`
+}
+
+// FlowEdge is an edge oriented by meaning: From flows into To. Stored says whether that is
+// also its stored direction.
+type FlowEdge struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Relation string `json:"relation"`
+	Category string `json:"category"`
+	Stored   bool   `json:"stored_direction"`
+}
+
+// FlowResult is the bounded answer of Flow and Web.
+type FlowResult struct {
+	Focus       string     `json:"focus"`
+	View        string     `json:"view"`
+	Nodes       []FlowNode `json:"nodes"`
+	Edges       []FlowEdge `json:"edges"`
+	Depth       int        `json:"depth"`
+	Truncated   bool       `json:"truncated"`
+	TruncatedBy string     `json:"truncated_by,omitempty"` // "node_limit" or "work_budget"
+}
+
+// webCategories are what Web follows into the focus.
+func webCategories() []string {
+	return []string{taskcontext.Structure, taskcontext.Dependency, taskcontext.Execution, taskcontext.Evidence, taskcontext.Context}
+}
+
+// contributors walks from the focus against the flow: level by level, the nodes that flow
+// into the nodes already reached, over relations of the given categories (all when nil).
+func contributors(ctx context.Context, snap *index.Snapshot, focus string, categories []string, depth int, view string) (*FlowResult, error) {
+	refs, err := snap.Resolve(ctx, []string{focus})
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := snap.RelationNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rels []string
+	for _, r := range vocab {
+		if categories == nil || slices.Contains(categories, taskcontext.Category(r)) {
+			rels = append(rels, r)
+		}
+	}
+	out := &FlowResult{Focus: focus, View: view, Nodes: []FlowNode{{NodeRef: refs[0]}}, Edges: []FlowEdge{}, Depth: depth}
+	seen := map[int64]bool{refs[0].Key: true}
+	edges := map[FlowEdge]bool{}
+	addEdge := func(h index.Hop) {
+		e := FlowEdge{From: h.To.ID, To: h.From.ID, Relation: h.Relation, Category: taskcontext.Category(h.Relation), Stored: !h.Outgoing}
+		if h.Outgoing == flowsForward(h.Relation) { // the far end is downstream: flip
+			e.From, e.To, e.Stored = h.From.ID, h.To.ID, h.Outgoing
+		}
+		if !edges[e] {
+			edges[e] = true
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	examined := 0
+	level := refs
+	for d := 1; d <= depth && len(level) > 0; d++ {
+		var next []index.NodeRef
+		for _, outgoing := range []bool{true, false} {
+			exp, err := snap.Expand(ctx, level, outgoing, rels, flowEdgeBudget-examined)
+			if err != nil {
+				return nil, err
+			}
+			examined += exp.Examined
+			for _, h := range exp.Hops {
+				// The far end contributes when meaning flows from it into the near end.
+				upstream := flowsForward(h.Relation) != h.Outgoing
+				branch := false
+				if !upstream {
+					// Web shows the focus's own members and callees beside it, unexpanded.
+					cat := taskcontext.Category(h.Relation)
+					branch = view == "web" && d == 1 && (cat == taskcontext.Structure || cat == taskcontext.Execution)
+					if !branch {
+						continue
+					}
+				}
+				if !seen[h.To.Key] {
+					if len(out.Nodes) == maxFlowNodes {
+						out.Truncated, out.TruncatedBy = true, "node_limit"
+						return out, nil
+					}
+					seen[h.To.Key] = true
+					out.Nodes = append(out.Nodes, FlowNode{NodeRef: h.To, Depth: d, Branch: branch})
+					if !branch {
+						next = append(next, h.To)
+					}
+				}
+				addEdge(h)
+			}
+			if exp.Exhausted {
+				out.Truncated, out.TruncatedBy = true, "work_budget"
+				return out, nil
+			}
+		}
+		level = next
+	}
+	return out, nil
+}
+
+func (v *Viewer) flow(view string) func(r *http.Request) (any, error) {
+	return func(r *http.Request) (any, error) {
+		depth, err := intParam(r, "depth")
+		if err != nil {
+			return nil, err
+		}
+		if depth == 0 {
+			depth = defaultFlowDepth
+		}
+		if depth > maxFlowDepth {
+			return nil, problem.Errorf(problem.InvalidArgument, "depth is at most %d", maxFlowDepth)
+		}
+		var cats []string
+		if view == "web" {
+			cats = webCategories()
+		}
+		return contributors(r.Context(), v.snap, r.URL.Query().Get("id"), cats, depth, view)
+	}
+}
