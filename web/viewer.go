@@ -29,13 +29,12 @@ const MaxSourceBytes = 256 << 10
 // opens another generation: when the published index file is replaced or altered, every data
 // request answers "stale" and the page tells the user to visualize again.
 type Viewer struct {
-	d     *project.Descriptor
-	snap  *index.Snapshot
-	g     *guard
-	ln    net.Listener
-	srv   *http.Server
-	index string // the published index path the snapshot was opened from
-	last  atomic.Int64
+	d    *project.Descriptor
+	snap *index.Snapshot
+	g    *guard
+	ln   net.Listener
+	srv  *http.Server
+	last atomic.Int64 // unix nanoseconds of the last authorized request
 }
 
 // Listen opens the viewer's listener: 127.0.0.1 on a port the kernel picks.
@@ -56,7 +55,7 @@ func New(d *project.Descriptor, snap *index.Snapshot, ln net.Listener) (*Viewer,
 	}
 	addr := ln.Addr().String()
 	port := addr[strings.LastIndexByte(addr, ':')+1:]
-	v := &Viewer{d: d, snap: snap, ln: ln, index: index.PathsFor(d).Index,
+	v := &Viewer{d: d, snap: snap, ln: ln,
 		g: &guard{addr: addr, token: token, cookie: "docforge_viewer_" + port}}
 	v.last.Store(time.Now().UnixNano())
 	v.srv = &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
