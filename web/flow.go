@@ -78,9 +78,12 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 	if err != nil {
 		return nil, err
 	}
+	// The category of each vocabulary relation, once: Category builds the alias map per call.
+	category := map[string]string{}
 	var rels []string
 	for _, r := range vocab {
-		if categories == nil || slices.Contains(categories, taskcontext.Category(r)) {
+		category[r] = taskcontext.Category(r)
+		if categories == nil || slices.Contains(categories, category[r]) {
 			rels = append(rels, r)
 		}
 	}
@@ -88,7 +91,7 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 	seen := map[int64]bool{refs[0].Key: true}
 	edges := map[FlowEdge]bool{}
 	addEdge := func(h index.Hop) {
-		e := FlowEdge{From: h.To.ID, To: h.From.ID, Relation: h.Relation, Category: taskcontext.Category(h.Relation), Stored: !h.Outgoing}
+		e := FlowEdge{From: h.To.ID, To: h.From.ID, Relation: h.Relation, Category: category[h.Relation], Stored: !h.Outgoing}
 		if h.Outgoing == flowsForward(h.Relation) { // the far end is downstream: flip
 			e.From, e.To, e.Stored = h.From.ID, h.To.ID, h.Outgoing
 		}
@@ -113,7 +116,7 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 				branch := false
 				if !upstream {
 					// Web shows the focus's own members and callees beside it, unexpanded.
-					cat := taskcontext.Category(h.Relation)
+					cat := category[h.Relation]
 					branch = view == "web" && d == 1 && (cat == taskcontext.Structure || cat == taskcontext.Execution)
 					if !branch {
 						continue

@@ -233,11 +233,11 @@ func provenance(f *found, it *Item) []Fact {
 		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("chosen by BM25 over the task's terms (focus rank %d; focus_terms lists the terms used); relevance to the task is not proven", f.focus+1)})
 	}
 	var declared, static, unclassified []string
-	for i, hop := range f.path[min(1, len(f.path)):] {
-		switch {
-		case i < len(f.stored) && f.stored[i]:
+	for i := 1; i < len(f.path); i++ {
+		hop := f.path[i]
+		if extracted(f.path, i) {
 			static = append(static, hop.Relation)
-		default:
+		} else {
 			declared = append(declared, hop.Relation)
 		}
 		if hop.Category == Unclassified {

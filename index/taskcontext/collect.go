@@ -80,7 +80,6 @@ type found struct {
 	step    int
 	depth   int
 	path    []PathHop
-	stored  []bool // per hop after the first: whether the hop's stored source is a code node
 	reasons []Reason
 	more    int // reasons past maxReasons
 }
@@ -208,7 +207,6 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 	// Paths are per step: a node first reached by an earlier step is reached again here by
 	// this step's own path, which becomes a relationship reason of that item.
 	paths := map[int64][]PathHop{}
-	stored := map[int64][]bool{}
 	for _, r := range roots {
 		paths[r.Key] = []PathHop{{NodeID: r.ID}}
 	}
@@ -224,7 +222,6 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 		for _, h := range exp.Hops {
 			cat := categoryOf(h.Relation)
 			hits[cat]++
-			code := storedSourceIsCode(h)
 			if _, seen := paths[h.To.Key]; seen {
 				if f := byKey[h.To.Key]; f != nil {
 					f.addReason(h, cat, s.Step)
@@ -232,7 +229,6 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 				continue
 			}
 			paths[h.To.Key] = append(slices.Clone(paths[h.From.Key]), PathHop{NodeID: h.To.ID, Relation: h.Relation, Category: cat, Direction: s.Direction})
-			stored[h.To.Key] = append(slices.Clone(stored[h.From.Key]), code)
 			next = append(next, h.To)
 			if f := byKey[h.To.Key]; f != nil {
 				f.addReason(h, cat, s.Step)
@@ -243,7 +239,7 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 					Detail: fmt.Sprintf("the plan reached more than %d nodes; the collection stops at that ceiling and later steps did not run; name a narrower focus_node_id", MaxEvidence)})
 				return true, nil
 			}
-			f := &found{ref: h.To, focus: -1, step: s.Step, depth: depth, path: paths[h.To.Key], stored: stored[h.To.Key]}
+			f := &found{ref: h.To, focus: -1, step: s.Step, depth: depth, path: paths[h.To.Key]}
 			c.items, byKey[h.To.Key] = append(c.items, f), f
 		}
 		if exp.Exhausted {
@@ -283,12 +279,12 @@ func (f *found) addReason(h index.Hop, cat string, step int) {
 	f.reasons = append(f.reasons, r)
 }
 
-// storedSourceIsCode reports whether the hop's stored source is a code node: then the
-// relation was extracted from code, not declared by a person.
-func storedSourceIsCode(h index.Hop) bool {
-	src := h.To.ID
-	if h.Outgoing {
-		src = h.From.ID
+// extracted reports whether the relation of path[i] (i >= 1) was extracted from code: its
+// stored source, the preceding node when the hop runs outgoing, is a code node.
+func extracted(path []PathHop, i int) bool {
+	src := path[i].NodeID
+	if path[i].Direction == outgoing {
+		src = path[i-1].NodeID
 	}
 	return strings.HasPrefix(src, graph.CodePrefix)
 }
