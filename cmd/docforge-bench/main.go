@@ -71,6 +71,7 @@ func run(ctx context.Context, args []string) error {
 	var reports []report
 	var mcpReports []*mcpReport
 	var renderReports []*renderReport
+	var ftsText string
 	for _, f := range strings.Split(*sizes, ",") {
 		if strings.TrimSpace(f) == "" {
 			continue
@@ -103,9 +104,15 @@ func run(ctx context.Context, args []string) error {
 				return err
 			}
 			mcpReports = append(mcpReports, mr)
+			// The MCP run synced the project, so its index is there to read.
+			t, err := measureFTS(proj)
+			if err != nil {
+				return err
+			}
+			ftsText += t
 		}
 	}
-	text := markdown(reports) + renderMarkdown(renderReports) + mcpMarkdown(mcpReports)
+	text := markdown(reports) + renderMarkdown(renderReports) + mcpMarkdown(mcpReports) + ftsText
 	if *goroot && !*mcpOnly {
 		proj, err := ensureGoroot(*dir)
 		if err != nil {
