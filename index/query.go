@@ -471,9 +471,9 @@ func impactFollowsForward(relation string) bool {
 }
 
 // Impact finds the nodes a change to id may affect, breadth first up to opts.Depth levels.
-// Each expansion reads only the focus node's own edges through an index, and every examined
-// candidate edge counts against the work budget, so the whole edge table is never read.
-// Results are ordered by depth, then ID.
+// Each level is one Expand per direction, over only the relations that carry impact that way,
+// so every examined edge is a candidate and counts against the work budget, and the whole
+// edge table is never read. Results are ordered by depth, then ID.
 func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*ImpactResult, error) {
 	depth := opts.Depth
 	if depth <= 0 {
@@ -486,100 +486,85 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 	}
 	limit := s.capLimit(opts.Limit, DefaultListLimit)
 	out := &ImpactResult{NodeID: id, Nodes: []ImpactHit{}, Depth: depth, Limit: limit, Budget: budget}
-	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		root, ok := lookupKey(conn, id)
-		if !ok {
-			return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
+	roots, err := s.Resolve(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	vocabulary, err := s.RelationNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var forward, backward []string
+	for _, rel := range vocabulary {
+		if impactFollowsForward(rel) {
+			forward = append(forward, rel)
+		} else {
+			backward = append(backward, rel)
 		}
-		forward := map[int64]bool{}
-		if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-			if impactFollowsForward(st.ColumnText(1)) {
-				forward[st.ColumnInt64(0)] = true
+	}
+	directions := []struct {
+		outgoing bool
+		rels     []string
+	}{{false, backward}, {true, forward}}
+	visited := map[int64]bool{roots[0].Key: true}
+	level := roots
+	for d := 1; d <= depth && len(level) > 0; d++ {
+		var found []Hop
+		for _, dir := range directions {
+			exp, err := s.Expand(ctx, level, dir.outgoing, dir.rels, budget-out.EdgesExamined)
+			if err != nil {
+				return nil, fmt.Errorf("impact of %s: %w", id, err)
 			}
-			return nil
-		}}); err != nil {
-			return err
-		}
-		type frontier struct {
-			key int64
-			id  string
-		}
-		visited := map[int64]bool{root: true}
-		level := []frontier{{root, id}}
-		in := conn.Prep(`SELECT e.src, e.rel, r.name, ` + summaryColumns + ` FROM edges e JOIN relations r ON r.rel = e.rel
-			JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY n.id, r.name LIMIT ?`)
-		outq := conn.Prep(`SELECT e.dst, e.rel, r.name, ` + summaryColumns + ` FROM edges e JOIN relations r ON r.rel = e.rel
-			JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY n.id, r.name LIMIT ?`)
-		for d := 1; d <= depth && len(level) > 0; d++ {
-			var next []frontier
-			var found []ImpactHit
-			var foundKeys []int64
-		expand:
-			for _, f := range level {
-				for _, dir := range []string{"incoming", "outgoing"} {
-					st := in
-					if dir == "outgoing" {
-						st = outq
-					}
-					remaining := budget - out.EdgesExamined
-					if remaining <= 0 {
-						// The budget is spent: the rest of this level is not examined at all.
-						out.Truncated, out.TruncatedBy = true, "work_budget"
-						break expand
-					}
-					st.BindInt64(1, f.key)
-					st.BindInt64(2, int64(remaining)+1)
-					for {
-						ok, err := st.Step()
-						if err != nil {
-							st.Reset()
-							return fmt.Errorf("impact of %s: %w", id, err)
-						}
-						if !ok {
-							break
-						}
-						if out.EdgesExamined == budget {
-							out.Truncated, out.TruncatedBy = true, "work_budget"
-							break
-						}
-						out.EdgesExamined++
-						rel := st.ColumnInt64(1)
-						if forward[rel] != (dir == "outgoing") {
-							continue // this direction of this relation carries no impact
-						}
-						key := st.ColumnInt64(0)
-						if visited[key] {
-							continue
-						}
-						visited[key] = true
-						found = append(found, ImpactHit{NodeSummary: scanSummary(st, 3), Depth: d, Via: st.ColumnText(2), From: f.id, Direction: dir})
-						foundKeys = append(foundKeys, key)
-					}
-					st.Reset()
+			out.EdgesExamined += exp.Examined
+			for _, h := range exp.Hops {
+				if !visited[h.To.Key] {
+					visited[h.To.Key] = true
+					found = append(found, h)
 				}
 			}
-			order := make([]int, len(found))
-			for i := range order {
-				order[i] = i
+			if exp.Exhausted {
+				// The budget is spent: the rest of this level is not examined at all.
+				out.Truncated, out.TruncatedBy = true, "work_budget"
+				break
 			}
-			slices.SortFunc(order, func(a, b int) int { return strings.Compare(found[a].ID, found[b].ID) })
-			for _, i := range order {
-				if len(out.Nodes) == limit {
-					out.Truncated = true
-					if out.TruncatedBy == "" {
-						out.TruncatedBy = "result_limit"
-					}
-					return nil
-				}
-				out.Nodes = append(out.Nodes, found[i])
-				next = append(next, frontier{foundKeys[i], found[i].ID})
-			}
-			if out.TruncatedBy == "work_budget" {
-				return nil
-			}
-			level = next
 		}
-		return nil
-	})
-	return out, err
+		slices.SortFunc(found, func(a, b Hop) int { return strings.Compare(a.To.ID, b.To.ID) })
+		if room := limit - len(out.Nodes); len(found) > room {
+			found = found[:room]
+			out.Truncated = true
+			if out.TruncatedBy == "" {
+				out.TruncatedBy = "result_limit"
+			}
+		}
+		refs := make([]NodeRef, len(found))
+		for i, h := range found {
+			refs[i] = h.To
+		}
+		recs, err := s.Hydrate(ctx, refs, func(int) int { return 0 })
+		if err != nil {
+			return nil, fmt.Errorf("impact of %s: %w", id, err)
+		}
+		for i, h := range found {
+			dir := "incoming"
+			if h.Outgoing {
+				dir = "outgoing"
+			}
+			out.Nodes = append(out.Nodes, ImpactHit{NodeSummary: summaryOf(recs[i].Record), Depth: d, Via: h.Relation, From: h.From.ID, Direction: dir})
+		}
+		if out.Truncated {
+			return out, nil
+		}
+		level = refs
+	}
+	return out, nil
+}
+
+// summaryOf is a record as collections list it.
+func summaryOf(r graph.Record) NodeSummary {
+	tags := r.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return NodeSummary{ID: r.ID, Title: r.Title, Kind: r.Kind, Family: r.Family, Status: r.Status, Authority: r.Authority,
+		Tags: tags, SourcePath: r.SourcePath, Anchor: r.Anchor}
 }
