@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"zombiezen.com/go/sqlite"
@@ -72,23 +71,27 @@ func (s *Snapshot) Resolve(ctx context.Context, ids []string) ([]NodeRef, error)
 // Expand reads, for each node of from, its edges in one direction whose relation is one of
 // relations, examining at most budget edges in all. Each node's edges are read through the
 // edge index ordered by relation name and the other end's ID, so which edges a spent budget
-// leaves unexamined does not depend on the index's internal keys.
+// leaves unexamined does not depend on the index's internal keys. Every edge read counts as
+// examined, whether its relation qualifies or not: that is the work done. Filtering in SQL
+// instead, with "rel IN (...)", made impact on the 100k-node benchmark project about three
+// times slower (p50 10.9 against 3.2 ms in-process): SQLite builds an ephemeral table for the
+// list, which costs the pure-Go SQLite an mmap and munmap each time.
 func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, relations []string, budget int) (*Expansion, error) {
 	out := &Expansion{}
 	if len(from) == 0 || len(relations) == 0 {
 		return out, nil
 	}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		rels, err := relationKeys(conn, relations)
-		if err != nil || len(rels) == 0 {
+		want, err := relationKeys(conn, relations)
+		if err != nil || len(want) == 0 {
 			return err
 		}
 		near, far := "src", "dst"
 		if !outgoing {
 			near, far = "dst", "src"
 		}
-		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far +
-			` WHERE e.` + near + ` = ? AND e.rel IN (` + rels + `) ORDER BY r.name, n.id LIMIT ?`)
+		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far +
+			` WHERE e.` + near + ` = ? ORDER BY r.name, n.id LIMIT ?`)
 		for _, f := range from {
 			remaining := budget - out.Examined
 			if remaining <= 0 {
@@ -111,7 +114,9 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 					break
 				}
 				out.Examined++
-				out.Hops = append(out.Hops, Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing})
+				if want[st.ColumnInt64(3)] {
+					out.Hops = append(out.Hops, Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing})
+				}
 			}
 			if err := st.Reset(); err != nil {
 				return fmt.Errorf("expand %s: %w", f.ID, err)
@@ -125,25 +130,24 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 	return out, err
 }
 
-// relationKeys turns relation names into the integer list of an IN clause; names the index
-// does not know are skipped.
-func relationKeys(conn *sqlite.Conn, names []string) (string, error) {
-	var keys []string
+// relationKeys returns the index keys of relation names; names the index does not know are
+// skipped.
+func relationKeys(conn *sqlite.Conn, names []string) (map[int64]bool, error) {
+	keys := map[int64]bool{}
 	st := conn.Prep(`SELECT rel FROM relations WHERE name = ?`)
 	for _, n := range names {
 		st.BindText(1, n)
 		ok, err := st.Step()
 		if err != nil {
 			st.Reset()
-			return "", fmt.Errorf("relation %s: %w", n, err)
+			return nil, fmt.Errorf("relation %s: %w", n, err)
 		}
 		if ok {
-			keys = append(keys, strconv.FormatInt(st.ColumnInt64(0), 10))
+			keys[st.ColumnInt64(0)] = true
 		}
 		st.Reset()
 	}
-	slices.Sort(keys)
-	return strings.Join(keys, ","), nil
+	return keys, nil
 }
 
 // Hydrated is a node's record with the start of its body.
