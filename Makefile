@@ -4,12 +4,27 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build demo demo-manager test vet fmt-check bench clean generate generate-check
+.PHONY: all build ui demo demo-manager test vet fmt-check bench clean generate generate-check
 
 all: build
 
-build:
+build: ui
 	$(GO) build -o $(BIN)/ ./cmd/...
+
+# The graph browser page: web/ui's sources bundled with esbuild (npm packages pinned by its
+# package-lock.json) into web/ui/dist, which the docforge binary embeds. Without it the viewer
+# answers "page not built" and docforge_visualize says viewer_unavailable.
+UI        := web/ui
+UI_BUNDLE := $(UI)/dist/app.js
+ui: $(UI_BUNDLE)
+
+$(UI)/node_modules/.installed: $(UI)/package.json $(UI)/package-lock.json
+	cd $(UI) && npm ci --no-audit --no-fund
+	touch $@
+
+$(UI_BUNDLE): $(UI)/node_modules/.installed $(wildcard $(UI)/src/*)
+	cd $(UI) && ./node_modules/.bin/esbuild src/main.js --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=dist/app.js
+	cp $(UI)/src/index.html $(UI)/src/app.css $(UI)/dist/
 
 # The main job: build, sync and validate the bundled example, run a few queries.
 demo: build
@@ -94,7 +109,7 @@ generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 # Every test, with the race detector. The MCP end-to-end test drives docforge-mcp with the
 # official TypeScript SDK, installed from the npm registry as package-lock.json pins it.
 TS_CLIENT := mcpbridge/testdata/ts-client
-test: fmt-check vet generate-check $(TS_CLIENT)/node_modules/.installed
+test: fmt-check vet generate-check ui $(TS_CLIENT)/node_modules/.installed
 	$(GO) test -race -count=1 ./...
 
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
@@ -116,4 +131,4 @@ bench: build
 	$(BIN)/docforge-bench --dir bench-out $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules
+	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(UI)/node_modules $(UI)/dist/*.js $(UI)/dist/*.css $(UI)/dist/*.html

@@ -33,6 +33,7 @@ type proc struct {
 	index     *docforgev2.Signature // the last published signature seen
 	freshness string
 	stats     *docforgev2.WorkerStats
+	viewer    *docforgev2.ViewerInfo // nil when the worker runs no viewer
 }
 
 // spawn starts a worker for b from the manager's executable and waits until it answers. The
@@ -130,8 +131,27 @@ func (p *proc) check(ctx context.Context) error {
 	if resp.Index != nil {
 		p.index = resp.Index
 	}
-	p.freshness, p.stats = resp.Freshness, resp.Stats
+	p.freshness, p.stats, p.viewer = resp.Freshness, resp.Stats, resp.Viewer
 	return nil
+}
+
+// reclaimViewer stops the worker's viewer when the browser has been away for idle or more.
+// It reports whether it did.
+func (p *proc) reclaimViewer(ctx context.Context, idle time.Duration) (bool, error) {
+	p.mu.Lock()
+	v := p.viewer
+	p.mu.Unlock()
+	if v == nil || time.Since(time.UnixMilli(v.LastActivityUnixMs)) < idle {
+		return false, nil
+	}
+	resp, err := p.client.StopViewer(ctx, &docforgev2.StopViewerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Reason: "idle"})
+	if err != nil {
+		return false, err
+	}
+	p.mu.Lock()
+	p.viewer = nil
+	p.mu.Unlock()
+	return resp.Stopped, nil
 }
 
 func (p *proc) setIndex(sig *docforgev2.Signature) {
@@ -157,7 +177,7 @@ func (p *proc) info() *docforgev2.WorkerInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return &docforgev2.WorkerInfo{Binding: worker.BindingToProto(p.binding), Pid: int64(p.pid), SocketPath: p.socket,
-		StartedUnixMs: p.started.UnixMilli(), Index: p.index, Freshness: p.freshness, Stats: p.stats}
+		StartedUnixMs: p.started.UnixMilli(), Index: p.index, Freshness: p.freshness, Stats: p.stats, Viewer: p.viewer}
 }
 
 // lineLog copies a worker's output into the manager's log line by line, prefixed with its pid.

@@ -35,6 +35,7 @@ type Config struct {
 	LogKeep     int          // rotated log files kept (default 3)
 	HealthEvery time.Duration
 	WorkerStart time.Duration // how long a new worker may take to answer its first health check
+	ViewerIdle  time.Duration // a viewer without browser activity this long is reclaimed (default 1h)
 	Version     string        // the build, reported by Hello
 }
 
@@ -47,6 +48,9 @@ func (c *Config) defaults() {
 	}
 	if c.HealthEvery == 0 {
 		c.HealthEvery = 30 * time.Second
+	}
+	if c.ViewerIdle == 0 {
+		c.ViewerIdle = worker.ViewerIdleLimit
 	}
 	if c.WorkerStart == 0 {
 		c.WorkerStart = 30 * time.Second
@@ -348,8 +352,8 @@ func (m *Manager) recordSignature(key string, sig index.Signature) {
 	s.mu.Unlock()
 }
 
-// healthLoop checks every worker periodically and kills one that stops answering; the next
-// acquire starts it again.
+// healthLoop checks every worker periodically and kills one that stops answering (the next
+// acquire starts it again), and reclaims viewers the browser has left idle.
 func (m *Manager) healthLoop(ctx context.Context) {
 	t := time.NewTicker(m.cfg.HealthEvery)
 	defer t.Stop()
@@ -366,6 +370,16 @@ func (m *Manager) healthLoop(ctx context.Context) {
 			if err != nil && ctx.Err() == nil {
 				m.log.Printf("worker %d for %s failed its health check (%v): stopping it; the next acquire starts another", p.pid, p.binding.ProjectRoot, err)
 				p.kill()
+				continue
+			}
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			stopped, err := p.reclaimViewer(rctx, m.cfg.ViewerIdle)
+			cancel()
+			switch {
+			case err != nil && ctx.Err() == nil:
+				m.log.Printf("worker %d: could not reclaim its idle viewer: %v", p.pid, err)
+			case stopped:
+				m.log.Printf("worker %d for %s: reclaimed its viewer after %s without browser activity", p.pid, p.binding.ProjectRoot, m.cfg.ViewerIdle)
 			}
 		}
 	}

@@ -32,15 +32,6 @@ func flowsForward(relation string) bool {
 	return true
 }
 
-// FlowNode is a node of a Flow or Web answer.
-type FlowNode struct {
-	index.NodeRef
-	Depth int `json:"depth"`
-	// Branch marks a direct member or execution dependency of the focus in Web: shown next to
-	// the focus, never expanded.
-	Branch bool `json:"branch,omitempty"`
-}
-
 // FlowEdge is an edge oriented by meaning: From flows into To. Stored says whether that is
 // also its stored direction.
 type FlowEdge struct {
@@ -55,7 +46,7 @@ type FlowEdge struct {
 type FlowResult struct {
 	Focus       string     `json:"focus"`
 	View        string     `json:"view"`
-	Nodes       []FlowNode `json:"nodes"`
+	Nodes       []Card     `json:"nodes"`
 	Edges       []FlowEdge `json:"edges"`
 	Depth       int        `json:"depth"`
 	Truncated   bool       `json:"truncated"`
@@ -87,7 +78,8 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 			rels = append(rels, r)
 		}
 	}
-	out := &FlowResult{Focus: focus, View: view, Nodes: []FlowNode{{NodeRef: refs[0]}}, Edges: []FlowEdge{}, Depth: depth}
+	out := &FlowResult{Focus: focus, View: view, Edges: []FlowEdge{}, Depth: depth}
+	nodes, depths, branches := []index.NodeRef{refs[0]}, []int{0}, []bool{false}
 	seen := map[int64]bool{refs[0].Key: true}
 	edges := map[FlowEdge]bool{}
 	addEdge := func(h index.Hop) {
@@ -102,6 +94,7 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 	}
 	examined := 0
 	level := refs
+walk:
 	for d := 1; d <= depth && len(level) > 0; d++ {
 		var next []index.NodeRef
 		for _, outgoing := range []bool{true, false} {
@@ -123,12 +116,12 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 					}
 				}
 				if !seen[h.To.Key] {
-					if len(out.Nodes) == maxFlowNodes {
+					if len(nodes) == maxFlowNodes {
 						out.Truncated, out.TruncatedBy = true, "node_limit"
-						return out, nil
+						break walk
 					}
 					seen[h.To.Key] = true
-					out.Nodes = append(out.Nodes, FlowNode{NodeRef: h.To, Depth: d, Branch: branch})
+					nodes, depths, branches = append(nodes, h.To), append(depths, d), append(branches, branch)
 					if !branch {
 						next = append(next, h.To)
 					}
@@ -137,10 +130,13 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 			}
 			if exp.Exhausted {
 				out.Truncated, out.TruncatedBy = true, "work_budget"
-				return out, nil
+				break walk
 			}
 		}
 		level = next
+	}
+	if out.Nodes, err = cards(ctx, snap, nodes, depths, branches); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

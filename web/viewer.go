@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +36,7 @@ type Viewer struct {
 	g    *guard
 	ln   net.Listener
 	srv  *http.Server
+	page fs.FS
 	last atomic.Int64 // unix nanoseconds of the last authorized request
 }
 
@@ -55,7 +58,7 @@ func New(d *project.Descriptor, snap *index.Snapshot, ln net.Listener) (*Viewer,
 	}
 	addr := ln.Addr().String()
 	port := addr[strings.LastIndexByte(addr, ':')+1:]
-	v := &Viewer{d: d, snap: snap, ln: ln,
+	v := &Viewer{d: d, snap: snap, ln: ln, page: Page(),
 		g: &guard{addr: addr, token: token, cookie: "docforge_viewer_" + port}}
 	v.last.Store(time.Now().UnixNano())
 	v.srv = &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
@@ -63,9 +66,23 @@ func New(d *project.Descriptor, snap *index.Snapshot, ln net.Listener) (*Viewer,
 }
 
 // URL is the address to open: the token travels in the fragment, which browsers never send.
-func (v *Viewer) URL() string {
-	return v.g.origin() + "/#token=" + hex.EncodeToString(v.g.token)
+// The query, when given, tells the page what to show first (focus, q, view).
+func (v *Viewer) URL(query url.Values) string {
+	u := v.g.origin() + "/"
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	return u + "#token=" + hex.EncodeToString(v.g.token)
 }
+
+// Port is the listener's port.
+func (v *Viewer) Port() int { return v.ln.Addr().(*net.TCPAddr).Port }
+
+// Snapshot is the exact snapshot the viewer serves.
+func (v *Viewer) Snapshot() *index.Snapshot { return v.snap }
+
+// LastActivity is when the browser last made an authorized request (or the viewer started).
+func (v *Viewer) LastActivity() time.Time { return time.Unix(0, v.last.Load()) }
 
 // Idle is how long ago the browser last made an authorized request.
 func (v *Viewer) Idle() time.Duration { return time.Since(time.Unix(0, v.last.Load())) }
@@ -94,6 +111,7 @@ func (v *Viewer) Serve(ctx context.Context) error {
 func (v *Viewer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/session", v.g.exchange)
+	mux.HandleFunc("GET /{file...}", v.servePage)
 	api := func(path string, params []string, fn func(r *http.Request) (any, error)) {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			if !v.g.authorized(r) {
@@ -145,6 +163,7 @@ func (v *Viewer) Handler() http.Handler {
 		return v.snap.Logic(r.Context(), r.URL.Query().Get("id"))
 	})
 	api("/api/source", []string{"id"}, v.source)
+	api("/api/neighborhood", []string{"id", "depth", "limit"}, v.neighborhood)
 	api("/api/flow", []string{"id", "depth"}, v.flow("flow"))
 	api("/api/web", []string{"id", "depth"}, v.flow("web"))
 	return v.g.wrap(mux)

@@ -66,9 +66,9 @@ func startViewer(t *testing.T) *viewerRig {
 		}
 		snap.Close()
 	})
-	origin, token, ok := strings.Cut(v.URL(), "/#token=")
+	origin, token, ok := strings.Cut(v.URL(nil), "/#token=")
 	if !ok || !strings.HasPrefix(origin, "http://127.0.0.1:") || len(token) != 64 {
-		t.Fatalf("URL %q: want http://127.0.0.1:PORT/#token=<64 hex digits>", v.URL())
+		t.Fatalf("URL %q: want http://127.0.0.1:PORT/#token=<64 hex digits>", v.URL(nil))
 	}
 	return &viewerRig{v: v, root: root, d: d, origin: origin, token: token, client: &http.Client{Timeout: 10 * time.Second}}
 }

@@ -190,6 +190,13 @@ func (s *Service) Close() error {
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for k, h := range s.viewers {
+		h.halt() // its server stopped with s.bg; this waits for its last requests
+		if h.held.refs--; h.held.stale && h.held.refs == 0 {
+			h.held.snap.Close()
+		}
+		delete(s.viewers, k)
+	}
 	for k, l := range s.lives {
 		if l.watch != nil {
 			l.watch.close()

@@ -85,6 +85,9 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 	st := g.svc.Stats()
 	resp := &docforgev2.HealthResponse{ProtocolVersion: docforgev2.ProtocolVersion, Binding: BindingToProto(g.binding), Freshness: index.Unknown,
 		Pid: int64(os.Getpid()), Stats: StatsToProto(st)}
+	if v, ok := g.svc.Viewer(g.binding); ok {
+		resp.Viewer = ViewerToProto(v)
+	}
 	d, _, err := g.svc.descriptor(g.binding.ProjectRoot)
 	if err != nil || d == nil {
 		return resp, nil
@@ -97,6 +100,20 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 		resp.Freshness = st.State
 	}
 	return resp, nil
+}
+
+// StopViewer stops the worker's viewer: the manager's idle reclaim.
+func (g *grpcWorker) StopViewer(ctx context.Context, req *docforgev2.StopViewerRequest) (*docforgev2.StopViewerResponse, error) {
+	if err := g.check(req.ProtocolVersion, nil); err != nil {
+		return nil, err
+	}
+	return &docforgev2.StopViewerResponse{ProtocolVersion: docforgev2.ProtocolVersion, Stopped: g.svc.StopViewer(g.binding)}, nil
+}
+
+// ViewerToProto converts a viewer's status for the wire.
+func ViewerToProto(v ViewerStatus) *docforgev2.ViewerInfo {
+	return &docforgev2.ViewerInfo{State: "running", Port: int64(v.Port), Index: SignatureToProto(v.Index), StartedUnixMs: v.Started.UnixMilli(),
+		LastActivityUnixMs: v.LastActivity.UnixMilli(), SnapshotState: v.SnapshotState}
 }
 
 // StatsToProto converts a service's counters for the wire.

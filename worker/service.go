@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/web"
 )
 
 // Service runs tools. It holds the implementation fingerprint taken when the process started
@@ -33,6 +35,11 @@ type Service struct {
 	// provider is a project integration's own context selection; with one, the core task
 	// planner is not offered (task_context_unavailable).
 	provider ContextProvider
+	// viewers are the running graph browsers, one per binding key; viewerMu serialises
+	// starting and stopping them. page is the browser's embedded bundle.
+	viewers  map[string]*viewerHost
+	viewerMu sync.Mutex
+	page     fs.FS
 	bg       context.Context // background rebuilds; cancelled by Close
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
@@ -89,7 +96,8 @@ func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service
 		tools[t.Name] = t
 	}
 	bg, stop := context.WithCancel(context.Background())
-	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools, bg: bg, stop: stop}
+	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools,
+		viewers: map[string]*viewerHost{}, page: web.Page(), bg: bg, stop: stop}
 	for _, o := range opts {
 		o(s)
 	}

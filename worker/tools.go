@@ -76,7 +76,7 @@ func ToolsFor(b Binding) []ToolSpec {
 }
 
 func readTools() []ToolSpec {
-	return []ToolSpec{
+	tools := []ToolSpec{
 		{Name: "docforge_bootstrap", Description: "Synchronize the index and return the fixed binding, index path, effective policy, capabilities and the session contract. Call first.",
 			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runBootstrap},
 		{Name: "docforge_sync", Description: "Bring the disposable index up to date with the canonical sources (idempotent; never changes sources).",
@@ -118,9 +118,10 @@ func readTools() []ToolSpec {
 		{Name: "docforge_render_status", Description: "Whether each declared view's rendered page is current: by default from publication receipts and cheap file and source identities only (no parsing, no HTML, no index rebuild, no writes); deep = true re-renders in memory and compares byte for byte, still writing nothing.",
 			InputSchema: object(map[string]any{"view_id": str("one declared view; default every view"),
 				"deep": map[string]any{"type": "boolean", "description": "re-render in memory and compare with the output (slower; side-effect free)"}}), ReadOnly: true, run: runRenderStatus},
-		{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",
-			InputSchema: object(map[string]any{"limit": integer("items per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, run: runGenerationDiff},
 	}
+	tools = append(tools, visualizationTools()...)
+	return append(tools, ToolSpec{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",
+		InputSchema: object(map[string]any{"limit": integer("items per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, run: runGenerationDiff})
 }
 
 // shrink removes the last half of a collection result to fit the response limit, marking it

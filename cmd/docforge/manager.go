@@ -116,6 +116,7 @@ type workerStatus struct {
 	Index       *docforgev2.Signature   `json:"index,omitempty"`
 	Freshness   string                  `json:"freshness"`
 	Stats       *docforgev2.WorkerStats `json:"stats,omitempty"`
+	Viewer      *docforgev2.ViewerInfo  `json:"viewer,omitempty"`
 }
 
 func managerStatus(e *env, paths manager.Paths) error {
@@ -136,7 +137,7 @@ func managerStatus(e *env, paths manager.Paths) error {
 			policy = "no-ast"
 		}
 		ws = append(ws, workerStatus{ProjectRoot: w.Binding.GetProjectRoot(), Policy: policy, Pid: w.Pid, Socket: w.SocketPath,
-			UptimeSec: now.Sub(time.UnixMilli(w.StartedUnixMs)).Seconds(), Index: w.Index, Freshness: w.Freshness, Stats: w.Stats})
+			UptimeSec: now.Sub(time.UnixMilli(w.StartedUnixMs)).Seconds(), Index: w.Index, Freshness: w.Freshness, Stats: w.Stats, Viewer: w.Viewer})
 	}
 	up := now.Sub(time.UnixMilli(st.StartedUnixMs)).Truncate(time.Second)
 	if e.json {
@@ -148,14 +149,19 @@ func managerStatus(e *env, paths manager.Paths) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tPOLICY\tPID\tUPTIME\tGENERATION\tFRESHNESS\tCALLS\tSYNCS")
+	fmt.Fprintln(tw, "PROJECT\tPOLICY\tPID\tUPTIME\tGENERATION\tFRESHNESS\tCALLS\tSYNCS\tVIEWER")
 	for _, w := range ws {
 		gen := "-"
 		if w.Index != nil {
 			gen = fmt.Sprint(w.Index.Generation)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\t%s\t%d\t%d\n", w.ProjectRoot, w.Policy, w.Pid, time.Duration(w.UptimeSec*float64(time.Second)).Truncate(time.Second),
-			gen, w.Freshness, w.Stats.GetCalls(), w.Stats.GetSyncs())
+		viewer := "-"
+		if v := w.Viewer; v != nil {
+			viewer = fmt.Sprintf("port %d, generation %d, %s, idle %v", v.Port, v.Index.GetGeneration(), v.SnapshotState,
+				now.Sub(time.UnixMilli(v.LastActivityUnixMs)).Truncate(time.Second))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\t%s\t%d\t%d\t%s\n", w.ProjectRoot, w.Policy, w.Pid, time.Duration(w.UptimeSec*float64(time.Second)).Truncate(time.Second),
+			gen, w.Freshness, w.Stats.GetCalls(), w.Stats.GetSyncs(), viewer)
 	}
 	return tw.Flush()
 }

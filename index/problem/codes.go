@@ -51,6 +51,8 @@ const (
 	WorkerUnavailable Code = "worker_unavailable"
 	// TaskContextUnavailable: a server with a custom context provider has no core task planner.
 	TaskContextUnavailable Code = "task_context_unavailable"
+	// ViewerUnavailable: this process cannot host the graph browser.
+	ViewerUnavailable Code = "viewer_unavailable"
 
 	// The manager and its socket.
 	ManagerUnavailable Code = "manager_unavailable"
@@ -88,7 +90,7 @@ func All() []Code {
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
-		TaskContextUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
+		TaskContextUnavailable, ViewerUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
 		ProposalAccessDisabled, OperationNotPermitted, ChangesetNotFound, ChangesetConflict,
 		ChangesetStale, ChangesetInvalid, ChangesetState,
@@ -210,6 +212,9 @@ func Describe(c Code) Info {
 	case TaskContextUnavailable:
 		return Info{"this server selects context with a project's own context provider and has no core task planner",
 			"use docforge_get_context, which this server's provider answers; or connect a server without a custom provider"}
+	case ViewerUnavailable:
+		return Info{"the graph browser cannot run here: its page was not built into this binary, or the process is a one-shot command that would take the viewer with it",
+			"build with 'make build' (which bundles the page), and visualize through the manager: docforge-mcp or 'docforge view'"}
 	case ManagerUnavailable:
 		return Info{"no DocForge manager answers on the per-user socket",
 			"run 'docforge manager start' (or drop --no-autostart so the bridge starts one); 'docforge manager status' shows the socket it tried"}

@@ -262,6 +262,93 @@ func (x *WorkerStats) GetMaxConcurrentSyncs() int64 {
 	return 0
 }
 
+// ViewerInfo describes a worker's graph-browser viewer. The manager reclaims it after an hour
+// with no browser activity; a stale viewer stays running (its page says so) but is never
+// reused.
+type ViewerInfo struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	State              string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"` // running | stopped
+	Port               int64                  `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
+	Index              *Signature             `protobuf:"bytes,3,opt,name=index,proto3" json:"index,omitempty"` // the exact snapshot it serves
+	StartedUnixMs      int64                  `protobuf:"varint,4,opt,name=started_unix_ms,json=startedUnixMs,proto3" json:"started_unix_ms,omitempty"`
+	LastActivityUnixMs int64                  `protobuf:"varint,5,opt,name=last_activity_unix_ms,json=lastActivityUnixMs,proto3" json:"last_activity_unix_ms,omitempty"`
+	SnapshotState      string                 `protobuf:"bytes,6,opt,name=snapshot_state,json=snapshotState,proto3" json:"snapshot_state,omitempty"` // current | stale | unknown, against the published index
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *ViewerInfo) Reset() {
+	*x = ViewerInfo{}
+	mi := &file_docforge_v2_manager_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ViewerInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ViewerInfo) ProtoMessage() {}
+
+func (x *ViewerInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_docforge_v2_manager_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ViewerInfo.ProtoReflect.Descriptor instead.
+func (*ViewerInfo) Descriptor() ([]byte, []int) {
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ViewerInfo) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *ViewerInfo) GetPort() int64 {
+	if x != nil {
+		return x.Port
+	}
+	return 0
+}
+
+func (x *ViewerInfo) GetIndex() *Signature {
+	if x != nil {
+		return x.Index
+	}
+	return nil
+}
+
+func (x *ViewerInfo) GetStartedUnixMs() int64 {
+	if x != nil {
+		return x.StartedUnixMs
+	}
+	return 0
+}
+
+func (x *ViewerInfo) GetLastActivityUnixMs() int64 {
+	if x != nil {
+		return x.LastActivityUnixMs
+	}
+	return 0
+}
+
+func (x *ViewerInfo) GetSnapshotState() string {
+	if x != nil {
+		return x.SnapshotState
+	}
+	return ""
+}
+
 type HelloRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -272,7 +359,7 @@ type HelloRequest struct {
 
 func (x *HelloRequest) Reset() {
 	*x = HelloRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[3]
+	mi := &file_docforge_v2_manager_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +371,7 @@ func (x *HelloRequest) String() string {
 func (*HelloRequest) ProtoMessage() {}
 
 func (x *HelloRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[3]
+	mi := &file_docforge_v2_manager_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +384,7 @@ func (x *HelloRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloRequest.ProtoReflect.Descriptor instead.
 func (*HelloRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{3}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HelloRequest) GetProtocolVersion() uint32 {
@@ -325,7 +412,7 @@ type HelloResponse struct {
 
 func (x *HelloResponse) Reset() {
 	*x = HelloResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[4]
+	mi := &file_docforge_v2_manager_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -337,7 +424,7 @@ func (x *HelloResponse) String() string {
 func (*HelloResponse) ProtoMessage() {}
 
 func (x *HelloResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[4]
+	mi := &file_docforge_v2_manager_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -350,7 +437,7 @@ func (x *HelloResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloResponse.ProtoReflect.Descriptor instead.
 func (*HelloResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{4}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HelloResponse) GetProtocolVersion() uint32 {
@@ -389,7 +476,7 @@ type AcquireWorkerRequest struct {
 
 func (x *AcquireWorkerRequest) Reset() {
 	*x = AcquireWorkerRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[5]
+	mi := &file_docforge_v2_manager_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +488,7 @@ func (x *AcquireWorkerRequest) String() string {
 func (*AcquireWorkerRequest) ProtoMessage() {}
 
 func (x *AcquireWorkerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[5]
+	mi := &file_docforge_v2_manager_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +501,7 @@ func (x *AcquireWorkerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireWorkerRequest.ProtoReflect.Descriptor instead.
 func (*AcquireWorkerRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{5}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AcquireWorkerRequest) GetProtocolVersion() uint32 {
@@ -448,7 +535,7 @@ type AcquireWorkerResponse struct {
 
 func (x *AcquireWorkerResponse) Reset() {
 	*x = AcquireWorkerResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[6]
+	mi := &file_docforge_v2_manager_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -460,7 +547,7 @@ func (x *AcquireWorkerResponse) String() string {
 func (*AcquireWorkerResponse) ProtoMessage() {}
 
 func (x *AcquireWorkerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[6]
+	mi := &file_docforge_v2_manager_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -473,7 +560,7 @@ func (x *AcquireWorkerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireWorkerResponse.ProtoReflect.Descriptor instead.
 func (*AcquireWorkerResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{6}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AcquireWorkerResponse) GetProtocolVersion() uint32 {
@@ -499,13 +586,14 @@ type WorkerInfo struct {
 	Index         *Signature             `protobuf:"bytes,5,opt,name=index,proto3" json:"index,omitempty"`
 	Freshness     string                 `protobuf:"bytes,6,opt,name=freshness,proto3" json:"freshness,omitempty"` // current | stale | unknown
 	Stats         *WorkerStats           `protobuf:"bytes,7,opt,name=stats,proto3" json:"stats,omitempty"`
+	Viewer        *ViewerInfo            `protobuf:"bytes,8,opt,name=viewer,proto3" json:"viewer,omitempty"` // absent when the worker runs no viewer
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkerInfo) Reset() {
 	*x = WorkerInfo{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[7]
+	mi := &file_docforge_v2_manager_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -517,7 +605,7 @@ func (x *WorkerInfo) String() string {
 func (*WorkerInfo) ProtoMessage() {}
 
 func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[7]
+	mi := &file_docforge_v2_manager_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -530,7 +618,7 @@ func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInfo.ProtoReflect.Descriptor instead.
 func (*WorkerInfo) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{7}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WorkerInfo) GetBinding() *Binding {
@@ -582,6 +670,13 @@ func (x *WorkerInfo) GetStats() *WorkerStats {
 	return nil
 }
 
+func (x *WorkerInfo) GetViewer() *ViewerInfo {
+	if x != nil {
+		return x.Viewer
+	}
+	return nil
+}
+
 type StatusRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -591,7 +686,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[8]
+	mi := &file_docforge_v2_manager_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -603,7 +698,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[8]
+	mi := &file_docforge_v2_manager_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -616,7 +711,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{8}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StatusRequest) GetProtocolVersion() uint32 {
@@ -638,7 +733,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[9]
+	mi := &file_docforge_v2_manager_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -650,7 +745,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[9]
+	mi := &file_docforge_v2_manager_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -663,7 +758,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{9}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StatusResponse) GetProtocolVersion() uint32 {
@@ -703,7 +798,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[10]
+	mi := &file_docforge_v2_manager_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -715,7 +810,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[10]
+	mi := &file_docforge_v2_manager_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -728,7 +823,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{10}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ShutdownRequest) GetProtocolVersion() uint32 {
@@ -747,7 +842,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[11]
+	mi := &file_docforge_v2_manager_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -759,7 +854,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[11]
+	mi := &file_docforge_v2_manager_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -772,7 +867,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{11}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ShutdownResponse) GetProtocolVersion() uint32 {
@@ -796,7 +891,7 @@ type CheckSignatureRequest struct {
 
 func (x *CheckSignatureRequest) Reset() {
 	*x = CheckSignatureRequest{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[12]
+	mi := &file_docforge_v2_manager_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -808,7 +903,7 @@ func (x *CheckSignatureRequest) String() string {
 func (*CheckSignatureRequest) ProtoMessage() {}
 
 func (x *CheckSignatureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[12]
+	mi := &file_docforge_v2_manager_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -821,7 +916,7 @@ func (x *CheckSignatureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckSignatureRequest.ProtoReflect.Descriptor instead.
 func (*CheckSignatureRequest) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{12}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CheckSignatureRequest) GetProtocolVersion() uint32 {
@@ -857,7 +952,7 @@ type CheckSignatureResponse struct {
 
 func (x *CheckSignatureResponse) Reset() {
 	*x = CheckSignatureResponse{}
-	mi := &file_docforge_v2_manager_proto_msgTypes[13]
+	mi := &file_docforge_v2_manager_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +964,7 @@ func (x *CheckSignatureResponse) String() string {
 func (*CheckSignatureResponse) ProtoMessage() {}
 
 func (x *CheckSignatureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_docforge_v2_manager_proto_msgTypes[13]
+	mi := &file_docforge_v2_manager_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +977,7 @@ func (x *CheckSignatureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckSignatureResponse.ProtoReflect.Descriptor instead.
 func (*CheckSignatureResponse) Descriptor() ([]byte, []int) {
-	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{13}
+	return file_docforge_v2_manager_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CheckSignatureResponse) GetProtocolVersion() uint32 {
@@ -938,7 +1033,15 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\x05syncs\x18\x02 \x01(\x03R\x05syncs\x12)\n" +
 	"\x10background_syncs\x18\x03 \x01(\x03R\x0fbackgroundSyncs\x12#\n" +
 	"\rwalks_skipped\x18\x04 \x01(\x03R\fwalksSkipped\x120\n" +
-	"\x14max_concurrent_syncs\x18\x05 \x01(\x03R\x12maxConcurrentSyncs\"Q\n" +
+	"\x14max_concurrent_syncs\x18\x05 \x01(\x03R\x12maxConcurrentSyncs\"\xe6\x01\n" +
+	"\n" +
+	"ViewerInfo\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x12\n" +
+	"\x04port\x18\x02 \x01(\x03R\x04port\x12,\n" +
+	"\x05index\x18\x03 \x01(\v2\x16.docforge.v2.SignatureR\x05index\x12&\n" +
+	"\x0fstarted_unix_ms\x18\x04 \x01(\x03R\rstartedUnixMs\x121\n" +
+	"\x15last_activity_unix_ms\x18\x05 \x01(\x03R\x12lastActivityUnixMs\x12%\n" +
+	"\x0esnapshot_state\x18\x06 \x01(\tR\rsnapshotState\"Q\n" +
 	"\fHelloRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x16\n" +
 	"\x06client\x18\x02 \x01(\tR\x06client\"u\n" +
@@ -952,7 +1055,7 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\x10unresponsive_pid\x18\x03 \x01(\x03R\x0funresponsivePid\"s\n" +
 	"\x15AcquireWorkerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12/\n" +
-	"\x06worker\x18\x02 \x01(\v2\x17.docforge.v2.WorkerInfoR\x06worker\"\x93\x02\n" +
+	"\x06worker\x18\x02 \x01(\v2\x17.docforge.v2.WorkerInfoR\x06worker\"\xc4\x02\n" +
 	"\n" +
 	"WorkerInfo\x12.\n" +
 	"\abinding\x18\x01 \x01(\v2\x14.docforge.v2.BindingR\abinding\x12\x10\n" +
@@ -962,7 +1065,8 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\x0fstarted_unix_ms\x18\x04 \x01(\x03R\rstartedUnixMs\x12,\n" +
 	"\x05index\x18\x05 \x01(\v2\x16.docforge.v2.SignatureR\x05index\x12\x1c\n" +
 	"\tfreshness\x18\x06 \x01(\tR\tfreshness\x12.\n" +
-	"\x05stats\x18\a \x01(\v2\x18.docforge.v2.WorkerStatsR\x05stats\":\n" +
+	"\x05stats\x18\a \x01(\v2\x18.docforge.v2.WorkerStatsR\x05stats\x12/\n" +
+	"\x06viewer\x18\b \x01(\v2\x17.docforge.v2.ViewerInfoR\x06viewer\":\n" +
 	"\rStatusRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xa8\x01\n" +
 	"\x0eStatusResponse\x12)\n" +
@@ -1002,48 +1106,51 @@ func file_docforge_v2_manager_proto_rawDescGZIP() []byte {
 	return file_docforge_v2_manager_proto_rawDescData
 }
 
-var file_docforge_v2_manager_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_docforge_v2_manager_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_docforge_v2_manager_proto_goTypes = []any{
 	(*Binding)(nil),                // 0: docforge.v2.Binding
 	(*Signature)(nil),              // 1: docforge.v2.Signature
 	(*WorkerStats)(nil),            // 2: docforge.v2.WorkerStats
-	(*HelloRequest)(nil),           // 3: docforge.v2.HelloRequest
-	(*HelloResponse)(nil),          // 4: docforge.v2.HelloResponse
-	(*AcquireWorkerRequest)(nil),   // 5: docforge.v2.AcquireWorkerRequest
-	(*AcquireWorkerResponse)(nil),  // 6: docforge.v2.AcquireWorkerResponse
-	(*WorkerInfo)(nil),             // 7: docforge.v2.WorkerInfo
-	(*StatusRequest)(nil),          // 8: docforge.v2.StatusRequest
-	(*StatusResponse)(nil),         // 9: docforge.v2.StatusResponse
-	(*ShutdownRequest)(nil),        // 10: docforge.v2.ShutdownRequest
-	(*ShutdownResponse)(nil),       // 11: docforge.v2.ShutdownResponse
-	(*CheckSignatureRequest)(nil),  // 12: docforge.v2.CheckSignatureRequest
-	(*CheckSignatureResponse)(nil), // 13: docforge.v2.CheckSignatureResponse
+	(*ViewerInfo)(nil),             // 3: docforge.v2.ViewerInfo
+	(*HelloRequest)(nil),           // 4: docforge.v2.HelloRequest
+	(*HelloResponse)(nil),          // 5: docforge.v2.HelloResponse
+	(*AcquireWorkerRequest)(nil),   // 6: docforge.v2.AcquireWorkerRequest
+	(*AcquireWorkerResponse)(nil),  // 7: docforge.v2.AcquireWorkerResponse
+	(*WorkerInfo)(nil),             // 8: docforge.v2.WorkerInfo
+	(*StatusRequest)(nil),          // 9: docforge.v2.StatusRequest
+	(*StatusResponse)(nil),         // 10: docforge.v2.StatusResponse
+	(*ShutdownRequest)(nil),        // 11: docforge.v2.ShutdownRequest
+	(*ShutdownResponse)(nil),       // 12: docforge.v2.ShutdownResponse
+	(*CheckSignatureRequest)(nil),  // 13: docforge.v2.CheckSignatureRequest
+	(*CheckSignatureResponse)(nil), // 14: docforge.v2.CheckSignatureResponse
 }
 var file_docforge_v2_manager_proto_depIdxs = []int32{
-	0,  // 0: docforge.v2.AcquireWorkerRequest.binding:type_name -> docforge.v2.Binding
-	7,  // 1: docforge.v2.AcquireWorkerResponse.worker:type_name -> docforge.v2.WorkerInfo
-	0,  // 2: docforge.v2.WorkerInfo.binding:type_name -> docforge.v2.Binding
-	1,  // 3: docforge.v2.WorkerInfo.index:type_name -> docforge.v2.Signature
-	2,  // 4: docforge.v2.WorkerInfo.stats:type_name -> docforge.v2.WorkerStats
-	7,  // 5: docforge.v2.StatusResponse.workers:type_name -> docforge.v2.WorkerInfo
-	0,  // 6: docforge.v2.CheckSignatureRequest.binding:type_name -> docforge.v2.Binding
-	1,  // 7: docforge.v2.CheckSignatureRequest.signature:type_name -> docforge.v2.Signature
-	1,  // 8: docforge.v2.CheckSignatureResponse.published:type_name -> docforge.v2.Signature
-	3,  // 9: docforge.v2.Manager.Hello:input_type -> docforge.v2.HelloRequest
-	5,  // 10: docforge.v2.Manager.AcquireWorker:input_type -> docforge.v2.AcquireWorkerRequest
-	8,  // 11: docforge.v2.Manager.Status:input_type -> docforge.v2.StatusRequest
-	10, // 12: docforge.v2.Manager.Shutdown:input_type -> docforge.v2.ShutdownRequest
-	12, // 13: docforge.v2.Manager.CheckSignature:input_type -> docforge.v2.CheckSignatureRequest
-	4,  // 14: docforge.v2.Manager.Hello:output_type -> docforge.v2.HelloResponse
-	6,  // 15: docforge.v2.Manager.AcquireWorker:output_type -> docforge.v2.AcquireWorkerResponse
-	9,  // 16: docforge.v2.Manager.Status:output_type -> docforge.v2.StatusResponse
-	11, // 17: docforge.v2.Manager.Shutdown:output_type -> docforge.v2.ShutdownResponse
-	13, // 18: docforge.v2.Manager.CheckSignature:output_type -> docforge.v2.CheckSignatureResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	1,  // 0: docforge.v2.ViewerInfo.index:type_name -> docforge.v2.Signature
+	0,  // 1: docforge.v2.AcquireWorkerRequest.binding:type_name -> docforge.v2.Binding
+	8,  // 2: docforge.v2.AcquireWorkerResponse.worker:type_name -> docforge.v2.WorkerInfo
+	0,  // 3: docforge.v2.WorkerInfo.binding:type_name -> docforge.v2.Binding
+	1,  // 4: docforge.v2.WorkerInfo.index:type_name -> docforge.v2.Signature
+	2,  // 5: docforge.v2.WorkerInfo.stats:type_name -> docforge.v2.WorkerStats
+	3,  // 6: docforge.v2.WorkerInfo.viewer:type_name -> docforge.v2.ViewerInfo
+	8,  // 7: docforge.v2.StatusResponse.workers:type_name -> docforge.v2.WorkerInfo
+	0,  // 8: docforge.v2.CheckSignatureRequest.binding:type_name -> docforge.v2.Binding
+	1,  // 9: docforge.v2.CheckSignatureRequest.signature:type_name -> docforge.v2.Signature
+	1,  // 10: docforge.v2.CheckSignatureResponse.published:type_name -> docforge.v2.Signature
+	4,  // 11: docforge.v2.Manager.Hello:input_type -> docforge.v2.HelloRequest
+	6,  // 12: docforge.v2.Manager.AcquireWorker:input_type -> docforge.v2.AcquireWorkerRequest
+	9,  // 13: docforge.v2.Manager.Status:input_type -> docforge.v2.StatusRequest
+	11, // 14: docforge.v2.Manager.Shutdown:input_type -> docforge.v2.ShutdownRequest
+	13, // 15: docforge.v2.Manager.CheckSignature:input_type -> docforge.v2.CheckSignatureRequest
+	5,  // 16: docforge.v2.Manager.Hello:output_type -> docforge.v2.HelloResponse
+	7,  // 17: docforge.v2.Manager.AcquireWorker:output_type -> docforge.v2.AcquireWorkerResponse
+	10, // 18: docforge.v2.Manager.Status:output_type -> docforge.v2.StatusResponse
+	12, // 19: docforge.v2.Manager.Shutdown:output_type -> docforge.v2.ShutdownResponse
+	14, // 20: docforge.v2.Manager.CheckSignature:output_type -> docforge.v2.CheckSignatureResponse
+	16, // [16:21] is the sub-list for method output_type
+	11, // [11:16] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_docforge_v2_manager_proto_init() }
@@ -1057,7 +1164,7 @@ func file_docforge_v2_manager_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_docforge_v2_manager_proto_rawDesc), len(file_docforge_v2_manager_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

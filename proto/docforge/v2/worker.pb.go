@@ -215,6 +215,7 @@ type HealthResponse struct {
 	Freshness       string                 `protobuf:"bytes,4,opt,name=freshness,proto3" json:"freshness,omitempty"`
 	Stats           *WorkerStats           `protobuf:"bytes,5,opt,name=stats,proto3" json:"stats,omitempty"`
 	Pid             int64                  `protobuf:"varint,6,opt,name=pid,proto3" json:"pid,omitempty"`
+	Viewer          *ViewerInfo            `protobuf:"bytes,7,opt,name=viewer,proto3" json:"viewer,omitempty"` // absent when no viewer runs
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -291,6 +292,118 @@ func (x *HealthResponse) GetPid() int64 {
 	return 0
 }
 
+func (x *HealthResponse) GetViewer() *ViewerInfo {
+	if x != nil {
+		return x.Viewer
+	}
+	return nil
+}
+
+// StopViewerRequest stops the worker's viewer, if one runs: the manager's idle reclaim.
+type StopViewerRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	Reason          string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StopViewerRequest) Reset() {
+	*x = StopViewerRequest{}
+	mi := &file_docforge_v2_worker_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopViewerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopViewerRequest) ProtoMessage() {}
+
+func (x *StopViewerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_docforge_v2_worker_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopViewerRequest.ProtoReflect.Descriptor instead.
+func (*StopViewerRequest) Descriptor() ([]byte, []int) {
+	return file_docforge_v2_worker_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *StopViewerRequest) GetProtocolVersion() uint32 {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return 0
+}
+
+func (x *StopViewerRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type StopViewerResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	Stopped         bool                   `protobuf:"varint,2,opt,name=stopped,proto3" json:"stopped,omitempty"` // false when no viewer ran
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StopViewerResponse) Reset() {
+	*x = StopViewerResponse{}
+	mi := &file_docforge_v2_worker_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopViewerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopViewerResponse) ProtoMessage() {}
+
+func (x *StopViewerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_docforge_v2_worker_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopViewerResponse.ProtoReflect.Descriptor instead.
+func (*StopViewerResponse) Descriptor() ([]byte, []int) {
+	return file_docforge_v2_worker_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StopViewerResponse) GetProtocolVersion() uint32 {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return 0
+}
+
+func (x *StopViewerResponse) GetStopped() bool {
+	if x != nil {
+		return x.Stopped
+	}
+	return false
+}
+
 var File_docforge_v2_worker_proto protoreflect.FileDescriptor
 
 const file_docforge_v2_worker_proto_rawDesc = "" +
@@ -309,17 +422,26 @@ const file_docforge_v2_worker_proto_rawDesc = "" +
 	"\n" +
 	"error_code\x18\x04 \x01(\tR\terrorCode\":\n" +
 	"\rHealthRequest\x12)\n" +
-	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xf9\x01\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\"\xaa\x02\n" +
 	"\x0eHealthResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12.\n" +
 	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\x12,\n" +
 	"\x05index\x18\x03 \x01(\v2\x16.docforge.v2.SignatureR\x05index\x12\x1c\n" +
 	"\tfreshness\x18\x04 \x01(\tR\tfreshness\x12.\n" +
 	"\x05stats\x18\x05 \x01(\v2\x18.docforge.v2.WorkerStatsR\x05stats\x12\x10\n" +
-	"\x03pid\x18\x06 \x01(\x03R\x03pid2\x88\x01\n" +
+	"\x03pid\x18\x06 \x01(\x03R\x03pid\x12/\n" +
+	"\x06viewer\x18\a \x01(\v2\x17.docforge.v2.ViewerInfoR\x06viewer\"V\n" +
+	"\x11StopViewerRequest\x12)\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"Y\n" +
+	"\x12StopViewerResponse\x12)\n" +
+	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x18\n" +
+	"\astopped\x18\x02 \x01(\bR\astopped2\xd7\x01\n" +
 	"\x06Worker\x12;\n" +
 	"\x04Call\x12\x18.docforge.v2.CallRequest\x1a\x19.docforge.v2.CallResponse\x12A\n" +
-	"\x06Health\x12\x1a.docforge.v2.HealthRequest\x1a\x1b.docforge.v2.HealthResponseB;Z9github.com/docforge/docforge/proto/docforge/v2;docforgev2b\x06proto3"
+	"\x06Health\x12\x1a.docforge.v2.HealthRequest\x1a\x1b.docforge.v2.HealthResponse\x12M\n" +
+	"\n" +
+	"StopViewer\x12\x1e.docforge.v2.StopViewerRequest\x1a\x1f.docforge.v2.StopViewerResponseB;Z9github.com/docforge/docforge/proto/docforge/v2;docforgev2b\x06proto3"
 
 var (
 	file_docforge_v2_worker_proto_rawDescOnce sync.Once
@@ -333,30 +455,36 @@ func file_docforge_v2_worker_proto_rawDescGZIP() []byte {
 	return file_docforge_v2_worker_proto_rawDescData
 }
 
-var file_docforge_v2_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_docforge_v2_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_docforge_v2_worker_proto_goTypes = []any{
-	(*CallRequest)(nil),    // 0: docforge.v2.CallRequest
-	(*CallResponse)(nil),   // 1: docforge.v2.CallResponse
-	(*HealthRequest)(nil),  // 2: docforge.v2.HealthRequest
-	(*HealthResponse)(nil), // 3: docforge.v2.HealthResponse
-	(*Binding)(nil),        // 4: docforge.v2.Binding
-	(*Signature)(nil),      // 5: docforge.v2.Signature
-	(*WorkerStats)(nil),    // 6: docforge.v2.WorkerStats
+	(*CallRequest)(nil),        // 0: docforge.v2.CallRequest
+	(*CallResponse)(nil),       // 1: docforge.v2.CallResponse
+	(*HealthRequest)(nil),      // 2: docforge.v2.HealthRequest
+	(*HealthResponse)(nil),     // 3: docforge.v2.HealthResponse
+	(*StopViewerRequest)(nil),  // 4: docforge.v2.StopViewerRequest
+	(*StopViewerResponse)(nil), // 5: docforge.v2.StopViewerResponse
+	(*Binding)(nil),            // 6: docforge.v2.Binding
+	(*Signature)(nil),          // 7: docforge.v2.Signature
+	(*WorkerStats)(nil),        // 8: docforge.v2.WorkerStats
+	(*ViewerInfo)(nil),         // 9: docforge.v2.ViewerInfo
 }
 var file_docforge_v2_worker_proto_depIdxs = []int32{
-	4, // 0: docforge.v2.CallRequest.binding:type_name -> docforge.v2.Binding
-	4, // 1: docforge.v2.HealthResponse.binding:type_name -> docforge.v2.Binding
-	5, // 2: docforge.v2.HealthResponse.index:type_name -> docforge.v2.Signature
-	6, // 3: docforge.v2.HealthResponse.stats:type_name -> docforge.v2.WorkerStats
-	0, // 4: docforge.v2.Worker.Call:input_type -> docforge.v2.CallRequest
-	2, // 5: docforge.v2.Worker.Health:input_type -> docforge.v2.HealthRequest
-	1, // 6: docforge.v2.Worker.Call:output_type -> docforge.v2.CallResponse
-	3, // 7: docforge.v2.Worker.Health:output_type -> docforge.v2.HealthResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6, // 0: docforge.v2.CallRequest.binding:type_name -> docforge.v2.Binding
+	6, // 1: docforge.v2.HealthResponse.binding:type_name -> docforge.v2.Binding
+	7, // 2: docforge.v2.HealthResponse.index:type_name -> docforge.v2.Signature
+	8, // 3: docforge.v2.HealthResponse.stats:type_name -> docforge.v2.WorkerStats
+	9, // 4: docforge.v2.HealthResponse.viewer:type_name -> docforge.v2.ViewerInfo
+	0, // 5: docforge.v2.Worker.Call:input_type -> docforge.v2.CallRequest
+	2, // 6: docforge.v2.Worker.Health:input_type -> docforge.v2.HealthRequest
+	4, // 7: docforge.v2.Worker.StopViewer:input_type -> docforge.v2.StopViewerRequest
+	1, // 8: docforge.v2.Worker.Call:output_type -> docforge.v2.CallResponse
+	3, // 9: docforge.v2.Worker.Health:output_type -> docforge.v2.HealthResponse
+	5, // 10: docforge.v2.Worker.StopViewer:output_type -> docforge.v2.StopViewerResponse
+	8, // [8:11] is the sub-list for method output_type
+	5, // [5:8] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_docforge_v2_worker_proto_init() }
@@ -371,7 +499,7 @@ func file_docforge_v2_worker_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_docforge_v2_worker_proto_rawDesc), len(file_docforge_v2_worker_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,8 +22,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Worker_Call_FullMethodName   = "/docforge.v2.Worker/Call"
-	Worker_Health_FullMethodName = "/docforge.v2.Worker/Health"
+	Worker_Call_FullMethodName       = "/docforge.v2.Worker/Call"
+	Worker_Health_FullMethodName     = "/docforge.v2.Worker/Health"
+	Worker_StopViewer_FullMethodName = "/docforge.v2.Worker/StopViewer"
 )
 
 // WorkerClient is the client API for Worker service.
@@ -32,6 +33,7 @@ const (
 type WorkerClient interface {
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallResponse, error)
 	Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error)
+	StopViewer(ctx context.Context, in *StopViewerRequest, opts ...grpc.CallOption) (*StopViewerResponse, error)
 }
 
 type workerClient struct {
@@ -62,12 +64,23 @@ func (c *workerClient) Health(ctx context.Context, in *HealthRequest, opts ...gr
 	return out, nil
 }
 
+func (c *workerClient) StopViewer(ctx context.Context, in *StopViewerRequest, opts ...grpc.CallOption) (*StopViewerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopViewerResponse)
+	err := c.cc.Invoke(ctx, Worker_StopViewer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkerServer is the server API for Worker service.
 // All implementations must embed UnimplementedWorkerServer
 // for forward compatibility.
 type WorkerServer interface {
 	Call(context.Context, *CallRequest) (*CallResponse, error)
 	Health(context.Context, *HealthRequest) (*HealthResponse, error)
+	StopViewer(context.Context, *StopViewerRequest) (*StopViewerResponse, error)
 	mustEmbedUnimplementedWorkerServer()
 }
 
@@ -83,6 +96,9 @@ func (UnimplementedWorkerServer) Call(context.Context, *CallRequest) (*CallRespo
 }
 func (UnimplementedWorkerServer) Health(context.Context, *HealthRequest) (*HealthResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Health not implemented")
+}
+func (UnimplementedWorkerServer) StopViewer(context.Context, *StopViewerRequest) (*StopViewerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StopViewer not implemented")
 }
 func (UnimplementedWorkerServer) mustEmbedUnimplementedWorkerServer() {}
 func (UnimplementedWorkerServer) testEmbeddedByValue()                {}
@@ -141,6 +157,24 @@ func _Worker_Health_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Worker_StopViewer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopViewerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkerServer).StopViewer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Worker_StopViewer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkerServer).StopViewer(ctx, req.(*StopViewerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Worker_ServiceDesc is the grpc.ServiceDesc for Worker service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -155,6 +189,10 @@ var Worker_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Health",
 			Handler:    _Worker_Health_Handler,
+		},
+		{
+			MethodName: "StopViewer",
+			Handler:    _Worker_StopViewer_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,545 @@
+// The graph-browser@17 page. It talks only to its own viewer (same origin, session cookie) and
+// never changes project data: every interaction below is a read or a client-side view change.
+import cytoscape from 'cytoscape';
+import dagre from 'cytoscape-dagre';
+
+cytoscape.use(dagre);
+
+const $ = (id) => document.getElementById(id);
+
+// el builds an element; text goes through textContent only, so project content is never
+// parsed as markup.
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') e.textContent = v;
+    else if (k === 'on') for (const [ev, fn] of Object.entries(v)) e.addEventListener(ev, fn);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+// The semantic cards, from the relation categories the viewer reports.
+const CARDS = [
+  ['structure', 'Structure'], ['implementation', 'Behavior'], ['dependency', 'Dependency'],
+  ['execution', 'Execution'], ['data', 'Data'], ['evidence', 'Evidence'], ['context', 'Context'],
+  ['unclassified', 'Related'],
+];
+const LINE = { structure: 'solid', implementation: 'solid', dependency: 'dashed', execution: 'solid', data: 'dotted', evidence: 'dashed', context: 'dotted', unclassified: 'solid', omitted: 'dashed' };
+const ARROW = { structure: 'diamond', implementation: 'triangle-backcurve', dependency: 'vee', execution: 'triangle', data: 'circle', evidence: 'tee', context: 'square', unclassified: 'triangle', omitted: 'triangle' };
+const SYMBOL = { diamond: '◆', 'triangle-backcurve': '➤', vee: '›', triangle: '▶', circle: '●', tee: '⊣', square: '■' };
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#ff7f0e', '#393b79', '#637939', '#843c39', '#7b4173', '#3182bd', '#31a354', '#756bb1'];
+const FAMILY_PALETTE = ['#dbe8fb', '#fde2cf', '#d8f3dc', '#eadcf8', '#fff1b8', '#d0f0f5', '#f8d7e3', '#e6e6e6'];
+
+function hash(s) {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+  return h >>> 0;
+}
+const relationColor = (rel) => rel === 'omitted' ? '#868e96' : PALETTE[hash(rel) % PALETTE.length];
+const familyColor = (fam) => FAMILY_PALETTE[hash(fam || '') % FAMILY_PALETTE.length];
+
+// leaf is the readable last part of a qualified ID (the title when there is one).
+function leaf(n) {
+  if (n.title) return n.title;
+  const id = n.id || '';
+  const cut = Math.max(id.lastIndexOf('/'), id.lastIndexOf(':'));
+  return cut >= 0 ? id.slice(cut + 1) : id;
+}
+
+const state = {
+  view: 'nodes', focus: null, selected: null,
+  data: null,            // the current view's answer
+  hidden: new Set(),     // hidden node IDs (Logic: step IDs), client-side only
+  overview: null, stale: false,
+};
+
+// api reads one endpoint; a stale snapshot turns the page into its stale state.
+async function api(path, params = {}) {
+  const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v !== undefined && v !== null));
+  const resp = await fetch(path + (q.toString() ? '?' + q : ''), { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  const body = await resp.json().catch(() => ({}));
+  if (resp.status === 409 && body.state === 'stale') {
+    showStale(body);
+    throw new Error('stale');
+  }
+  if (!resp.ok) {
+    const err = body.error || {};
+    throw new Error((err.message || resp.statusText) + (err.remediation ? ' — ' + err.remediation : ''));
+  }
+  return body;
+}
+
+function showBanner(text, cls) {
+  const b = $('banner');
+  b.textContent = text;
+  b.className = cls || '';
+  b.hidden = false;
+}
+
+function showStale(body) {
+  state.stale = true;
+  document.body.dataset.state = 'stale';
+  showBanner(`This view is out of date: ${body.message}. To see the current project, ${body.remediation}.`, 'stale');
+}
+
+// session turns the URL fragment's token into the session cookie, then removes the token from
+// the address bar and history.
+async function session() {
+  const m = /(?:^|&)token=([0-9a-f]+)/.exec(location.hash.slice(1));
+  if (m) {
+    const resp = await fetch('/api/session', { headers: { Authorization: 'Bearer ' + m[1] }, credentials: 'same-origin' });
+    history.replaceState(null, '', location.pathname + location.search);
+    if (!resp.ok) throw new Error('The viewer refused this token. Open the exact URL docforge_visualize (or docforge view) printed.');
+  }
+  const resp = await fetch('/api/status', { credentials: 'same-origin' });
+  if (resp.status === 401) throw new Error('No viewer session. Open the exact URL docforge_visualize (or docforge view) printed, with its #token part.');
+  const body = await resp.json();
+  if (resp.status === 409) { showStale(body); return null; }
+  return body;
+}
+
+// ---- the graph -----------------------------------------------------------------------------
+
+const cy = cytoscape({
+  container: $('graph'),
+  autoungrabify: true, // dragging pans the view; the layout stays as computed
+  boxSelectionEnabled: false,
+  wheelSensitivity: 0.3,
+  minZoom: 0.05, maxZoom: 4,
+  style: [
+    { selector: 'node', style: {
+      label: 'data(label)', 'font-size': 11, 'text-valign': 'center', 'text-halign': 'center', 'text-wrap': 'wrap', 'text-max-width': 140,
+      shape: 'round-rectangle', width: 'label', height: 'label', padding: 8, 'background-color': 'data(fill)', 'border-width': 1, 'border-color': '#8a94a6', color: '#1d2330' } },
+    { selector: 'node.focus', style: { 'border-width': 3, 'border-color': '#d9480f', 'font-weight': 'bold' } },
+    { selector: 'node.branch', style: { 'border-style': 'dashed' } },
+    { selector: 'node.step', style: { shape: 'round-rectangle', 'font-family': 'monospace', 'font-size': 10 } },
+    { selector: 'edge', style: {
+      width: 1.6, 'curve-style': 'bezier', 'line-color': 'data(color)', 'target-arrow-color': 'data(color)', 'target-arrow-shape': 'data(arrow)',
+      'line-style': 'data(line)', 'arrow-scale': 1.1 } },
+    { selector: 'edge.omitted', style: { label: 'omitted', 'font-size': 9, color: '#868e96', 'text-background-color': '#fff', 'text-background-opacity': 1 } },
+    { selector: '.muted', style: { opacity: 0.18 } },
+    { selector: 'node.selected', style: { 'border-width': 3, 'border-color': '#1f5fbf', 'background-color': '#fff' } },
+    { selector: 'edge.lit', style: { width: 3 } },
+  ],
+});
+
+// visible computes what the current view shows once hidden nodes are taken out: Nodes drops
+// them; Flow and Web also drop what no longer leads to the focus (descendants that still do
+// stay, and so do the focus's own member branches); Logic bridges a hidden step's neighbours
+// with an explicit omitted path.
+function visible() {
+  const d = state.data;
+  if (!d) return { nodes: [], edges: [] };
+  if (state.view === 'logic') return visibleLogic(d);
+  let nodes = d.nodes.filter((n) => n.id === state.focus || !state.hidden.has(n.id));
+  const ids = new Set(nodes.map((n) => n.id));
+  let edges = d.edges.filter((e) => ids.has(e.from) && ids.has(e.to));
+  if (state.view === 'flow' || state.view === 'web') {
+    const reach = new Set([state.focus]);
+    const into = new Map();
+    for (const e of edges) {
+      if (!into.has(e.to)) into.set(e.to, []);
+      into.get(e.to).push(e.from);
+    }
+    const queue = [state.focus];
+    while (queue.length) {
+      for (const f of into.get(queue.shift()) || []) if (!reach.has(f)) { reach.add(f); queue.push(f); }
+    }
+    nodes = nodes.filter((n) => reach.has(n.id) || (n.branch && edges.some((e) => e.from === state.focus && e.to === n.id)));
+    const kept = new Set(nodes.map((n) => n.id));
+    edges = edges.filter((e) => kept.has(e.from) && kept.has(e.to));
+  }
+  return { nodes, edges };
+}
+
+function visibleLogic(d) {
+  let edges = d.edges.map((e) => ({ from: String(e.from), to: String(e.to), relation: e.kind || 'next', category: 'execution' }));
+  for (const h of state.hidden) {
+    const preds = edges.filter((e) => e.to === h && e.from !== h).map((e) => e.from);
+    const succs = edges.filter((e) => e.from === h && e.to !== h).map((e) => e.to);
+    edges = edges.filter((e) => e.from !== h && e.to !== h);
+    for (const p of preds) for (const s of succs) {
+      if (!edges.some((e) => e.from === p && e.to === s && e.relation === 'omitted')) edges.push({ from: p, to: s, relation: 'omitted', category: 'omitted' });
+    }
+  }
+  const nodes = d.steps.filter((s) => !state.hidden.has(String(s.id))).map((s) => ({
+    id: String(s.id), title: s.label ? `${s.kind}: ${s.label}` : s.kind, kind: s.kind, family: 'logic', line: s.line, step: true,
+  }));
+  return { nodes, edges };
+}
+
+function styleOf(e) {
+  const cat = e.relation === 'omitted' ? 'omitted' : (e.category || 'unclassified');
+  return { color: relationColor(e.relation), line: LINE[cat] || 'solid', arrow: ARROW[cat] || 'triangle' };
+}
+
+function draw(fit = true) {
+  const { nodes, edges } = visible();
+  cy.batch(() => {
+    cy.elements().remove();
+    cy.add(nodes.map((n) => ({
+      group: 'nodes',
+      data: { id: n.id, label: n.step ? `${n.title}\nline ${n.line}` : leaf(n), fill: n.step ? '#f1f3f5' : familyColor(n.family), depth: n.depth || 0 },
+      classes: [n.id === state.focus ? 'focus' : '', n.branch ? 'branch' : '', n.step ? 'step' : ''].join(' '),
+    })));
+    cy.add(edges.map((e, i) => ({
+      group: 'edges',
+      data: { id: 'e' + i, source: e.from, target: e.to, relation: e.relation, ...styleOf(e) },
+      classes: e.relation === 'omitted' ? 'omitted' : '',
+    })));
+  });
+  const layout = state.view === 'nodes'
+    ? { name: 'concentric', concentric: (n) => 10 - n.data('depth'), levelWidth: () => 1, minNodeSpacing: 18, animate: false }
+    : { name: 'dagre', rankDir: 'LR', nodeSep: 14, rankSep: 60, animate: false };
+  cy.layout({ ...layout, fit: false }).run();
+  if (fit) cy.fit(cy.elements(), 30);
+  drawKey(edges);
+  drawHidden();
+  select(state.selected && cy.getElementById(state.selected).nonempty() ? state.selected : null);
+  document.body.dataset.nodes = String(nodes.length);
+}
+
+// drawKey lists exactly the relations the view now shows.
+function drawKey(edges) {
+  const list = $('key-list');
+  list.replaceChildren();
+  const seen = new Map();
+  for (const e of edges) if (!seen.has(e.relation)) seen.set(e.relation, e);
+  if (!seen.size) { list.append(el('li', { class: 'muted', text: 'no relations in view' })); return; }
+  for (const [rel, e] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
+    const st = styleOf(e);
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('width', '36'); svg.setAttribute('height', '10');
+    const line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+    line.setAttribute('x1', '0'); line.setAttribute('y1', '5'); line.setAttribute('x2', '36'); line.setAttribute('y2', '5');
+    line.setAttribute('stroke', st.color); line.setAttribute('stroke-width', '2');
+    if (st.line === 'dashed') line.setAttribute('stroke-dasharray', '6 3');
+    if (st.line === 'dotted') line.setAttribute('stroke-dasharray', '2 3');
+    svg.append(line);
+    list.append(el('li', { 'data-relation': rel }, svg, el('span', { text: `${SYMBOL[st.arrow] || '▶'} ${rel}`, title: `${e.category || 'related'}: ${st.line} line, ${st.arrow} arrow` })));
+  }
+}
+
+// select highlights a node, its incident edges and direct neighbours, mutes the rest, and
+// opens its descriptor card.
+function select(id) {
+  state.selected = id;
+  cy.elements().removeClass('muted lit selected');
+  if (!id) { $('card').hidden = true; document.body.dataset.selected = ''; return; }
+  const n = cy.getElementById(id);
+  if (n.empty()) return;
+  const near = n.closedNeighborhood();
+  cy.elements().not(near).addClass('muted');
+  n.addClass('selected');
+  n.connectedEdges().addClass('lit');
+  document.body.dataset.selected = id;
+  showCard(id);
+}
+
+function nodeData(id) {
+  if (state.view === 'logic') return visibleLogic(state.data).nodes.find((n) => n.id === id);
+  return state.data && state.data.nodes.find((n) => n.id === id);
+}
+
+function pill(field, value) {
+  return el('button', { type: 'button', class: 'pill', 'data-field': field, title: `List every node with ${field} = ${value}`, text: `${field}: ${value}`,
+    on: { click: () => listCategory(field, value) } });
+}
+
+function pills(n) {
+  const box = el('div', { class: 'pills' });
+  for (const f of ['family', 'kind', 'status', 'authority', 'language']) if (n[f]) box.append(pill(f, n[f]));
+  for (const t of n.tags || []) box.append(pill('tag', t));
+  return box;
+}
+
+function showCard(id, fetched) {
+  const n = fetched || nodeData(id);
+  if (!n) return;
+  const card = $('card');
+  const actions = el('div', { class: 'actions' });
+  if (n.step) {
+    actions.append(el('button', { type: 'button', text: 'Hide step', on: { click: () => hide(id) } }));
+  } else {
+    if (id !== state.focus) actions.append(el('button', { type: 'button', id: 'explore', text: 'Explore neighborhood', on: { click: () => explore(id) } }));
+    actions.append(el('button', { type: 'button', id: 'inspect', text: 'Inspect', on: { click: () => inspect(id) } }));
+    if (n.source_path) actions.append(el('button', { type: 'button', text: 'Source', on: { click: () => openSource(id) } }));
+    if (id !== state.focus && !fetched) actions.append(el('button', { type: 'button', id: 'hide', text: 'Hide', on: { click: () => hide(id) } }));
+  }
+  card.replaceChildren(
+    el('h3', { text: leaf(n), title: n.id }),
+    el('div', { class: 'id', text: n.step ? `step ${n.id} · line ${n.line}` : n.id }),
+    el('div', { class: 'kind', text: n.kind }),
+    n.step ? null : pills(n),
+    actions,
+  );
+  card.hidden = false;
+}
+
+function hide(id) {
+  state.hidden.add(id);
+  if (state.selected === id) state.selected = null;
+  draw(false);
+  drawSemantic();
+}
+
+function drawHidden() {
+  const list = $('hidden-list');
+  list.replaceChildren();
+  for (const id of state.hidden) {
+    const n = state.view === 'logic' ? state.data.steps.find((s) => String(s.id) === id) : state.data.nodes.find((x) => x.id === id);
+    const label = state.view === 'logic' ? `step ${id}${n ? ' (' + n.kind + ')' : ''}` : (n ? leaf(n) : id);
+    list.append(el('li', {}, el('button', { type: 'button', class: 'member', title: id, text: `Restore ${label}`,
+      on: { click: () => { state.hidden.delete(id); draw(false); drawSemantic(); } } })));
+  }
+  $('hidden-section').hidden = state.hidden.size === 0;
+}
+
+// ---- panels --------------------------------------------------------------------------------
+
+function listNodes(title, nodes, truncated) {
+  $('results-title').textContent = title + (truncated ? ' (more exist: narrow it)' : '');
+  const list = $('results');
+  list.replaceChildren();
+  if (!nodes.length) list.append(el('li', { class: 'muted', text: 'nothing matched' }));
+  for (const n of nodes) {
+    list.append(el('li', {}, el('button', { type: 'button', title: n.id, 'data-id': n.id,
+      on: { click: () => pick(n.id) } }, el('div', { text: leaf(n) }), el('div', { class: 'kind', text: `${n.kind} · ${n.id}` }))));
+  }
+}
+
+// pick shows a listed node: selected in place when the graph has it; otherwise its card, from
+// which Explore neighborhood makes it the root. The first pick sets the root.
+async function pick(id) {
+  if (!state.focus) return explore(id);
+  if (cy.getElementById(id).nonempty()) { select(id); cy.center(cy.getElementById(id)); return; }
+  try {
+    const n = await api('/api/node', { id });
+    select(null);
+    showCard(id, n);
+  } catch (e) { report(e); }
+}
+
+async function listCategory(field, value) {
+  try {
+    const r = await api('/api/filter', { [field]: value, limit: 200 });
+    listNodes(`${field} = ${value}: ${r.nodes.length}`, r.nodes, r.truncated);
+  } catch (e) { report(e); }
+}
+
+async function search(q) {
+  try {
+    const r = await api('/api/search', { q, limit: 50 });
+    listNodes(`“${q}”: ${r.hits.length} found`, r.hits.map((h) => ({ id: h.id, title: h.title, kind: h.kind })), r.truncated);
+    return r.hits;
+  } catch (e) { report(e); return []; }
+}
+
+// drawSemantic fills the right panel: the focus, then its relation-derived contributors by
+// category, each a navigation list.
+function drawSemantic() {
+  const box = $('semantic');
+  box.replaceChildren();
+  const info = $('focus-info');
+  if (!state.focus || !state.data) { info.hidden = false; return; }
+  info.hidden = true;
+  if (state.view === 'logic') {
+    box.append(el('section', { class: 'semantic-card focus-card' }, el('h3', { text: 'Logic' }),
+      el('div', { text: state.data.title || state.focus, title: state.focus }),
+      el('div', { class: 'kind', text: `${state.data.steps.length} steps, ${state.data.edges.length} control edges${state.data.truncated ? ' (truncated)' : ''}` })));
+    return;
+  }
+  const { nodes, edges } = visible();
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const focus = byId.get(state.focus);
+  box.append(el('section', { class: 'semantic-card focus-card', 'data-card': 'focus' }, el('h3', { text: 'Focus' }),
+    el('div', { text: focus ? leaf(focus) : state.focus, title: state.focus }), el('div', { class: 'kind', text: focus ? focus.kind : '' })));
+  const groups = new Map();
+  for (const e of edges) {
+    const other = e.from === state.focus ? e.to : e.to === state.focus ? e.from : null;
+    if (!other || other === state.focus) continue;
+    const cat = CARDS.some(([c]) => c === e.category) ? e.category : 'unclassified';
+    if (!groups.has(cat)) groups.set(cat, new Map());
+    groups.get(cat).set(other, e.relation);
+  }
+  for (const [cat, label] of CARDS) {
+    const members = groups.get(cat);
+    if (!members) continue;
+    const section = el('section', { class: 'semantic-card', 'data-card': cat }, el('h3', {}, el('span', { text: label }), el('span', { class: 'kind', text: String(members.size) })));
+    for (const [id, rel] of members) {
+      const n = byId.get(id) || { id };
+      section.append(el('button', { type: 'button', class: 'member', title: id, 'data-id': id, on: { click: () => { select(id); cy.center(cy.getElementById(id)); } } },
+        el('div', { text: leaf(n) }), el('div', { class: 'kind', text: `${n.kind || ''} · ${rel}` })));
+    }
+    box.append(section);
+  }
+  const d = state.data;
+  if (d.truncated) box.append(el('p', { class: 'muted', text: `Bounded: stopped by the ${d.truncated_by === 'work_budget' ? 'work budget' : 'node limit'}.` }));
+}
+
+// ---- views ---------------------------------------------------------------------------------
+
+async function load() {
+  if (!state.focus) return;
+  try {
+    if (state.view === 'nodes') state.data = await api('/api/neighborhood', { id: state.focus, depth: Number(new URLSearchParams(location.search).get('depth')) || 1 });
+    else if (state.view === 'flow') state.data = await api('/api/flow', { id: state.focus });
+    else if (state.view === 'web') state.data = await api('/api/web', { id: state.focus });
+    else state.data = await api('/api/logic', { id: state.focus });
+  } catch (e) { report(e); state.data = null; }
+  draw(true);
+  drawSemantic();
+  document.body.dataset.view = state.view;
+  document.body.dataset.focus = state.focus;
+  document.body.dataset.ready = 'true';
+}
+
+async function explore(id) {
+  state.focus = id;
+  state.hidden.clear();
+  state.selected = null;
+  if (state.view === 'logic') {
+    const n = await api('/api/node', { id }).catch(() => null);
+    if (n && !/func|method/.test(n.kind)) state.view = 'nodes';
+  }
+  setViewButtons();
+  await load();
+}
+
+function setViewButtons() {
+  for (const b of document.querySelectorAll('#views button')) b.setAttribute('aria-pressed', String(b.dataset.view === state.view));
+}
+
+function report(e) {
+  if (e.message !== 'stale') showBanner(e.message);
+}
+
+async function inspect(id) {
+  try {
+    const n = await api('/api/node', { id });
+    $('inspector-title').textContent = leaf(n);
+    const dl = el('dl');
+    for (const [k, v] of [['ID', n.id], ['Kind', n.kind], ['Family', n.family], ['Status', n.status], ['Authority', n.authority], ['Language', n.language],
+      ['Tags', (n.tags || []).join(', ')], ['Capabilities', (n.capabilities || []).join(', ')], ['Source', n.source_path + (n.line ? ':' + n.line : '')],
+      ['Anchor', n.anchor], ['Content hash', n.content_hash]]) {
+      if (v) dl.append(el('dt', { text: k }), el('dd', { text: v }));
+    }
+    const rels = (title, links) => {
+      const s = el('section', {}, el('h3', { text: `${title} (${links.length})` }));
+      for (const l of links) s.append(el('button', { type: 'button', class: 'member', title: l.node_id, on: { click: () => { $('inspector').close(); pick(l.node_id); } } },
+        el('div', { text: `${l.relation} → ${l.title || l.node_id}` }), el('div', { class: 'kind', text: `${l.kind} · ${l.node_id}` })));
+      return s;
+    };
+    $('inspector-body').replaceChildren(dl, pills(n),
+      n.source_path ? el('div', { class: 'actions' }, el('button', { type: 'button', text: 'Open source', on: { click: () => openSource(id) } })) : null,
+      rels('Outgoing', n.outgoing || []), rels('Incoming' + (n.incoming_truncated ? ', more exist' : ''), n.incoming || []),
+      el('h3', { text: 'Body' }), el('pre', { text: n.body || '(empty)' }));
+    $('inspector').showModal();
+  } catch (e) { report(e); }
+}
+
+async function openSource(id) {
+  try {
+    const s = await api('/api/source', { id });
+    $('source-title').textContent = s.source_path + (s.anchor ? '#' + s.anchor : '') + (s.truncated ? ' (first 256 KB)' : '');
+    const pre = $('source-text');
+    pre.replaceChildren();
+    let target = null;
+    s.text.split('\n').forEach((line, i) => {
+      const row = el('span', { class: 'line' + (i + 1 === s.line ? ' anchor' : ''), id: 'L' + (i + 1) }, el('span', { class: 'ln', text: String(i + 1) }), document.createTextNode(line + '\n'));
+      if (i + 1 === s.line) target = row;
+      pre.append(row);
+    });
+    $('source').showModal();
+    if (target) target.scrollIntoView({ block: 'center' });
+  } catch (e) { report(e); }
+}
+
+// ---- wiring --------------------------------------------------------------------------------
+
+cy.on('tap', 'node', (ev) => select(ev.target.id()));
+cy.on('tap', (ev) => { if (ev.target === cy) select(null); });
+cy.on('cxttap', 'node', (ev) => { if (!ev.target.hasClass('step')) inspect(ev.target.id()); });
+$('graph').addEventListener('contextmenu', (ev) => ev.preventDefault());
+
+const zoomBy = (f) => cy.zoom({ level: cy.zoom() * f, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
+$('zoom-in').addEventListener('click', () => zoomBy(1.25));
+$('zoom-out').addEventListener('click', () => zoomBy(0.8));
+$('zoom-fit').addEventListener('click', () => cy.fit(cy.elements(), 30));
+$('zoom-reset').addEventListener('click', () => { state.hidden.clear(); state.selected = null; draw(true); drawSemantic(); });
+document.addEventListener('keydown', (ev) => {
+  const typing = ['INPUT', 'SELECT', 'TEXTAREA'].includes(document.activeElement.tagName) || document.querySelector('dialog[open]');
+  if (typing) return;
+  if (ev.key === ' ' && state.selected) { ev.preventDefault(); cy.center(cy.getElementById(state.selected)); }
+  const pan = { ArrowLeft: [40, 0], ArrowRight: [-40, 0], ArrowUp: [0, 40], ArrowDown: [0, -40] }[ev.key];
+  if (pan && document.activeElement === $('graph')) { ev.preventDefault(); cy.panBy({ x: pan[0], y: pan[1] }); }
+});
+for (const b of document.querySelectorAll('#views button')) {
+  b.addEventListener('click', () => {
+    if (!state.focus) { showBanner('Choose a focus node first: search, or pick one from the list.'); return; }
+    state.view = b.dataset.view;
+    state.hidden.clear();
+    state.selected = null;
+    setViewButtons();
+    load();
+  });
+}
+$('search').addEventListener('submit', (ev) => { ev.preventDefault(); const q = $('q').value.trim(); if (q) search(q); });
+$('filter-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const params = Object.fromEntries([...new FormData(ev.target)].filter(([, v]) => v));
+  try {
+    const r = await api('/api/filter', { ...params, limit: 200 });
+    listNodes(`Filter: ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(', ') || 'everything'}: ${r.nodes.length}`, r.nodes, r.truncated);
+  } catch (e) { report(e); }
+});
+$('inspector-close').addEventListener('click', () => $('inspector').close());
+$('source-close').addEventListener('click', () => $('source').close());
+$('restore-all').addEventListener('click', () => { state.hidden.clear(); draw(false); drawSemantic(); });
+
+async function main() {
+  let status;
+  try {
+    status = await session();
+  } catch (e) { showBanner(e.message, 'stale'); document.body.dataset.ready = 'error'; return; }
+  if (!status) { document.body.dataset.ready = 'stale'; return; }
+  try {
+    state.overview = await api('/api/overview');
+  } catch (e) { report(e); return; }
+  const o = state.overview;
+  $('project').textContent = o.project.name || o.project.id;
+  $('snapshot').textContent = `generation ${o.generation} · ${o.node_count} nodes · ${o.edge_count} relations`;
+  const fam = document.querySelector('#filter-form select[name=family]');
+  for (const f of Object.keys(o.families).sort()) fam.append(el('option', { value: f, text: f }));
+  const params = new URLSearchParams(location.search);
+  const view = params.get('view');
+  if (['nodes', 'flow', 'web', 'logic'].includes(view)) state.view = view;
+  setViewButtons();
+  if (params.get('focus')) { await explore(params.get('focus')); return; }
+  if (params.get('q')) {
+    $('q').value = params.get('q');
+    const hits = await search(params.get('q'));
+    if (hits.length) { await explore(hits[0].id); return; }
+  } else {
+    const list = $('results');
+    $('results-title').textContent = 'Overview: families';
+    list.replaceChildren();
+    for (const [f, kinds] of Object.entries(o.families).sort()) {
+      list.append(el('li', {}, el('button', { type: 'button', on: { click: () => listCategory('family', f) } }, el('div', { text: f }), el('div', { class: 'kind', text: kinds.join(', ') }))));
+    }
+  }
+  document.body.dataset.ready = 'true';
+}
+
+main();
+
+// A read-only handle for the browser tests: what the graph shows, never a way to change it.
+window.docforgeView = Object.freeze({
+  visibleNodes: () => cy.nodes().map((n) => n.id()),
+  visibleEdges: () => cy.edges().map((e) => [e.source().id(), e.target().id(), e.data('relation')]),
+  zoom: () => cy.zoom(),
+  pan: () => ({ ...cy.pan() }),
+  renderedPosition: (id) => { const n = cy.getElementById(id); return n.nonempty() ? n.renderedPosition() : null; },
+});

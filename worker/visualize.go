@@ -1,0 +1,305 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"time"
+	"unicode/utf8"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/web"
+)
+
+// ViewerIdleLimit is how long a viewer may go without browser activity before the manager
+// reclaims it.
+const ViewerIdleLimit = time.Hour
+
+// maxVisualizeQuery bounds the one lexical query a visualization may open with.
+const maxVisualizeQuery = 200
+
+// Viewer views the page can open with.
+var viewerViews = []string{"nodes", "flow", "web", "logic"}
+
+// viewerHost is a running viewer: the snapshot reference it holds (released when it stops)
+// and how to stop it.
+type viewerHost struct {
+	v       *web.Viewer
+	d       *project.Descriptor
+	held    *held
+	started time.Time
+	stop    context.CancelFunc
+	done    chan struct{}
+}
+
+// ViewerStatus is what a worker reports of its viewer.
+type ViewerStatus struct {
+	Port         int
+	Index        index.Signature
+	Started      time.Time
+	LastActivity time.Time
+	// SnapshotState compares the served snapshot with the published index: current, stale
+	// or unknown (nothing verifiable is published).
+	SnapshotState string
+}
+
+func viewerKey(b Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
+
+// indexState compares a viewer's snapshot with the published index by stat and receipt.
+func indexState(d *project.Descriptor, served index.Signature) string {
+	pub, err := index.ProbeSignature(d)
+	switch {
+	case err != nil:
+		return index.Unknown
+	case pub.SameFile(served) && pub.Generation == served.Generation:
+		return index.Current
+	default:
+		return index.Stale
+	}
+}
+
+// Viewer reports the binding's running viewer, if any. It never opens SQLite.
+func (s *Service) Viewer(b Binding) (ViewerStatus, bool) {
+	s.mu.Lock()
+	h := s.viewers[viewerKey(b)]
+	s.mu.Unlock()
+	if h == nil {
+		return ViewerStatus{}, false
+	}
+	info := h.v.Snapshot().Info()
+	return ViewerStatus{Port: h.v.Port(), Index: info.Index, Started: h.started, LastActivity: h.v.LastActivity(),
+		SnapshotState: indexState(h.d, info.Index)}, true
+}
+
+// StopViewer stops the binding's viewer; it reports whether one ran.
+func (s *Service) StopViewer(b Binding) bool {
+	s.viewerMu.Lock()
+	defer s.viewerMu.Unlock()
+	return s.stopViewer(b)
+}
+
+// stopViewer is StopViewer for a caller holding viewerMu.
+func (s *Service) stopViewer(b Binding) bool {
+	s.mu.Lock()
+	h := s.viewers[viewerKey(b)]
+	delete(s.viewers, viewerKey(b))
+	s.mu.Unlock()
+	if h == nil {
+		return false
+	}
+	h.halt()
+	s.release(h.held)
+	return true
+}
+
+// halt stops the listener and waits for it to finish its requests.
+func (h *viewerHost) halt() {
+	h.stop()
+	<-h.done
+}
+
+// startViewer serves the call's snapshot in a new viewer, holding a reference to it.
+func (s *Service) startViewer(c *call, page fs.FS) (*viewerHost, error) {
+	ln, err := web.Listen()
+	if err != nil {
+		return nil, err
+	}
+	v, err := web.New(c.d, c.snap, ln)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	c.held.refs++ // the viewer's own reference, released when it stops
+	s.mu.Unlock()
+	ctx, stop := context.WithCancel(s.bg)
+	h := &viewerHost{v: v, d: c.d, held: c.held, started: time.Now(), stop: stop, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		v.Serve(ctx)
+	}()
+	return h, nil
+}
+
+type visualizeArgs struct {
+	NodeID string `json:"node_id"`
+	Query  string `json:"query"`
+	View   string `json:"view"`
+}
+
+func runVisualize(c *call, raw json.RawMessage) (any, error) {
+	var a visualizeArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if !c.svc.watch {
+		return nil, problem.Errorf(problem.ViewerUnavailable, "this is a one-shot process: a viewer would stop with it")
+	}
+	if !web.PageBuilt(c.svc.page) {
+		return nil, problem.Errorf(problem.ViewerUnavailable, "the graph browser page was not built into this binary")
+	}
+	if a.NodeID != "" && a.Query != "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "give node_id or query, not both")
+	}
+	if n := utf8.RuneCountInString(a.Query); n > maxVisualizeQuery {
+		return nil, problem.Errorf(problem.InvalidArgument, "query is %d characters; at most %d", n, maxVisualizeQuery)
+	}
+	if a.View == "" {
+		a.View = "nodes"
+	}
+	known := false
+	for _, v := range viewerViews {
+		known = known || v == a.View
+	}
+	if !known {
+		return nil, problem.Errorf(problem.InvalidArgument, "view %q is not one of nodes, flow, web, logic", a.View)
+	}
+	if a.View != "nodes" && a.NodeID == "" {
+		return nil, problem.Errorf(problem.InvalidArgument, "the %s view needs a focus: give node_id", a.View)
+	}
+	focus := map[string]any{"mode": "overview", "view": a.View}
+	q := url.Values{}
+	switch {
+	case a.NodeID != "":
+		if _, err := c.snap.Resolve(c.ctx, []string{a.NodeID}); err != nil {
+			return nil, err
+		}
+		if a.View == "logic" {
+			if _, err := c.snap.Logic(c.ctx, a.NodeID); err != nil {
+				return nil, err
+			}
+		}
+		focus["mode"], focus["node_id"] = "node", a.NodeID
+		q.Set("focus", a.NodeID)
+		if a.View != "nodes" {
+			q.Set("view", a.View)
+		}
+	case a.Query != "":
+		res, err := c.snap.Search(c.ctx, a.Query, 0)
+		if err != nil {
+			return nil, err
+		}
+		focus["mode"], focus["query"], focus["matches"], focus["matches_truncated"] = "query", a.Query, len(res.Hits), res.Truncated
+		q.Set("q", a.Query)
+	}
+
+	key := viewerKey(c.b)
+	s := c.svc
+	s.viewerMu.Lock()
+	defer s.viewerMu.Unlock()
+	s.mu.Lock()
+	h := s.viewers[key]
+	s.mu.Unlock()
+	served := c.snap.Info()
+	reused := h != nil && h.v.Snapshot() == c.snap
+	if !reused {
+		if h != nil {
+			// A viewer of an older snapshot is never reused; this one replaces it.
+			s.stopViewer(c.b)
+		}
+		var err error
+		if h, err = s.startViewer(c, s.page); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.viewers[key] = h
+		s.mu.Unlock()
+	}
+	return map[string]any{
+		"template": web.Template,
+		"url":      h.v.URL(q),
+		"reused":   reused,
+		"focus":    focus,
+		"snapshot": snapshotIdentity(served),
+		"viewer":   viewerRecord(h, index.Current),
+		"note":     "open the URL in a browser on this machine; the viewer serves exactly this snapshot, and after the index changes the page says so: call docforge_visualize again",
+	}, nil
+}
+
+func snapshotIdentity(info index.Info) map[string]any {
+	return map[string]any{"generation": info.Generation, "source_hash": info.SourceHash, "source_identity": info.SourceIdentity,
+		"index": info.Index, "node_count": info.NodeCount, "edge_count": info.EdgeCount}
+}
+
+func viewerRecord(h *viewerHost, state string) map[string]any {
+	return map[string]any{"state": "running", "port": h.v.Port(), "started_at": h.started.UTC().Format(time.RFC3339),
+		"last_activity_at": h.v.LastActivity().UTC().Format(time.RFC3339), "snapshot_state": state,
+		"reclaimed_after_idle_seconds": int(ViewerIdleLimit.Seconds())}
+}
+
+// runVisualizationStatus reports the viewer's lifecycle and, separately, whether its snapshot
+// is still the published index and whether the sources still match it. It never syncs,
+// rebuilds or opens the index: a stat and a receipt read for the index, a stat walk for the
+// sources.
+func runVisualizationStatus(c *call, raw json.RawMessage) (any, error) {
+	if err := decodeArgs(raw, &struct{}{}); err != nil {
+		return nil, err
+	}
+	s := c.svc
+	s.mu.Lock()
+	h := s.viewers[viewerKey(c.b)]
+	s.mu.Unlock()
+	if h == nil {
+		c.env.Staleness = index.Unknown
+		return map[string]any{"template": web.Template, "state": "stopped", "snapshot_state": index.Unknown, "staleness": index.Unknown,
+			"freshness": map[string]string{"index": index.Unknown, "source": index.Unknown},
+			"note":      "no viewer runs for this project: docforge_visualize starts one"}, nil
+	}
+	info := h.v.Snapshot().Info()
+	idx := indexState(c.d, info.Index)
+	src := index.Unknown
+	if inv, err := source.Scan(c.ctx, c.d); err == nil {
+		src = index.Stale
+		if inv.Identity() == info.SourceIdentity {
+			src = index.Current
+		}
+	}
+	overall := index.Unknown
+	switch {
+	case idx == index.Stale || src == index.Stale:
+		overall = index.Stale
+	case idx == index.Current && src == index.Current:
+		overall = index.Current
+	}
+	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, overall
+	out := map[string]any{"template": web.Template, "state": "running", "snapshot_state": overall, "staleness": overall,
+		"freshness": map[string]string{"index": idx, "source": src}, "url": h.v.URL(nil),
+		"snapshot": snapshotIdentity(info), "viewer": viewerRecord(h, idx),
+		"idle_seconds": int(time.Since(h.v.LastActivity()).Seconds())}
+	if overall == index.Stale {
+		out["note"] = "the viewer still runs but shows an older snapshot and is never reused: docforge_visualize starts a viewer of the current index"
+	}
+	return out, nil
+}
+
+func runStopVisualization(c *call, raw json.RawMessage) (any, error) {
+	if err := decodeArgs(raw, &struct{}{}); err != nil {
+		return nil, err
+	}
+	stopped := c.svc.StopViewer(c.b)
+	msg := "no viewer was running for this project"
+	if stopped {
+		msg = "the viewer stopped; its URL no longer answers"
+	}
+	return map[string]any{"template": web.Template, "state": "stopped", "stopped": stopped, "note": msg}, nil
+}
+
+// visualizationTools are the graph browser's tools, in the contract's order.
+func visualizationTools() []ToolSpec {
+	return []ToolSpec{
+		{Name: "docforge_visualize", Description: fmt.Sprintf("Open the %s graph browser on the current index: a token-protected loopback URL for a focus node, one lexical query, or the overview, with the exact snapshot it serves. Reuses the running viewer while its snapshot is current; stops after an hour without browser activity.", web.Template),
+			InputSchema: object(map[string]any{"node_id": str("focus on this exact node ID"),
+				"query": map[string]any{"type": "string", "maxLength": maxVisualizeQuery, "description": "open with this lexical search instead of a focus node"},
+				"view":  map[string]any{"type": "string", "enum": viewerViews, "description": "the first view (default nodes); flow, web and logic need node_id"}}),
+			ReadOnly: true, syncs: true, run: runVisualize},
+		{Name: "docforge_stop_visualization", Description: "Stop this project's graph browser viewer, if one runs.",
+			InputSchema: object(map[string]any{}), ReadOnly: true, run: runStopVisualization},
+		{Name: "docforge_visualization_status", Description: "The viewer's lifecycle (running or stopped) and, independently, its freshness: whether its snapshot is still the published index and whether the sources still match it. Never syncs, rebuilds or loads the project.",
+			InputSchema: object(map[string]any{}), ReadOnly: true, run: runVisualizationStatus},
+	}
+}
