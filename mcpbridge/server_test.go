@@ -128,8 +128,8 @@ func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
 			t.Errorf("%s annotations %+v do not match its spec (read-only %v, mutates %v)", tool.Name, tool.Annotations, spec.ReadOnly, spec.Mutates())
 		}
 	}
-	if len(names) != 30 {
-		t.Errorf("%d tools registered, want the 16 read tools and 14 proposal tools", len(names))
+	if len(names) != 33 {
+		t.Errorf("%d tools registered, want the 19 read tools and 14 proposal tools", len(names))
 	}
 	var want []string
 	for _, spec := range worker.ToolsFor(worker.Binding{ProjectRoot: "x", CapabilityMode: worker.ModeProposal}) {

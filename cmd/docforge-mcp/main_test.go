@@ -230,7 +230,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if tp := summary.TaskPaging; tp.Items < 8 || !tp.SamePages || !tp.OneCapsule {
 		t.Errorf("task context paged by the TypeScript client: %+v", tp)
 	}
-	if len(summary.Tools) != 30 || len(summary.ReadOnly) != 20 {
+	if len(summary.Tools) != 33 || len(summary.ReadOnly) != 23 {
 		t.Errorf("tools %v (read-only %v)", summary.Tools, summary.ReadOnly)
 	}
 	if summary.DisabledCode != "proposal_access_disabled" || !strings.HasPrefix(summary.Registered, "sha256:") {

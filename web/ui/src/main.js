@@ -517,18 +517,18 @@ async function main() {
   const view = params.get('view');
   if (['nodes', 'flow', 'web', 'logic'].includes(view)) state.view = view;
   setViewButtons();
+  // The overview lists the families; each opens its exact result set.
+  const list = $('results');
+  $('results-title').textContent = 'Overview: families';
+  list.replaceChildren();
+  for (const [f, kinds] of Object.entries(o.families).sort()) {
+    list.append(el('li', {}, el('button', { type: 'button', on: { click: () => listCategory('family', f) } }, el('div', { text: f }), el('div', { class: 'kind', text: kinds.join(', ') }))));
+  }
   if (params.get('focus')) { await explore(params.get('focus')); return; }
   if (params.get('q')) {
     $('q').value = params.get('q');
     const hits = await search(params.get('q'));
     if (hits.length) { await explore(hits[0].id); return; }
-  } else {
-    const list = $('results');
-    $('results-title').textContent = 'Overview: families';
-    list.replaceChildren();
-    for (const [f, kinds] of Object.entries(o.families).sort()) {
-      list.append(el('li', {}, el('button', { type: 'button', on: { click: () => listCategory('family', f) } }, el('div', { text: f }), el('div', { class: 'kind', text: kinds.join(', ') }))));
-    }
   }
   document.body.dataset.ready = 'true';
 }

@@ -1,0 +1,134 @@
+package worker_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/web"
+	"github.com/docforge/docforge/worker"
+)
+
+// longLived is a service like the worker process's: it watches sources and may host viewers.
+func longLived(t *testing.T) *worker.Service {
+	t.Helper()
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := worker.NewService(impl, true)
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+func needPage(t *testing.T) {
+	t.Helper()
+	if !web.PageBuilt(web.Page()) {
+		t.Fatal("the graph browser page is not built into this test binary: run 'make ui' (make test does)")
+	}
+}
+
+func visualize(t *testing.T, svc *worker.Service, b worker.Binding, args string) (map[string]any, problem.Code) {
+	t.Helper()
+	out, err := svc.Call(context.Background(), b, "docforge_visualize", json.RawMessage(args))
+	var env struct {
+		Result map[string]any `json:"result"`
+		Error  *struct {
+			Code problem.Code `json:"code"`
+		} `json:"error"`
+	}
+	if jerr := json.Unmarshal(out, &env); jerr != nil {
+		t.Fatalf("%v: %s", jerr, out)
+	}
+	if env.Error != nil {
+		return nil, env.Error.Code
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env.Result, ""
+}
+
+// Bad arguments are refused before any viewer starts, each with its code.
+func TestVisualizeArguments(t *testing.T) {
+	needPage(t)
+	root := exampleCopy(t, nil)
+	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	svc := longLived(t)
+	for _, tc := range []struct {
+		name, args string
+		want       problem.Code
+	}{
+		{"node and query", `{"node_id":"arch.store","query":"store"}`, problem.InvalidArgument},
+		{"unknown view", `{"node_id":"arch.store","view":"table"}`, problem.InvalidArgument},
+		{"flow without a focus", `{"view":"flow"}`, problem.InvalidArgument},
+		{"query too long", `{"query":"` + strings.Repeat("a", 201) + `"}`, problem.InvalidArgument},
+		{"unknown field", `{"port":8080}`, problem.InvalidArgument},
+		{"unknown node", `{"node_id":"arch.nothing"}`, problem.NodeNotFound},
+		{"logic of a document", `{"node_id":"arch.store","view":"logic"}`, problem.InvalidArgument},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, code := visualize(t, svc, b, tc.args); code != tc.want {
+				t.Errorf("code %q, want %q", code, tc.want)
+			}
+		})
+	}
+	if st, ok := svc.Viewer(b); ok {
+		t.Errorf("a refused request started a viewer: %+v", st)
+	}
+	// A one-shot process would take the viewer with it when it exits.
+	if _, code := visualize(t, newService(t), b, `{}`); code != problem.ViewerUnavailable {
+		t.Errorf("one-shot service: %q, want viewer_unavailable", code)
+	}
+}
+
+// The page in a real browser: Debian's Chromium driven by playwright-core opens the URL
+// docforge_visualize returned and works through every view (web/ui/test/browser.mjs says
+// what it asserts). Screenshots go to the test's artifact directory (go test -artifacts).
+func TestBrowser(t *testing.T) {
+	needPage(t)
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("Chromium is missing (%v): install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM", err)
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
+	if _, err := os.Stat(filepath.Join("..", "web", "ui", "node_modules", "playwright-core")); err != nil {
+		t.Fatal("playwright-core is not installed: run 'make ui' (make test does)")
+	}
+	root := exampleCopy(t, nil)
+	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	svc := longLived(t)
+	res, code := visualize(t, svc, b, `{"node_id":"arch.store"}`)
+	if code != "" {
+		t.Fatalf("visualize: %s", code)
+	}
+	out := t.ArtifactDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, "check", res["url"].(string), out, "go:example.com/courier/store.Log.State")
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("browser check failed: %v\n%s", err, got)
+	}
+	t.Logf("browser: %s", got)
+	for _, shot := range []string{"nodes-1280x800.png", "flow-1280x800.png", "web-1280x800.png", "logic-1280x800.png", "nodes-1920x1080.png"} {
+		if st, err := os.Stat(filepath.Join(out, shot)); err != nil || st.Size() < 10000 {
+			t.Errorf("screenshot %s: %v", shot, err)
+		}
+	}
+	// The browser's requests were activity: the viewer is still the current one.
+	if st, ok := svc.Viewer(b); !ok || st.SnapshotState != index.Current || time.Since(st.LastActivity) > time.Minute {
+		t.Errorf("viewer after the browser session: %+v %v", st, ok)
+	}
+}
