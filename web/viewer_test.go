@@ -283,3 +283,77 @@ func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 		})
 	}
 }
+
+// The neighbourhood: the focus, the nodes around it level by level, the stored relations
+// between them, and its bounds.
+func TestViewerNeighborhood(t *testing.T) {
+	r := startViewer(t)
+	cookie := map[string]string{"Cookie": r.session(t)}
+	type result struct {
+		Focus string
+		Nodes []struct {
+			ID    string
+			Depth int
+		}
+		Edges []struct {
+			From, To, Relation, Category string
+		}
+		Truncated   bool
+		TruncatedBy string `json:"truncated_by"`
+	}
+	get := func(path string) (int, result) {
+		t.Helper()
+		resp, body := r.do(t, "GET", path, cookie)
+		var out result
+		json.Unmarshal([]byte(body), &out)
+		return resp.StatusCode, out
+	}
+	code, one := get("/api/neighborhood?id=arch.store")
+	if code != 200 || one.Nodes[0].ID != "arch.store" || one.Nodes[0].Depth != 0 || len(one.Nodes) < 5 {
+		t.Fatalf("depth 1: %d %+v", code, one)
+	}
+	listed := map[string]bool{}
+	for _, n := range one.Nodes {
+		listed[n.ID] = true
+	}
+	sawIncoming := false
+	for _, e := range one.Edges {
+		if !listed[e.From] || !listed[e.To] || e.Category == "" {
+			t.Errorf("edge %+v leaves the listed nodes or has no category", e)
+		}
+		sawIncoming = sawIncoming || e.To == "arch.store"
+	}
+	if !sawIncoming {
+		t.Error("no relation into the focus: both directions must be walked")
+	}
+	if _, two := get("/api/neighborhood?id=arch.store&depth=2"); len(two.Nodes) <= len(one.Nodes) {
+		t.Errorf("depth 2 has %d nodes, depth 1 %d", len(two.Nodes), len(one.Nodes))
+	}
+	if _, small := get("/api/neighborhood?id=arch.store&limit=3"); len(small.Nodes) != 3 || !small.Truncated || small.TruncatedBy != "node_limit" {
+		t.Errorf("limit 3: %+v", small)
+	}
+	for path, want := range map[string]int{"/api/neighborhood?id=arch.store&depth=4": 400, "/api/neighborhood?id=nope": 404, "/api/neighborhood?id=arch.store&limit=0": 400} {
+		if code, _ := get(path); code != want {
+			t.Errorf("%s: %d, want %d", path, code, want)
+		}
+	}
+}
+
+// The page is served without a session (it carries no data), only its own files, and with
+// the same headers; everything it shows comes through the guarded API.
+func TestViewerServesOnlyItsPage(t *testing.T) {
+	r := startViewer(t)
+	built := web.PageBuilt(web.Page())
+	for path, want := range map[string]int{"/": 200, "/index.html": 200, "/app.js": 200, "/app.css": 200, "/.gitkeep": 404, "/../go.mod": 404, "/web/page.go": 404} {
+		if !built && want == 200 {
+			want = http.StatusServiceUnavailable
+		}
+		resp, body := r.do(t, "GET", path, nil)
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d: %.100s", path, resp.StatusCode, want, body)
+		}
+		if resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: no CSP", path)
+		}
+	}
+}

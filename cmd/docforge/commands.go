@@ -45,6 +45,7 @@ type env struct {
 	lifeFD  int
 
 	noAutostart bool
+	noOpen      bool
 	writer      string
 	status      bool
 	deep        bool
@@ -132,6 +133,13 @@ func commands() map[string]command {
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
 				fs.StringVar(&e.writer, "proposal-writer", "", "bind this declared `WRITER_ID` so proposal mutations are allowed (as docforge-mcp --proposal-writer)")
 			}, runCall},
+		"view": {"[ID]", viewHelp, 0, 1,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.query, "query", "", "open with this lexical `QUERY` instead of a focus node")
+				fs.StringVar(&e.id, "view", "", "the first `VIEW`: nodes (default), flow, web or logic (these three need an ID)")
+				fs.BoolVar(&e.noOpen, "no-open", false, "print the URL only; do not start a browser")
+				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
+			}, runView},
 		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
 			func(fs *flag.FlagSet, e *env) {
@@ -347,6 +355,13 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 	svc := worker.NewService(impl, false)
 	defer svc.Close()
 	out, err := svc.Call(e.ctx, b, tool, argJSON)
+	return e.payload(tool, out, err)
+}
+
+// payload unwraps a tool's result envelope: its structured error as a problem the command
+// reports with its code and remediation, else its result; with --json it prints the whole
+// envelope and returns nil.
+func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMessage, error) {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
@@ -354,6 +369,9 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 			Message     string       `json:"message"`
 			Remediation string       `json:"remediation"`
 		} `json:"error"`
+	}
+	if out == nil {
+		return nil, err
 	}
 	if jerr := json.Unmarshal(out, &env); jerr != nil {
 		return nil, fmt.Errorf("%s: %w", tool, jerr)
@@ -367,7 +385,7 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 		return nil, err
 	}
 	if e.json {
-		return nil, e.writeJSON(e.stdout, json.RawMessage(out))
+		return nil, e.writeJSON(e.stdout, out)
 	}
 	return env.Result, nil
 }

@@ -50,6 +50,7 @@ Commands:
   changeset list|show|validate|diff|preview|abandon|apply [ID]
                          review the changesets agents proposed; only apply (by exact hash)
                          writes canonical files
+  view [ID]              open the graph browser (Nodes, Flow, Web, Logic) on the current index
   call TOOL [ARGS_JSON]  run one MCP tool through the manager's worker, as an MCP session does
   manager run|start|stop|status|install
                          the per-user daemon that runs one worker per project for MCP sessions

@@ -208,6 +208,24 @@ func managerInstall(e *env, paths manager.Paths) error {
 	return nil
 }
 
+// managerSession connects to the user's manager as a bridge does, starting one when none
+// answers unless --no-autostart.
+func (e *env) managerSession() (*manager.Session, error) {
+	paths, err := manager.DefaultPaths()
+	if err != nil {
+		return nil, err
+	}
+	var start manager.StartFunc
+	if !e.noAutostart {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		start = func(ctx context.Context) error { _, err := manager.Start(ctx, exe, paths); return err }
+	}
+	return manager.NewSession(paths, start), nil
+}
+
 // runCall runs one MCP tool through the manager's worker for the project, exactly as an MCP
 // session's bridge would, and prints the result envelope.
 func runCall(e *env) error {
@@ -222,19 +240,10 @@ func runCall(e *env) error {
 		}
 		args = json.RawMessage(e.args[1])
 	}
-	paths, err := manager.DefaultPaths()
+	session, err := e.managerSession()
 	if err != nil {
 		return err
 	}
-	var start manager.StartFunc
-	if !e.noAutostart {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		start = func(ctx context.Context) error { _, err := manager.Start(ctx, exe, paths); return err }
-	}
-	session := manager.NewSession(paths, start)
 	defer session.Close()
 	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
 	if e.writer != "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,5 +247,46 @@ func TestManagerSocketActivation(t *testing.T) {
 	}
 	if _, err := os.Stat(sockPath); err != nil {
 		t.Errorf("the activated manager removed systemd's socket: %v", err)
+	}
+}
+
+// 'docforge view' gets a viewer from the manager's worker, prints its URL, and returns while
+// the viewer keeps serving; a second run reuses it; a bad view is refused with its code.
+func TestViewCommand(t *testing.T) {
+	root := copyTree(t, "../../examples/courier")
+	run, _ := managerEnv(t)
+	out, code := run("view", "--project-root", root, "--no-open", "arch.store")
+	if code != 0 || !strings.Contains(out, "started a viewer of generation 1") {
+		t.Fatalf("view: %d %s", code, out)
+	}
+	var url string
+	for _, f := range strings.Fields(out) {
+		if strings.HasPrefix(f, "http://127.0.0.1:") {
+			url = f
+		}
+	}
+	if !strings.Contains(url, "?focus=arch.store#token=") {
+		t.Fatalf("no viewer URL in %q", out)
+	}
+	origin := url[:strings.Index(url, "/?")]
+	resp, err := http.Get(origin + "/")
+	if err != nil {
+		t.Fatalf("the viewer stopped with the command: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Errorf("page: %s %v", resp.Status, resp.Header)
+	}
+	out, code = run("view", "--project-root", root, "--no-open", "--view", "flow", "arch.store")
+	if code != 0 || !strings.Contains(out, "reusing the running viewer") || !strings.Contains(out, origin) {
+		t.Errorf("second view: %d %s", code, out)
+	}
+	out, code = run("view", "--project-root", root, "--no-open", "--view", "logic")
+	if code != 2 || !strings.Contains(out, "invalid_argument") || !strings.Contains(out, "node_id") {
+		t.Errorf("logic without a node: %d %s", code, out)
+	}
+	out, code = run("manager", "status")
+	if code != 0 || !strings.Contains(out, "port "+origin[strings.LastIndex(origin, ":")+1:]) {
+		t.Errorf("manager status does not show the viewer: %s", out)
 	}
 }

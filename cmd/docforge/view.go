@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+
+	"github.com/docforge/docforge/worker"
+)
+
+const viewHelp = `Open the graph browser on the project: the project's worker (under the per-user manager,
+started when none answers) serves the current index on a token-protected loopback URL, which
+this prints and opens in your browser when one is available. The viewer keeps running after
+this command returns, until an hour passes without browser activity or
+'docforge call docforge_stop_visualization' stops it.
+
+  docforge view                          the overview
+  docforge view arch.store               the neighbourhood of one node
+  docforge view --view flow arch.store   Flow, Web or Logic of one node
+  docforge view --query "late events"    one lexical search
+
+The URL carries the viewer's token: treat it like a password. It only answers on this machine.`
+
+// runView asks the worker for a viewer exactly as docforge_visualize does.
+func runView(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	args := map[string]any{}
+	if len(e.args) == 1 {
+		args["node_id"] = e.args[0]
+	}
+	if e.query != "" {
+		args["query"] = e.query
+	}
+	if e.id != "" {
+		args["view"] = e.id
+	}
+	raw, _ := json.Marshal(args)
+	session, err := e.managerSession()
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	out, err := session.Call(e.ctx, worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}, "docforge_visualize", raw)
+	result, err := e.payload("docforge_visualize", out, err)
+	if err != nil || result == nil {
+		return err // result is nil when --json printed the envelope
+	}
+	var r struct {
+		URL      string `json:"url"`
+		Reused   bool   `json:"reused"`
+		Snapshot struct {
+			Generation int64 `json:"generation"`
+			NodeCount  int64 `json:"node_count"`
+		} `json:"snapshot"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return fmt.Errorf("docforge_visualize: %w", err)
+	}
+	how := "started a viewer"
+	if r.Reused {
+		how = "reusing the running viewer"
+	}
+	fmt.Fprintf(e.stdout, "%s of generation %d (%d nodes):\n  %s\n", how, r.Snapshot.Generation, r.Snapshot.NodeCount, r.URL)
+	if e.noOpen {
+		return nil
+	}
+	if opener := browserOpener(); opener != "" {
+		cmd := exec.Command(opener, r.URL)
+		if err := cmd.Start(); err == nil {
+			go cmd.Wait()
+			fmt.Fprintf(e.stdout, "opened it with %s\n", opener)
+			return nil
+		}
+	}
+	fmt.Fprintln(e.stdout, "no browser to open here: open the URL in a browser on this machine")
+	return nil
+}
+
+// browserOpener is the desktop's URL opener, or "" when there is no desktop to open on.
+func browserOpener() string {
+	name := "xdg-open"
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "linux":
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return ""
+		}
+	}
+	if path, err := exec.LookPath(name); err == nil {
+		return path
+	}
+	return ""
+}
