@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string) error {
 	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
 	mcpBench := fs.Bool("mcp", true, "also measure docforge-mcp over stdio on each synthetic project")
 	mcpOnly := fs.Bool("mcp-only", false, "measure only docforge-mcp over stdio (the projects must have been synced)")
+	viewerOnly := fs.Bool("viewer-only", false, "measure only the graph browser's viewer (the projects must have been synced)")
 	renderSizes := fs.String("render-sizes", "10000", "comma-separated node counts (of --sizes) at which to measure rendering")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -83,6 +84,14 @@ func run(ctx context.Context, args []string) error {
 		proj, err := ensureProject(*dir, n)
 		if err != nil {
 			return err
+		}
+		if *viewerOnly {
+			vt, err := measureViewer(ctx, proj)
+			if err != nil {
+				return err
+			}
+			ftsText += vt
+			continue
 		}
 		if !*mcpOnly {
 			rep, err := measureChild(ctx, proj, n, *runs, *profile)
@@ -110,10 +119,15 @@ func run(ctx context.Context, args []string) error {
 				return err
 			}
 			ftsText += t
+			vt, err := measureViewer(ctx, proj)
+			if err != nil {
+				return err
+			}
+			ftsText += vt
 		}
 	}
 	text := markdown(reports) + renderMarkdown(renderReports) + mcpMarkdown(mcpReports) + ftsText
-	if *goroot && !*mcpOnly {
+	if *goroot && !*mcpOnly && !*viewerOnly {
 		proj, err := ensureGoroot(*dir)
 		if err != nil {
 			return err
