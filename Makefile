@@ -24,7 +24,7 @@ $(UI)/node_modules/.installed: $(UI)/package.json $(UI)/package-lock.json
 
 $(UI_BUNDLE): $(UI)/node_modules/.installed $(wildcard $(UI)/src/*)
 	cd $(UI) && ./node_modules/.bin/esbuild src/main.js --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=dist/app.js
-	cp $(UI)/src/index.html $(UI)/src/app.css $(UI)/dist/
+	cp $(UI)/src/index.html $(UI)/src/boot.js $(UI)/src/app.css $(UI)/dist/
 
 # The main job: build, sync and validate the bundled example, run a few queries.
 demo: build

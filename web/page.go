@@ -18,7 +18,7 @@ const Template = "graph-browser@17"
 var bundle embed.FS
 
 // pageFiles are the files a built page has; index.html is served for "/".
-var pageFiles = []string{"index.html", "app.js", "app.css"}
+var pageFiles = []string{"index.html", "boot.js", "app.js", "app.css"}
 
 // Page returns the embedded page's files.
 func Page() fs.FS {

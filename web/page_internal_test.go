@@ -11,7 +11,7 @@ import (
 // Without a built bundle the page says how to build it; with one it serves each file with its
 // type.
 func TestServePage(t *testing.T) {
-	built := fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}, "app.js": {Data: []byte("main()")}, "app.css": {Data: []byte("body{}")}}
+	built := fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}, "boot.js": {Data: []byte("boot()")}, "app.js": {Data: []byte("main()")}, "app.css": {Data: []byte("body{}")}}
 	for _, tc := range []struct {
 		name   string
 		page   fstest.MapFS
@@ -37,7 +37,7 @@ func TestServePage(t *testing.T) {
 			}
 		})
 	}
-	if PageBuilt(fstest.MapFS{"index.html": {}, "app.js": {}}) {
+	if PageBuilt(fstest.MapFS{"index.html": {}, "boot.js": {}, "app.js": {}}) {
 		t.Error("a page without its stylesheet counts as built")
 	}
 }

@@ -344,7 +344,7 @@ func TestViewerNeighborhood(t *testing.T) {
 func TestViewerServesOnlyItsPage(t *testing.T) {
 	r := startViewer(t)
 	built := web.PageBuilt(web.Page())
-	for path, want := range map[string]int{"/": 200, "/index.html": 200, "/app.js": 200, "/app.css": 200, "/.gitkeep": 404, "/../go.mod": 404, "/web/page.go": 404} {
+	for path, want := range map[string]int{"/": 200, "/index.html": 200, "/boot.js": 200, "/app.js": 200, "/app.css": 200, "/.gitkeep": 404, "/../go.mod": 404, "/web/page.go": 404} {
 		if !built && want == 200 {
 			want = http.StatusServiceUnavailable
 		}

@@ -155,11 +155,21 @@ func measurePage(ctx context.Context, page string, focus url.Values) string {
 		P50     float64 `json:"p50_ms"`
 		Max     float64 `json:"max_ms"`
 		TimesMs []int   `json:"times_ms"`
+		// Marks are the page's own stages per run, in ms from navigation start.
+		Marks []map[string]float64 `json:"marks"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		return fmt.Sprintf("Page: unreadable browser report %q\n", out)
 	}
-	return fmt.Sprintf("Page in headless Chromium (1280x800, fresh context per run), navigation to a drawn %d-node neighbourhood (focus %s): "+
+	stages := ""
+	for _, stage := range []string{"response", "dom", "session", "data", "added", "laid-out", "drawn", "panels", "painted"} {
+		var ds []time.Duration
+		for _, m := range r.Marks {
+			ds = append(ds, time.Duration(m[stage]*float64(time.Millisecond)))
+		}
+		stages += fmt.Sprintf(" %s %.0f ms,", stage, median(ds))
+	}
+	return fmt.Sprintf("Page stages (median, from navigation start):%s then the side panels.\n\n", strings.TrimSuffix(stages, ",")) + fmt.Sprintf("Page in headless Chromium (1280x800, fresh context per run), navigation to a drawn %d-node neighbourhood (focus %s): "+
 		"p50 %.0f ms, max %.0f ms over %d runs (all: %v).\n", r.Nodes, focus.Get("focus")+" at depth "+focus.Get("depth"), r.P50, r.Max, r.Runs, r.TimesMs)
 }
 

@@ -56,14 +56,20 @@ const state = {
 };
 
 // api reads one endpoint; a stale snapshot turns the page into its stale state.
-async function api(path, params = {}) {
+function api(path, params = {}) {
   const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v !== undefined && v !== null));
-  const resp = await fetch(path + (q.toString() ? '?' + q : ''), { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  return answer(fetch(path + (q.toString() ? '?' + q : ''), { credentials: 'same-origin', headers: { Accept: 'application/json' } }));
+}
+
+// answer reads one API response: its JSON, or the error it carries.
+async function answer(pending) {
+  const resp = await pending;
   const body = await resp.json().catch(() => ({}));
   if (resp.status === 409 && body.state === 'stale') {
     showStale(body);
     throw new Error('stale');
   }
+  if (resp.status === 401) throw new Error('No viewer session. Open the exact URL docforge_visualize (or docforge view) printed, with its #token part.');
   if (!resp.ok) {
     const err = body.error || {};
     throw new Error((err.message || resp.statusText) + (err.remediation ? ' — ' + err.remediation : ''));
@@ -81,24 +87,11 @@ function showBanner(text, cls) {
 function showStale(body) {
   state.stale = true;
   document.body.dataset.state = 'stale';
+  document.body.dataset.ready = 'stale';
   showBanner(`This view is out of date: ${body.message}. To see the current project, ${body.remediation}.`, 'stale');
 }
 
-// session turns the URL fragment's token into the session cookie, then removes the token from
-// the address bar and history.
-async function session() {
-  const m = /(?:^|&)token=([0-9a-f]+)/.exec(location.hash.slice(1));
-  if (m) {
-    const resp = await fetch('/api/session', { headers: { Authorization: 'Bearer ' + m[1] }, credentials: 'same-origin' });
-    history.replaceState(null, '', location.pathname + location.search);
-    if (!resp.ok) throw new Error('The viewer refused this token. Open the exact URL docforge_visualize (or docforge view) printed.');
-  }
-  const resp = await fetch('/api/status', { credentials: 'same-origin' });
-  if (resp.status === 401) throw new Error('No viewer session. Open the exact URL docforge_visualize (or docforge view) printed, with its #token part.');
-  const body = await resp.json();
-  if (resp.status === 409) { showStale(body); return null; }
-  return body;
-}
+const boot = window.docforgeBoot; // boot.js: the session and first requests, already on their way
 
 // ---- the graph -----------------------------------------------------------------------------
 
@@ -106,12 +99,11 @@ const cy = cytoscape({
   container: $('graph'),
   autoungrabify: true, // dragging pans the view; the layout stays as computed
   boxSelectionEnabled: false,
-  wheelSensitivity: 0.3,
   minZoom: 0.05, maxZoom: 4,
   style: [
     { selector: 'node', style: {
-      label: 'data(label)', 'font-size': 11, 'text-valign': 'center', 'text-halign': 'center', 'text-wrap': 'wrap', 'text-max-width': 140,
-      shape: 'round-rectangle', width: 'label', height: 'label', padding: 8, 'background-color': 'data(fill)', 'border-width': 1, 'border-color': '#8a94a6', color: '#1d2330' } },
+      label: 'data(label)', 'font-size': 11, 'text-valign': 'center', 'text-halign': 'center', 'text-wrap': 'wrap', 'text-max-width': 180, 'min-zoomed-font-size': 7,
+      shape: 'round-rectangle', width: 'data(w)', height: 'data(h)', 'background-color': 'data(fill)', 'border-width': 1, 'border-color': '#8a94a6', color: '#1d2330' } },
     { selector: 'node.focus', style: { 'border-width': 3, 'border-color': '#d9480f', 'font-weight': 'bold' } },
     { selector: 'node.branch', style: { 'border-style': 'dashed' } },
     { selector: 'node.step', style: { shape: 'round-rectangle', 'font-family': 'monospace', 'font-size': 10 } },
@@ -170,6 +162,64 @@ function visibleLogic(d) {
   return { nodes, edges };
 }
 
+// frame fits the drawing into the canvas. The box comes from node positions and the sizes
+// labelBox gave them: edges stay between their nodes, and Cytoscape's own fit would measure
+// every label and edge curve first, which costs a 300-node view a quarter of a second.
+function frame() {
+  let x1 = Infinity, y1 = Infinity, x2 = -Infinity, y2 = -Infinity;
+  cy.nodes().forEach((n) => {
+    const p = n.position(), w = n.data('w') / 2, h = n.data('h') / 2;
+    x1 = Math.min(x1, p.x - w); x2 = Math.max(x2, p.x + w); y1 = Math.min(y1, p.y - h); y2 = Math.max(y2, p.y + h);
+  });
+  if (x1 === Infinity) return;
+  const pad = 30;
+  const free = cy.width() - $('key').offsetWidth - 8; // the key sits at the right: keep clear of it
+  const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((free - 2 * pad) / (x2 - x1 || 1), (cy.height() - 2 * pad) / (y2 - y1 || 1))));
+  cy.viewport({ zoom, pan: { x: (free - zoom * (x1 + x2)) / 2, y: (cy.height() - zoom * (y1 + y2)) / 2 } });
+}
+
+// rings places the Nodes view: the focus in the middle, each further level on a ring around it,
+// wide enough for its nodes side by side. Computed here from the known node sizes, it costs one
+// pass instead of a layout that measures every node.
+function rings(nodes) {
+  const byDepth = new Map();
+  for (const n of nodes) {
+    const d = n.id === state.focus ? 0 : Math.max(1, n.depth || 1);
+    if (!byDepth.has(d)) byDepth.set(d, []);
+    byDepth.get(d).push(n);
+  }
+  const pos = {};
+  let radius = 0;
+  for (const d of [...byDepth.keys()].sort((a, b) => a - b)) {
+    const ring = byDepth.get(d);
+    if (d === 0) { for (const n of ring) pos[n.id] = { x: 0, y: 0 }; continue; }
+    const boxes = ring.map((n) => labelBox(leaf(n)));
+    const arc = boxes.reduce((sum, b) => sum + Math.max(b.w, b.h * 2) + 24, 0);
+    radius = Math.max(radius + 110, arc / (2 * Math.PI));
+    let angle = -Math.PI / 2;
+    ring.forEach((n, i) => {
+      pos[n.id] = { x: radius * Math.cos(angle), y: radius * Math.sin(angle) };
+      angle += 2 * Math.PI * (Math.max(boxes[i].w, boxes[i].h * 2) + 24) / arc;
+    });
+  }
+  return pos;
+}
+
+// labelBox sizes a node for its label, wrapped at about 24 characters a line, without asking
+// the canvas to measure text (which costs the layout a measurement per node).
+function labelBox(label) {
+  const lines = [];
+  for (const part of label.split('\n')) {
+    let line = '';
+    for (const word of part.split(' ')) {
+      if (line && line.length + word.length + 1 > 24) { lines.push(line); line = word; } else line = line ? line + ' ' + word : word;
+    }
+    lines.push(line);
+  }
+  const widest = Math.max(...lines.map((l) => l.length));
+  return { label: lines.join('\n'), w: Math.min(170, widest * 6.4) + 16, h: lines.length * 13 + 12 };
+}
+
 function styleOf(e) {
   const cat = e.relation === 'omitted' ? 'omitted' : (e.category || 'unclassified');
   return { color: relationColor(e.relation), line: LINE[cat] || 'solid', arrow: ARROW[cat] || 'triangle' };
@@ -181,7 +231,7 @@ function draw(fit = true) {
     cy.elements().remove();
     cy.add(nodes.map((n) => ({
       group: 'nodes',
-      data: { id: n.id, label: n.step ? `${n.title}\nline ${n.line}` : leaf(n), fill: n.step ? '#f1f3f5' : familyColor(n.family), depth: n.depth || 0 },
+      data: { id: n.id, ...labelBox(n.step ? `${n.title}\nline ${n.line}` : leaf(n)), fill: n.step ? '#f1f3f5' : familyColor(n.family), depth: n.depth || 0 },
       classes: [n.id === state.focus ? 'focus' : '', n.branch ? 'branch' : '', n.step ? 'step' : ''].join(' '),
     })));
     cy.add(edges.map((e, i) => ({
@@ -190,12 +240,14 @@ function draw(fit = true) {
       classes: e.relation === 'omitted' ? 'omitted' : '',
     })));
   });
+  performance.mark('docforge:added');
   const layout = state.view === 'nodes'
-    ? { name: 'concentric', concentric: (n) => 10 - n.data('depth'), levelWidth: () => 1, minNodeSpacing: 18, animate: false }
-    : { name: 'dagre', rankDir: 'LR', nodeSep: 14, rankSep: 60, animate: false };
-  cy.layout({ ...layout, fit: false }).run();
-  if (fit) cy.fit(cy.elements(), 30);
+    ? { name: 'preset', positions: rings(nodes) }
+    : { name: 'dagre', rankDir: 'LR', nodeSep: 14, rankSep: 60 };
+  cy.layout({ ...layout, fit: false, animate: false }).run();
+  performance.mark('docforge:laid-out');
   drawKey(edges);
+  if (fit) frame();
   drawHidden();
   select(state.selected && cy.getElementById(state.selected).nonempty() ? state.selected : null);
   document.body.dataset.nodes = String(nodes.length);
@@ -225,8 +277,9 @@ function drawKey(edges) {
 // select highlights a node, its incident edges and direct neighbours, mutes the rest, and
 // opens its descriptor card.
 function select(id) {
+  const had = state.selected;
   state.selected = id;
-  cy.elements().removeClass('muted lit selected');
+  if (had || id) cy.elements().removeClass('muted lit selected');
   if (!id) { $('card').hidden = true; document.body.dataset.selected = ''; return; }
   const n = cy.getElementById(id);
   if (n.empty()) return;
@@ -381,16 +434,23 @@ function drawSemantic() {
 
 // ---- views ---------------------------------------------------------------------------------
 
-async function load() {
+// fetchView asks for the current view of the focus.
+function fetchView() {
+  return answer(fetch(boot.viewURL(state.view, state.focus, boot.depth), { credentials: 'same-origin', headers: { Accept: 'application/json' } }));
+}
+
+// load draws the current view of the focus, from an answer already on its way if given.
+async function load(pending) {
   if (!state.focus) return;
   try {
-    if (state.view === 'nodes') state.data = await api('/api/neighborhood', { id: state.focus, depth: Number(new URLSearchParams(location.search).get('depth')) || 1 });
-    else if (state.view === 'flow') state.data = await api('/api/flow', { id: state.focus });
-    else if (state.view === 'web') state.data = await api('/api/web', { id: state.focus });
-    else state.data = await api('/api/logic', { id: state.focus });
+    state.data = await (pending || fetchView());
   } catch (e) { report(e); state.data = null; }
+  performance.mark('docforge:data');
   draw(true);
+  performance.mark('docforge:drawn');
   drawSemantic();
+  performance.mark('docforge:panels');
+  requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('docforge:painted')));
   document.body.dataset.view = state.view;
   document.body.dataset.focus = state.focus;
   document.body.dataset.ready = 'true';
@@ -467,7 +527,7 @@ $('graph').addEventListener('contextmenu', (ev) => ev.preventDefault());
 const zoomBy = (f) => cy.zoom({ level: cy.zoom() * f, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
 $('zoom-in').addEventListener('click', () => zoomBy(1.25));
 $('zoom-out').addEventListener('click', () => zoomBy(0.8));
-$('zoom-fit').addEventListener('click', () => cy.fit(cy.elements(), 30));
+$('zoom-fit').addEventListener('click', frame);
 $('zoom-reset').addEventListener('click', () => { state.hidden.clear(); state.selected = null; draw(true); drawSemantic(); });
 document.addEventListener('keydown', (ev) => {
   const typing = ['INPUT', 'SELECT', 'TEXTAREA'].includes(document.activeElement.tagName) || document.querySelector('dialog[open]');
@@ -500,22 +560,29 @@ $('source-close').addEventListener('click', () => $('source').close());
 $('restore-all').addEventListener('click', () => { state.hidden.clear(); draw(false); drawSemantic(); });
 
 async function main() {
-  let status;
+  const params = new URLSearchParams(location.search);
   try {
-    status = await session();
+    await boot.session;
   } catch (e) { showBanner(e.message, 'stale'); document.body.dataset.ready = 'error'; return; }
-  if (!status) { document.body.dataset.ready = 'stale'; return; }
+  performance.mark('docforge:session');
+  state.view = boot.view;
+  let pending = null;
+  if (boot.first) {
+    state.focus = boot.focus;
+    pending = answer(boot.first);
+    pending.catch(() => {}); // reported when awaited
+  }
   try {
-    state.overview = await api('/api/overview');
-  } catch (e) { report(e); return; }
+    state.overview = await answer(boot.overview);
+  } catch (e) {
+    if (e.message !== 'stale') { showBanner(e.message, 'stale'); document.body.dataset.ready = 'error'; }
+    return;
+  }
   const o = state.overview;
   $('project').textContent = o.project.name || o.project.id;
   $('snapshot').textContent = `generation ${o.generation} · ${o.node_count} nodes · ${o.edge_count} relations`;
   const fam = document.querySelector('#filter-form select[name=family]');
   for (const f of Object.keys(o.families).sort()) fam.append(el('option', { value: f, text: f }));
-  const params = new URLSearchParams(location.search);
-  const view = params.get('view');
-  if (['nodes', 'flow', 'web', 'logic'].includes(view)) state.view = view;
   setViewButtons();
   // The overview lists the families; each opens its exact result set.
   const list = $('results');
@@ -524,6 +591,7 @@ async function main() {
   for (const [f, kinds] of Object.entries(o.families).sort()) {
     list.append(el('li', {}, el('button', { type: 'button', on: { click: () => listCategory('family', f) } }, el('div', { text: f }), el('div', { class: 'kind', text: kinds.join(', ') }))));
   }
+  if (pending) { await load(pending); return; }
   if (params.get('focus')) { await explore(params.get('focus')); return; }
   if (params.get('q')) {
     $('q').value = params.get('q');

@@ -85,7 +85,10 @@ async function check(url, outdir, logicNode) {
     await page.waitForFunction(() => /family = /.test(document.getElementById('results-title').textContent));
     assert(await page.locator('#results li button').count() >= 1, 'the pill lists its category');
 
-    // Right click opens the inspector.
+    // Right panel navigation selects and centres a neighbour (clear of the card); a right click
+    // on it opens the inspector.
+    await page.locator(`#semantic .member[data-id="${other}"]`).first().click();
+    await page.waitForFunction((id) => document.body.dataset.selected === id, other);
     await clickNode(page, other, 'right');
     await page.waitForSelector('#inspector[open]');
     assert((await page.locator('#inspector-body').textContent()).includes(other), 'the inspector shows the full ID');
@@ -180,6 +183,7 @@ async function check(url, outdir, logicNode) {
 async function bench(url, runs) {
   const { browser, close } = await launch();
   const times = [];
+  const marks = []; // per run: milliseconds from navigation start to each stage of the page
   let nodes = 0;
   try {
     for (let i = 0; i < runs; i++) {
@@ -189,6 +193,13 @@ async function bench(url, runs) {
       await page.goto(url);
       await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
       times.push(Date.now() - t0);
+      await page.waitForFunction(() => performance.getEntriesByName('docforge:painted').length > 0);
+      marks.push(await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const out = { response: Math.round(nav.responseEnd), dom: Math.round(nav.domContentLoadedEventEnd) };
+        for (const m of performance.getEntriesByType('mark')) out[m.name.replace('docforge:', '')] = Math.round(m.startTime);
+        return out;
+      }));
       nodes = await page.evaluate(() => window.docforgeView.visibleNodes().length);
       await context.close();
     }
@@ -196,7 +207,7 @@ async function bench(url, runs) {
     await close();
   }
   times.sort((a, b) => a - b);
-  console.log(JSON.stringify({ runs, nodes, p50_ms: times[Math.floor(times.length / 2)], max_ms: times[times.length - 1], times_ms: times }));
+  console.log(JSON.stringify({ runs, nodes, p50_ms: times[Math.floor(times.length / 2)], max_ms: times[times.length - 1], times_ms: times, marks }));
 }
 
 try {

@@ -1,0 +1,31 @@
+// The page's first script: small and run at once, so that the session exchange and the first
+// requests travel while the browser is still loading the main script. It defines nothing but
+// window.docforgeBoot, which main.js reads.
+(function () {
+  'use strict';
+  const params = new URLSearchParams(location.search);
+  // The token is in the fragment, which the browser never sends; it is exchanged once, in a
+  // header, for the session cookie and then removed from the address bar and history.
+  const token = /(?:^|&)token=([0-9a-f]+)/.exec(location.hash.slice(1));
+  const session = token
+    ? fetch('/api/session', { headers: { Authorization: 'Bearer ' + token[1] }, credentials: 'same-origin' }).then((resp) => {
+      history.replaceState(null, '', location.pathname + location.search);
+      if (!resp.ok) throw new Error('The viewer refused this token. Open the exact URL docforge_visualize (or docforge view) printed.');
+    })
+    : Promise.resolve(); // an earlier exchange's cookie may still hold; the first answer says
+  const get = (url) => session.then(() => fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } }));
+  // viewURL is the endpoint of one view of a node (Logic needs its kind checked first).
+  function viewURL(view, id, depth) {
+    const q = 'id=' + encodeURIComponent(id);
+    if (view === 'nodes') return '/api/neighborhood?' + q + '&depth=' + (depth || 1);
+    if (view === 'flow' || view === 'web') return '/api/' + view + '?' + q;
+    return '/api/logic?' + q;
+  }
+  const view = ['nodes', 'flow', 'web', 'logic'].includes(params.get('view')) ? params.get('view') : 'nodes';
+  const focus = params.get('focus');
+  const depth = Number(params.get('depth')) || 1;
+  const first = focus && view !== 'logic' ? get(viewURL(view, focus, depth)) : null;
+  if (first) first.catch(() => {}); // main.js reports it
+  session.catch(() => {});
+  window.docforgeBoot = Object.freeze({ session, overview: get('/api/overview'), view, focus, depth, first, viewURL });
+})();
