@@ -7,10 +7,11 @@
 // (a 256-bit token in the URL fragment, sent once in an Authorization header and turned into
 // an HttpOnly, SameSite=Strict cookie named per port), the snapshot check that answers every
 // data request "stale" once the published index file is replaced or altered, and the JSON
-// endpoints: status, overview, search, filter, node neighbourhood, Flow (what flows into the
-// focus, edges oriented by meaning), Web (contributors into the focus, with its own members
-// and callees as unexpanded branches), Logic and a bounded, project-confined source read.
+// endpoints: status, overview, search, filter, node, bounded neighbourhood, Flow (what flows
+// into the focus, edges oriented by meaning), Web (contributors into the focus, with its own
+// members and callees as unexpanded branches), Logic and a bounded, project-confined source
+// read; and the embedded graph-browser@17 page (web/ui, bundled from npm by the Makefile).
 //
-// Still to come (issue 10): the embedded graph-browser@17 page and the manager-owned viewer
-// lifecycle behind docforge_visualize.
+// The viewer's lifecycle (one per binding, reuse, idle reclaim) belongs to the worker and the
+// manager; this package serves one snapshot until its context ends.
 package web

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/taskcontext"
 )
 
@@ -143,15 +142,9 @@ walk:
 
 func (v *Viewer) flow(view string) func(r *http.Request) (any, error) {
 	return func(r *http.Request) (any, error) {
-		depth, err := intParam(r, "depth")
+		depth, err := depthParam(r, defaultFlowDepth, maxFlowDepth)
 		if err != nil {
 			return nil, err
-		}
-		if depth == 0 {
-			depth = defaultFlowDepth
-		}
-		if depth > maxFlowDepth {
-			return nil, problem.Errorf(problem.InvalidArgument, "depth is at most %d", maxFlowDepth)
 		}
 		var cats []string
 		if view == "web" {

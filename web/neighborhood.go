@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/taskcontext"
 )
 
@@ -150,19 +149,13 @@ walk:
 }
 
 func (v *Viewer) neighborhood(r *http.Request) (any, error) {
-	depth, err := intParam(r, "depth")
+	depth, err := depthParam(r, defaultNeighborhoodDepth, maxNeighborhoodDepth)
 	if err != nil {
 		return nil, err
 	}
 	limit, err := intParam(r, "limit")
 	if err != nil {
 		return nil, err
-	}
-	if depth == 0 {
-		depth = defaultNeighborhoodDepth
-	}
-	if depth > maxNeighborhoodDepth {
-		return nil, problem.Errorf(problem.InvalidArgument, "depth is at most %d", maxNeighborhoodDepth)
 	}
 	if limit == 0 || limit > maxFlowNodes {
 		limit = maxFlowNodes

@@ -264,6 +264,20 @@ func intParam(r *http.Request, name string) (int, error) {
 	return n, nil
 }
 
+// depthParam reads the depth parameter: def when absent, at most max.
+func depthParam(r *http.Request, def, max int) (int, error) {
+	depth, err := intParam(r, "depth")
+	switch {
+	case err != nil:
+		return 0, err
+	case depth == 0:
+		return def, nil
+	case depth > max:
+		return 0, problem.Errorf(problem.InvalidArgument, "depth is at most %d", max)
+	}
+	return depth, nil
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

@@ -5,5 +5,7 @@
 // response-size limits, and issues version-1 cursors. The MCP bridge calls it in-process;
 // Serve exposes the same Call as the version-2 Worker gRPC service on a Unix socket
 // ('docforge worker'), and RemoteCaller is its client, so the manager can put a process
-// boundary in between without changing tool code.
+// boundary in between without changing tool code. A long-lived service also hosts the graph
+// browser's viewer of each binding (docforge_visualize), which outlives the calls that
+// started it.
 package worker

@@ -71,9 +71,16 @@ type taskPage struct {
 func callTask(t *testing.T, svc *worker.Service, b worker.Binding, args map[string]any) (*taskPage, problem.Code, int) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	out, err := svc.Call(context.Background(), b, "docforge_get_task_context", raw)
+	return callTool[*taskPage](t, svc, b, "docforge_get_task_context", raw)
+}
+
+// callTool calls a tool and decodes its result into R, or returns its error code; n is the
+// length of the whole envelope.
+func callTool[R any](t *testing.T, svc *worker.Service, b worker.Binding, tool string, args []byte) (result R, code problem.Code, n int) {
+	t.Helper()
+	out, err := svc.Call(context.Background(), b, tool, args)
 	var env struct {
-		Result *taskPage `json:"result"`
+		Result R `json:"result"`
 		Error  *struct {
 			Code problem.Code `json:"code"`
 		} `json:"error"`
@@ -82,7 +89,7 @@ func callTask(t *testing.T, svc *worker.Service, b worker.Binding, args map[stri
 		t.Fatalf("%v: %s", jerr, out)
 	}
 	if env.Error != nil {
-		return nil, env.Error.Code, len(out)
+		return result, env.Error.Code, len(out)
 	}
 	if err != nil {
 		t.Fatal(err)

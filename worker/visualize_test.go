@@ -2,7 +2,6 @@ package worker_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,23 +36,8 @@ func needPage(t *testing.T) {
 
 func visualize(t *testing.T, svc *worker.Service, b worker.Binding, args string) (map[string]any, problem.Code) {
 	t.Helper()
-	out, err := svc.Call(context.Background(), b, "docforge_visualize", json.RawMessage(args))
-	var env struct {
-		Result map[string]any `json:"result"`
-		Error  *struct {
-			Code problem.Code `json:"code"`
-		} `json:"error"`
-	}
-	if jerr := json.Unmarshal(out, &env); jerr != nil {
-		t.Fatalf("%v: %s", jerr, out)
-	}
-	if env.Error != nil {
-		return nil, env.Error.Code
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env.Result, ""
+	res, code, _ := callTool[map[string]any](t, svc, b, "docforge_visualize", []byte(args))
+	return res, code
 }
 
 // Bad arguments are refused before any viewer starts, each with its code.
