@@ -13,7 +13,11 @@
       if (!resp.ok) throw new Error('The viewer refused this token. Open the exact URL docforge_visualize (or docforge view) printed.');
     })
     : Promise.resolve(); // an earlier exchange's cookie may still hold; the first answer says
-  const get = (url) => session.then(() => fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } }));
+  // get fetches one API URL and reads its JSON as soon as it arrives, while the main script may
+  // still be loading; main.js interprets the status.
+  const get = (url) => session
+    .then(() => fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } }))
+    .then((resp) => resp.json().catch(() => ({})).then((body) => ({ status: resp.status, ok: resp.ok, statusText: resp.statusText, body })));
   // viewURL is the endpoint of one view of a node (Logic needs its kind checked first).
   function viewURL(view, id, depth) {
     const q = 'id=' + encodeURIComponent(id);
@@ -27,5 +31,5 @@
   const first = focus && view !== 'logic' ? get(viewURL(view, focus, depth)) : null;
   if (first) first.catch(() => {}); // main.js reports it
   session.catch(() => {});
-  window.docforgeBoot = Object.freeze({ session, overview: get('/api/overview'), view, focus, depth, first, viewURL });
+  window.docforgeBoot = Object.freeze({ session, overview: get('/api/overview'), view, focus, depth, first, viewURL, get });
 })();

@@ -58,13 +58,13 @@ const state = {
 // api reads one endpoint; a stale snapshot turns the page into its stale state.
 function api(path, params = {}) {
   const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v !== undefined && v !== null));
-  return answer(fetch(path + (q.toString() ? '?' + q : ''), { credentials: 'same-origin', headers: { Accept: 'application/json' } }));
+  return answer(boot.get(path + (q.toString() ? '?' + q : '')));
 }
 
 // answer reads one API response: its JSON, or the error it carries.
 async function answer(pending) {
-  const resp = await pending;
-  const body = await resp.json().catch(() => ({}));
+  const resp = await pending; // boot.get's {status, ok, statusText, body}
+  const body = resp.body;
   if (resp.status === 409 && body.state === 'stale') {
     showStale(body);
     throw new Error('stale');
@@ -102,14 +102,16 @@ const cy = cytoscape({
   minZoom: 0.05, maxZoom: 4,
   style: [
     { selector: 'node', style: {
-      label: 'data(label)', 'font-size': 11, 'text-valign': 'center', 'text-halign': 'center', 'text-wrap': 'wrap', 'text-max-width': 180, 'min-zoomed-font-size': 7,
+      'font-size': 11, 'text-valign': 'center', 'text-halign': 'center', 'text-wrap': 'wrap', 'text-max-width': 180,
       shape: 'round-rectangle', width: 'data(w)', height: 'data(h)', 'background-color': 'data(fill)', 'border-width': 1, 'border-color': '#8a94a6', color: '#1d2330' } },
+    // Labels only where they can be read (see showLabels): measuring 300 labels that would be
+    // drawn 3 pixels high is most of a large view's first frame.
+    { selector: 'node.labelled, node.focus, node.selected', style: { label: 'data(label)' } },
     { selector: 'node.focus', style: { 'border-width': 3, 'border-color': '#d9480f', 'font-weight': 'bold' } },
     { selector: 'node.branch', style: { 'border-style': 'dashed' } },
     { selector: 'node.step', style: { shape: 'round-rectangle', 'font-family': 'monospace', 'font-size': 10 } },
     { selector: 'edge', style: {
-      width: 1.6, 'curve-style': 'bezier', 'line-color': 'data(color)', 'target-arrow-color': 'data(color)', 'target-arrow-shape': 'data(arrow)',
-      'line-style': 'data(line)', 'arrow-scale': 1.1 } },
+      width: 1.6, 'curve-style': 'bezier', 'line-color': '#868e96', 'target-arrow-color': '#868e96', 'target-arrow-shape': 'triangle', 'arrow-scale': 1.1 } },
     { selector: 'edge.omitted', style: { label: 'omitted', 'font-size': 9, color: '#868e96', 'text-background-color': '#fff', 'text-background-opacity': 1 } },
     { selector: '.muted', style: { opacity: 0.18 } },
     { selector: 'node.selected', style: { 'border-width': 3, 'border-color': '#1f5fbf', 'background-color': '#fff' } },
@@ -220,6 +222,25 @@ function labelBox(label) {
   return { label: lines.join('\n'), w: Math.min(170, widest * 6.4) + 16, h: lines.length * 13 + 12 };
 }
 
+// Relation styles are classes, one rule per relation and per category, added as relations
+// first appear: a rule shared by many edges is resolved once, where a data() mapping is
+// resolved per edge.
+const relationClass = new Map();
+function edgeClasses(e) {
+  if (!relationClass.has(e.relation)) {
+    const st = styleOf(e);
+    const cls = 'r' + relationClass.size;
+    relationClass.set(e.relation, cls);
+    cy.style().selector('edge.' + cls).style({ 'line-color': st.color, 'target-arrow-color': st.color, 'line-style': st.line, 'target-arrow-shape': st.arrow }).update();
+  }
+  return relationClass.get(e.relation) + (e.relation === 'omitted' ? ' omitted' : '');
+}
+
+// showLabels labels every node once a label would be at least 6 pixels high.
+function showLabels() {
+  cy.nodes().toggleClass('labelled', cy.zoom() * 11 >= 6);
+}
+
 function styleOf(e) {
   const cat = e.relation === 'omitted' ? 'omitted' : (e.category || 'unclassified');
   return { color: relationColor(e.relation), line: LINE[cat] || 'solid', arrow: ARROW[cat] || 'triangle' };
@@ -236,8 +257,8 @@ function draw(fit = true) {
     })));
     cy.add(edges.map((e, i) => ({
       group: 'edges',
-      data: { id: 'e' + i, source: e.from, target: e.to, relation: e.relation, ...styleOf(e) },
-      classes: e.relation === 'omitted' ? 'omitted' : '',
+      data: { id: 'e' + i, source: e.from, target: e.to, relation: e.relation },
+      classes: edgeClasses(e),
     })));
   });
   performance.mark('docforge:added');
@@ -248,6 +269,7 @@ function draw(fit = true) {
   performance.mark('docforge:laid-out');
   drawKey(edges);
   if (fit) frame();
+  showLabels();
   drawHidden();
   select(state.selected && cy.getElementById(state.selected).nonempty() ? state.selected : null);
   document.body.dataset.nodes = String(nodes.length);
@@ -436,7 +458,7 @@ function drawSemantic() {
 
 // fetchView asks for the current view of the focus.
 function fetchView() {
-  return answer(fetch(boot.viewURL(state.view, state.focus, boot.depth), { credentials: 'same-origin', headers: { Accept: 'application/json' } }));
+  return answer(boot.get(boot.viewURL(state.view, state.focus, boot.depth)));
 }
 
 // load draws the current view of the focus, from an answer already on its way if given.
@@ -520,6 +542,12 @@ async function openSource(id) {
 // ---- wiring --------------------------------------------------------------------------------
 
 cy.on('tap', 'node', (ev) => select(ev.target.id()));
+let labelPending = false;
+cy.on('zoom', () => {
+  if (labelPending) return;
+  labelPending = true;
+  requestAnimationFrame(() => { labelPending = false; showLabels(); });
+});
 cy.on('tap', (ev) => { if (ev.target === cy) select(null); });
 cy.on('cxttap', 'node', (ev) => { if (!ev.target.hasClass('step')) inspect(ev.target.id()); });
 $('graph').addEventListener('contextmenu', (ev) => ev.preventDefault());
