@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,7 +205,10 @@ func TestTypeScriptClient(t *testing.T) {
 		ReadOnly     []string
 		DisabledCode string
 		Registered   string
-		TaskPaging   struct {
+		Viewer       struct {
+			URL, Template, State, SnapshotState string
+		}
+		TaskPaging struct {
 			Items      int
 			SamePages  bool
 			OneCapsule bool
@@ -229,6 +233,19 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	if tp := summary.TaskPaging; tp.Items < 8 || !tp.SamePages || !tp.OneCapsule {
 		t.Errorf("task context paged by the TypeScript client: %+v", tp)
+	}
+	// Both sessions have closed and their bridges exited; the viewer lives on in the worker.
+	if v := summary.Viewer; v.Template != "graph-browser@17" || v.State != "running" || v.SnapshotState != "current" {
+		t.Errorf("viewer through the TypeScript client: %+v", v)
+	} else {
+		origin, token, _ := strings.Cut(v.URL, "/?focus=arch.store#token=")
+		req, _ := http.NewRequest("GET", origin+"/api/session", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("the viewer did not outlive the bridge: %v %v", err, resp)
+		}
+		resp.Body.Close()
 	}
 	if len(summary.Tools) != 33 || len(summary.ReadOnly) != 23 {
 		t.Errorf("tools %v (read-only %v)", summary.Tools, summary.ReadOnly)

@@ -1,5 +1,5 @@
 // Drives docforge-mcp over stdio with the official TypeScript SDK: lists the tools and calls
-// every read tool, then drives the proposal tools through a second session bound to a writer,
+// every read tool, opens the graph browser, then drives the proposal tools through a second session bound to a writer,
 // printing one JSON summary line for the Go test to check.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -64,6 +64,10 @@ const taskPaging = {
   samePages: JSON.stringify(paged) === JSON.stringify(whole.items),
   oneCapsule: capsuleHashes.size === 1 && capsuleHashes.has(whole.capsule_hash),
 };
+// The graph browser: a viewer in the worker, which must outlive this session's bridge.
+const shown = JSON.parse((await client.callTool({ name: "docforge_visualize", arguments: { node_id: "arch.store" } })).content[0].text).result;
+const shownStatus = JSON.parse((await client.callTool({ name: "docforge_visualization_status", arguments: {} })).content[0].text).result;
+const viewer = { url: shown?.url ?? null, template: shown?.template ?? null, state: shownStatus?.state ?? null, snapshotState: shownStatus?.snapshot_state ?? null };
 // Without a writer a mutation is refused; with one, the whole review cycle runs.
 const disabled = await client.callTool({ name: "docforge_register_changes", arguments: { title: "t", operations: [{ op: "update", node_id: "arch.store", fields: { title: "x" } }] } });
 const disabledCode = JSON.parse(disabled.content[0].text).error?.code ?? null;
@@ -96,5 +100,5 @@ await writer.close();
 console.log(JSON.stringify({
   tools: tools.map((t) => t.name),
   readOnly: tools.filter((t) => t.annotations && t.annotations.readOnlyHint).map((t) => t.name),
-  results, taskPaging, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
+  results, taskPaging, viewer, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
 }));
