@@ -71,7 +71,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}
 	list := problem.List{}
 	list.AddAll(inv.Problems)
-	check := source.NewChecker()
+	check := source.NewChecker(d)
 	keys := make(map[string]int64, len(inv.Files))
 	var refs []graph.Edge
 	var next int64
@@ -177,10 +177,11 @@ func insertEdges(w *writer, keys map[string]int64, edges []graph.EdgeAt) error {
 	type keyed struct {
 		src, rel, dst int64
 		e             graph.Edge
+		anchor        string
 	}
 	rows := make([]keyed, 0, len(edges))
 	for _, e := range edges {
-		rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], e.Edge})
+		rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], e.Edge, e.Anchor})
 	}
 	slices.SortFunc(rows, func(a, b keyed) int {
 		if a.src != b.src {
@@ -194,6 +195,11 @@ func insertEdges(w *writer, keys map[string]int64, edges []graph.EdgeAt) error {
 	for _, r := range rows {
 		if err := w.insertEdge(r.src, r.rel, r.dst, r.e); err != nil {
 			return err
+		}
+		if r.anchor != "" {
+			if err := w.setAnchor(r.src, r.rel, r.dst, r.anchor); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
 )
@@ -22,6 +23,11 @@ import (
 // a dangling target). The caller validates the whole project to report every problem with its
 // position; the incremental copy is discarded.
 var errNeedsValidation = errors.New("delta does not validate")
+
+// errNeedsColdBuild means the delta changed which file holds which node in a project whose
+// Markdown links are relations: links in files outside the delta may now resolve
+// differently, so the caller builds from scratch instead.
+var errNeedsColdBuild = errors.New("delta moves link targets")
 
 // delta is the set of files an incremental build re-reads or drops.
 type delta struct {
@@ -119,6 +125,17 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	}
 	defer end(&retErr)
 
+	linksOn := d.Sources.Links.On()
+	if linksOn {
+		if len(dl.removed) > 0 {
+			return errNeedsColdBuild
+		}
+		for _, f := range dl.changed {
+			if _, ok := old[f.Path]; !ok {
+				return errNeedsColdBuild
+			}
+		}
+	}
 	var parsed []source.Parsed
 	loader := source.NewLoader(d, b.policy)
 	known := make(map[string]string, len(dl.changed))
@@ -157,16 +174,24 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	paths := append(slices.Clone(dl.removed), reparsed...)
 	olds := map[string]oldNode{}
 	oldEdges := map[graph.Edge][3]int64{}
+	oldIDs := map[string][]string{} // by file
 	for _, p := range paths {
 		if err := sqlitex.Execute(conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ?`, &sqlitex.ExecOptions{
 			Args: []any{p},
 			ResultFunc: func(s *sqlite.Stmt) error {
 				r, h := scanRecord(s)
 				olds[r.ID] = oldNode{key: s.ColumnInt64(13), record: r, hash: h}
+				oldIDs[p] = append(oldIDs[p], r.ID)
 				return nil
 			},
 		}); err != nil {
 			return fmt.Errorf("read nodes of %s: %w", p, err)
+		}
+	}
+	anchors := map[graph.Edge]string{}
+	if linksOn {
+		if err := resolveDeltaLinks(conn, d, parsed, oldIDs, anchors); err != nil {
+			return err
 		}
 	}
 	for id, on := range olds {
@@ -277,6 +302,13 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			return err
 		}
 		items = append(items, DiffItem{Type: "edge", Change: "added", Edge: &e})
+	}
+	for e, anchor := range anchors {
+		src, _ := lookupKey(conn, e.Source)
+		dst, _ := lookupKey(conn, e.Target)
+		if err := w.setAnchor(src, w.rels[e.Relation], dst, anchor); err != nil {
+			return err
+		}
 	}
 	// A removed node that unchanged files still point at leaves a dangling target.
 	for _, k := range removedKeys {
@@ -449,4 +481,78 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 		return 0, false
 	}
 	return s.ColumnInt64(0), true
+}
+
+// resolveDeltaLinks resolves the links of the delta's reparsed files against the index and
+// adds the edges to their fragments, recording each edge's anchor ("" for none) in anchors.
+// Every file keeps the node IDs it had (the caller checks), so the index answers for the
+// delta's files too. A delta file whose IDs changed needs a cold build; a dangling link that
+// the project counts as an error needs validation.
+func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, oldIDs map[string][]string, anchors map[graph.Edge]string) error {
+	for _, p := range parsed {
+		if p.Unchanged {
+			continue
+		}
+		var ids []string
+		for _, n := range p.Fragment.Nodes {
+			ids = append(ids, n.ID)
+		}
+		slices.Sort(ids)
+		if !slices.Equal(ids, slices.Sorted(slices.Values(oldIDs[p.File.Path]))) {
+			return errNeedsColdBuild
+		}
+	}
+	targets := &indexTargets{conn: conn}
+	for _, p := range parsed {
+		f := p.Fragment
+		if p.Unchanged || f == nil {
+			continue
+		}
+		for _, e := range f.Edges {
+			anchors[e.Edge] = ""
+		}
+		if len(f.Links) == 0 {
+			continue
+		}
+		edges, probs := source.ResolveLinks(d, f.Links, targets)
+		if targets.err != nil {
+			return targets.err
+		}
+		if len(problem.Errors(probs)) > 0 {
+			return errNeedsValidation
+		}
+		for _, e := range edges {
+			if _, declared := anchors[e.Edge]; !declared || e.Anchor != "" {
+				anchors[e.Edge] = e.Anchor
+			}
+		}
+		f.Edges = append(f.Edges, edges...)
+	}
+	return nil
+}
+
+// indexTargets answers link resolution from an index being built.
+type indexTargets struct {
+	conn *sqlite.Conn
+	err  error
+}
+
+func (t *indexTargets) NodesIn(path string) []source.FileNode {
+	var out []source.FileNode
+	err := sqlitex.Execute(t.conn, `SELECT id, anchor FROM nodes WHERE source_path = ? ORDER BY line`, &sqlitex.ExecOptions{
+		Args: []any{path},
+		ResultFunc: func(s *sqlite.Stmt) error {
+			out = append(out, source.FileNode{ID: s.ColumnText(0), Anchor: s.ColumnText(1)})
+			return nil
+		},
+	})
+	if err != nil && t.err == nil {
+		t.err = fmt.Errorf("read nodes of %s: %w", path, err)
+	}
+	return out
+}
+
+func (t *indexTargets) HasNode(id string) bool {
+	_, ok := lookupKey(t.conn, id)
+	return ok
 }

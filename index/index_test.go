@@ -55,7 +55,10 @@ func writeNode(t testing.TB, root string, i int, r *rand.Rand, extra string) {
 	body := fmt.Sprintf("# Node %d\n\nWords about storage %d and wal %d. %s\n", i, r.Intn(50), r.Intn(50), extra)
 	content := fmt.Sprintf("+++\nid = \"n%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\ntags = [\"t%d\"]\n[relations]\ndepends_on = [%s]\n+++\n%s",
 		i, i, i%5, strings.Join(deps, ", "), body)
-	must(t, os.WriteFile(filepath.Join(root, "docs", fmt.Sprintf("n%03d.md", i)), []byte(content), 0o644))
+	// Written by rename, as editors do, so that a concurrent sync never reads a torn file.
+	path := filepath.Join(root, "docs", fmt.Sprintf("n%03d.md", i))
+	must(t, os.WriteFile(path+".tmp", []byte(content), 0o644))
+	must(t, os.Rename(path+".tmp", path))
 }
 
 func must(t testing.TB, err error) {
@@ -93,6 +96,8 @@ func dump(t testing.TB, path string) string {
 			JOIN relations r ON r.rel = x.rel JOIN ref_names d ON d.id = x.dst ORDER BY 1, 2, 3, 4`,
 		`SELECT n.id, l.step, l.kind, l.label, l.line FROM logic_steps l JOIN nodes n ON n.key = l.owner ORDER BY 1, 2`,
 		`SELECT n.id, l.from_step, l.to_step, l.kind FROM logic_edges l JOIN nodes n ON n.key = l.owner ORDER BY 1, 2, 3, 4`,
+		`SELECT s.id, r.name, t.id, a.anchor FROM edge_anchors a JOIN nodes s ON s.key = a.src JOIN relations r ON r.rel = a.rel
+			JOIN nodes t ON t.key = a.dst ORDER BY 1, 2, 3`,
 	} {
 		must(t, sqlitex.Execute(conn, q, &sqlitex.ExecOptions{ResultFunc: func(s *sqlite.Stmt) error {
 			for i := 0; i < s.ColumnCount(); i++ {

@@ -43,6 +43,9 @@ type Link struct {
 	Title    string `json:"title"`
 	Kind     string `json:"kind"`
 	Family   string `json:"family"`
+	// Anchor is the heading a Markdown link named in the target (outgoing) or, seen from the
+	// target, in this node (incoming); empty for declared relations.
+	Anchor string `json:"anchor,omitempty"`
 }
 
 // LinkList is a bounded list of links.
@@ -110,17 +113,18 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 // links lists up to limit relations out of (outgoing) or into a node, ordered by relation and
 // the other node's ID.
 func links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
-	q := `SELECT r.name, n.id, n.title, n.kind, n.family FROM edges e JOIN relations r ON r.rel = e.rel
-		JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
+	const cols = `SELECT r.name, n.id, n.title, n.kind, n.family, coalesce(a.anchor, '') FROM edges e
+		JOIN relations r ON r.rel = e.rel
+		LEFT JOIN edge_anchors a ON a.src = e.src AND a.rel = e.rel AND a.dst = e.dst `
+	q := cols + `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
 	if !outgoing {
-		q = `SELECT r.name, n.id, n.title, n.kind, n.family FROM edges e JOIN relations r ON r.rel = e.rel
-		JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ?`
+		q = cols + `JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ?`
 	}
 	out := []Link{}
 	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{
 		Args: []any{key, limit + 1},
 		ResultFunc: func(s *sqlite.Stmt) error {
-			out = append(out, Link{Relation: s.ColumnText(0), NodeID: s.ColumnText(1), Title: s.ColumnText(2), Kind: s.ColumnText(3), Family: s.ColumnText(4)})
+			out = append(out, Link{Relation: s.ColumnText(0), NodeID: s.ColumnText(1), Title: s.ColumnText(2), Kind: s.ColumnText(3), Family: s.ColumnText(4), Anchor: s.ColumnText(5)})
 			return nil
 		},
 	})

@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.
@@ -79,6 +79,15 @@ CREATE TABLE edges (
   src INTEGER NOT NULL,
   rel INTEGER NOT NULL,
   dst INTEGER NOT NULL,
+  PRIMARY KEY (src, rel, dst)
+) WITHOUT ROWID;
+
+-- The anchor a Markdown link named in its target (storage.md#wal), for edges made from links.
+CREATE TABLE edge_anchors (
+  src    INTEGER NOT NULL,
+  rel    INTEGER NOT NULL,
+  dst    INTEGER NOT NULL,
+  anchor TEXT NOT NULL,
   PRIMARY KEY (src, rel, dst)
 ) WITHOUT ROWID;
 

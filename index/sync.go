@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -246,14 +247,27 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 		}
 		clk.mark("copy")
 		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector, &filesParsed)
-		if errors.Is(err, errNeedsValidation) {
+		switch {
+		case errors.Is(err, errNeedsValidation):
 			return nil, invalidProject(ctx, d, b.policy)
-		}
-		if err != nil {
+		case errors.Is(err, errNeedsColdBuild):
+			// The copy is discarded (with any journal beside it), and the cold build writes
+			// a new file from a fresh state.
+			for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+				if err := os.Remove(tmp + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("sync: discard incremental copy: %w", err)
+				}
+			}
+			tmp = filepath.Join(paths.Dir, "index.db.tmp-"+randomSuffix())
+			defer os.Remove(tmp)
+			kind, filesParsed, collector = BuildCold, len(inv.Files), newDiffCollector()
+		case err != nil:
 			return nil, err
+		default:
+			clk.mark("apply_delta")
 		}
-		clk.mark("apply_delta")
-	} else {
+	}
+	if kind != BuildIncremental {
 		st = &state{generation: nextGen, identity: inv.Identity()}
 		b.build = BuildCold
 		probs, err := coldBuild(ctx, tmp, d, inv, b, st, opts.Progress)

@@ -302,6 +302,20 @@ func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge) error {
 	return nil
 }
 
+// setAnchor records (or, for "", clears) the anchor a link named in an edge's target.
+func (w *writer) setAnchor(src, rel, dst int64, anchor string) error {
+	q := `DELETE FROM edge_anchors WHERE src = ? AND rel = ? AND dst = ?`
+	args := []any{src, rel, dst}
+	if anchor != "" {
+		q = `INSERT OR REPLACE INTO edge_anchors(src, rel, dst, anchor) VALUES (?, ?, ?, ?)`
+		args = append(args, anchor)
+	}
+	if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: args}); err != nil {
+		return fmt.Errorf("record link anchor: %w", err)
+	}
+	return nil
+}
+
 func (w *writer) deleteEdge(src, rel, dst int64, e graph.Edge) error {
 	err := sqlitex.Execute(w.conn, `DELETE FROM edges WHERE src = ? AND rel = ? AND dst = ?`,
 		&sqlitex.ExecOptions{Args: []any{src, rel, dst}})
@@ -311,7 +325,7 @@ func (w *writer) deleteEdge(src, rel, dst int64, e graph.Edge) error {
 	if w.conn.Changes() > 0 {
 		w.st.edges.Remove(graph.EdgeHash(e))
 	}
-	return nil
+	return w.setAnchor(src, rel, dst, "")
 }
 
 // writeMeta stores the state and fixed bindings.

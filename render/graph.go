@@ -45,7 +45,7 @@ func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay
 	}
 	probs := problem.List{Limit: 200}
 	probs.AddAll(inv.Problems)
-	check := source.NewChecker()
+	check := source.NewChecker(d)
 	g := &Graph{byID: map[string]*graph.Node{}, out: map[string][]graph.Edge{}, in: map[string][]graph.Edge{}, SourceIdentity: inv.Identity()}
 	var refs []graph.Edge
 	var edges []graph.Edge
@@ -59,9 +59,6 @@ func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
 			g.Nodes = append(g.Nodes, n)
-		}
-		for _, e := range p.Fragment.Edges {
-			edges = append(edges, e.Edge)
 		}
 		refs = append(refs, p.Fragment.Refs...)
 		return nil
@@ -78,6 +75,9 @@ func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay
 	g.SourceHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	for _, n := range g.Nodes {
 		g.byID[n.ID] = n
+	}
+	for _, e := range check.Edges() {
+		edges = append(edges, e.Edge)
 	}
 	// Adapter-derived candidates are relations exactly when both ends are nodes and the
 	// project allows the relation, as in the index.

@@ -234,6 +234,15 @@ type mdFile struct {
 	body string
 }
 
+// noTOMLFrontMatter refuses to edit a Markdown file whose front matter is not TOML: proposals
+// edit TOML front matter line by line, and rewriting YAML would lose its comments and layout.
+func noTOMLFrontMatter(rel, text string) error {
+	if first, _, _ := strings.Cut(text, "\n"); strings.TrimRight(first, " \t\r") == "---" {
+		return opError(problem.OperationNotPermitted, "%s has YAML front matter, which proposals cannot edit yet; edit the file by hand, or convert its front matter to TOML (+++)", rel)
+	}
+	return opError(problem.MalformedFrontMatter, "%s has no +++ front matter to edit", rel)
+}
+
 func splitMD(text string) (mdFile, bool) {
 	lines := strings.Split(text, "\n")
 	if strings.TrimRight(lines[0], " \t\r") != "+++" {
@@ -308,7 +317,7 @@ func (s *Sources) editNode(p *Projection, rel, id string, e nodeEdit, body *stri
 	if path.Ext(rel) == ".md" {
 		m, ok := splitMD(text)
 		if !ok {
-			return opError(problem.MalformedFrontMatter, "%s has no +++ front matter to edit", rel)
+			return noTOMLFrontMatter(rel, text)
 		}
 		fm := m.frontMatter()
 		m.setFrontMatter(editRegion(fm, 0, len(fm), "relations", e))
@@ -387,7 +396,7 @@ func (s *Sources) declared(p *Projection, rel, id string) (map[string][]string, 
 	if path.Ext(rel) == ".md" {
 		m, ok := splitMD(text)
 		if !ok {
-			return nil, opError(problem.MalformedFrontMatter, "%s has no +++ front matter", rel)
+			return nil, noTOMLFrontMatter(rel, text)
 		}
 		doc = strings.Join(m.frontMatter(), "\n")
 		var fm struct {

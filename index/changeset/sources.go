@@ -115,7 +115,7 @@ func (s *Sources) Errors() int { return len(problem.Errors(s.problems)) }
 func (s *Sources) check(over map[string]*graph.Fragment) []problem.Problem {
 	list := problem.List{Limit: 100000}
 	list.AddAll(s.inv.Problems)
-	c := source.NewChecker()
+	c := source.NewChecker(s.d)
 	for _, p := range s.order {
 		if _, replaced := over[p]; replaced {
 			continue

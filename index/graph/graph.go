@@ -51,10 +51,12 @@ func (e Edge) Compare(o Edge) int {
 	return strings.Compare(e.Target, o.Target)
 }
 
-// EdgeAt is an edge with the position of its target in the source, for error reports.
+// EdgeAt is an edge with the position of its target in the source, for error reports, and
+// for an edge made from a link, the anchor the link named in its target.
 type EdgeAt struct {
 	Edge
-	At problem.Location
+	At     problem.Location
+	Anchor string
 }
 
 // Fragment is everything one source file contributes: its nodes, their outgoing edges, and
@@ -67,8 +69,27 @@ type Fragment struct {
 	// Refs are relations an adapter derived (calls, imports, ...). Unlike declared relations
 	// they are candidates: one exists as an edge exactly when both its ends exist as nodes, and
 	// a missing end is never a problem.
-	Refs     []Edge
+	Refs []Edge
+	// Links are the file's Markdown links to other content files, resolved to edges only once
+	// every file's nodes are known (see source.ResolveLinks).
+	Links    []Link
 	Problems []problem.Problem
+}
+
+// Link is one Markdown link, wiki link or shortcode from a node to another content file (or,
+// for a wiki link, to a node ID). Its target is unknown until the files it may name are
+// matched against the nodes they hold.
+type Link struct {
+	Source string
+	// Paths are the project-relative files the link may name, the preferred first; a wiki
+	// link has none and names ID instead.
+	Paths []string
+	ID    string
+	// Anchor is the fragment after '#', kept on the edge.
+	Anchor string
+	// Dest is the destination as written, for messages.
+	Dest string
+	At   problem.Location
 }
 
 // ContentHash computes a node's content hash from its content, the relations it declares,

@@ -27,6 +27,7 @@ const (
 	UnknownAuthority     Code = "unknown_authority"
 	UndeclaredRelation   Code = "undeclared_relation"
 	DanglingTarget       Code = "dangling_target"
+	DanglingLink         Code = "dangling_link"
 	PathEscape           Code = "path_escape"
 	NotUTF8              Code = "not_utf8"
 	FileTooLarge         Code = "file_too_large"
@@ -86,7 +87,7 @@ func All() []Code {
 		DescriptorNotFound, MalformedDescriptor, UnsupportedSchemaVersion, InvalidDescriptor,
 		MalformedFrontMatter, MissingFrontMatter, MalformedTOML, NoRecords, UnknownField,
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
-		UnknownAuthority, UndeclaredRelation, DanglingTarget, PathEscape, NotUTF8, FileTooLarge,
+		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
@@ -114,11 +115,11 @@ func Describe(c Code) Info {
 		return Info{"a descriptor field has a value DocForge cannot use",
 			"correct the field as the message says; see docs/project-format.md"}
 	case MalformedFrontMatter:
-		return Info{"the TOML front matter between the +++ lines does not parse",
-			"fix the TOML syntax at the reported position; the front matter must start and end with a line holding only +++"}
+		return Info{"the front matter (TOML between +++ lines, or YAML between --- lines) does not parse",
+			"fix the syntax at the reported position; the front matter must start and end with a line holding only +++ (or only ---)"}
 	case MissingFrontMatter:
-		return Info{"a Markdown file under a content root has no +++ front matter",
-			"start the file with a +++ block holding at least id, kind and family, or exclude it in [sources].exclude"}
+		return Info{"a Markdown file under a content root has no front matter, and the project derives no identity",
+			"start the file with a +++ (TOML) or --- (YAML) block holding at least id, kind and family, declare [sources.defaults] to derive them, or exclude the file"}
 	case MalformedTOML:
 		return Info{"a TOML record file does not parse",
 			"fix the TOML syntax at the reported line and column"}
@@ -155,6 +156,9 @@ func Describe(c Code) Info {
 	case DanglingTarget:
 		return Info{"a relation points at a node ID that does not exist",
 			"fix the target ID, create the missing node, or remove the relation"}
+	case DanglingLink:
+		return Info{"a Markdown link or shortcode names a file in the content roots that is not a node",
+			"fix the link's path, create the file, or turn the link into an external URL; [sources.links].dangling decides whether this is a warning or an error"}
 	case PathEscape:
 		return Info{"a path leaves its declared root (directly or through a symlink)",
 			"keep sources inside the project's content roots; replace the symlink with the file itself"}

@@ -77,7 +77,52 @@ type Sources struct {
 	ContentRoots []string `toml:"content_roots"`
 	CodeRoots    []string `toml:"code_roots"`
 	Exclude      []string `toml:"exclude"`
+	Defaults     Defaults `toml:"defaults"`
+	Links        Links    `toml:"links"`
 }
+
+// Defaults fill in the node fields a Markdown file does not state, so that a documentation
+// tree written for another tool (Hugo, Docusaurus, GitHub) becomes a graph without edits.
+// Explicit fields in a file always win.
+type Defaults struct {
+	// ID is "path" to derive a missing id from the file's path, or "" to require it.
+	ID string `toml:"id"`
+	// Kind and Family are used when a file names none.
+	Kind   string `toml:"kind"`
+	Family string `toml:"family"`
+	// FamilyFromFolder names the family after the file's top-level folder under its content
+	// root, when that family is declared; Family covers the rest.
+	FamilyFromFolder bool `toml:"family_from_folder"`
+	// ForeignFields is "error" (the default) or "ignore": whether front-matter keys that are
+	// not node fields (date, weight, sidebar_position, ...) are problems.
+	ForeignFields string `toml:"foreign_fields"`
+}
+
+// DerivesIDs reports whether a missing id comes from the file path.
+func (d Defaults) DerivesIDs() bool { return d.ID == DeriveFromPath }
+
+// IgnoresForeignFields reports whether unknown front-matter keys are skipped.
+func (d Defaults) IgnoresForeignFields() bool { return d.ForeignFields == "ignore" }
+
+// DeriveFromPath is the [sources.defaults] id value that derives IDs from paths.
+const DeriveFromPath = "path"
+
+// Links turns ordinary Markdown links between content files into relations.
+type Links struct {
+	// Enabled resolves links; it is on when the table is present unless set false, and off
+	// when the table is absent.
+	Enabled *bool `toml:"enabled"`
+	// Relation is the relation a link becomes; default relates_to.
+	Relation string `toml:"relation"`
+	// Dangling is "warning" (the default) or "error": how a link to a missing file counts.
+	Dangling string `toml:"dangling"`
+}
+
+// On reports whether links become relations.
+func (l Links) On() bool { return l.Enabled != nil && *l.Enabled }
+
+// DanglingIsError reports whether a dangling link blocks publication.
+func (l Links) DanglingIsError() bool { return l.Dangling == "error" }
 
 // Vocabulary is a closed list of allowed names.
 type Vocabulary struct {
@@ -238,7 +283,7 @@ func Parse(data []byte, root string) (*Descriptor, []problem.Problem) {
 	}
 	d.Root = root
 	d.Hash = sha256Hex(data)
-	v.check(&d)
+	v.check(&d, md)
 	if v.list.Errors() > 0 {
 		return nil, v.list.Problems()
 	}
@@ -263,7 +308,7 @@ func (v *validator) addValue(c problem.Code, key string, i int, format string, a
 	v.list.Add(problem.New(c, problem.Location{Path: FileName, Line: p.Line, Column: p.Column}, format, args...))
 }
 
-func (v *validator) check(d *Descriptor) {
+func (v *validator) check(d *Descriptor, md toml.MetaData) {
 	if d.SchemaVersion != SchemaVersion {
 		v.add(problem.UnsupportedSchemaVersion, "schema_version", "schema_version is %d; this DocForge reads schema version %d", d.SchemaVersion, SchemaVersion)
 	}
@@ -286,6 +331,7 @@ func (v *validator) check(d *Descriptor) {
 	}
 
 	v.names("relations.allowed", d.Relations.Allowed, "relation")
+	v.defaults(d, md.IsDefined("sources", "links"), md.IsDefined("sources", "links", "enabled"))
 	if len(d.Sources.CodeRoots) > 0 {
 		var missing []string
 		for _, rel := range golang.Relations() {
@@ -324,6 +370,50 @@ func (v *validator) check(d *Descriptor) {
 	v.limits(&d.Limits)
 	v.views(d)
 	v.proposals(&d.Proposals)
+}
+
+// defaults checks [sources.defaults] and [sources.links], filling in the links defaults.
+func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool) {
+	df := &d.Sources.Defaults
+	if df.ID != "" && df.ID != DeriveFromPath {
+		v.add(problem.InvalidDescriptor, "sources.defaults.id", "sources.defaults.id is %q; use %q to derive IDs from file paths, or leave it out", df.ID, DeriveFromPath)
+	}
+	if df.Family != "" {
+		if _, ok := d.Families[df.Family]; !ok {
+			v.add(problem.UnknownFamily, "sources.defaults.family", "sources.defaults.family %q is not declared (declared: %s)", df.Family, strings.Join(d.FamilyNames(), ", "))
+		} else if df.Kind != "" && !slices.Contains(d.Families[df.Family].Kinds, df.Kind) {
+			v.add(problem.UnknownKind, "sources.defaults.kind", "sources.defaults.kind %q is not allowed in family %q (allowed: %s)", df.Kind, df.Family, strings.Join(d.Families[df.Family].Kinds, ", "))
+		}
+	}
+	if df.DerivesIDs() && (df.Family == "" || df.Kind == "") {
+		v.add(problem.InvalidDescriptor, "sources.defaults", "sources.defaults derives IDs but names no default family and kind; set family and kind so that files stating neither still validate")
+	}
+	switch df.ForeignFields {
+	case "", "error":
+		df.ForeignFields = "error"
+	case "ignore":
+	default:
+		v.add(problem.InvalidDescriptor, "sources.defaults.foreign_fields", "sources.defaults.foreign_fields is %q; use \"error\" or \"ignore\"", df.ForeignFields)
+	}
+
+	l := &d.Sources.Links
+	if linksDeclared && !enabledDeclared {
+		on := true
+		l.Enabled = &on
+	}
+	if l.Relation == "" {
+		l.Relation = "relates_to"
+	}
+	if l.On() && !d.HasRelation(l.Relation) {
+		v.add(problem.UndeclaredRelation, "sources.links", "links become %q relations, which [relations].allowed does not list; add it, or set sources.links.relation to a declared relation", l.Relation)
+	}
+	switch l.Dangling {
+	case "", "warning":
+		l.Dangling = "warning"
+	case "error":
+	default:
+		v.add(problem.InvalidDescriptor, "sources.links.dangling", "sources.links.dangling is %q; use \"warning\" or \"error\"", l.Dangling)
+	}
 }
 
 func (v *validator) limits(l *Limits) {
@@ -491,4 +581,16 @@ func Within(root, p string) bool {
 		return true
 	}
 	return strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// ContentRootOf returns the content root holding the project-relative path rel (the deepest
+// one, when roots nest) and whether there is one.
+func (d *Descriptor) ContentRootOf(rel string) (string, bool) {
+	best, found := "", false
+	for _, r := range d.Sources.ContentRoots {
+		if (r == "." || strings.HasPrefix(rel, r+"/")) && (!found || len(r) > len(best) || best == ".") {
+			best, found = r, true
+		}
+	}
+	return best, found
 }

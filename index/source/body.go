@@ -17,11 +17,13 @@ type wikiRef struct {
 type bodyScan struct {
 	headings []graph.Heading
 	refs     []wikiRef
+	links    []linkDest
 }
 
 // scanBody finds ATX headings and [[id]] references outside fenced code blocks and inline code
-// spans. firstLine is the file line of the body's first line.
-func scanBody(body string, firstLine int) bodyScan {
+// spans, and with withLinks Markdown link destinations too. firstLine is the file line of the
+// body's first line.
+func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 	var out bodyScan
 	slugs := map[string]int{}
 	fence := ""
@@ -56,6 +58,9 @@ func scanBody(body string, firstLine int) bodyScan {
 			out.headings = append(out.headings, h)
 		}
 		out.refs = appendRefs(out.refs, line, lineNo)
+		if withLinks && strings.ContainsAny(line, "[{") {
+			out.links = appendLinks(out.links, line, lineNo)
+		}
 		lineNo++
 	}
 	return out

@@ -5,23 +5,35 @@ import (
 
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/project"
 )
 
 // Checker applies the cross-file rules to fragments fed to it in any order: node IDs are
 // unique, and every relation target exists. It keeps only IDs and edges, never bodies, so a
 // large project can stream through it.
 type Checker struct {
+	d     *project.Descriptor
 	ids   map[string]problem.Location // first definition of each ID
 	dups  map[string][]problem.Location
 	edges []graph.EdgeAt
+	// files and links serve [sources.links]: the nodes of each file, and the links waiting
+	// for them. resolved holds the outcome once every fragment is in.
+	files    map[string][]FileNode
+	links    []graph.Link
+	resolved *resolvedLinks
 	// External reports whether an ID not defined by any fragment exists elsewhere (for
 	// example in an index the fragments are a delta against). It may be nil.
 	External func(id string) bool
 }
 
-// NewChecker returns an empty checker.
-func NewChecker() *Checker {
-	return &Checker{ids: map[string]problem.Location{}, dups: map[string][]problem.Location{}}
+type resolvedLinks struct {
+	edges    []graph.EdgeAt
+	problems []problem.Problem
+}
+
+// NewChecker returns an empty checker for the project d.
+func NewChecker(d *project.Descriptor) *Checker {
+	return &Checker{d: d, ids: map[string]problem.Location{}, dups: map[string][]problem.Location{}, files: map[string][]FileNode{}}
 }
 
 // Add records a fragment's node IDs and edges.
@@ -35,10 +47,40 @@ func (c *Checker) Add(f *graph.Fragment) {
 		c.ids[n.ID] = at
 	}
 	c.edges = append(c.edges, f.Edges...)
+	if c.d.Sources.Links.On() && len(f.Nodes) > 0 {
+		nodes := make([]FileNode, len(f.Nodes))
+		for i, n := range f.Nodes {
+			nodes[i] = FileNode{ID: n.ID, Anchor: n.Anchor}
+		}
+		c.files[f.Path] = nodes
+		c.links = append(c.links, f.Links...)
+	}
+	c.resolved = nil
 }
 
-// Edges returns every edge added, in the order of addition.
-func (c *Checker) Edges() []graph.EdgeAt { return c.edges }
+// NodesIn and HasNode make the checker the link targets of its own fragments.
+func (c *Checker) NodesIn(path string) []FileNode { return c.files[path] }
+
+// HasNode reports whether a fragment defined id.
+func (c *Checker) HasNode(id string) bool { return c.Has(id) }
+
+// linkOutcome resolves the links once all fragments are in.
+func (c *Checker) linkOutcome() *resolvedLinks {
+	if c.resolved == nil {
+		edges, probs := ResolveLinks(c.d, c.links, c)
+		c.resolved = &resolvedLinks{edges: edges, problems: probs}
+	}
+	return c.resolved
+}
+
+// Edges returns every declared edge in the order of addition, then the edges links resolved
+// to.
+func (c *Checker) Edges() []graph.EdgeAt {
+	if len(c.links) == 0 {
+		return c.edges
+	}
+	return append(slices.Clip(c.edges), c.linkOutcome().edges...)
+}
 
 // Has reports whether a fragment defined id.
 func (c *Checker) Has(id string) bool {
@@ -75,6 +117,9 @@ func (c *Checker) Problems() []problem.Problem {
 		}
 		p.NodeID = e.Source
 		out = append(out, p)
+	}
+	if len(c.links) > 0 {
+		out = append(out, c.linkOutcome().problems...)
 	}
 	return out
 }

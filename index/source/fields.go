@@ -11,19 +11,20 @@ import (
 	"github.com/docforge/docforge/index/tomlpos"
 )
 
-// nodeFields is the TOML shape of one node, shared by front matter and [[node]] records.
+// nodeFields is the shape of one node, shared by TOML and YAML front matter and [[node]]
+// records.
 type nodeFields struct {
-	ID           string              `toml:"id"`
-	Kind         string              `toml:"kind"`
-	Family       string              `toml:"family"`
-	Title        string              `toml:"title"`
-	Status       string              `toml:"status"`
-	Authority    string              `toml:"authority"`
-	Tags         []string            `toml:"tags"`
-	Language     string              `toml:"language"`
-	Capabilities []string            `toml:"capabilities"`
-	Relations    map[string][]string `toml:"relations"`
-	Body         string              `toml:"body"` // records only; front matter rejects it
+	ID           string              `toml:"id" yaml:"id"`
+	Kind         string              `toml:"kind" yaml:"kind"`
+	Family       string              `toml:"family" yaml:"family"`
+	Title        string              `toml:"title" yaml:"title"`
+	Status       string              `toml:"status" yaml:"status"`
+	Authority    string              `toml:"authority" yaml:"authority"`
+	Tags         []string            `toml:"tags" yaml:"tags"`
+	Language     string              `toml:"language" yaml:"language"`
+	Capabilities []string            `toml:"capabilities" yaml:"capabilities"`
+	Relations    map[string][]string `toml:"relations" yaml:"relations"`
+	Body         string              `toml:"body" yaml:"-"` // records only; front matter rejects it
 }
 
 // MaxIDLength bounds node IDs.
@@ -53,10 +54,13 @@ func ValidTargetID(id string) bool {
 type nodeBuilder struct {
 	d         *project.Descriptor
 	rel       string
-	pos       *tomlpos.Index
+	pos       positions
 	keyPrefix string
 	start     tomlpos.Pos // where the node starts, for problems about absent keys
 	problems  []problem.Problem
+	// lenient is [sources.defaults] foreign_fields = "ignore": a tag another tool accepts but
+	// DocForge cannot use is dropped with a warning rather than failing the file.
+	lenient bool
 }
 
 func (b *nodeBuilder) key(k string) string {
@@ -128,11 +132,21 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 	if f.Authority != "" && !b.d.HasAuthority(f.Authority) {
 		b.add(withNode(problem.New(problem.UnknownAuthority, b.atValue("authority", 0), "node %s: authority %q is not declared (declared: %s)", label, f.Authority, strings.Join(b.d.Authority.Allowed, ", ")), f.ID))
 	}
+	var tags []string
 	for i, t := range f.Tags {
-		if !tagPattern.MatchString(t) {
+		if b.lenient {
+			t = strings.Join(strings.Fields(t), "-") // Hugo's "Getting Started" becomes Getting-Started
+		}
+		switch {
+		case tagPattern.MatchString(t):
+			tags = append(tags, t)
+		case b.lenient:
+			b.add(withNode(problem.Warn(problem.InvalidField, b.atValue("tags", i), "node %s: tag %q is not one word of letters, digits and . _ / : -, so it is left out", label, f.Tags[i]), f.ID))
+		default:
 			b.add(withNode(problem.New(problem.InvalidField, b.atValue("tags", i), "node %s: tag %q must be one word of letters, digits and . _ / : -", label, t), f.ID))
 		}
 	}
+	f.Tags = tags
 	for i, c := range f.Capabilities {
 		if !tagPattern.MatchString(c) {
 			b.add(withNode(problem.New(problem.InvalidField, b.atValue("capabilities", i), "node %s: capability %q must be one word of letters, digits and . _ / : -", label, c), f.ID))
@@ -163,18 +177,26 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 	return n, edges, ok
 }
 
-// finish derives the body-dependent fields and the content hash.
-func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *project.Descriptor, rel string) []graph.EdgeAt {
+// finish derives the body-dependent fields and the content hash. The title falls back to
+// the first heading, then to fallbackTitle. With [sources.links] on, the body's links and
+// wiki references become links, resolved once every file is known; otherwise wiki
+// references are declared relates_to edges.
+func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *project.Descriptor, rel, fallbackTitle string) ([]graph.EdgeAt, []graph.Link) {
 	n.Body = body
-	scan := scanBody(body, bodyLine)
+	linksOn := d.Sources.Links.On()
+	scan := scanBody(body, bodyLine, linksOn)
 	n.Headings = scan.headings
 	if n.Title == "" && len(scan.headings) > 0 {
 		n.Title = scan.headings[0].Text
 	}
 	if n.Title == "" {
-		n.Title = n.ID
+		n.Title = fallbackTitle
 	}
-	if d.HasRelation("relates_to") {
+	var links []graph.Link
+	switch {
+	case linksOn:
+		links = nodeLinks(d, rel, n.ID, scan.links, scan.refs)
+	case d.HasRelation("relates_to"):
 		for _, ref := range scan.refs {
 			if ValidTargetID(ref.target) {
 				edges = append(edges, graph.EdgeAt{
@@ -189,8 +211,10 @@ func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *p
 	for i, e := range edges {
 		plain[i] = e.Edge
 	}
+	// Links stay out of the hash: their text is in the body, and what they resolve to
+	// depends on other files.
 	n.ContentHash = graph.ContentHash(n, plain)
-	return edges
+	return edges, links
 }
 
 // dedupeEdges drops repeated triples, keeping the first position; the order is by triple.

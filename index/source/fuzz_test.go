@@ -25,6 +25,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("+++\nid = \"a\"\n"), true)
 	f.Add([]byte("[[node]]\nid = \"r\"\nkind = \"requirement\"\nfamily = \"req\"\nbody = \"\"\"\n# H\n\"\"\"\n"), false)
 	f.Add([]byte("[[node]\n"), false)
+	f.Add([]byte(yamlNode("a", "tags: [x]\nrelations:\n  depends_on: [b]\n")+"body\n"), true)
+	f.Add([]byte("---\nid: a\nkind: [\n---\n"), true)
+	f.Add([]byte("---\n&a x: *a\n---\n"), true)
 	known := map[problem.Code]bool{}
 	for _, c := range problem.All() {
 		known[c] = true

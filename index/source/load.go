@@ -256,21 +256,43 @@ func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) 
 // Validate loads every source of d and returns all problems (bounded), without writing
 // anything. It is the whole of `docforge validate`.
 func Validate(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, *Inventory, error) {
+	probs, _, inv, err := Survey(ctx, d, policy, limit)
+	return probs, inv, err
+}
+
+// Counts is the size of a validated project's graph.
+type Counts struct {
+	Files int `json:"files"`
+	Nodes int `json:"nodes"`
+	// Edges counts declared relations; LinkEdges the relations links resolved to, out of
+	// Links links found.
+	Edges     int `json:"edges"`
+	Links     int `json:"links"`
+	LinkEdges int `json:"link_edges"`
+}
+
+// Survey is Validate that also counts what the project holds.
+func Survey(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, Counts, *Inventory, error) {
 	inv, err := Scan(ctx, d)
 	if err != nil {
-		return nil, nil, err
+		return nil, Counts{}, nil, err
 	}
 	list := problem.List{Limit: limit}
 	list.AddAll(inv.Problems)
-	check := NewChecker()
+	check := NewChecker(d)
+	c := Counts{Files: len(inv.Files)}
 	err = NewLoader(d, policy).Each(ctx, inv.Files, func(p Parsed) error {
 		list.AddAll(p.Fragment.Problems)
 		check.Add(p.Fragment)
+		c.Nodes += len(p.Fragment.Nodes)
+		c.Edges += len(p.Fragment.Edges)
+		c.Links += len(p.Fragment.Links)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, Counts{}, nil, err
 	}
 	list.AddAll(check.Problems())
-	return list.Problems(), inv, nil
+	c.LinkEdges = len(check.Edges()) - c.Edges
+	return list.Problems(), c, inv, nil
 }

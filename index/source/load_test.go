@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
@@ -70,6 +71,10 @@ func render(ps []problem.Problem) []string {
 
 func node(id, extra string) string {
 	return "+++\nid = \"" + id + "\"\nkind = \"component\"\nfamily = \"arch\"\n" + extra + "+++\n# Title of " + id + "\n"
+}
+
+func yamlNode(id, extra string) string {
+	return "---\nid: " + id + "\nkind: component\nfamily: arch\n" + extra + "---\n# Title of " + id + "\n"
 }
 
 func TestValidate(t *testing.T) {
@@ -134,6 +139,32 @@ func TestValidate(t *testing.T) {
 		{"record_file_without_records_is_a_warning",
 			map[string]string{"r.toml": "title = \"x\"\n"},
 			[]string{"docs/r.toml:1:1 no_records", "docs/r.toml:1:1 unknown_field"}},
+		{"yaml_front_matter_is_a_node_like_toml",
+			map[string]string{"a.md": yamlNode("a", "tags: [x, y]\nrelations:\n  depends_on:\n    - b\n"), "b.md": node("b", "")}, nil},
+		{"yaml_dangling_target_points_at_the_target",
+			map[string]string{"a.md": yamlNode("a", "relations:\n  depends_on: [a, zz]\n")},
+			[]string{"docs/a.md:6:19 dangling_target"}},
+		{"yaml_unknown_kind_points_at_its_value",
+			map[string]string{"a.md": "---\nid: a\nkind: widget\nfamily: arch\n---\n"},
+			[]string{"docs/a.md:3:7 unknown_kind"}},
+		{"yaml_unknown_field_points_at_the_key",
+			map[string]string{"a.md": yamlNode("a", "colour: red\n")},
+			[]string{"docs/a.md:5:1 unknown_field"}},
+		{"yaml_body_is_refused",
+			map[string]string{"a.md": yamlNode("a", "body: text\n")},
+			[]string{"docs/a.md:5:1 unknown_field"}},
+		{"yaml_wrong_field_type_names_its_line",
+			map[string]string{"a.md": yamlNode("a", "tags:\n  nested: 1\n")},
+			[]string{"docs/a.md:6:1 invalid_field"}},
+		{"broken_yaml_names_its_line",
+			map[string]string{"a.md": "---\nid: a\nkind: component\nfamily: [arch\n---\n"},
+			[]string{"docs/a.md:4:1 malformed_front_matter"}},
+		{"yaml_that_is_not_a_mapping_is_malformed",
+			map[string]string{"a.md": "---\n- a\n- b\n---\n"},
+			[]string{"docs/a.md:2:1 malformed_front_matter"}},
+		{"unclosed_yaml_front_matter_is_malformed",
+			map[string]string{"a.md": "---\nid: a\n"},
+			[]string{"docs/a.md:1:1 malformed_front_matter"}},
 		{"excluded_files_are_not_sources",
 			map[string]string{"skip/bad.md": "garbage", "a.md": node("a", "")}, nil},
 		{"hidden_files_are_not_sources",
@@ -204,5 +235,34 @@ func TestBrokenExamples(t *testing.T) {
 func TestExampleProjectIsValid(t *testing.T) {
 	if got := validate(t, "../../examples/courier"); len(got) != 0 {
 		t.Fatalf("example has problems: %q", render(got))
+	}
+}
+
+// YAML front matter yields the same node as the TOML spelling of the same fields.
+func TestYAMLAndTOMLFrontMatterAgree(t *testing.T) {
+	d, probs := project.Parse([]byte(testDescriptor), writeProject(t, nil))
+	if d == nil {
+		t.Fatalf("descriptor: %v", probs)
+	}
+	body := "# Store\n\nSee [[b]].\n"
+	asTOML := source.Parse(d, "docs/a.md", source.Markdown, []byte("+++\nid = \"a\"\nkind = \"component\"\nfamily = \"arch\"\n"+
+		"status = \"draft\"\ntags = [\"x\", \"y\"]\n[relations]\ndepends_on = [\"b\"]\n+++\n"+body))
+	asYAML := source.Parse(d, "docs/a.md", source.Markdown, []byte("---\nid: a\nkind: component\nfamily: arch\n"+
+		"status: draft\ntags:\n  - x\n  - y\nrelations:\n  depends_on: [b]\n---\n"+body))
+	if len(asTOML.Problems)+len(asYAML.Problems) != 0 || len(asTOML.Nodes) != 1 || len(asYAML.Nodes) != 1 {
+		t.Fatalf("problems: toml %v, yaml %v", asTOML.Problems, asYAML.Problems)
+	}
+	tn, yn := asTOML.Nodes[0], asYAML.Nodes[0]
+	if tn.Record.Hash() != yn.Record.Hash() || tn.Title != "Store" {
+		t.Errorf("records differ:\n toml %+v\n yaml %+v", tn.Record, yn.Record)
+	}
+	rels := func(f []graph.EdgeAt) (out []string) {
+		for _, e := range f {
+			out = append(out, e.Relation+">"+e.Target)
+		}
+		return out
+	}
+	if got, want := rels(asYAML.Edges), rels(asTOML.Edges); strings.Join(got, ",") != strings.Join(want, ",") || len(got) < 2 {
+		t.Errorf("edges: yaml %v, toml %v", got, want)
 	}
 }

@@ -40,70 +40,119 @@ func Parse(d *project.Descriptor, rel string, format Format, data []byte) *graph
 	return frag
 }
 
-const fence = "+++"
+// Front matter fences: TOML between +++ lines, YAML between --- lines.
+const (
+	tomlFence = "+++"
+	yamlFence = "---"
+)
 
 func parseMarkdown(d *project.Descriptor, rel, text string, frag *graph.Fragment) {
+	df := d.Sources.Defaults
 	first, rest, _ := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t\r") != fence {
-		frag.Problems = append(frag.Problems, problem.New(problem.MissingFrontMatter, problem.Location{Path: rel, Line: 1, Column: 1},
-			"Markdown file does not start with a +++ front matter line"))
-		return
-	}
-	// Find the closing fence; front matter lines start at file line 2.
-	var fm strings.Builder
-	lineNo := 2
-	closed := false
-	for len(rest) > 0 || !closed {
-		line, after, found := strings.Cut(rest, "\n")
-		if strings.TrimRight(line, " \t\r") == fence {
-			closed, rest = true, after
-			break
-		}
-		fm.WriteString(line)
-		fm.WriteByte('\n')
-		lineNo++
-		if !found {
-			break
-		}
-		rest = after
-	}
-	if !closed {
-		frag.Problems = append(frag.Problems, problem.New(problem.MalformedFrontMatter, problem.Location{Path: rel, Line: 1, Column: 1},
-			"front matter opened on line 1 is never closed by a +++ line"))
-		return
-	}
-	bodyLine := lineNo + 1
-	fmText := fm.String()
-	pos := tomlpos.Scan(fmText, 2)
+	fence := strings.TrimRight(first, " \t\r")
 	var f nodeFields
-	md, err := toml.NewDecoder(strings.NewReader(fmText)).Decode(&f)
-	if err != nil {
-		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedFrontMatter, rel, err, pos, 1))
+	b := &nodeBuilder{d: d, rel: rel, start: tomlpos.Pos{Line: 1, Column: 1}, lenient: df.IgnoresForeignFields()}
+	bodyLine := 1
+	switch {
+	case fence == tomlFence || fence == yamlFence:
+		fmText, after, next, ok := frontMatter(rest, fence)
+		if !ok {
+			frag.Problems = append(frag.Problems, problem.New(problem.MalformedFrontMatter, problem.Location{Path: rel, Line: 1, Column: 1},
+				"front matter opened on line 1 is never closed by a %s line", fence))
+			return
+		}
+		if !decodeFrontMatter(b, fence, fmText, &f, frag) {
+			return
+		}
+		rest, bodyLine = after, next
+	case df.DerivesIDs():
+		// No front matter: every field comes from the defaults and the file itself.
+		b.pos = noPositions{}
+		rest = text
+	default:
+		frag.Problems = append(frag.Problems, problem.New(problem.MissingFrontMatter, problem.Location{Path: rel, Line: 1, Column: 1},
+			"Markdown file does not start with a front matter line: +++ (TOML) or --- (YAML)"))
 		return
 	}
-	b := &nodeBuilder{d: d, rel: rel, pos: pos, start: tomlpos.Pos{Line: 1, Column: 1}}
-	for _, k := range md.Undecoded() {
-		p, _ := pos.Key(k.String())
-		b.add(unknownField(rel, p, k.String()))
-	}
-	if md.IsDefined("body") {
-		p, _ := pos.Key("body")
-		b.add(problem.New(problem.UnknownField, problem.Location{Path: rel, Line: p.Line, Column: p.Column},
-			"front matter may not set body; the body is the Markdown after the closing +++"))
-	}
+	applyDefaults(d, rel, &f)
 	n, edges, ok := b.build(&f)
 	frag.Problems = append(frag.Problems, b.problems...)
 	if !ok {
 		return
 	}
 	n.Line = 1
-	edges = finish(&n, edges, rest, bodyLine, d, rel)
+	fallback := n.ID
+	if df.DerivesIDs() {
+		fallback = fileTitle(rel)
+	}
+	edges, links := finish(&n, edges, rest, bodyLine, d, rel, fallback)
 	if len(n.Headings) > 0 {
 		n.Anchor = n.Headings[0].Anchor
 	}
 	frag.Nodes = append(frag.Nodes, n)
 	frag.Edges = append(frag.Edges, edges...)
+	frag.Links = append(frag.Links, links...)
 }
+
+// frontMatter splits the text after an opening fence line into the front matter and the
+// body, returning the body's first file line. ok is false when no closing fence follows.
+func frontMatter(rest, fence string) (fm, body string, bodyLine int, ok bool) {
+	var b strings.Builder
+	lineNo := 2 // front matter lines start at file line 2
+	for {
+		line, after, found := strings.Cut(rest, "\n")
+		if strings.TrimRight(line, " \t\r") == fence {
+			return b.String(), after, lineNo + 1, true
+		}
+		if !found {
+			return "", "", 0, false
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+		lineNo++
+		rest = after
+	}
+}
+
+// decodeFrontMatter decodes TOML or YAML front matter into f, recording key positions in b.
+// It returns false, with the problem in frag, when the front matter cannot be read at all.
+func decodeFrontMatter(b *nodeBuilder, fence, text string, f *nodeFields, frag *graph.Fragment) bool {
+	rel := b.rel
+	if fence == yamlFence {
+		pos, probs := decodeYAMLFrontMatter(rel, text, 2, f, b.lenient)
+		if pos == nil {
+			frag.Problems = append(frag.Problems, probs...)
+			return false
+		}
+		b.pos, b.problems = pos, probs
+		return true
+	}
+	pos := tomlpos.Scan(text, 2)
+	md, err := toml.NewDecoder(strings.NewReader(text)).Decode(f)
+	if err != nil {
+		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedFrontMatter, rel, err, pos, 1))
+		return false
+	}
+	b.pos = pos
+	if !b.lenient {
+		for _, k := range md.Undecoded() {
+			p, _ := pos.Key(k.String())
+			b.add(unknownField(rel, p, k.String()))
+		}
+	}
+	if md.IsDefined("body") {
+		p, _ := pos.Key("body")
+		b.add(problem.New(problem.UnknownField, problem.Location{Path: rel, Line: p.Line, Column: p.Column},
+			"front matter may not set body; the body is the Markdown after the closing +++"))
+	}
+	return true
+}
+
+// noPositions locates nothing: a file without front matter has no keys.
+type noPositions struct{}
+
+func (noPositions) Key(string) (tomlpos.Pos, bool)        { return tomlpos.Pos{}, false }
+func (noPositions) Value(string, int) (tomlpos.Pos, bool) { return tomlpos.Pos{}, false }
 
 type recordFile struct {
 	Node []nodeFields `toml:"node"`
@@ -156,9 +205,10 @@ func parseRecords(d *project.Descriptor, rel, text string, frag *graph.Fragment)
 				bodyLine++
 			}
 		}
-		edges = finish(&n, edges, rf.Node[i].Body, bodyLine, d, rel)
+		edges, links := finish(&n, edges, rf.Node[i].Body, bodyLine, d, rel, n.ID)
 		frag.Nodes = append(frag.Nodes, n)
 		frag.Edges = append(frag.Edges, edges...)
+		frag.Links = append(frag.Links, links...)
 	}
 }
 

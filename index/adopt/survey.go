@@ -1,0 +1,221 @@
+package adopt
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/index/golang"
+)
+
+// Survey is what an existing tree holds.
+type Survey struct {
+	// Roots are the chosen content roots, project-relative.
+	Roots []string
+	// Files counts Markdown files under the roots; TOML, YAML and None count them by their
+	// front matter (+++, --- or none).
+	Files, TOML, YAML, None int
+	// Folders are the top-level folders under the roots that hold Markdown, each becoming a
+	// family when its name can be one.
+	Folders []string
+	// Generator names the site tool whose layout was recognised ("hugo", "docusaurus",
+	// "mkdocs"), or "".
+	Generator string
+}
+
+// skipDirs are never documentation: dependencies, build output, DocForge's own state.
+var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "public": true, "build": true,
+	"site": true, "testdata": true, "dist": true}
+
+// candidateRoots are the folders documentation lives in, in the order they are preferred.
+var candidateRoots = []string{"content", "docs", "doc", "documentation", "website/docs", "wiki"}
+
+// Take surveys the tree at root. A tree without Markdown yields a Survey with no roots.
+func Take(root string) (*Survey, error) {
+	s := &Survey{}
+	switch {
+	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"):
+		s.Generator = "hugo"
+	case exists(root, "docusaurus.config.js") || exists(root, "docusaurus.config.ts") || exists(root, "website/docusaurus.config.js"):
+		s.Generator = "docusaurus"
+	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
+		s.Generator = "mkdocs"
+	}
+	for _, c := range candidateRoots {
+		n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(c)))
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			s.Roots = append(s.Roots, c)
+			break // one root: a second candidate is usually a copy or an unrelated tree
+		}
+	}
+	if len(s.Roots) == 0 {
+		if n, err := countMarkdown(root); err != nil {
+			return nil, err
+		} else if n > 0 {
+			s.Roots = []string{"."}
+		}
+	}
+	folders := map[string]bool{}
+	for _, r := range s.Roots {
+		base := filepath.Join(root, filepath.FromSlash(r))
+		err := walkMarkdown(base, func(rel string) error {
+			s.Files++
+			switch frontMatterStyle(filepath.Join(base, filepath.FromSlash(rel))) {
+			case "+++":
+				s.TOML++
+			case "---":
+				s.YAML++
+			default:
+				s.None++
+			}
+			if top, _, nested := strings.Cut(rel, "/"); nested {
+				folders[top] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.Folders = slices.Sorted(func(yield func(string) bool) {
+		for f := range folders {
+			if !yield(f) {
+				return
+			}
+		}
+	})
+	return s, nil
+}
+
+func exists(root, rel string) bool {
+	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func countMarkdown(dir string) (int, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return 0, nil
+	}
+	n := 0
+	err := walkMarkdown(dir, func(string) error { n++; return nil })
+	return n, err
+}
+
+// walkMarkdown calls fn with the slash-separated path, relative to dir, of every Markdown
+// file below dir, skipping hidden and dependency folders.
+func walkMarkdown(dir string, fn func(rel string) error) error {
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if p != dir && (strings.HasPrefix(name, ".") || skipDirs[name]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := strings.ToLower(path.Ext(name)); e.Type().IsRegular() && (ext == ".md" || ext == ".markdown") {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			return fn(filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("survey %s: %w", dir, err)
+	}
+	return nil
+}
+
+// frontMatterStyle returns a file's opening fence (+++ or ---), or "".
+func frontMatterStyle(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	switch l := strings.TrimRight(strings.TrimPrefix(line, "\uFEFF"), " \t\r\n"); l {
+	case "+++", "---":
+		return l
+	}
+	return ""
+}
+
+var familyName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Family is the family a top-level folder becomes, or "" when its name cannot be one.
+func Family(folder string) string {
+	name := strings.ReplaceAll(strings.ToLower(folder), "-", "_")
+	if !familyName.MatchString(name) || name == golang.Family {
+		return ""
+	}
+	return name
+}
+
+// DefaultFamily holds the pages that no folder family claims.
+const DefaultFamily = "docs"
+
+// Descriptor returns the text of a docforge.toml for the surveyed tree: identities derived
+// from paths, one family per top-level folder, links as relates_to relations, and front
+// matter written for other tools accepted as it is.
+func (s *Survey) Descriptor(id, name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# DocForge project descriptor, schema version 1. See docs/project-format.md.\n")
+	fmt.Fprintf(&b, "# Written by 'docforge init' for an existing documentation tree (%s): node IDs come\n", s.describe())
+	fmt.Fprintf(&b, "# from file paths, families from top-level folders, relations from Markdown links.\n")
+	fmt.Fprintf(&b, "schema_version = 1\n\n[project]\nid = %q\nname = %q\n\n", id, name)
+	fmt.Fprintf(&b, "[sources]\ncontent_roots = [%s]\n", quoteList(s.Roots))
+	fmt.Fprintf(&b, "exclude = [\"**/node_modules/**\", \"**/testdata/**\"]\n\n")
+	fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
+	fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
+	fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n\n")
+	fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n\n")
+	fmt.Fprintf(&b, "[relations]\nallowed = [\"relates_to\", \"contains\", \"depends_on\", \"implements\", \"documents\", \"supersedes\"]\n")
+	for _, f := range s.Families() {
+		fmt.Fprintf(&b, "\n[families.%s]\nkinds = [\"page\"]\n", f)
+	}
+	return b.String()
+}
+
+// Families are the family names the descriptor declares: the default and one per usable
+// top-level folder.
+func (s *Survey) Families() []string {
+	out := []string{DefaultFamily}
+	for _, f := range s.Folders {
+		if name := Family(f); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Survey) describe() string {
+	var parts []string
+	if s.Generator != "" {
+		parts = append(parts, s.Generator+" layout")
+	}
+	parts = append(parts, fmt.Sprintf("%d Markdown files: %d with TOML front matter, %d with YAML, %d without", s.Files, s.TOML, s.YAML, s.None))
+	return strings.Join(parts, "; ")
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

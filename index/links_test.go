@@ -1,0 +1,141 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/project"
+)
+
+// linkedDescriptor adopts a tree of YAML pages whose relations are Markdown links.
+const linkedDescriptor = `schema_version = 1
+[project]
+id = "linked"
+[sources]
+content_roots = ["docs"]
+[sources.defaults]
+id = "path"
+kind = "page"
+family = "docs"
+foreign_fields = "ignore"
+[sources.links]
+[relations]
+allowed = ["relates_to"]
+[families.docs]
+kinds = ["page"]
+`
+
+// writePage writes page i with links to up to three other pages (some with anchors, some
+// to pages that do not exist), by rename.
+func writePage(t *testing.T, root string, i, pages int, r *rand.Rand) {
+	t.Helper()
+	body := fmt.Sprintf("---\ntitle: Page %d\nweight: %d\n---\n# Page %d\n\n## Part %d\n\n", i, r.Intn(9), i, r.Intn(3))
+	for k := 0; k < 3; k++ {
+		switch j := r.Intn(pages + 2); {
+		case j >= pages:
+			body += fmt.Sprintf("A [missing page](p%03d.md).\n", pages+10+j)
+		case r.Intn(2) == 0:
+			body += fmt.Sprintf("See [page %d](./p%03d.md#part-%d).\n", j, j, r.Intn(3))
+		default:
+			body += fmt.Sprintf("See [page %d](p%03d).\n", j, j)
+		}
+	}
+	p := filepath.Join(root, "docs", fmt.Sprintf("p%03d.md", i))
+	must(t, os.WriteFile(p+".tmp", []byte(body), 0o644))
+	must(t, os.Rename(p+".tmp", p))
+}
+
+// Incremental builds of a linked tree hold exactly what a cold build does, edges and anchors
+// included, while files are edited, added and removed; edits that move link targets fall
+// back to a cold build.
+func TestLinkedTreeIncrementalMatchesCold(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(11))
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(linkedDescriptor), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	pages := 30
+	for i := 0; i < pages; i++ {
+		writePage(t, root, i, pages, r)
+	}
+	d := load(t, root)
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 10; round++ {
+		want := index.BuildIncremental
+		switch round % 4 {
+		case 1:
+			writePage(t, root, pages, pages+1, r) // a new file may be what a dangling link named
+			pages++
+			want = index.BuildCold
+		case 3:
+			pages--
+			must(t, os.Remove(filepath.Join(root, "docs", fmt.Sprintf("p%03d.md", pages))))
+			want = index.BuildCold
+		default:
+			for k := 0; k < 3; k++ {
+				writePage(t, root, r.Intn(pages), pages, r)
+			}
+		}
+		inc, err := index.Sync(ctx, d, index.Options{})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if inc.Build != want {
+			t.Errorf("round %d: build %s, want %s", round, inc.Build, want)
+		}
+		incDump := dump(t, index.PathsFor(d).Index)
+		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
+		must(t, err)
+		if got := dump(t, index.PathsFor(d).Index); got != incDump {
+			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
+		}
+		if cold.Publication.Graph.EdgeHash != inc.Publication.Graph.EdgeHash {
+			t.Fatalf("round %d: edge hashes differ", round)
+		}
+	}
+}
+
+// A link's anchor is kept on its edge and shown on both ends.
+func TestLinkAnchorsOnEdges(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(linkedDescriptor), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "docs", "storage"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "docs", "index.md"), []byte("# Home\n\nRead [the WAL](storage/wal.md#recovery).\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "docs", "storage", "wal.md"), []byte("# WAL\n\n## Recovery\n"), 0o644))
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	check := func(wantAnchor string) {
+		t.Helper()
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		out, err := snap.Dependencies(ctx, "index", 10)
+		must(t, err)
+		in, err := snap.Backlinks(ctx, "storage/wal", 10)
+		must(t, err)
+		if len(out.Links) != 1 || out.Links[0].NodeID != "storage/wal" || out.Links[0].Relation != "relates_to" || out.Links[0].Anchor != wantAnchor {
+			t.Errorf("dependencies of index: %+v", out.Links)
+		}
+		if len(in.Links) != 1 || in.Links[0].NodeID != "index" || in.Links[0].Anchor != wantAnchor {
+			t.Errorf("backlinks of storage/wal: %+v", in.Links)
+		}
+	}
+	check("recovery")
+	// Editing only the anchor keeps the edge and replaces its anchor, incrementally.
+	must(t, os.WriteFile(filepath.Join(root, "docs", "index.md"), []byte("# Home\n\nRead [the WAL](storage/wal.md).\n"), 0o644))
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental {
+		t.Errorf("build %s", res.Build)
+	}
+	check("")
+}
