@@ -24,7 +24,8 @@ import (
 const usage = `docforge-bench: measure DocForge's index on synthetic projects
 
 Usage:
-  docforge-bench [--sizes 10000,100000] [--goroot=true] [--dir bench-out] [--runs N] [--profile]
+  docforge-bench [--sizes 10000,100000] [--goroot=true] [--adopted 20000] [--dir bench-out] [--runs N] [--profile]
+  docforge-bench --adopted-only [--adopted 20000]
   docforge-bench measure --project DIR --nodes N [--runs N] [--profile]
   docforge-bench measure-go --project DIR [--runs N]
 
@@ -32,7 +33,9 @@ The first form generates (or reuses) one project per size under --dir, runs 'mea
 in a child process so its peak RSS is the child's own, and prints a Markdown report that can
 be pasted into docs/benchmarks.md. With --goroot (the default) it also copies GOROOT/src
 (without testdata) under --dir and measures the Go adapter on it; --sizes "" runs that alone. --profile writes CPU profiles of the cold sync and the
-one-file edit next to each project (cold.pprof, edit.pprof).
+one-file edit next to each project (cold.pprof, edit.pprof). --adopted N also times a tree
+of N Markdown files with YAML front matter and relative links, adopted through the descriptor
+'docforge init' writes (cold sync, one-file edit); --adopted-only runs that alone.
 `
 
 // genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
@@ -66,6 +69,8 @@ func run(ctx context.Context, args []string) error {
 	mcpOnly := fs.Bool("mcp-only", false, "measure only docforge-mcp over stdio (the projects must have been synced)")
 	viewerOnly := fs.Bool("viewer-only", false, "measure only the graph browser's viewer (the projects must have been synced)")
 	renderSizes := fs.String("render-sizes", "10000", "comma-separated node counts (of --sizes) at which to measure rendering")
+	adopted := fs.Int("adopted", 20000, "files of the adopted YAML tree with Markdown links to measure (0: none)")
+	adoptedOnly := fs.Bool("adopted-only", false, "measure only the adopted tree")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +78,9 @@ func run(ctx context.Context, args []string) error {
 	var mcpReports []*mcpReport
 	var renderReports []*renderReport
 	var ftsText string
+	if *adoptedOnly {
+		*sizes, *goroot = "", false
+	}
 	for _, f := range strings.Split(*sizes, ",") {
 		if strings.TrimSpace(f) == "" {
 			continue
@@ -127,6 +135,13 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	text := markdown(reports) + renderMarkdown(renderReports) + mcpMarkdown(mcpReports) + ftsText
+	if *adopted > 0 && !*mcpOnly && !*viewerOnly {
+		t, err := measureAdopted(ctx, *dir, *adopted, *runs)
+		if err != nil {
+			return err
+		}
+		text += t
+	}
 	if *goroot && !*mcpOnly && !*viewerOnly {
 		proj, err := ensureGoroot(*dir)
 		if err != nil {

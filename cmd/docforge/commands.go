@@ -63,7 +63,7 @@ func commands() map[string]command {
 		fs.IntVar(&e.limit, "limit", 0, "maximum results (capped by the project's max_results)")
 	}
 	return map[string]command{
-		"init": {"[DIR]", "Scaffold docforge.toml, a sample node and a .gitignore entry for the state directory.", 0, 1,
+		"init": {"[DIR]", "Write docforge.toml and a .gitignore entry for the state directory. In a tree that already has Markdown (Hugo, Docusaurus, MkDocs, GitHub docs), the descriptor adopts it as it is: IDs from paths, families from folders, relations from links; init then prints what the first sync will find. Elsewhere it scaffolds docs/ with a sample node.", 0, 1,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.id, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.name, "name", "", "project display `NAME`")

@@ -9,9 +9,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/docforge/docforge/index/adopt"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/safefile"
+	"github.com/docforge/docforge/index/source"
 )
 
 const descriptorTemplate = `# DocForge project descriptor, schema version 1. See docs/project-format.md.
@@ -87,6 +89,13 @@ func runInit(e *env) error {
 	if name == "" {
 		name = filepath.Base(abs)
 	}
+	survey, err := adopt.Take(abs)
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if len(survey.Roots) > 0 {
+		return adoptTree(e, abs, descPath, id, name, survey)
+	}
 	// Validate what we are about to write, so init never leaves a descriptor that fails.
 	if err := os.MkdirAll(filepath.Join(abs, "docs"), 0o755); err != nil {
 		return fmt.Errorf("init: %w", err)
@@ -157,4 +166,64 @@ func ignoreStateDir(root string) (bool, error) {
 		return false, fmt.Errorf("init: .gitignore: %w", err)
 	}
 	return true, nil
+}
+
+// adoptTree writes a descriptor that adopts an existing documentation tree as it is, then
+// validates the project once and prints what the first sync will find. Problems in the
+// documents do not undo the descriptor (it is correct); errors make init exit 1, saying what
+// to fix before 'docforge sync'.
+func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
+	desc := s.Descriptor(id, name)
+	if _, probs := project.Parse([]byte(desc), abs); len(problem.Errors(probs)) > 0 {
+		return problem.Errorf(problem.InvalidArgument, "the descriptor for this tree does not validate (%s); pass a usable --id", probs[0].Message)
+	}
+	if err := writeNew(descPath, desc); err != nil {
+		return err
+	}
+	created := []string{project.FileName}
+	if added, err := ignoreStateDir(abs); err != nil {
+		return err
+	} else if added {
+		created = append(created, ".gitignore (added "+project.StateDir+"/)")
+	}
+	d, probs, err := project.Load(abs)
+	if err != nil || d == nil {
+		return fmt.Errorf("init: reload %s: %w (%v)", descPath, err, probs)
+	}
+	found, counts, _, err := source.Survey(e.ctx, d, e.policy(), 0)
+	if err != nil {
+		return err
+	}
+	errs := problem.Errors(found)
+	if e.json {
+		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "adopted": true,
+			"generator": s.Generator, "content_roots": s.Roots, "front_matter": map[string]int{"toml": s.TOML, "yaml": s.YAML, "none": s.None},
+			"families": s.Families(), "counts": counts, "errors": len(errs), "warnings": len(found) - len(errs), "problems": found}); err != nil {
+			return err
+		}
+	} else {
+		layout := "an existing documentation tree"
+		if s.Generator != "" {
+			layout = "an existing " + s.Generator + " documentation tree"
+		}
+		fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s for %s\n", id, abs, layout)
+		fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))
+		fmt.Fprintf(e.stdout, "  files: %d Markdown (front matter: %d TOML, %d YAML, %d none)\n", s.Files, s.TOML, s.YAML, s.None)
+		fmt.Fprintf(e.stdout, "  families: %s (one per top-level folder; kind page)\n", strings.Join(s.Families(), ", "))
+		fmt.Fprintf(e.stdout, "  nodes: %d; links: %d found, %d relations after resolving\n", counts.Nodes, counts.Links, counts.LinkEdges)
+		fmt.Fprintf(e.stdout, "  problems: %d errors, %d warnings\n", len(errs), len(found)-len(errs))
+		printProblems(e.stdout, found)
+		for _, c := range created {
+			fmt.Fprintf(e.stdout, "  created %s\n", c)
+		}
+		if len(errs) > 0 {
+			fmt.Fprintln(e.stdout, "next: fix the errors above (the descriptor is written and correct), then run 'docforge sync'")
+		} else {
+			fmt.Fprintln(e.stdout, "next: run 'docforge sync', then 'docforge search TERM' or 'docforge view'")
+		}
+	}
+	if len(errs) > 0 {
+		return exitError(exitValidation)
+	}
+	return nil
 }

@@ -193,3 +193,37 @@ func TestRenderCommand(t *testing.T) {
 		t.Errorf("unknown view: %d %s", code, stderr)
 	}
 }
+
+// init in a tree written for another tool adopts it without editing a document, prints what
+// the first sync will find, and that sync succeeds.
+func TestInitAdoptsAnExistingTree(t *testing.T) {
+	root := copyTree(t, "../../examples/testdata/adopt-docusaurus")
+	out, stderr, code := docforge(t, root, "init", "--id", "courier")
+	for _, want := range []string{"existing docusaurus documentation tree", "content roots: docs",
+		"front matter: 0 TOML, 4 YAML, 0 none", "families: docs, guides, storage", "nodes: 4; links: 6 found, 5 relations",
+		"docs/guides/setup.md:6:45: warning dangling_link", "created docforge.toml", "next: run 'docforge sync'"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("init output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("init exit %d: %s", code, stderr)
+	}
+	if out, e, code := docforge(t, root, "sync"); code != 0 || !strings.Contains(out, "4 nodes, 5 edges") {
+		t.Fatalf("sync after init: %d %s %s", code, out, e)
+	}
+	if out, _, code := docforge(t, root, "deps", "intro"); code != 0 || !strings.Contains(out, "-> relates_to storage/wal  Write-ahead log  [storage/page]  at #segments") {
+		t.Errorf("dependencies: %d %s", code, out)
+	}
+
+	// Errors in the documents are reported with positions; the descriptor stays, exit 1.
+	broken := copyTree(t, "../../examples/testdata/adopt-github")
+	os.WriteFile(filepath.Join(broken, "docs", "storage.md"), []byte("---\ntitle: [unclosed\n---\n"), 0o644)
+	out, _, code = docforge(t, broken, "init")
+	if code != 1 || !strings.Contains(out, "docs/storage.md:2:1: error malformed_front_matter") || !strings.Contains(out, "next: fix the errors above") {
+		t.Errorf("init on a broken tree: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(broken, "docforge.toml")); err != nil {
+		t.Errorf("descriptor not kept: %v", err)
+	}
+}

@@ -90,10 +90,10 @@ func printNode(w io.Writer, v *index.NodeView) {
 	}
 	fmt.Fprintf(w, "  source: %s\n  content: %s\n", loc, v.ContentHash)
 	for _, l := range v.Outgoing {
-		fmt.Fprintf(w, "  -> %s %s  (%s)\n", l.Relation, l.NodeID, l.Title)
+		fmt.Fprintf(w, "  -> %s %s%s  (%s)\n", l.Relation, l.NodeID, anchorSuffix(l.Anchor), l.Title)
 	}
 	for _, l := range v.Incoming {
-		fmt.Fprintf(w, "  <- %s %s  (%s)\n", l.Relation, l.NodeID, l.Title)
+		fmt.Fprintf(w, "  <- %s %s  (%s)%s\n", l.Relation, l.NodeID, l.Title, anchorNote(l.Anchor))
 	}
 	if v.IncomingTruncated {
 		fmt.Fprintln(w, "  <- ... more: use 'docforge backlinks'")
@@ -126,7 +126,7 @@ func printLinks(w io.Writer, l *index.LinkList, arrow string) {
 		return
 	}
 	for _, k := range l.Links {
-		fmt.Fprintf(w, "%s %s %s  %s  [%s/%s]\n", arrow, k.Relation, k.NodeID, k.Title, k.Family, k.Kind)
+		fmt.Fprintf(w, "%s %s %s  %s  [%s/%s]%s\n", arrow, k.Relation, k.NodeID, k.Title, k.Family, k.Kind, anchorNote(k.Anchor))
 	}
 	if l.Truncated {
 		fmt.Fprintf(w, "(truncated at %d: raise --limit)\n", l.Limit)
@@ -416,4 +416,20 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		printPagination(w, *p.Pagination)
 	}
 	return nil
+}
+
+// anchorSuffix shows the heading a link named in its target, as the link wrote it.
+func anchorSuffix(anchor string) string {
+	if anchor == "" {
+		return ""
+	}
+	return "#" + anchor
+}
+
+// anchorNote says which heading of the target a link named.
+func anchorNote(anchor string) string {
+	if anchor == "" {
+		return ""
+	}
+	return "  at #" + anchor
 }

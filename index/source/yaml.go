@@ -79,7 +79,7 @@ func decodeYAMLFrontMatter(rel, text string, firstLine int, f *nodeFields, lenie
 	offset := firstLine - 1
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, []problem.Problem{yamlProblem(problem.MalformedFrontMatter, rel, err, offset, firstLine)}
+		return nil, []problem.Problem{yamlProblem(problem.MalformedFrontMatter, rel, text, err, offset, firstLine)}
 	}
 	pos := &yamlPositions{keys: map[string]tomlpos.Pos{}, values: map[string][]tomlpos.Pos{}}
 	if len(doc.Content) == 0 {
@@ -105,10 +105,10 @@ func decodeYAMLFrontMatter(rel, text string, firstLine int, f *nodeFields, lenie
 	if err := m.Decode(f); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
-			return nil, append(probs, yamlProblem(problem.MalformedFrontMatter, rel, err, offset, firstLine))
+			return nil, append(probs, yamlProblem(problem.MalformedFrontMatter, rel, text, err, offset, firstLine))
 		}
 		for _, msg := range te.Errors {
-			p := yamlProblem(problem.InvalidField, rel, errors.New(msg), offset, firstLine)
+			p := yamlProblem(problem.InvalidField, rel, text, errors.New(msg), offset, firstLine)
 			if lenient {
 				p.Severity = problem.SeverityWarning
 				p.Message += "; the field is left out"
@@ -120,17 +120,51 @@ func decodeYAMLFrontMatter(rel, text string, firstLine int, f *nodeFields, lenie
 }
 
 // yamlProblem positions one error of the YAML library at the file line it names.
-func yamlProblem(c problem.Code, rel string, err error, offset, firstLine int) problem.Problem {
+func yamlProblem(c problem.Code, rel, text string, err error, offset, firstLine int) problem.Problem {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := firstLine
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		// The library counts lines from 0 for parser errors that name the construct left
-		// open ("did not find expected ..."), and from 1 for the others.
-		if strings.HasPrefix(m[2], "did not find expected") {
-			n++
+		// For a flow collection left open ("did not find expected ',' or ']'") the library's
+		// line is neither the opening nor the end reliably; the line that opened the
+		// collection is what a person must fix.
+		if open := unclosedFlowLine(text); strings.HasPrefix(m[2], "did not find expected") && open > 0 {
+			n = open
 		}
 		line, msg = n+offset, m[2]
 	}
 	return problem.New(c, problem.Location{Path: rel, Line: line, Column: 1}, "YAML front matter: %s", msg)
+}
+
+// unclosedFlowLine returns the 1-based line of text on which a [ or { opened that is still
+// open at the end, or 0. Quoted text is skipped.
+func unclosedFlowLine(text string) int {
+	depth, opened := 0, 0
+	for i, line := range strings.Split(text, "\n") {
+		var quote rune
+	chars:
+		for _, r := range line {
+			switch {
+			case quote != 0:
+				if r == quote {
+					quote = 0
+				}
+			case r == '"' || r == '\'':
+				quote = r
+			case r == '#':
+				break chars // a comment runs to the end of the line
+			case r == '[' || r == '{':
+				if depth == 0 {
+					opened = i + 1
+				}
+				depth++
+			case (r == ']' || r == '}') && depth > 0:
+				depth--
+			}
+		}
+	}
+	if depth == 0 {
+		return 0
+	}
+	return opened
 }
