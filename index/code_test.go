@@ -3,7 +3,6 @@ package index_test
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,46 +10,17 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 )
 
-// copyTree copies the regular files under src whose names keep returns true into dst.
-func copyTree(t testing.TB, src, dst string, keep func(rel string) bool) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if e.IsDir() {
-			if strings.HasPrefix(e.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !e.Type().IsRegular() || !keep(rel) {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	must(t, err)
-}
-
 // courier copies the example project, Go code included, into a temporary directory.
 func courier(t testing.TB) *project.Descriptor {
 	t.Helper()
 	root := t.TempDir()
-	copyTree(t, filepath.Join("..", "examples", "courier"), root, func(string) bool { return true })
+	fixture.Copy(t, filepath.Join("..", "examples", "courier"), root, func(string) bool { return true })
 	return load(t, root)
 }
 
@@ -129,7 +99,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 func TestAdapterOnThisRepository(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	copyTree(t, "..", filepath.Join(root, "code"), func(rel string) bool {
+	fixture.Copy(t, "..", filepath.Join(root, "code"), func(rel string) bool {
 		return rel == "go.mod" || (strings.HasSuffix(rel, ".go") && !strings.HasPrefix(rel, "examples"))
 	})
 	write(t, &project.Descriptor{Root: root}, "docforge.toml", `schema_version = 1

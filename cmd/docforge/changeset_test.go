@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/project"
 )
 
 // The review CLI on a changeset an agent registered: list, show, validate, diff, preview,
 // then apply by exact hash (refused with a wrong one).
 func TestChangesetCommands(t *testing.T) {
-	root := copyTree(t, filepath.Join("..", "..", "examples", "courier"))
+	root := fixture.Temp(t, filepath.Join("..", "..", "examples", "courier"))
 	d, _, err := project.Load(root)
 	if err != nil || d == nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docforge/docforge/index/fixture"
 )
 
 var binary string
@@ -45,35 +47,8 @@ func docforge(t *testing.T, dir string, args ...string) (stdout, stderr string, 
 	return o.String(), e.String(), 0
 }
 
-// copyTree copies the example so tests never write into the repository.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if strings.HasPrefix(rel, ".docforge") {
-			return filepath.SkipDir
-		}
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func TestCommandsOnTheExample(t *testing.T) {
-	root := copyTree(t, "../../examples/courier")
+	root := fixture.Temp(t, "../../examples/courier")
 	sub := filepath.Join(root, "docs", "architecture")
 	tests := []struct {
 		name string
@@ -120,7 +95,7 @@ func TestCommandsOnTheExample(t *testing.T) {
 }
 
 func TestJSONOutputIsMachineReadable(t *testing.T) {
-	root := copyTree(t, "../../examples/courier")
+	root := fixture.Temp(t, "../../examples/courier")
 	out, _, code := docforge(t, root, "search", "--json", "retention")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -172,7 +147,7 @@ func TestNoProjectIsAClearUsageError(t *testing.T) {
 // docforge render writes every view and its receipt; --status and --deep report the states
 // and exit 1 unless every view is current.
 func TestRenderCommand(t *testing.T) {
-	root := copyTree(t, "../../examples/courier")
+	root := fixture.Temp(t, "../../examples/courier")
 	out, stderr, code := docforge(t, root, "render")
 	if code != 0 || !strings.Contains(out, "wrote site/architecture.html: view architecture, 16 nodes") || !strings.Contains(out, "wrote site/requirements.html") {
 		t.Fatalf("render: %d %s %s", code, out, stderr)
@@ -197,7 +172,7 @@ func TestRenderCommand(t *testing.T) {
 // init in a tree written for another tool adopts it without editing a document, prints what
 // the first sync will find, and that sync succeeds.
 func TestInitAdoptsAnExistingTree(t *testing.T) {
-	root := copyTree(t, "../../examples/testdata/adopt-docusaurus")
+	root := fixture.Temp(t, "../../examples/testdata/adopt-docusaurus")
 	out, stderr, code := docforge(t, root, "init", "--id", "courier")
 	for _, want := range []string{"existing docusaurus documentation tree", "content roots: docs",
 		"front matter: 0 TOML, 4 YAML, 0 none", "families: docs, guides, storage", "nodes: 4; links: 6 found, 5 relations",
@@ -217,7 +192,7 @@ func TestInitAdoptsAnExistingTree(t *testing.T) {
 	}
 
 	// Errors in the documents are reported with positions; the descriptor stays, exit 1.
-	broken := copyTree(t, "../../examples/testdata/adopt-github")
+	broken := fixture.Temp(t, "../../examples/testdata/adopt-github")
 	os.WriteFile(filepath.Join(broken, "docs", "storage.md"), []byte("---\ntitle: [unclosed\n---\n"), 0o644)
 	out, _, code = docforge(t, broken, "init")
 	if code != 1 || !strings.Contains(out, "docs/storage.md:2:1: error malformed_front_matter") || !strings.Contains(out, "next: fix the errors above") {

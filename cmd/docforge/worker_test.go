@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker"
@@ -44,7 +45,7 @@ func startWorker(t *testing.T, root, socket string) *exec.Cmd {
 // A worker process serves the tools over its socket (version 2 only), reports its health
 // without opening SQLite, and a killed worker is worker_unavailable, promptly.
 func TestWorkerProcessOverGRPC(t *testing.T) {
-	root := copyTree(t, "../../examples/courier")
+	root := fixture.Temp(t, "../../examples/courier")
 	socket := filepath.Join(t.TempDir(), "run", "worker.sock")
 	cmd := startWorker(t, root, socket)
 	caller, err := worker.DialWorker(socket)
@@ -93,7 +94,7 @@ func TestWorkerProcessOverGRPC(t *testing.T) {
 
 // SIGTERM stops a worker cleanly and removes its socket.
 func TestWorkerStopsOnSIGTERM(t *testing.T) {
-	root := copyTree(t, "../../examples/courier")
+	root := fixture.Temp(t, "../../examples/courier")
 	socket := filepath.Join(t.TempDir(), "worker.sock")
 	cmd := startWorker(t, root, socket)
 	cmd.Process.Signal(syscall.SIGTERM)
@@ -253,7 +254,7 @@ func TestManagerSocketActivation(t *testing.T) {
 // 'docforge view' gets a viewer from the manager's worker, prints its URL, and returns while
 // the viewer keeps serving; a second run reuses it; a bad view is refused with its code.
 func TestViewCommand(t *testing.T) {
-	root := copyTree(t, "../../examples/courier")
+	root := fixture.Temp(t, "../../examples/courier")
 	run, _ := managerEnv(t)
 	out, code := run("view", "--project-root", root, "--no-open", "arch.store")
 	if code != 0 || !strings.Contains(out, "started a viewer of generation 1") {

@@ -11,34 +11,11 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index/adopt"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
 )
-
-// copyTree copies a fixture so that the descriptor can be written beside it.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // graphOf lists a project's nodes, edges (with their anchors) and problems in the form of a
 // fixture's expected.txt.
@@ -109,7 +86,7 @@ func TestFixturesAdoptWithoutEdits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
-			root := copyTree(t, filepath.Join("../../examples/testdata", c.fixture))
+			root := fixture.Temp(t, filepath.Join("../../examples/testdata", c.fixture))
 			s, err := adopt.Take(root)
 			if err != nil {
 				t.Fatal(err)
