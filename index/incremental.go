@@ -24,9 +24,10 @@ import (
 // position; the incremental copy is discarded.
 var errNeedsValidation = errors.New("delta does not validate")
 
-// errNeedsColdBuild means the delta changed which file holds which node in a project whose
-// Markdown links are relations: links in files outside the delta may now resolve
-// differently, so the caller builds from scratch instead.
+// errNeedsColdBuild means a changed file now holds other node IDs in a project whose
+// Markdown links are relations: links in files outside the delta may resolve differently, so
+// the caller builds from scratch instead. (Added and removed files are caught before the
+// incremental build starts: see movesLinkTargets.)
 var errNeedsColdBuild = errors.New("delta moves link targets")
 
 // delta is the set of files an incremental build re-reads or drops.
@@ -36,6 +37,25 @@ type delta struct {
 }
 
 func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
+
+// movesLinkTargets reports whether, in a project whose links are relations, the delta adds or
+// removes a file: a link in an unchanged file may then name a different node (or one at
+// last), so only a cold build is exact. It needs the file lists alone, so the decision costs
+// neither a copy of the index nor a parse.
+func (dl delta) movesLinkTargets(d *project.Descriptor, old map[string]fileRow) bool {
+	if !d.Sources.Links.On() {
+		return false
+	}
+	if len(dl.removed) > 0 {
+		return true
+	}
+	for _, f := range dl.changed {
+		if _, ok := old[f.Path]; !ok {
+			return true
+		}
+	}
+	return false
+}
 
 type fileRow struct {
 	file source.File
@@ -126,16 +146,6 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	defer end(&retErr)
 
 	linksOn := d.Sources.Links.On()
-	if linksOn {
-		if len(dl.removed) > 0 {
-			return errNeedsColdBuild
-		}
-		for _, f := range dl.changed {
-			if _, ok := old[f.Path]; !ok {
-				return errNeedsColdBuild
-			}
-		}
-	}
 	var parsed []source.Parsed
 	loader := source.NewLoader(d, b.policy)
 	known := make(map[string]string, len(dl.changed))
@@ -552,7 +562,7 @@ func (t *indexTargets) NodesIn(path string) []source.FileNode {
 	return out
 }
 
-func (t *indexTargets) HasNode(id string) bool {
+func (t *indexTargets) Has(id string) bool {
 	_, ok := lookupKey(t.conn, id)
 	return ok
 }

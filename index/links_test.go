@@ -138,4 +138,17 @@ func TestLinkAnchorsOnEdges(t *testing.T) {
 		t.Errorf("build %s", res.Build)
 	}
 	check("")
+
+	// Giving the file an explicit ID changes what links elsewhere name: a cold build.
+	must(t, os.WriteFile(filepath.Join(root, "docs", "index.md"), []byte("---\nid: home\n---\n# Home\n\n[the WAL](storage/wal.md#recovery)\n"), 0o644))
+	res, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	in, err := snap.Backlinks(ctx, "storage/wal", 10)
+	must(t, err)
+	if res.Build != index.BuildCold || len(in.Links) != 1 || in.Links[0].NodeID != "home" || in.Links[0].Anchor != "recovery" {
+		t.Errorf("after the ID change: build %s, backlinks %+v", res.Build, in.Links)
+	}
 }

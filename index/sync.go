@@ -217,7 +217,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, er
 	filesParsed := len(inv.Files)
 	if prevUsable && !opts.Rebuild {
 		dl = computeDelta(inv, prevFiles)
-		if dl.size() <= max(256, len(inv.Files)/4) {
+		if dl.size() <= max(256, len(inv.Files)/4) && !dl.movesLinkTargets(d, prevFiles) {
 			kind = BuildIncremental
 		}
 	}

@@ -59,33 +59,32 @@ func ensureAdopted(dir string, files int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	marker := filepath.Join(proj, ".generated")
-	want := fmt.Sprintf("adopted %s files %d\n", adoptedVersion, files)
-	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
-		return proj, nil
-	}
-	fmt.Fprintf(os.Stderr, "generating an adopted tree of %d files in %s ...\n", files, proj)
-	if err := os.RemoveAll(proj); err != nil {
-		return "", err
-	}
+	return proj, generateOnce(proj, fmt.Sprintf("adopted %s files %d\n", adoptedVersion, files), func() error {
+		fmt.Fprintf(os.Stderr, "generating an adopted tree of %d files in %s ...\n", files, proj)
+		if err := os.RemoveAll(proj); err != nil {
+			return err
+		}
+		return writeAdopted(proj, files)
+	})
+}
+
+// writeAdopted writes the pages and the descriptor 'docforge init' proposes for them.
+func writeAdopted(proj string, files int) error {
 	a := adoptedTree{files: files}
 	for i := 0; i < files; i++ {
 		p := filepath.Join(proj, filepath.FromSlash(a.relPath(i)))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
+			return err
 		}
 		if err := os.WriteFile(p, a.page(i, 0), 0o644); err != nil {
-			return "", err
+			return err
 		}
 	}
 	s, err := adopt.Take(proj)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if err := os.WriteFile(filepath.Join(proj, project.FileName), []byte(s.Descriptor("adopted", "Adopted tree")), 0o644); err != nil {
-		return "", err
-	}
-	return proj, os.WriteFile(marker, []byte(want), 0o644)
+	return os.WriteFile(filepath.Join(proj, project.FileName), []byte(s.Descriptor("adopted", "Adopted tree")), 0o644)
 }
 
 // measureAdopted times cold syncs and one-file edits of the adopted tree.
@@ -120,6 +119,7 @@ func measureAdopted(ctx context.Context, dir string, files, runs int) (string, e
 	a := adoptedTree{files: files}
 	rng := rand.New(rand.NewPCG(9, 9))
 	var published, total []time.Duration
+	var phases [][]index.Timing
 	var touched []int
 	defer func() {
 		for _, i := range touched {
@@ -140,6 +140,7 @@ func measureAdopted(ctx context.Context, dir string, files, runs int) (string, e
 			return "", fmt.Errorf("adopted edit sync: built %q over %d files", res.Build, res.FilesChanged)
 		}
 		published, total = append(published, res.Published), append(total, res.Elapsed)
+		phases = append(phases, res.Timings)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Adopted documentation tree (%d YAML files, ~5 relative links each)\n\n", files)
@@ -148,5 +149,6 @@ func measureAdopted(ctx context.Context, dir string, files, runs int) (string, e
 	fmt.Fprintf(&b, "| cold sync (%d nodes, %d edges) | %.0f ms | %d |\n", files, edges, median(cold), runs)
 	fmt.Fprintf(&b, "| one-file edit, published | %.1f ms | 15 |\n", median(published))
 	fmt.Fprintf(&b, "| one-file edit, sync returned | %.1f ms | 15 |\n", median(total))
+	fmt.Fprintf(&b, "\nOne-file edit phases (median ms): %s\n", phaseList(medianPhases(phases)))
 	return b.String(), nil
 }

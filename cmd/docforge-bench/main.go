@@ -163,18 +163,28 @@ func ensureProject(dir string, n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return proj, generateOnce(proj, fmt.Sprintf("generator %s nodes %d\n", genVersion, n), func() error {
+		fmt.Fprintf(os.Stderr, "generating %d nodes in %s ...\n", n, proj)
+		start := time.Now()
+		if err := newGenerator(n, 42).write(proj); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "generated in %s\n", time.Since(start).Round(time.Millisecond))
+		return nil
+	})
+}
+
+// generateOnce runs write unless proj's .generated marker already says want, then records
+// want: generated projects are reused until their generator changes.
+func generateOnce(proj, want string, write func() error) error {
 	marker := filepath.Join(proj, ".generated")
-	want := fmt.Sprintf("generator %s nodes %d\n", genVersion, n)
 	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
-		return proj, nil
+		return nil
 	}
-	fmt.Fprintf(os.Stderr, "generating %d nodes in %s ...\n", n, proj)
-	start := time.Now()
-	if err := newGenerator(n, 42).write(proj); err != nil {
-		return "", err
+	if err := write(); err != nil {
+		return err
 	}
-	fmt.Fprintf(os.Stderr, "generated in %s\n", time.Since(start).Round(time.Millisecond))
-	return proj, os.WriteFile(marker, []byte(want), 0o644)
+	return os.WriteFile(marker, []byte(want), 0o644)
 }
 
 // measureChild runs 'measure' in a child process and adds the child's peak RSS to its report.

@@ -190,7 +190,7 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 	if err != nil || d == nil {
 		return fmt.Errorf("init: reload %s: %w (%v)", descPath, err, probs)
 	}
-	found, counts, _, err := source.Survey(e.ctx, d, e.policy(), 0)
+	found, counts, _, err := source.ValidateCounting(e.ctx, d, e.policy(), 0)
 	if err != nil {
 		return err
 	}

@@ -388,13 +388,7 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 	if df.DerivesIDs() && (df.Family == "" || df.Kind == "") {
 		v.add(problem.InvalidDescriptor, "sources.defaults", "sources.defaults derives IDs but names no default family and kind; set family and kind so that files stating neither still validate")
 	}
-	switch df.ForeignFields {
-	case "", "error":
-		df.ForeignFields = "error"
-	case "ignore":
-	default:
-		v.add(problem.InvalidDescriptor, "sources.defaults.foreign_fields", "sources.defaults.foreign_fields is %q; use \"error\" or \"ignore\"", df.ForeignFields)
-	}
+	v.choice("sources.defaults.foreign_fields", &df.ForeignFields, "error", "ignore")
 
 	l := &d.Sources.Links
 	if linksDeclared && !enabledDeclared {
@@ -407,12 +401,21 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 	if l.On() && !d.HasRelation(l.Relation) {
 		v.add(problem.UndeclaredRelation, "sources.links", "links become %q relations, which [relations].allowed does not list; add it, or set sources.links.relation to a declared relation", l.Relation)
 	}
-	switch l.Dangling {
-	case "", "warning":
-		l.Dangling = "warning"
-	case "error":
-	default:
-		v.add(problem.InvalidDescriptor, "sources.links.dangling", "sources.links.dangling is %q; use \"warning\" or \"error\"", l.Dangling)
+	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
+}
+
+// choice checks a closed-vocabulary setting at key: empty becomes the first (default) of
+// allowed; anything outside allowed is reported.
+func (v *validator) choice(key string, value *string, allowed ...string) {
+	switch {
+	case *value == "":
+		*value = allowed[0]
+	case !slices.Contains(allowed, *value):
+		quoted := make([]string, len(allowed))
+		for i, a := range allowed {
+			quoted[i] = strconv.Quote(a)
+		}
+		v.add(problem.InvalidDescriptor, key, "%s is %q; use %s", key, *value, strings.Join(quoted, " or "))
 	}
 }
 

@@ -58,11 +58,8 @@ func (c *Checker) Add(f *graph.Fragment) {
 	c.resolved = nil
 }
 
-// NodesIn and HasNode make the checker the link targets of its own fragments.
+// NodesIn and Has make the checker the link targets of its own fragments.
 func (c *Checker) NodesIn(path string) []FileNode { return c.files[path] }
-
-// HasNode reports whether a fragment defined id.
-func (c *Checker) HasNode(id string) bool { return c.Has(id) }
 
 // linkOutcome resolves the links once all fragments are in.
 func (c *Checker) linkOutcome() *resolvedLinks {

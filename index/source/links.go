@@ -173,7 +173,7 @@ type FileNode struct {
 // holds, and whether a node ID exists.
 type LinkTargets interface {
 	NodesIn(path string) []FileNode
-	HasNode(id string) bool
+	Has(id string) bool
 }
 
 // ResolveLinks turns links into edges of the descriptor's link relation. A link names the
@@ -197,7 +197,7 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 	for _, l := range links {
 		target := ""
 		if l.ID != "" {
-			if !t.HasNode(l.ID) {
+			if !t.Has(l.ID) {
 				dangling(l, "node %s: wiki link [[%s]] names no node", l.Source, l.Dest)
 				continue
 			}

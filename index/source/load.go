@@ -256,7 +256,7 @@ func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) 
 // Validate loads every source of d and returns all problems (bounded), without writing
 // anything. It is the whole of `docforge validate`.
 func Validate(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, *Inventory, error) {
-	probs, _, inv, err := Survey(ctx, d, policy, limit)
+	probs, _, inv, err := ValidateCounting(ctx, d, policy, limit)
 	return probs, inv, err
 }
 
@@ -271,8 +271,8 @@ type Counts struct {
 	LinkEdges int `json:"link_edges"`
 }
 
-// Survey is Validate that also counts what the project holds.
-func Survey(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, Counts, *Inventory, error) {
+// ValidateCounting is Validate that also counts what the project holds.
+func ValidateCounting(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, Counts, *Inventory, error) {
 	inv, err := Scan(ctx, d)
 	if err != nil {
 		return nil, Counts{}, nil, err
