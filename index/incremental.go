@@ -240,6 +240,9 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			rec := n.Record
 			if on, ok := olds[n.ID]; ok {
 				if on.hash == rec.Hash() {
+					if err := w.replaceStamps(on.key, n); err != nil {
+						return err
+					}
 					continue
 				}
 				if err := w.deleteNode(on.key, on.hash); err != nil {

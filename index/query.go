@@ -46,6 +46,11 @@ type Link struct {
 	// Anchor is the heading a Markdown link named in the target (outgoing) or, seen from the
 	// target, in this node (incoming); empty for declared relations.
 	Anchor string `json:"anchor,omitempty"`
+	// Review is "confirmed" or "suspect" when the relation carries a review stamp, and empty
+	// when it was never reviewed; Changes says, for a suspect one, what changed in the target
+	// since the stamp.
+	Review  string   `json:"review,omitempty"`
+	Changes []string `json:"review_changes,omitempty"`
 }
 
 // LinkList is a bounded list of links.
@@ -111,20 +116,35 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 }
 
 // links lists up to limit relations out of (outgoing) or into a node, ordered by relation and
-// the other node's ID.
+// the other node's ID, with the review state of each.
 func links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
-	const cols = `SELECT r.name, n.id, n.title, n.kind, n.family, coalesce(a.anchor, '') FROM edges e
-		JOIN relations r ON r.rel = e.rel
-		LEFT JOIN edge_anchors a ON a.src = e.src AND a.rel = e.rel AND a.dst = e.dst `
-	q := cols + `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
-	if !outgoing {
-		q = cols + `JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ?`
+	// n is the node at the other end, t the relation's target (n itself when outgoing).
+	q := `SELECT r.name, n.id, n.title, n.kind, n.family, coalesce(a.anchor, ''),
+		st.hash, st.head, st.body, st.path, t.id, t.content_hash, t.head_digest, t.body_digest, t.source_path
+		FROM edges e JOIN relations r ON r.rel = e.rel
+		LEFT JOIN edge_anchors a ON a.src = e.src AND a.rel = e.rel AND a.dst = e.dst
+		JOIN nodes t ON t.key = e.dst
+		LEFT JOIN stamps st ON st.src = e.src AND st.target = t.id `
+	if outgoing {
+		q += `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
+	} else {
+		q += `JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ?`
 	}
 	out := []Link{}
 	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{
 		Args: []any{key, limit + 1},
 		ResultFunc: func(s *sqlite.Stmt) error {
-			out = append(out, Link{Relation: s.ColumnText(0), NodeID: s.ColumnText(1), Title: s.ColumnText(2), Kind: s.ColumnText(3), Family: s.ColumnText(4), Anchor: s.ColumnText(5)})
+			l := Link{Relation: s.ColumnText(0), NodeID: s.ColumnText(1), Title: s.ColumnText(2), Kind: s.ColumnText(3), Family: s.ColumnText(4), Anchor: s.ColumnText(5)}
+			if s.ColumnType(6) != sqlite.TypeNull {
+				stamp := graph.Stamp{Hash: s.ColumnText(6), Parts: graph.Parts{Head: s.ColumnText(7), Body: s.ColumnText(8)}, Path: s.ColumnText(9)}
+				target := graph.Node{Record: graph.Record{ID: s.ColumnText(10), ContentHash: s.ColumnText(11), SourcePath: s.ColumnText(14)},
+					Parts: graph.Parts{Head: s.ColumnText(12), Body: s.ColumnText(13)}}
+				l.Review = graph.ReviewState(stamp.Hash, target.ContentHash)
+				if l.Review == graph.Suspect {
+					l.Changes = stamp.Changes(&target, strings.HasPrefix(target.ID, graph.CodePrefix))
+				}
+			}
+			out = append(out, l)
 			return nil
 		},
 	})
@@ -448,6 +468,8 @@ type ImpactHit struct {
 	Via       string `json:"via"`
 	From      string `json:"from"`
 	Direction string `json:"direction"` // "incoming": this node points at From; "outgoing": From points at it
+	// Review is the review state of the Via relation: "suspect", "confirmed", or empty.
+	Review string `json:"review,omitempty"`
 }
 
 // ImpactResult is the bounded answer of an impact query.
@@ -553,7 +575,7 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 			if h.Outgoing {
 				dir = "outgoing"
 			}
-			out.Nodes = append(out.Nodes, ImpactHit{NodeSummary: summaryOf(recs[i].Record), Depth: d, Via: h.Relation, From: h.From.ID, Direction: dir})
+			out.Nodes = append(out.Nodes, ImpactHit{NodeSummary: summaryOf(recs[i].Record), Depth: d, Via: h.Relation, From: h.From.ID, Direction: dir, Review: h.Review})
 		}
 		if out.Truncated {
 			return out, nil

@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.
@@ -55,7 +55,9 @@ CREATE TABLE nodes (
   line         INTEGER NOT NULL,
   content_hash TEXT NOT NULL,
   record_hash  TEXT NOT NULL,
-  headings     TEXT NOT NULL    -- JSON array
+  headings     TEXT NOT NULL,   -- JSON array
+  head_digest  TEXT NOT NULL,   -- graph.Parts: what a review stamp compares part by part
+  body_digest  TEXT NOT NULL
 );
 
 CREATE TABLE bodies (
@@ -89,6 +91,18 @@ CREATE TABLE edge_anchors (
   dst    INTEGER NOT NULL,
   anchor TEXT NOT NULL,
   PRIMARY KEY (src, rel, dst)
+) WITHOUT ROWID;
+
+-- Review stamps (graph.Stamp): what the relations of node src to target were confirmed
+-- against. The target is a text ID because a stamped target may since have disappeared.
+CREATE TABLE stamps (
+  src    INTEGER NOT NULL,
+  target TEXT NOT NULL,
+  hash   TEXT NOT NULL,
+  head   TEXT NOT NULL,
+  body   TEXT NOT NULL,
+  path   TEXT NOT NULL,
+  PRIMARY KEY (src, target)
 ) WITHOUT ROWID;
 
 -- Relations an adapter derived (calls, imports, ...), by the file they came from. One is an

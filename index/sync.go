@@ -482,11 +482,11 @@ func fault(opts Options, step string) error {
 }
 
 func invalidProject(ctx context.Context, d *project.Descriptor, policy string) error {
-	probs, _, err := source.Validate(ctx, d, policy, 0)
+	v, err := source.Validate(ctx, d, policy, 0)
 	if err != nil {
 		return err
 	}
-	return projectInvalid(probs)
+	return projectInvalid(v.Problems)
 }
 
 func projectInvalid(probs []problem.Problem) error {

@@ -27,6 +27,9 @@ type Hop struct {
 	To       NodeRef
 	Relation string
 	Outgoing bool
+	// Review is the relation's review state: graph.Confirmed, graph.Suspect, or "" when it
+	// carries no stamp.
+	Review string
 }
 
 // Expansion is one breadth-first level: the qualifying edges of the expanded nodes, in the
@@ -86,12 +89,22 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		if err != nil || len(want) == 0 {
 			return err
 		}
-		near, far := "src", "dst"
+		// The review state needs the target's ID and hash: the far node's going forwards, the
+		// expanded node's (bound as ?3 and ?4) going backwards. The stamp probe is one primary
+		// key lookup, and the CASE reads the hash only for a stamped edge.
+		near, far, targetID, targetHash := "src", "dst", "n.id", "n.content_hash"
 		if !outgoing {
-			near, far = "dst", "src"
+			near, far, targetID, targetHash = "dst", "src", "?3", "?4"
 		}
-		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far +
-			` WHERE e.` + near + ` = ? ORDER BY r.name, n.id LIMIT ?`)
+		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel,
+			CASE WHEN s.hash IS NULL THEN '' WHEN s.hash = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END
+			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far + `
+			LEFT JOIN stamps s ON s.src = e.src AND s.target = ` + targetID +
+			` WHERE e.` + near + ` = ?1 ORDER BY r.name, n.id LIMIT ?2`)
+		var hashOf *sqlite.Stmt
+		if !outgoing {
+			hashOf = conn.Prep(`SELECT content_hash FROM nodes WHERE key = ?`)
+		}
 		for _, f := range from {
 			remaining := budget - out.Examined
 			if remaining <= 0 {
@@ -100,6 +113,14 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 			}
 			st.BindInt64(1, f.Key)
 			st.BindInt64(2, int64(remaining)+1)
+			if hashOf != nil {
+				hash, err := nodeHash(hashOf, f.Key)
+				if err != nil {
+					return fmt.Errorf("expand %s: %w", f.ID, err)
+				}
+				st.BindText(3, f.ID)
+				st.BindText(4, hash)
+			}
 			for {
 				ok, err := st.Step()
 				if err != nil {
@@ -115,7 +136,7 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 				}
 				out.Examined++
 				if want[st.ColumnInt64(3)] {
-					out.Hops = append(out.Hops, Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing})
+					out.Hops = append(out.Hops, Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing, Review: st.ColumnText(4)})
 				}
 			}
 			if err := st.Reset(); err != nil {
@@ -128,6 +149,19 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		return nil
 	})
 	return out, err
+}
+
+func nodeHash(st *sqlite.Stmt, key int64) (string, error) {
+	defer st.Reset()
+	st.BindInt64(1, key)
+	ok, err := st.Step()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("read content hash of key %d: %w", key, err)
+	case !ok:
+		return "", fmt.Errorf("read content hash: no node has key %d", key)
+	}
+	return st.ColumnText(0), nil
 }
 
 // relationKeys returns the index keys of relation names; names the index does not know are

@@ -81,8 +81,8 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	}
 	record := graph.RecordHash(n)
 	s := w.conn.Prep(`INSERT INTO nodes(key, id, kind, family, title, status, authority, tags, language,
-		capabilities, source_path, anchor, line, content_hash, record_hash, headings)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.BindInt64(1, key)
 	s.BindText(2, n.ID)
 	s.BindText(3, n.Kind)
@@ -99,11 +99,16 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	s.BindText(14, n.ContentHash)
 	s.BindText(15, record)
 	s.BindText(16, string(headings))
+	s.BindText(17, n.Parts.Head)
+	s.BindText(18, n.Parts.Body)
 	if _, err := s.Step(); err != nil {
 		return fmt.Errorf("insert node %s: %w", n.ID, err)
 	}
 	if err := s.Reset(); err != nil {
 		return fmt.Errorf("insert node %s: %w", n.ID, err)
+	}
+	if err := w.insertStamps(key, n); err != nil {
+		return err
 	}
 	body := w.conn.Prep(`INSERT INTO bodies(key, body) VALUES (?, ?)`)
 	body.BindInt64(1, key)
@@ -264,6 +269,26 @@ func (w *writer) keyed(query, text string, key int64) error {
 	return s.Reset()
 }
 
+func (w *writer) insertStamps(key int64, n *graph.Node) error {
+	for _, st := range n.Stamps {
+		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO stamps(src, target, hash, head, body, path) VALUES (?, ?, ?, ?, ?, ?)`,
+			&sqlitex.ExecOptions{Args: []any{key, st.Target, st.Hash, st.Parts.Head, st.Parts.Body, st.Path}})
+		if err != nil {
+			return fmt.Errorf("insert node %s stamp: %w", n.ID, err)
+		}
+	}
+	return nil
+}
+
+// replaceStamps rewrites the stamps of a node whose record did not change: a re-review
+// touches only the stamps.
+func (w *writer) replaceStamps(key int64, n *graph.Node) error {
+	if err := sqlitex.Execute(w.conn, `DELETE FROM stamps WHERE src = ?`, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {
+		return fmt.Errorf("replace node %s stamps: %w", n.ID, err)
+	}
+	return w.insertStamps(key, n)
+}
+
 // deleteNode removes the node row at key with its tag, capability and search rows, and takes
 // its record hash out of the digest. Edges are the caller's business.
 func (w *writer) deleteNode(key int64, recordHash string) error {
@@ -275,6 +300,7 @@ func (w *writer) deleteNode(key int64, recordHash string) error {
 		`DELETE FROM bodies WHERE key = ?1`,
 		`DELETE FROM logic_steps WHERE owner = ?1`,
 		`DELETE FROM logic_edges WHERE owner = ?1`,
+		`DELETE FROM stamps WHERE src = ?1`,
 		`DELETE FROM nodes WHERE key = ?1`,
 	} {
 		if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {

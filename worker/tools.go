@@ -297,6 +297,10 @@ type validation struct {
 	Sources   int               `json:"sources"`
 	Problems  []problem.Problem `json:"problems"`
 	Truncated bool              `json:"truncated"`
+	// SuspectRelations are the stamped relations that are no longer confirmed: suspect (the
+	// target changed since the stamp) or dangling (it is gone), bounded like problems.
+	SuspectRelations          []source.Review `json:"suspect_relations"`
+	SuspectRelationsTruncated bool            `json:"suspect_relations_truncated,omitempty"`
 }
 
 func runValidate(c *call, args json.RawMessage) (any, error) {
@@ -306,11 +310,12 @@ func runValidate(c *call, args json.RawMessage) (any, error) {
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	probs, inv, err := source.Validate(c.ctx, c.d, c.b.Policy(), 0)
+	found, err := source.Validate(c.ctx, c.d, c.b.Policy(), 0)
 	if err != nil {
 		return nil, err
 	}
-	v := &validation{Sources: len(inv.Files), Problems: []problem.Problem{}}
+	probs := found.Problems
+	v := &validation{Sources: len(found.Inventory.Files), Problems: []problem.Problem{}, SuspectRelations: []source.Review{}}
 	for _, p := range probs {
 		if p.Severity == problem.SeverityError {
 			v.Errors++
@@ -325,6 +330,9 @@ func runValidate(c *call, args json.RawMessage) (any, error) {
 	}
 	v.Problems = append(v.Problems, probs[:min(len(probs), limit)]...)
 	v.Truncated = len(probs) > limit
+	suspects := source.Unconfirmed(found.Reviews)
+	v.SuspectRelations = append(v.SuspectRelations, suspects[:min(len(suspects), limit)]...)
+	v.SuspectRelationsTruncated = len(suspects) > limit
 	// Validation reads the sources themselves; the envelope reports the published index.
 	if pub, err := index.ReadPublication(index.PathsFor(c.d).Publication); err == nil {
 		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash

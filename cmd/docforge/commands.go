@@ -245,10 +245,11 @@ func runValidate(e *env) error {
 	if err != nil {
 		return err
 	}
-	probs, inv, err := source.Validate(e.ctx, d, e.policy(), 0)
+	v, err := source.Validate(e.ctx, d, e.policy(), 0)
 	if err != nil {
 		return err
 	}
+	probs, inv, suspects := v.Problems, v.Inventory, source.Unconfirmed(v.Reviews)
 	errs := 0
 	for _, p := range probs {
 		if p.Severity == problem.SeverityError {
@@ -257,11 +258,12 @@ func runValidate(e *env) error {
 	}
 	if e.json {
 		if err := e.writeJSON(e.stdout, map[string]any{"valid": errs == 0, "files": len(inv.Files), "errors": errs,
-			"warnings": len(probs) - errs, "problems": probs}); err != nil {
+			"warnings": len(probs) - errs, "problems": probs, "suspect_relations": suspects}); err != nil {
 			return err
 		}
 	} else {
 		printProblems(e.stdout, probs)
+		printSuspects(e.stdout, suspects)
 		if errs == 0 {
 			fmt.Fprintf(e.stdout, "valid: %d sources, %d warnings\n", len(inv.Files), len(probs))
 		} else {

@@ -190,10 +190,11 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 	if err != nil || d == nil {
 		return fmt.Errorf("init: reload %s: %w (%v)", descPath, err, probs)
 	}
-	found, counts, _, err := source.ValidateCounting(e.ctx, d, e.policy(), 0)
+	v, err := source.Validate(e.ctx, d, e.policy(), 0)
 	if err != nil {
 		return err
 	}
+	found, counts := v.Problems, v.Counts
 	errs := problem.Errors(found)
 	if e.json {
 		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "adopted": true,

@@ -9,6 +9,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/source"
 )
 
 func (e *env) writeJSON(w io.Writer, v any) error {
@@ -29,6 +30,33 @@ func printProblems(w io.Writer, probs []problem.Problem) {
 		}
 		fmt.Fprintf(w, "%s: %s %s: %s\n", where, p.Severity, p.Code, p.Message)
 		fmt.Fprintf(w, "    fix: %s\n", p.Remediation)
+	}
+}
+
+// printSuspects lists stamped relations that are no longer confirmed, with both hashes in
+// full: the problems above name them in a line each.
+func printSuspects(w io.Writer, rs []source.Review) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "suspect relations (%d):\n", len(rs))
+	for _, r := range rs {
+		rels := strings.Join(r.Relations, ", ")
+		if rels == "" {
+			rels = "link"
+		}
+		fmt.Fprintf(w, "  %s  %s %s %s: %s\n", r.At, r.Source, rels, r.Target, r.State)
+		fmt.Fprintf(w, "    stamped: %s", r.StampedHash)
+		if r.StampedPath != "" {
+			fmt.Fprintf(w, " (in %s)", r.StampedPath)
+		}
+		fmt.Fprintln(w)
+		if r.State == graph.Dangling {
+			fmt.Fprintf(w, "    now:     no node %s\n", r.Target)
+			continue
+		}
+		fmt.Fprintf(w, "    now:     %s at %s\n", r.CurrentHash, r.TargetAt)
+		fmt.Fprintf(w, "    changed: %s\n", strings.Join(r.Changes, "; "))
 	}
 }
 

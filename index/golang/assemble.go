@@ -104,7 +104,8 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 				declRefs = append(declRefs, graph.Edge{Source: target, Relation: RelTestedBy, Target: id})
 			}
 		}
-		n.ContentHash = graph.ContentHash(&n, own)
+		// The calls come from the body, which the implementation digest already covers.
+		n.ContentHash = graph.CodeContentHash(&n, d.Signature, d.Implementation)
 		declRefs = append(declRefs, own...)
 		decls = append(decls, n)
 	}

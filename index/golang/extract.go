@@ -72,13 +72,18 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 				if doc == nil && len(d.Specs) == 1 {
 					doc = d.Doc
 				}
-				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, Doc: docText(doc)})
+				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, Doc: docText(doc),
+					Signature: digestSource(signatureDomain, src, offset(fset, ts.Pos()), offset(fset, ts.End()))})
 			}
 		case *ast.FuncDecl:
 			if d.Name.Name == "_" {
 				continue
 			}
-			dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, Doc: docText(d.Doc)}
+			dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, Doc: docText(d.Doc),
+				Signature: digestSource(signatureDomain, src, offset(fset, d.Type.Pos()), offset(fset, d.Type.End()))}
+			if d.Body != nil {
+				dc.Implementation = digestSource(implementationDomain, src, offset(fset, d.Body.Pos()), offset(fset, d.Body.End()))
+			}
 			recvName := ""
 			if d.Recv != nil && len(d.Recv.List) > 0 {
 				dc.Kind = KindMethod
@@ -98,6 +103,8 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 	}
 	return f
 }
+
+func offset(fset *token.FileSet, p token.Pos) int { return fset.Position(p).Offset }
 
 // buildMatches applies the build constraints of the file name and its //go:build lines for
 // the platform DocForge runs on, as the go command would.

@@ -62,6 +62,10 @@ type Decl struct {
 	Recv string `json:"recv,omitempty"` // receiver base type name, for methods
 	Line int    `json:"line"`
 	Doc  string `json:"doc,omitempty"`
+	// Signature and Implementation digest the declaration's tokens: a function's signature
+	// and body, or a type's whole spec (and no implementation).
+	Signature      string `json:"signature,omitempty"`
+	Implementation string `json:"implementation,omitempty"`
 	// Calls are the syntactic call candidates of a function body, deduplicated and sorted.
 	Calls []Callee `json:"calls,omitempty"`
 	Logic *Logic   `json:"logic,omitempty"`

@@ -25,18 +25,13 @@ func Scan(name string, src []byte) *Facts {
 		}
 	}, scanner.ScanComments)
 
-	type tok struct {
-		pos token.Pos
-		tok token.Token
-		lit string
-	}
-	var toks []tok
+	var toks []lexeme
 	for {
 		pos, t, lit := s.Scan()
 		if t == token.EOF {
 			break
 		}
-		toks = append(toks, tok{pos, t, lit})
+		toks = append(toks, lexeme{pos, t, lit})
 	}
 	if firstErr != nil && !f.Ignored {
 		f.Error = firstErr
@@ -120,7 +115,8 @@ func Scan(name string, src []byte) *Facts {
 		case token.TYPE:
 			j := next(i)
 			if j < len(toks) && toks[j].tok == token.IDENT {
-				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(i)})
+				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(i),
+					Signature: digestLexemes(signatureDomain, toks[j:spanEnd(toks, j)])})
 				continue
 			}
 			// A group: the first identifier of each line at parenthesis depth 1 is a type name.
@@ -143,7 +139,8 @@ func Scan(name string, src []byte) *Facts {
 					continue
 				case token.IDENT:
 					if atSpec && paren == 1 && brace == 0 {
-						f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(j)})
+						f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(j),
+							Signature: digestLexemes(signatureDomain, toks[j:spanEnd(toks, j)])})
 					}
 				}
 				atSpec = false
@@ -185,6 +182,9 @@ func Scan(name string, src []byte) *Facts {
 			}
 			if j < len(toks) && toks[j].tok == token.IDENT && toks[j].lit != "_" {
 				d.Name, d.Line = toks[j].lit, line(toks[i].pos)
+				body, end := funcSpans(toks, i)
+				d.Signature = digestLexemes(signatureDomain, toks[i:body])
+				d.Implementation = digestLexemes(implementationDomain, toks[body:end])
 				f.Decls = append(f.Decls, d)
 			}
 		}

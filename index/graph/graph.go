@@ -23,6 +23,10 @@ type Node struct {
 	// Logic is a code node's control paths, stored apart from the graph (never searched,
 	// filtered or traversed); nil for every other node.
 	Logic *Logic `json:"-"`
+	// Parts are digests of the two halves of the content, so that a review stamp can say
+	// what changed; Stamps are the review stamps this node declares on its relations.
+	Parts  Parts   `json:"-"`
+	Stamps []Stamp `json:"-"`
 }
 
 // Heading is a Markdown heading inside a node body and the anchor it becomes.
@@ -93,9 +97,20 @@ type Link struct {
 }
 
 // ContentHash computes a node's content hash from its content, the relations it declares,
-// and its body. Location (source path, anchor, line) is excluded, so moving a node does not
-// change its content hash.
+// and its body, and sets n.Parts. Location (source path, anchor, line) is excluded, so moving
+// a node does not change its content hash.
 func ContentHash(n *Node, edges []Edge) string {
+	return contentHash(n, edges, Parts{})
+}
+
+// CodeContentHash is ContentHash for a declaration: its signature and implementation digests
+// (see Digest) take the place of the relations it derives from them, so that the hash follows
+// the code itself and not where it sits. It sets n.Parts to those digests.
+func CodeContentHash(n *Node, signature, implementation string) string {
+	return contentHash(n, nil, Parts{Head: signature, Body: implementation})
+}
+
+func contentHash(n *Node, edges []Edge, code Parts) string {
 	rels := make([]Edge, len(edges))
 	copy(rels, edges)
 	slices.SortFunc(rels, Edge.Compare)
@@ -116,9 +131,46 @@ func ContentHash(n *Node, edges []Edge) string {
 		Capabilities []string    `json:"capabilities"`
 		Relations    [][2]string `json:"relations"`
 		Body         string      `json:"body"`
+		Signature    string      `json:"signature,omitempty"`
+		Code         string      `json:"code,omitempty"`
 	}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
-		nonNil(n.Capabilities), relPairs, n.Body}
+		nonNil(n.Capabilities), relPairs, n.Body, code.Head, code.Body}
+	if code == (Parts{}) {
+		// A document's head is everything but its body.
+		body := doc.Body
+		doc.Body = ""
+		n.Parts = Parts{Head: shortHash("docforge.node.head.v1", doc), Body: shortHash("docforge.node.body.v1", body)}
+		doc.Body = body
+	} else {
+		n.Parts = code
+	}
 	return hashJSON("docforge.node.content.v1", doc)
+}
+
+// Parts are short digests of the two halves of a node's content. Head is a code node's
+// signature, or a document's fields and relations; Body is the implementation of a code
+// node, or a document's body.
+type Parts struct {
+	Head string `json:"head"`
+	Body string `json:"body"`
+}
+
+// Digest returns the short digest of a part: 16 hex digits of its SHA-256. Parts only explain
+// a change the full content hash has already detected, so 64 bits is plenty.
+func Digest(domain, text string) string {
+	h := sha256.New()
+	h.Write([]byte(domain))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+func shortHash(domain string, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("graph: marshal part: " + err.Error())
+	}
+	return Digest(domain, string(b))
 }
 
 // Record is a node's core fields: the generation diff reports a node as changed exactly when

@@ -28,6 +28,8 @@ const (
 	UndeclaredRelation   Code = "undeclared_relation"
 	DanglingTarget       Code = "dangling_target"
 	DanglingLink         Code = "dangling_link"
+	SuspectRelation      Code = "suspect_relation"
+	StampWithoutRelation Code = "stamp_without_relation"
 	PathEscape           Code = "path_escape"
 	NotUTF8              Code = "not_utf8"
 	FileTooLarge         Code = "file_too_large"
@@ -87,7 +89,7 @@ func All() []Code {
 		DescriptorNotFound, MalformedDescriptor, UnsupportedSchemaVersion, InvalidDescriptor,
 		MalformedFrontMatter, MissingFrontMatter, MalformedTOML, NoRecords, UnknownField,
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
-		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, PathEscape, NotUTF8, FileTooLarge,
+		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, SuspectRelation, StampWithoutRelation, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
@@ -159,6 +161,12 @@ func Describe(c Code) Info {
 	case DanglingLink:
 		return Info{"a Markdown link or shortcode names a file in the content roots that is not a node",
 			"fix the link's path, create the file, or turn the link into an external URL; [sources.links].dangling decides whether this is a warning or an error"}
+	case SuspectRelation:
+		return Info{"a relation's target changed since a person last confirmed the relation (its review stamp)",
+			"read what changed in the target and fix the document if it no longer holds; then re-confirm with 'docforge review NODE' or a relationship_update proposal with confirm"}
+	case StampWithoutRelation:
+		return Info{"a node carries a review stamp for a target it has no relation to",
+			"remove the stamp ('docforge review NODE' drops it), or add the relation it was meant for"}
 	case PathEscape:
 		return Info{"a path leaves its declared root (directly or through a symlink)",
 			"keep sources inside the project's content roots; replace the symlink with the file itself"}

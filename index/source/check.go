@@ -21,6 +21,9 @@ type Checker struct {
 	files    map[string][]FileNode
 	links    []graph.Link
 	resolved *resolvedLinks
+	// nodes are what a review stamp is compared with; stamps are every node's stamps.
+	nodes  map[string]stampTarget
+	stamps []sourceStamp
 	// External reports whether an ID not defined by any fragment exists elsewhere (for
 	// example in an index the fragments are a delta against). It may be nil.
 	External func(id string) bool
@@ -33,7 +36,8 @@ type resolvedLinks struct {
 
 // NewChecker returns an empty checker for the project d.
 func NewChecker(d *project.Descriptor) *Checker {
-	return &Checker{d: d, ids: map[string]problem.Location{}, dups: map[string][]problem.Location{}, files: map[string][]FileNode{}}
+	return &Checker{d: d, ids: map[string]problem.Location{}, dups: map[string][]problem.Location{}, files: map[string][]FileNode{},
+		nodes: map[string]stampTarget{}}
 }
 
 // Add records a fragment's node IDs and edges.
@@ -45,6 +49,10 @@ func (c *Checker) Add(f *graph.Fragment) {
 			continue
 		}
 		c.ids[n.ID] = at
+		c.nodes[n.ID] = stampTarget{hash: n.ContentHash, parts: n.Parts, path: n.SourcePath, line: n.Line}
+		for _, st := range n.Stamps {
+			c.stamps = append(c.stamps, sourceStamp{source: n.ID, Stamp: st})
+		}
 	}
 	c.edges = append(c.edges, f.Edges...)
 	if c.d.Sources.Links.On() && len(f.Nodes) > 0 {
@@ -108,7 +116,7 @@ func (c *Checker) Problems() []problem.Problem {
 		if c.Has(e.Target) || (c.External != nil && c.External(e.Target)) {
 			continue
 		}
-		p := problem.New(problem.DanglingTarget, e.At, "node %s: %s target %q does not exist", e.Source, e.Relation, e.Target)
+		p := problem.New(problem.DanglingTarget, e.At, "node %s: %s target %q does not exist%s", e.Source, e.Relation, e.Target, c.stampedAt(e.Source, e.Target))
 		if len(e.Target) > len(graph.CodePrefix) && e.Target[:len(graph.CodePrefix)] == graph.CodePrefix {
 			p.Remediation = "code nodes exist only for Go declarations under [sources].code_roots; check the import path and name, or declare the code root"
 		}
@@ -118,7 +126,7 @@ func (c *Checker) Problems() []problem.Problem {
 	if len(c.links) > 0 {
 		out = append(out, c.linkOutcome().problems...)
 	}
-	return out
+	return append(out, c.reviewProblems()...)
 }
 
 func joinLocations(ls []problem.Location) string {

@@ -24,7 +24,9 @@ type nodeFields struct {
 	Language     string              `toml:"language" yaml:"language"`
 	Capabilities []string            `toml:"capabilities" yaml:"capabilities"`
 	Relations    map[string][]string `toml:"relations" yaml:"relations"`
-	Body         string              `toml:"body" yaml:"-"` // records only; front matter rejects it
+	// Stamps are review stamps, by relation target (see graph.Stamp).
+	Stamps map[string]string `toml:"stamps" yaml:"stamps"`
+	Body           string              `toml:"body" yaml:"-"` // records only; front matter rejects it
 }
 
 // MaxIDLength bounds node IDs.
@@ -174,7 +176,34 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 			edges = append(edges, graph.EdgeAt{Edge: graph.Edge{Source: f.ID, Relation: rel, Target: target}, At: b.atValue(key, i)})
 		}
 	}
+	n.Stamps = b.stamps(label, f.Stamps)
 	return n, edges, ok
+}
+
+// stamps validates the review stamps of a node. Whether each names a relation of the node
+// is known only once its body's links are resolved (Checker).
+func (b *nodeBuilder) stamps(label string, m map[string]string) []graph.Stamp {
+	targets := make([]string, 0, len(m))
+	for t := range m {
+		targets = append(targets, t)
+	}
+	slices.Sort(targets)
+	var out []graph.Stamp
+	for _, t := range targets {
+		key := "stamps." + t
+		if !ValidTargetID(t) {
+			b.add(withNode(problem.New(problem.InvalidID, b.at(key), "node %s: stamp target %q is not a valid node ID", label, t), label))
+			continue
+		}
+		st, err := graph.ParseStamp(t, m[t])
+		if err != nil {
+			b.add(withNode(problem.New(problem.InvalidField, b.atValue(key, 0), "node %s: %v", label, err), label))
+			continue
+		}
+		st.At = b.atValue(key, 0)
+		out = append(out, st)
+	}
+	return out
 }
 
 // finish derives the body-dependent fields and the content hash. The title falls back to
@@ -237,5 +266,5 @@ func withNode(p problem.Problem, id string) problem.Problem {
 // unknownField reports a key the decoder did not use.
 func unknownField(rel string, pos tomlpos.Pos, key string) problem.Problem {
 	return problem.New(problem.UnknownField, problem.Location{Path: rel, Line: pos.Line, Column: pos.Column},
-		"unknown field %q (node fields: id, kind, family, title, status, authority, tags, language, capabilities, [relations])", key)
+		"unknown field %q (node fields: id, kind, family, title, status, authority, tags, language, capabilities, [relations], [stamps])", key)
 }

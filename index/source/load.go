@@ -255,27 +255,10 @@ func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) 
 
 // Validate loads every source of d and returns all problems (bounded), without writing
 // anything. It is the whole of `docforge validate`.
-func Validate(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, *Inventory, error) {
-	probs, _, inv, err := ValidateCounting(ctx, d, policy, limit)
-	return probs, inv, err
-}
-
-// Counts is the size of a validated project's graph.
-type Counts struct {
-	Files int `json:"files"`
-	Nodes int `json:"nodes"`
-	// Edges counts declared relations; LinkEdges the relations links resolved to, out of
-	// Links links found.
-	Edges     int `json:"edges"`
-	Links     int `json:"links"`
-	LinkEdges int `json:"link_edges"`
-}
-
-// ValidateCounting is Validate that also counts what the project holds.
-func ValidateCounting(ctx context.Context, d *project.Descriptor, policy string, limit int) ([]problem.Problem, Counts, *Inventory, error) {
+func Validate(ctx context.Context, d *project.Descriptor, policy string, limit int) (*Validation, error) {
 	inv, err := Scan(ctx, d)
 	if err != nil {
-		return nil, Counts{}, nil, err
+		return nil, err
 	}
 	list := problem.List{Limit: limit}
 	list.AddAll(inv.Problems)
@@ -290,9 +273,31 @@ func ValidateCounting(ctx context.Context, d *project.Descriptor, policy string,
 		return nil
 	})
 	if err != nil {
-		return nil, Counts{}, nil, err
+		return nil, err
 	}
 	list.AddAll(check.Problems())
 	c.LinkEdges = len(check.Edges()) - c.Edges
-	return list.Problems(), c, inv, nil
+	return &Validation{Problems: list.Problems(), Counts: c, Inventory: inv, Reviews: check.Reviews(), Drift: check.Drift()}, nil
+}
+
+// Validation is what validating a project found.
+type Validation struct {
+	Problems  []problem.Problem
+	Counts    Counts
+	Inventory *Inventory
+	// Reviews are the stamped relations and how their targets compare with the stamps;
+	// Drift the review standing of each node that declares relations.
+	Reviews []Review
+	Drift   []Drift
+}
+
+// Counts is the size of a validated project's graph.
+type Counts struct {
+	Files int `json:"files"`
+	Nodes int `json:"nodes"`
+	// Edges counts declared relations; LinkEdges the relations links resolved to, out of
+	// Links links found.
+	Edges     int `json:"edges"`
+	Links     int `json:"links"`
+	LinkEdges int `json:"link_edges"`
 }

@@ -56,9 +56,9 @@ func validate(t testing.TB, root string) []problem.Problem {
 	if err != nil || d == nil {
 		t.Fatalf("load descriptor: %v %v", err, probs)
 	}
-	got, _, err := source.Validate(context.Background(), d, "", 0)
+	got, err := source.Validate(context.Background(), d, "", 0)
 	must(t, err)
-	return got
+	return got.Problems
 }
 
 func render(ps []problem.Problem) []string {

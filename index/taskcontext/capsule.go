@@ -232,9 +232,16 @@ func provenance(f *found, it *Item) []Fact {
 	case "text":
 		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("chosen by BM25 over the task's terms (focus rank %d; focus_terms lists the terms used); relevance to the task is not proven", f.focus+1)})
 	}
-	var declared, static, unclassified []string
+	var declared, static, unclassified, suspect []string
 	for i := 1; i < len(f.path); i++ {
 		hop := f.path[i]
+		if hop.Review == graph.Suspect {
+			src, dst := f.path[i-1].NodeID, hop.NodeID
+			if hop.Direction != outgoing {
+				src, dst = dst, src
+			}
+			suspect = append(suspect, src+" "+hop.Relation+" "+dst)
+		}
 		if extracted(f.path, i) {
 			static = append(static, hop.Relation)
 		} else {
@@ -254,6 +261,9 @@ func provenance(f *found, it *Item) []Fact {
 	}
 	if len(static) > 0 {
 		facts = append(facts, Fact{FactStatic, "the path's " + uniq(static) + " relations were extracted statically from Go syntax: calls through interfaces, function values or reflection are not seen"})
+	}
+	if len(suspect) > 0 {
+		facts = append(facts, Fact{FactSuspect, "reached through " + uniq(suspect) + ", whose target changed since a person last confirmed the relation (its review stamp): the document's claim may no longer hold"})
 	}
 	if f.depth > 1 {
 		facts = append(facts, Fact{FactTransitive, fmt.Sprintf("reached through %d relations; each is stored, that the focus affects this node through the chain is not proven", f.depth)})

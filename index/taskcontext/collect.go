@@ -40,6 +40,8 @@ type PathHop struct {
 	Relation  string `json:"relation,omitempty"`
 	Category  string `json:"category,omitempty"`
 	Direction string `json:"direction,omitempty"`
+	// Review is "suspect" or "confirmed" when the relation carries a review stamp.
+	Review string `json:"review,omitempty"`
 }
 
 // Reason is one more qualifying relation between an item and another node the plan
@@ -70,6 +72,7 @@ const (
 	FactUnclassified     = "unclassified_relation"
 	FactExcerpt          = "body_excerpt"
 	FactReasonsTruncated = "reasons_truncated"
+	FactSuspect          = "suspect_relation"
 )
 
 // found is one node of the collection while the plan runs.
@@ -228,7 +231,7 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 				}
 				continue
 			}
-			paths[h.To.Key] = append(slices.Clone(paths[h.From.Key]), PathHop{NodeID: h.To.ID, Relation: h.Relation, Category: cat, Direction: s.Direction})
+			paths[h.To.Key] = append(slices.Clone(paths[h.From.Key]), PathHop{NodeID: h.To.ID, Relation: h.Relation, Category: cat, Direction: s.Direction, Review: h.Review})
 			next = append(next, h.To)
 			if f := byKey[h.To.Key]; f != nil {
 				f.addReason(h, cat, s.Step)
