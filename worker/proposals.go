@@ -31,10 +31,12 @@ var (
 			"relations": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}},
 		"additionalProperties": false}
 	relationList  = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
-	operationProp = map[string]any{"type": "object", "description": "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, expected_content_hash",
+	confirmList   = map[string]any{"type": "array", "description": "relation targets to re-confirm: the node's relations to each get a review stamp of the target as it is, so they are no longer suspect",
+		"items": object(map[string]any{"target_id": nodeIDProp, "content_hash": str("the target's content_hash as docforge_get_node returned it when you read it; omit to bind the current one")}, "target_id")}
+	operationProp = map[string]any{"type": "object", "description": "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, confirm, expected_content_hash",
 		"properties": map[string]any{"op": map[string]any{"type": "string", "enum": []string{"create", "update", "move", "relationship_update", "delete"}},
 			"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("create: the .md file or .toml record file; move: the new file"),
-			"fields": fieldsProp, "add": relationList, "remove": relationList},
+			"fields": fieldsProp, "add": relationList, "remove": relationList, "confirm": confirmList},
 		"required": []string{"op", "node_id"}, "additionalProperties": false}
 )
 
@@ -68,8 +70,8 @@ func proposalTools() []ToolSpec {
 			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "fields": fieldsProp}, "node_id", "fields"), mutates: true, run: propose(changeset.OpUpdate)},
 		{Name: "docforge_propose_node_move", Description: "Queue a move of a node to another file of its format.",
 			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("the new file")}, "node_id", "path"), mutates: true, run: propose(changeset.OpMove)},
-		{Name: "docforge_propose_relationship_update", Description: "Queue relation additions and removals of one node without rewriting its content. An empty list is refused.",
-			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "add": relationList, "remove": relationList}, "node_id"), mutates: true, run: propose(changeset.OpRelationshipUpdate)},
+		{Name: "docforge_propose_relationship_update", Description: "Queue relation additions and removals of one node, and re-confirmations of suspect relations (confirm: after checking that the document still holds for the changed target), without rewriting its content. An empty list is refused.",
+			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "add": relationList, "remove": relationList, "confirm": confirmList}, "node_id"), mutates: true, run: propose(changeset.OpRelationshipUpdate)},
 		{Name: "docforge_propose_node_delete", Description: "Queue the deletion of a node (its file, or its record).",
 			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp}, "node_id"), mutates: true, run: propose(changeset.OpDelete)},
 		{Name: "docforge_validate_changeset", Description: "Project a changeset onto the current sources in memory and run the full loader validation, conflict and staleness checks. Writes nothing but a stale receipt when it finds one. Paged problems.",
@@ -222,8 +224,8 @@ func runPropose(c *call, op string, args json.RawMessage) (any, error) {
 	if a.Op != op {
 		return nil, problem.Errorf(problem.InvalidArgument, "op is %q for this tool", op)
 	}
-	if op == changeset.OpRelationshipUpdate && len(a.Add)+len(a.Remove) == 0 {
-		return nil, problem.Errorf(problem.InvalidArgument, "the relationship list is empty: give add or remove (or both)")
+	if op == changeset.OpRelationshipUpdate && len(a.Add)+len(a.Remove)+len(a.Confirm) == 0 {
+		return nil, problem.Errorf(problem.InvalidArgument, "the relationship list is empty: give add, remove or confirm")
 	}
 	return c.mutate("docforge_propose_node_"+strings.TrimPrefix(op, "node_"), func(d *changeset.Desk, w string) (*changeset.Result, error) {
 		return d.Propose(c.ctx, w, a.ChangesetID, a.Operation)

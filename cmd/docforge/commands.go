@@ -49,6 +49,10 @@ type env struct {
 	writer      string
 	status      bool
 	deep        bool
+
+	dryRun         bool
+	all            bool
+	confirmSuspect bool
 }
 
 type command struct {
@@ -73,9 +77,20 @@ func commands() map[string]command {
 				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
 			}, runSync},
 		"validate": {"", "Load every source and print every problem (bounded) with file, line, column, code and fix. Writes nothing.", 0, 0, nil, runValidate},
-		"status":   {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus},
-		"search":   {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, limitFlag, runSearch},
-		"get":      {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet},
+		"review": {"ID...", reviewHelp, 1, 1000,
+			func(fs *flag.FlagSet, e *env) {
+				fs.BoolVar(&e.dryRun, "dry-run", false, "say what would be stamped; write nothing")
+			}, runReview},
+		"stamp": {"--all", stampHelp, 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				fs.BoolVar(&e.all, "all", false, "stamp every document's relations that were never reviewed (required)")
+				fs.BoolVar(&e.confirmSuspect, "confirm-suspect", false, "re-stamp suspect relations too, confirming them unread")
+				fs.BoolVar(&e.dryRun, "dry-run", false, "say what would be stamped; write nothing")
+			}, runStamp},
+		"drift":  {"", driftHelp, 0, 0, nil, runDrift},
+		"status": {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus},
+		"search": {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, limitFlag, runSearch},
+		"get":    {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet},
 		"filter": {"", "List nodes whose metadata matches every given flag, ordered by ID.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				limitFlag(fs, e)

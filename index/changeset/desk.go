@@ -263,6 +263,11 @@ func (k *Desk) Rebase(ctx context.Context, writer, id string) (*Result, error) {
 		moved := 0
 		for i := range cs.Operations {
 			op := &cs.Operations[i]
+			for _, cf := range op.Confirm {
+				if now := src.ContentHash(cf.Target); now != cf.ContentHash {
+					return problem.Errorf(problem.ChangesetStale, "operations[%d]: %s confirms %s as it was, and it changed since; a confirmation is never moved: read the target again and confirm it in a new changeset", i, op.NodeID, cf.Target)
+				}
+			}
 			if op.ExpectedContentHash == "" {
 				continue
 			}

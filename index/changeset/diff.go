@@ -138,6 +138,12 @@ func fieldsText(n *graph.Node, edges []graph.Edge) string {
 			fmt.Fprintf(&b, "%s = %s\n", r, tomlArray(rels[r]))
 		}
 	}
+	if len(n.Stamps) > 0 {
+		b.WriteString("[stamps]\n")
+		for _, st := range sortedStamps(n.Stamps) {
+			fmt.Fprintf(&b, "%s = %s\n", tomlString(st.Target), tomlString(st.Text()))
+		}
+	}
 	return b.String()
 }
 

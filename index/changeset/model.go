@@ -54,6 +54,15 @@ type Relation struct {
 	Target   string `json:"target_id"`
 }
 
+// Confirm names a relation target a relationship update re-confirms: the node's relations
+// to it get a review stamp of the target as it is.
+type Confirm struct {
+	Target string `json:"target_id"`
+	// ContentHash is the target's content hash the writer read and confirms; a stored
+	// changeset always has it (register_changes and the propose tool capture it).
+	ContentHash string `json:"content_hash,omitempty"`
+}
+
 // Operation is one proposed change to one node.
 type Operation struct {
 	Op     string `json:"op"`
@@ -66,6 +75,7 @@ type Operation struct {
 	Fields              *Fields    `json:"fields,omitempty"`
 	Add                 []Relation `json:"add,omitempty"`
 	Remove              []Relation `json:"remove,omitempty"`
+	Confirm             []Confirm  `json:"confirm,omitempty"` // relationship_update only
 }
 
 // Changeset is the hash-bound document.

@@ -132,7 +132,7 @@ func (s *Sources) apply(p *Projection, i int, op *Operation, capture bool) error
 	case OpMove:
 		return s.move(p, rel, op)
 	case OpRelationshipUpdate:
-		return s.relationships(p, rel, op)
+		return s.relationships(p, i, rel, op, capture)
 	default:
 		return s.remove(p, rel, op)
 	}
@@ -423,13 +423,23 @@ func (s *Sources) declared(p *Projection, rel, id string) (map[string][]string, 
 	return rf.Node[0].Relations, nil
 }
 
-func (s *Sources) relationships(p *Projection, rel string, op *Operation) error {
-	if len(op.Add) == 0 && len(op.Remove) == 0 {
-		return opError(problem.InvalidArgument, "the relationship list is empty: give add or remove")
+func (s *Sources) relationships(p *Projection, i int, rel string, op *Operation, capture bool) error {
+	if len(op.Add)+len(op.Remove)+len(op.Confirm) == 0 {
+		return opError(problem.InvalidArgument, "the relationship list is empty: give add, remove or confirm")
 	}
 	if op.Fields != nil || op.Path != "" {
-		return opError(problem.InvalidArgument, "a relationship_update takes only add and remove; it never rewrites content")
+		return opError(problem.InvalidArgument, "a relationship_update takes only add, remove and confirm; it never rewrites content")
 	}
+	if len(op.Add)+len(op.Remove) > 0 {
+		if err := s.editRelations(p, rel, op); err != nil {
+			return err
+		}
+	}
+	return s.restamp(p, i, rel, op, capture)
+}
+
+// editRelations carries out a relationship update's additions and removals.
+func (s *Sources) editRelations(p *Projection, rel string, op *Operation) error {
 	current, err := s.declared(p, rel, op.NodeID)
 	if err != nil {
 		return err
@@ -467,6 +477,96 @@ func (s *Sources) relationships(p *Projection, rel string, op *Operation) error 
 		changed[add.Relation] = append(l, add.Target)
 	}
 	return s.editNode(p, rel, op.NodeID, nodeEdit{set: map[string]*string{}, relations: changed}, nil)
+}
+
+// restamp writes the stamps a relationship update leaves: each confirmed target stamped as
+// it is in the base, and the stamps of targets the node no longer relates to dropped.
+func (s *Sources) restamp(p *Projection, i int, rel string, op *Operation, capture bool) error {
+	text, ok, err := s.text(p, rel)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return opError(problem.NodeNotFound, "%s no longer exists", rel)
+	}
+	node, targets := s.projected(p, rel, text, op.NodeID)
+	if node == nil {
+		return opError(problem.NodeNotFound, "node %q does not parse in %s", op.NodeID, rel)
+	}
+	stamps := map[string]graph.Stamp{}
+	for _, st := range node.Stamps {
+		if slices.Contains(targets, st.Target) {
+			stamps[st.Target] = st
+		}
+	}
+	for _, cf := range op.Confirm {
+		if !slices.Contains(targets, cf.Target) {
+			return opError(problem.InvalidArgument, "%s has no relation to %q to confirm; add the relation first (add), or check the target ID", op.NodeID, cf.Target)
+		}
+		if _, touched := p.where[cf.Target]; touched {
+			return opError(problem.InvalidArgument, "%s is changed by this changeset, so there is nothing settled to confirm yet; confirm it in a later changeset once this one is applied", cf.Target)
+		}
+		at, exists := s.nodes[cf.Target]
+		if !exists {
+			return opError(problem.DanglingTarget, "%s does not exist, so its relation cannot be confirmed; fix or remove the relation", cf.Target)
+		}
+		current := at.node.ContentHash
+		switch {
+		case cf.ContentHash == "" && capture:
+			op.Confirm[slices.IndexFunc(op.Confirm, func(c Confirm) bool { return c.Target == cf.Target })].ContentHash = current
+		case cf.ContentHash == "":
+			return opError(problem.InvalidArgument, "confirm %s needs content_hash (the target's content_hash from docforge_get_node)", cf.Target)
+		case cf.ContentHash != current:
+			p.Stale = append(p.Stale, StaleNode{OperationIndex: i, NodeID: cf.Target, Expected: cf.ContentHash, Current: current})
+		}
+		stamps[cf.Target] = graph.StampOf(at.node)
+	}
+	if len(stamps) == len(node.Stamps) && len(op.Confirm) == 0 {
+		return nil // nothing confirmed and nothing dropped: the file keeps its bytes
+	}
+	list := make([]graph.Stamp, 0, len(stamps))
+	for _, t := range sortedKeys(stamps) {
+		list = append(list, stamps[t])
+	}
+	after, err := setStamps(rel, text, op.NodeID, list)
+	if err != nil {
+		return err
+	}
+	if err := s.checkStampEdit(rel, text, after, map[string][]graph.Stamp{op.NodeID: list}); err != nil {
+		return err
+	}
+	p.put(rel, after)
+	return nil
+}
+
+// projected parses the working text of rel and returns node id as the changeset leaves it,
+// with the targets of its relations, declared and made by links, among every file as the
+// changeset leaves them.
+func (s *Sources) projected(p *Projection, rel, text, id string) (*graph.Node, []string) {
+	over := map[string]*graph.Fragment{}
+	for path, t := range p.files {
+		if t == nil {
+			over[path] = nil
+		} else if format, ok := source.ContentFormat(s.d, path); ok {
+			over[path] = source.Parse(s.d, path, format, []byte(*t))
+		}
+	}
+	format, _ := source.ContentFormat(s.d, rel)
+	f := source.Parse(s.d, rel, format, []byte(text))
+	over[rel] = f
+	var node *graph.Node
+	for i := range f.Nodes {
+		if f.Nodes[i].ID == id {
+			node = &f.Nodes[i]
+		}
+	}
+	var targets []string
+	for _, e := range s.checker(over).Edges() {
+		if e.Source == id && !slices.Contains(targets, e.Target) {
+			targets = append(targets, e.Target)
+		}
+	}
+	return node, targets
 }
 
 func (s *Sources) move(p *Projection, rel string, op *Operation) error {

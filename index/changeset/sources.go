@@ -115,22 +115,34 @@ func (s *Sources) Errors() int { return len(problem.Errors(s.problems)) }
 func (s *Sources) check(over map[string]*graph.Fragment) []problem.Problem {
 	list := problem.List{Limit: 100000}
 	list.AddAll(s.inv.Problems)
-	c := source.NewChecker(s.d)
 	for _, p := range s.order {
-		if _, replaced := over[p]; replaced {
-			continue
+		if _, replaced := over[p]; !replaced {
+			list.AddAll(s.frags[p].Problems)
 		}
-		list.AddAll(s.frags[p].Problems)
-		c.Add(s.frags[p])
 	}
 	for _, p := range sortedKeys(over) {
 		if f := over[p]; f != nil {
 			list.AddAll(f.Problems)
+		}
+	}
+	list.AddAll(s.checker(over).Problems())
+	return list.Problems()
+}
+
+// checker is the cross-file checker of the base with overlay's files in place of theirs.
+func (s *Sources) checker(over map[string]*graph.Fragment) *source.Checker {
+	c := source.NewChecker(s.d)
+	for _, p := range s.order {
+		if _, replaced := over[p]; !replaced {
+			c.Add(s.frags[p])
+		}
+	}
+	for _, p := range sortedKeys(over) {
+		if f := over[p]; f != nil {
 			c.Add(f)
 		}
 	}
-	list.AddAll(c.Problems())
-	return list.Problems()
+	return c
 }
 
 // readFile returns a content file's current bytes, confined to its content root.

@@ -42,6 +42,7 @@ const (
 	IndexMissing    Code = "index_missing"
 	IndexCorrupt    Code = "index_corrupt"
 	IndexBusy       Code = "index_busy"
+	SourceChanged   Code = "source_changed"
 	NodeNotFound    Code = "node_not_found"
 	InvalidArgument Code = "invalid_argument"
 	Internal        Code = "internal"
@@ -91,7 +92,7 @@ func All() []Code {
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
 		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, SuspectRelation, StampWithoutRelation, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
-		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, NodeNotFound, InvalidArgument,
+		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, SourceChanged, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
 		TaskContextUnavailable, ViewerUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
@@ -197,6 +198,9 @@ func Describe(c Code) Info {
 	case IndexBusy:
 		return Info{"another process held the index lock for too long",
 			"retry; if it persists, check for a stuck docforge process"}
+	case SourceChanged:
+		return Info{"a source file changed while DocForge was writing to it, so DocForge left it alone",
+			"run the command again; it reads the file afresh"}
 	case NodeNotFound:
 		return Info{"no node has that ID",
 			"check the ID with 'docforge search' or 'docforge filter'"}
