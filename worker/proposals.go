@@ -30,8 +30,8 @@ var (
 			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "body": str("the Markdown body"),
 			"relations": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}},
 		"additionalProperties": false}
-	relationList  = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
-	confirmList   = map[string]any{"type": "array", "description": "relation targets to re-confirm: the node's relations to each get a review stamp of the target as it is, so they are no longer suspect",
+	relationList = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
+	confirmList  = map[string]any{"type": "array", "description": "relation targets to re-confirm: the node's relations to each get a review stamp of the target as it is, so they are no longer suspect",
 		"items": object(map[string]any{"target_id": nodeIDProp, "content_hash": str("the target's content_hash as docforge_get_node returned it when you read it; omit to bind the current one")}, "target_id")}
 	operationProp = map[string]any{"type": "object", "description": "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, confirm, expected_content_hash",
 		"properties": map[string]any{"op": map[string]any{"type": "string", "enum": []string{"create", "update", "move", "relationship_update", "delete"}},

@@ -26,7 +26,7 @@ type nodeFields struct {
 	Relations    map[string][]string `toml:"relations" yaml:"relations"`
 	// Stamps are review stamps, by relation target (see graph.Stamp).
 	Stamps map[string]string `toml:"stamps" yaml:"stamps"`
-	Body           string              `toml:"body" yaml:"-"` // records only; front matter rejects it
+	Body   string            `toml:"body" yaml:"-"` // records only; front matter rejects it
 }
 
 // MaxIDLength bounds node IDs.
