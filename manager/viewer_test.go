@@ -94,7 +94,7 @@ func TestViewerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := toolResult(t, rc, b, "docforge_visualize", `{"node_id":"arch.store"}`)
-	if first["template"] != "graph-browser@17" || first["reused"] != false {
+	if first["template"] != "graph-browser@18" || first["reused"] != false {
 		t.Fatalf("visualize: %v", first)
 	}
 	rawURL := first["url"].(string)

@@ -20,11 +20,20 @@ type Graph struct {
 	byID  map[string]*graph.Node
 	out   map[string][]graph.Edge // by source: relation, then target
 	in    map[string][]graph.Edge // by target: source, then relation
+	// suspect holds, by (source, target), the review of each relation whose target
+	// changed since it was stamped.
+	suspect map[[2]string]source.Review
 
 	// SourceIdentity is the cheap stat identity of the sources read; SourceHash covers their
 	// exact bytes. Receipts bind both.
 	SourceIdentity string
 	SourceHash     string
+}
+
+// Suspect returns the review of the relations from one node to another when they are suspect.
+func (g *Graph) Suspect(from, to string) (source.Review, bool) {
+	r, ok := g.suspect[[2]string{from, to}]
+	return r, ok
 }
 
 // Node returns the node with id, or nil.
@@ -78,6 +87,12 @@ func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay
 	}
 	for _, e := range check.Edges() {
 		edges = append(edges, e.Edge)
+	}
+	g.suspect = map[[2]string]source.Review{}
+	for _, r := range check.Reviews() {
+		if r.State == graph.Suspect {
+			g.suspect[[2]string{r.Source, r.Target}] = r
+		}
 	}
 	// Adapter-derived candidates are relations exactly when both ends are nodes and the
 	// project allows the relation, as in the index.

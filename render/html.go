@@ -16,6 +16,7 @@ import (
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/source"
 )
 
 // Renderer is one entry of the fixed, built-in registry.
@@ -337,19 +338,31 @@ func (p *page) section(b writer, n *graph.Node, c *converter) error {
 	if out := p.g.out[n.ID]; len(out) > 0 {
 		b.WriteString("<h3 class=\"rel\">Relations</h3>\n<ul class=\"rel\">\n")
 		for _, e := range out {
-			fmt.Fprintf(b, "<li><span class=\"relation\">%s</span> %s</li>\n", esc(e.Relation), p.ref(e.Target))
+			fmt.Fprintf(b, "<li><span class=\"relation\">%s</span> %s%s</li>\n", esc(e.Relation), p.ref(e.Target), p.suspectMark(e))
 		}
 		b.WriteString("</ul>\n")
 	}
 	if in := p.g.in[n.ID]; len(in) > 0 {
 		b.WriteString("<h3 class=\"rel\">Backlinks</h3>\n<ul class=\"rel\">\n")
 		for _, e := range in {
-			fmt.Fprintf(b, "<li>%s <span class=\"relation\">%s</span></li>\n", p.ref(e.Source), esc(e.Relation))
+			fmt.Fprintf(b, "<li>%s <span class=\"relation\">%s</span>%s</li>\n", p.ref(e.Source), esc(e.Relation), p.suspectMark(e))
 		}
 		b.WriteString("</ul>\n")
 	}
 	b.WriteString("</section>\n")
 	return nil
+}
+
+// suspectMark is the visible marker of a relation whose target changed since a person last
+// confirmed it, saying what changed; "" for any other relation.
+func (p *page) suspectMark(e graph.Edge) string {
+	r, ok := p.g.Suspect(e.Source, e.Target)
+	if !ok {
+		return ""
+	}
+	what := strings.Join(r.Changes, "; ")
+	return fmt.Sprintf(" <span class=\"suspect\" title=\"%s\">suspect: %s</span>",
+		esc(fmt.Sprintf("the target changed since this relation was confirmed (stamped %s, now %s); re-confirm with docforge review %s", source.ShortHash(r.StampedHash), source.ShortHash(r.CurrentHash), r.Source)), esc(what))
 }
 
 // ref is one related node: a link where it has a page, its source position for a code node.
@@ -391,6 +404,6 @@ dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;font-s
 .tag{background:#eef;border-radius:.3rem;padding:0 .35rem}code{font-size:.9em}
 pre{background:#f6f6f6;padding:.75rem;overflow:auto}pre.raw-html{border-left:3px solid #c90}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
-h3.rel{font-size:1rem;margin-bottom:.25rem}ul.rel{margin-top:0}
+h3.rel{font-size:1rem;margin-bottom:.25rem}ul.rel{margin-top:0}.suspect{background:#fff3cd;color:#7a4b00;border:1px solid #e0b252;border-radius:3px;padding:0 .3em;font-size:.85em}
 footer{margin-top:3rem;color:#777;font-size:.85em}
 `

@@ -10,7 +10,7 @@
 // endpoints: status, overview, search, filter, node, bounded neighbourhood, Flow (what flows
 // into the focus, edges oriented by meaning), Web (contributors into the focus, with its own
 // members and callees as unexpanded branches), Logic and a bounded, project-confined source
-// read; and the embedded graph-browser@17 page (web/ui, bundled from npm by the Makefile).
+// read; and the embedded graph-browser@18 page (web/ui, bundled from npm by the Makefile).
 //
 // The viewer's lifecycle (one per binding, reuse, idle reclaim) belongs to the worker and the
 // manager; this package serves one snapshot until its context ends.

@@ -39,6 +39,9 @@ type FlowEdge struct {
 	Relation string `json:"relation"`
 	Category string `json:"category"`
 	Stored   bool   `json:"stored_direction"`
+	// Review is "suspect" when the target changed since a person confirmed the relation,
+	// "confirmed" when it has not, empty when it was never reviewed.
+	Review string `json:"review,omitempty"`
 }
 
 // FlowResult is the bounded answer of Flow and Web.
@@ -82,7 +85,7 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 	seen := map[int64]bool{refs[0].Key: true}
 	edges := map[FlowEdge]bool{}
 	addEdge := func(h index.Hop) {
-		e := FlowEdge{From: h.To.ID, To: h.From.ID, Relation: h.Relation, Category: category[h.Relation], Stored: !h.Outgoing}
+		e := FlowEdge{From: h.To.ID, To: h.From.ID, Relation: h.Relation, Category: category[h.Relation], Stored: !h.Outgoing, Review: h.Review}
 		if h.Outgoing == flowsForward(h.Relation) { // the far end is downstream: flip
 			e.From, e.To, e.Stored = h.From.ID, h.To.ID, h.Outgoing
 		}

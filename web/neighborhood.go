@@ -39,6 +39,8 @@ type GraphEdge struct {
 	To       string `json:"to"`
 	Relation string `json:"relation"`
 	Category string `json:"category"`
+	// Review is the relation's review state, as in FlowEdge.
+	Review string `json:"review,omitempty"`
 }
 
 // NeighborhoodResult is the bounded breadth-first neighbourhood of a focus node, both ways
@@ -126,7 +128,7 @@ walk:
 		if !seen[h.To.Key] {
 			continue
 		}
-		e := GraphEdge{From: h.From.ID, To: h.To.ID, Relation: h.Relation}
+		e := GraphEdge{From: h.From.ID, To: h.To.ID, Relation: h.Relation, Review: h.Review}
 		k := key{h.From.Key, h.To.Key, h.Relation}
 		if !h.Outgoing {
 			e.From, e.To = e.To, e.From

@@ -9,7 +9,7 @@ import (
 )
 
 // Template is the fixed built-in browser the viewer serves.
-const Template = "graph-browser@17"
+const Template = "graph-browser@18"
 
 // bundle is the page the Makefile builds with esbuild from web/ui (npm packages pinned by its
 // package-lock.json). Only a placeholder is committed: the bundle holds third-party code.

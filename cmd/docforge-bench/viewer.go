@@ -85,7 +85,7 @@ func measureViewer(ctx context.Context, proj string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Viewer (graph-browser@17), %d-node project\n\n", snap.Info().NodeCount)
+	fmt.Fprintf(&b, "\n### Viewer (graph-browser@18), %d-node project\n\n", snap.Info().NodeCount)
 	fmt.Fprintf(&b, "In-process viewer on a real loopback listener, timed over HTTP with the session cookie, "+
 		"%d focus nodes spread evenly over the index (one request each, after one warm-up pass).\n\n", len(ids))
 	b.WriteString("| endpoint | p50 ms | p95 ms | max ms | median nodes | median edges |\n|---|---:|---:|---:|---:|---:|\n")

@@ -235,7 +235,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Errorf("task context paged by the TypeScript client: %+v", tp)
 	}
 	// Both sessions have closed and their bridges exited; the viewer lives on in the worker.
-	if v := summary.Viewer; v.Template != "graph-browser@17" || v.State != "running" || v.SnapshotState != "current" {
+	if v := summary.Viewer; v.Template != "graph-browser@18" || v.State != "running" || v.SnapshotState != "current" {
 		t.Errorf("viewer through the TypeScript client: %+v", v)
 	} else {
 		origin, token, _ := strings.Cut(v.URL, "/?focus=arch.store#token=")

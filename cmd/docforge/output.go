@@ -118,10 +118,10 @@ func printNode(w io.Writer, v *index.NodeView) {
 	}
 	fmt.Fprintf(w, "  source: %s\n  content: %s\n", loc, v.ContentHash)
 	for _, l := range v.Outgoing {
-		fmt.Fprintf(w, "  -> %s %s%s  (%s)\n", l.Relation, l.NodeID, anchorSuffix(l.Anchor), l.Title)
+		fmt.Fprintf(w, "  -> %s %s%s  (%s)%s\n", l.Relation, l.NodeID, anchorSuffix(l.Anchor), l.Title, reviewMark(l.Review, l.Changes))
 	}
 	for _, l := range v.Incoming {
-		fmt.Fprintf(w, "  <- %s %s  (%s)%s\n", l.Relation, l.NodeID, l.Title, anchorNote(l.Anchor))
+		fmt.Fprintf(w, "  <- %s %s  (%s)%s%s\n", l.Relation, l.NodeID, l.Title, anchorNote(l.Anchor), reviewMark(l.Review, l.Changes))
 	}
 	if v.IncomingTruncated {
 		fmt.Fprintln(w, "  <- ... more: use 'docforge backlinks'")
@@ -148,13 +148,25 @@ func printNodeList(w io.Writer, l *index.NodeList) {
 	}
 }
 
+// reviewMark flags a suspect relation where a relation is printed; confirmed and never
+// reviewed relations print plain.
+func reviewMark(review string, changes []string) string {
+	if review != graph.Suspect {
+		return ""
+	}
+	if len(changes) == 0 {
+		return "  [SUSPECT: changed since reviewed]"
+	}
+	return "  [SUSPECT: " + strings.Join(changes, "; ") + "]"
+}
+
 func printLinks(w io.Writer, l *index.LinkList, arrow string) {
 	if len(l.Links) == 0 {
 		fmt.Fprintf(w, "%s has none\n", l.NodeID)
 		return
 	}
 	for _, k := range l.Links {
-		fmt.Fprintf(w, "%s %s %s  %s  [%s/%s]%s\n", arrow, k.Relation, k.NodeID, k.Title, k.Family, k.Kind, anchorNote(k.Anchor))
+		fmt.Fprintf(w, "%s %s %s  %s  [%s/%s]%s%s\n", arrow, k.Relation, k.NodeID, k.Title, k.Family, k.Kind, anchorNote(k.Anchor), reviewMark(k.Review, k.Changes))
 	}
 	if l.Truncated {
 		fmt.Fprintf(w, "(truncated at %d: raise --limit)\n", l.Limit)
@@ -170,7 +182,7 @@ func printImpact(w io.Writer, r *index.ImpactResult) {
 		if h.Direction == "outgoing" {
 			rel = fmt.Sprintf("%s %s %s", h.From, h.Via, h.ID)
 		}
-		fmt.Fprintf(w, "%d  %s  %s  (%s)\n", h.Depth, h.ID, h.Title, rel)
+		fmt.Fprintf(w, "%d  %s  %s  (%s)%s\n", h.Depth, h.ID, h.Title, rel, reviewMark(h.Review, nil))
 	}
 	fmt.Fprintf(w, "examined %d of at most %d candidate edges", r.EdgesExamined, r.Budget)
 	if r.Truncated {
@@ -354,8 +366,8 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 			SourcePath                                       string `json:"source_path"`
 			Line, Depth, Tokens                              int
 			Path                                             []struct {
-				NodeID              string `json:"node_id"`
-				Relation, Direction string
+				NodeID                      string `json:"node_id"`
+				Relation, Direction, Review string
 			}
 			Reasons []struct {
 				Relation, Direction string
@@ -404,10 +416,14 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 			var b strings.Builder
 			b.WriteString(it.Path[0].NodeID)
 			for _, h := range it.Path[1:] {
+				rel := h.Relation
+				if h.Review == graph.Suspect {
+					rel += " (suspect)"
+				}
 				if h.Direction == "outgoing" {
-					fmt.Fprintf(&b, " -%s-> %s", h.Relation, h.NodeID)
+					fmt.Fprintf(&b, " -%s-> %s", rel, h.NodeID)
 				} else {
-					fmt.Fprintf(&b, " <-%s- %s", h.Relation, h.NodeID)
+					fmt.Fprintf(&b, " <-%s- %s", rel, h.NodeID)
 				}
 			}
 			fmt.Fprintf(w, "   path: %s\n", b.String())

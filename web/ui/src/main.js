@@ -1,4 +1,4 @@
-// The graph-browser@17 page. It talks only to its own viewer (same origin, session cookie) and
+// The graph-browser@18 page. It talks only to its own viewer (same origin, session cookie) and
 // never changes project data: every interaction below is a read or a client-side view change.
 import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';
@@ -222,6 +222,14 @@ function labelBox(label) {
   return { label: lines.join('\n'), w: Math.min(170, widest * 6.4) + 16, h: lines.length * 13 + 12 };
 }
 
+// A suspect relation (its target changed since a person confirmed it) is drawn in warning
+// orange with a long dash and labelled, whatever its relation's own colour.
+const SUSPECT_COLOR = '#e8590c';
+const SUSPECT_STYLE = {
+  'line-color': SUSPECT_COLOR, 'target-arrow-color': SUSPECT_COLOR, 'line-style': 'dashed', 'line-dash-pattern': [10, 4], width: 2.6,
+  label: 'suspect', 'font-size': 9, color: SUSPECT_COLOR, 'text-background-color': '#fff', 'text-background-opacity': 1,
+};
+
 // Relation styles are classes, one rule per relation and per category, added as relations
 // first appear: a rule shared by many edges is resolved once, where a data() mapping is
 // resolved per edge.
@@ -231,9 +239,11 @@ function edgeClasses(e) {
     const st = styleOf(e);
     const cls = 'r' + relationClass.size;
     relationClass.set(e.relation, cls);
-    cy.style().selector('edge.' + cls).style({ 'line-color': st.color, 'target-arrow-color': st.color, 'line-style': st.line, 'target-arrow-shape': st.arrow }).update();
+    // The suspect rule is appended again after each relation rule: the last matching rule wins.
+    cy.style().selector('edge.' + cls).style({ 'line-color': st.color, 'target-arrow-color': st.color, 'line-style': st.line, 'target-arrow-shape': st.arrow })
+      .selector('edge.suspect').style(SUSPECT_STYLE).update();
   }
-  return relationClass.get(e.relation) + (e.relation === 'omitted' ? ' omitted' : '');
+  return relationClass.get(e.relation) + (e.relation === 'omitted' ? ' omitted' : '') + (e.review === 'suspect' ? ' suspect' : '');
 }
 
 // showLabels labels every node once a label would be at least 6 pixels high.
@@ -257,7 +267,7 @@ function draw(fit = true) {
     })));
     cy.add(edges.map((e, i) => ({
       group: 'edges',
-      data: { id: 'e' + i, source: e.from, target: e.to, relation: e.relation },
+      data: { id: 'e' + i, source: e.from, target: e.to, relation: e.relation, review: e.review || '' },
       classes: edgeClasses(e),
     })));
   });
@@ -293,6 +303,17 @@ function drawKey(edges) {
     if (st.line === 'dotted') line.setAttribute('stroke-dasharray', '2 3');
     svg.append(line);
     list.append(el('li', { 'data-relation': rel }, svg, el('span', { text: `${SYMBOL[st.arrow] || '▶'} ${rel}`, title: `${e.category || 'related'}: ${st.line} line, ${st.arrow} arrow` })));
+  }
+  const suspect = edges.filter((e) => e.review === 'suspect').length;
+  if (suspect) {
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('width', '36'); svg.setAttribute('height', '10');
+    const line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+    line.setAttribute('x1', '0'); line.setAttribute('y1', '5'); line.setAttribute('x2', '36'); line.setAttribute('y2', '5');
+    line.setAttribute('stroke', SUSPECT_COLOR); line.setAttribute('stroke-width', '2.6'); line.setAttribute('stroke-dasharray', '10 4');
+    svg.append(line);
+    list.append(el('li', { 'data-review': 'suspect', class: 'suspect' }, svg, el('span', {
+      text: `suspect (${suspect})`, title: 'the target changed since a person last confirmed the relation: docforge validate says what changed; docforge review re-confirms' })));
   }
 }
 
@@ -437,7 +458,7 @@ function drawSemantic() {
     if (!other || other === state.focus) continue;
     const cat = CARDS.some(([c]) => c === e.category) ? e.category : 'unclassified';
     if (!groups.has(cat)) groups.set(cat, new Map());
-    groups.get(cat).set(other, e.relation);
+    groups.get(cat).set(other, e.review === 'suspect' ? e.relation + ' · suspect' : e.relation);
   }
   for (const [cat, label] of CARDS) {
     const members = groups.get(cat);
@@ -635,6 +656,8 @@ main();
 window.docforgeView = Object.freeze({
   visibleNodes: () => cy.nodes().map((n) => n.id()),
   visibleEdges: () => cy.edges().map((e) => [e.source().id(), e.target().id(), e.data('relation')]),
+  suspectEdges: () => cy.edges('.suspect').map((e) => ({ from: e.source().id(), to: e.target().id(), relation: e.data('relation'),
+    color: e.style('line-color'), line: e.style('line-style'), label: e.style('label') })),
   zoom: () => cy.zoom(),
   pan: () => ({ ...cy.pan() }),
   renderedPosition: (id) => { const n = cy.getElementById(id); return n.nonempty() ? n.renderedPosition() : null; },

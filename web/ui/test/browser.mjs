@@ -1,6 +1,7 @@
 // Browser test of the graph-browser page: Debian's Chromium driven by playwright-core.
 //
-//   node browser.mjs check URL OUTDIR LOGIC_NODE_ID   walk through every view, assert on the DOM,
+//   node browser.mjs check URL OUTDIR LOGIC_NODE_ID [SUSPECT_FROM>TO]
+//                                                  walk through every view, assert on the DOM,
 //                                                  save screenshots in OUTDIR, print a JSON summary
 //   node browser.mjs bench URL RUNS                 time page load to interactive, RUNS times
 //
@@ -39,7 +40,7 @@ async function clickNode(page, id, button = 'left') {
   await page.mouse.click(box.x + pos.x, box.y + pos.y, { button });
 }
 
-async function check(url, outdir, logicNode) {
+async function check(url, outdir, logicNode, suspectEdge) {
   mkdirSync(outdir, { recursive: true });
   const { browser, close } = await launch();
   const problems = [];
@@ -60,6 +61,19 @@ async function check(url, outdir, logicNode) {
     const keyItems = await page.locator('#key-list li[data-relation]').count();
     assert(keyItems >= 1, 'the key lists the relations in view');
     assert(await page.locator('#semantic [data-card=focus]').count() === 1, 'the focus card is shown');
+    // A suspect relation (SUSPECT_EDGE: from>to) is drawn dashed in warning orange, labelled,
+    // and the key explains it.
+    if (suspectEdge) {
+      const [from, to] = suspectEdge.split('>');
+      const marked = await page.evaluate(() => window.docforgeView.suspectEdges());
+      const hit = marked.find((e) => e.from === from && e.to === to);
+      assert(hit, `the suspect relation ${suspectEdge} is marked (${JSON.stringify(marked)})`);
+      assert(hit.line === 'dashed' && hit.color === 'rgb(232,89,12)' && hit.label === 'suspect', `the suspect edge is dashed orange and labelled (${JSON.stringify(hit)})`);
+      const plain = await page.evaluate(() => window.docforgeView.visibleEdges().length);
+      assert(marked.length < plain, 'only suspect relations are marked');
+      assert(await page.locator('#key-list li[data-review=suspect]').count() === 1, 'the key has a suspect entry');
+      summary.suspect = marked.length;
+    }
     summary.steps.push({ view: 'nodes', nodes: nodes.length, key: keyItems });
     await page.screenshot({ path: join(outdir, 'nodes-1280x800.png') });
 
@@ -211,7 +225,7 @@ async function bench(url, runs) {
 }
 
 try {
-  if (mode === 'check') await check(url, rest[0], rest[1]);
+  if (mode === 'check') await check(url, rest[0], rest[1], rest[2]);
   else if (mode === 'bench') await bench(url, Number(rest[0] || 5));
   else throw new Error('usage: browser.mjs check URL OUTDIR LOGIC_NODE_ID | bench URL RUNS');
 } catch (e) {
