@@ -113,19 +113,22 @@ func yamlStamps(rel, text string, stamps []graph.Stamp) (string, error) {
 	if closing < 0 {
 		return "", opError(problem.MalformedFrontMatter, "%s: the front matter opened on line 1 is never closed", rel)
 	}
+	// The block runs from its key line over every indented line (comments included); a
+	// comment at column 0 belongs to what follows it.
 	start, end := -1, -1
-	for k := 1; k < closing && end < 0; k++ {
+scan:
+	for k := 1; k < closing; k++ {
 		l := lines[k]
-		t := strings.TrimSpace(l)
 		switch {
 		case start < 0:
 			if yamlTopKey(l) == "stamps" {
-				start, end = k, -1
+				start, end = k, k+1
 			}
-		case t == "" || strings.HasPrefix(t, "#"):
-		case l[0] == ' ' || l[0] == '\t' || strings.HasPrefix(t, "- "):
+		case strings.TrimSpace(l) == "" || l[0] == '#':
+		case l[0] == ' ' || l[0] == '\t' || strings.HasPrefix(l, "- "):
+			end = k + 1
 		default:
-			end = k
+			break scan // the next top-level key
 		}
 	}
 	var edits []edit
@@ -134,10 +137,7 @@ func yamlStamps(rel, text string, stamps []graph.Stamp) (string, error) {
 	case start < 0 && len(block) > 0:
 		edits = append(edits, edit{closing, closing, block})
 	case start >= 0:
-		if end < 0 {
-			end = closing
-		}
-		edits = append(edits, edit{start, lastContent(lines, start+1, end), block})
+		edits = append(edits, edit{start, end, block})
 	}
 	return strings.Join(applyEdits(lines, edits), "\n"), nil
 }
