@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -465,5 +466,36 @@ output = "out/all.html"
 	publish(t, d)
 	if s := status(t, d, "all", true); s.State != Current || !s.Deep.Identical {
 		t.Errorf("deep status of a fresh parallel render: %+v", s)
+	}
+}
+
+// A relation whose target changed since it was stamped carries a visible marker saying what
+// changed; the others do not.
+func TestSuspectRelationsAreMarked(t *testing.T) {
+	d := example(t, nil)
+	desk, err := changeset.NewDesk(d, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := desk.Confirm(context.Background(), nil, changeset.ConfirmOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, d)
+	arch, _ := os.ReadFile(filepath.Join(d.Root, "site", "architecture.html"))
+	if bytes.Contains(arch, []byte(`class="suspect"`)) {
+		t.Fatal("a freshly stamped project shows suspect markers")
+	}
+	edit(t, d, "code/normalize/normalize.go", "return store.Event{State: state, At: s.At.UTC()}", "return store.Event{State: state, At: s.At}")
+	publish(t, d)
+	arch, _ = os.ReadFile(filepath.Join(d.Root, "site", "architecture.html"))
+	var marked []string
+	for _, line := range strings.Split(string(arch), "\n") {
+		if strings.Contains(line, `class="suspect"`) {
+			marked = append(marked, line)
+		}
+	}
+	if len(marked) != 1 || !strings.Contains(marked[0], `<code>go:example.com/courier/normalize.Normalize</code>`) ||
+		!strings.Contains(marked[0], `>suspect: body changed</span>`) || !strings.Contains(marked[0], "docforge review arch.normalizer") {
+		t.Errorf("want exactly the relation to Normalize marked, got %q", marked)
 	}
 }
