@@ -53,8 +53,13 @@ func writeNode(t testing.TB, root string, i int, r *rand.Rand, extra string) {
 		deps = append(deps, fmt.Sprintf("%q", fmt.Sprintf("n%03d", r.Intn(i))))
 	}
 	body := fmt.Sprintf("# Node %d\n\nWords about storage %d and wal %d. %s\n", i, r.Intn(50), r.Intn(50), extra)
-	content := fmt.Sprintf("+++\nid = \"n%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\ntags = [\"t%d\"]\n[relations]\ndepends_on = [%s]\n+++\n%s",
-		i, i, i%5, strings.Join(deps, ", "), body)
+	// Half the nodes carry a review stamp of their first dependency (suspect: no real hash).
+	stamps := ""
+	if len(deps) > 0 && r.Intn(2) == 0 {
+		stamps = fmt.Sprintf("[stamps]\n%s = \"sha256:%064x\"\n", deps[0], r.Int63())
+	}
+	content := fmt.Sprintf("+++\nid = \"n%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\ntags = [\"t%d\"]\n[relations]\ndepends_on = [%s]\n%s+++\n%s",
+		i, i, i%5, strings.Join(deps, ", "), stamps, body)
 	// Written by rename, as editors do, so that a concurrent sync never reads a torn file.
 	path := filepath.Join(root, "docs", fmt.Sprintf("n%03d.md", i))
 	must(t, os.WriteFile(path+".tmp", []byte(content), 0o644))
@@ -86,7 +91,8 @@ func dump(t testing.TB, path string) string {
 	defer conn.Close()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, content_hash, record_hash, headings, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes ORDER BY id`,
+		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes ORDER BY id`,
+		`SELECT n.id, s.target, s.hash, s.head, s.body, s.path FROM stamps s JOIN nodes n ON n.key = s.src ORDER BY 1, 2`,
 		`SELECT s.id, r.name, t.id FROM edges e JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst ORDER BY 1, 2, 3`,
 		`SELECT t.tag, n.id FROM node_tags t JOIN nodes n ON n.key = t.key ORDER BY 1, 2`,
 		`SELECT path, file_hash FROM files ORDER BY path`,
@@ -222,7 +228,8 @@ func TestInvalidEditPublishesNothing(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "docs", "n001.md"), []byte(bad), 0o644))
 	_, err = index.Sync(ctx, d, index.Options{})
 	var pe *problem.Error
-	if !errors.As(err, &pe) || pe.Problem.Code != problem.ProjectInvalid || len(pe.Problems) != 1 || pe.Problems[0].Code != problem.DanglingTarget || pe.Problems[0].Line != 6 {
+	if !errors.As(err, &pe) || pe.Problem.Code != problem.ProjectInvalid || len(problem.Errors(pe.Problems)) != 1 ||
+		problem.Errors(pe.Problems)[0].Code != problem.DanglingTarget || problem.Errors(pe.Problems)[0].Line != 6 {
 		t.Fatalf("want project_invalid with one positioned dangling_target, got %v %+v", err, pe)
 	}
 	snap, err := index.Open(ctx, d)
@@ -388,5 +395,58 @@ func TestConcurrentSyncAndQuery(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// A stamp-only edit changes no node record, yet the next incremental sync carries the new
+// stamp: the relation it confirms reads confirmed, then suspect once its target changes.
+func TestStampOnlyEditReachesTheIndex(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(descriptor), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	node := func(id, rels, stamps, body string) {
+		text := fmt.Sprintf("+++\nid = %q\nkind = \"component\"\nfamily = \"arch\"\n%s%s+++\n%s\n", id, rels, stamps, body)
+		must(t, os.WriteFile(filepath.Join(root, "docs", id+".md"), []byte(text), 0o644))
+	}
+	node("a", "", "", "the target")
+	node("b", "[relations]\ndepends_on = [\"a\"]\n", "", "the document")
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	review := func() string {
+		t.Helper()
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		deps, err := snap.Dependencies(ctx, "b", 10)
+		must(t, err)
+		if len(deps.Links) != 1 {
+			t.Fatalf("dependencies of b: %+v", deps.Links)
+		}
+		return deps.Links[0].Review
+	}
+	if got := review(); got != "" {
+		t.Fatalf("an unstamped relation reads %q", got)
+	}
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	target, err := snap.Get(ctx, "a")
+	snap.Close()
+	must(t, err)
+	node("b", "[relations]\ndepends_on = [\"a\"]\n", fmt.Sprintf("[stamps]\na = %q\n", target.ContentHash), "the document")
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental || res.Summary.NodesChanged != 0 {
+		t.Fatalf("stamp-only edit: %s, %+v", res.Build, res.Summary)
+	}
+	if got := review(); got != "confirmed" {
+		t.Fatalf("after stamping: %q, want confirmed", got)
+	}
+	node("a", "", "", "the target, changed")
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if got := review(); got != "suspect" {
+		t.Fatalf("after the target changed: %q, want suspect", got)
 	}
 }

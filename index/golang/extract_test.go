@@ -119,8 +119,8 @@ func TestLogicTruncated(t *testing.T) {
 	}
 }
 
-// The lexical scanner must find exactly the declarations go/ast finds, on real code: every
-// Go file of this repository.
+// The lexical scanner must find exactly the declarations go/ast finds, with the same
+// signature and implementation digests, on real code: every Go file of this repository.
 func TestScanMatchesExtractOnThisRepository(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, e fs.DirEntry, err error) error {
@@ -140,6 +140,16 @@ func TestScanMatchesExtractOnThisRepository(t *testing.T) {
 		ast, lex := Extract(filepath.Base(p), src, 0), Scan(filepath.Base(p), src)
 		if !slices.Equal(declNames(ast), declNames(lex)) {
 			t.Errorf("%s: go/ast finds %v\nthe scanner finds %v", p, declNames(ast), declNames(lex))
+		}
+		// A code node's content hash is the same under either policy: the digests agree, and
+		// every declaration has them.
+		if len(ast.Decls) == len(lex.Decls) {
+			for i, d := range ast.Decls {
+				l := lex.Decls[i]
+				if d.Signature == "" || d.Signature != l.Signature || d.Implementation != l.Implementation {
+					t.Errorf("%s: %s digests differ: go/ast %s/%s, the scanner %s/%s", p, declNames(ast)[i], d.Signature, d.Implementation, l.Signature, l.Implementation)
+				}
+			}
 		}
 		if ast.Package != lex.Package || len(ast.Imports) != len(lex.Imports) {
 			t.Errorf("%s: package/imports differ: %s %v vs %s %v", p, ast.Package, ast.Imports, lex.Package, lex.Imports)
