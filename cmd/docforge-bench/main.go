@@ -26,6 +26,7 @@ const usage = `docforge-bench: measure DocForge's index on synthetic projects
 Usage:
   docforge-bench [--sizes 10000,100000] [--goroot=true] [--adopted 20000] [--dir bench-out] [--runs N] [--profile]
   docforge-bench --adopted-only [--adopted 20000]
+  docforge-bench --stamps-only [--stamps 20000]
   docforge-bench measure --project DIR --nodes N [--runs N] [--profile]
   docforge-bench measure-go --project DIR [--runs N]
 
@@ -35,7 +36,9 @@ be pasted into docs/benchmarks.md. With --goroot (the default) it also copies GO
 (without testdata) under --dir and measures the Go adapter on it; --sizes "" runs that alone. --profile writes CPU profiles of the cold sync and the
 one-file edit next to each project (cold.pprof, edit.pprof). --adopted N also times a tree
 of N Markdown files with YAML front matter and relative links, adopted through the descriptor
-'docforge init' writes (cold sync, one-file edit); --adopted-only runs that alone.
+'docforge init' writes (cold sync, one-file edit); --adopted-only runs that alone. --stamps N
+stamps a fresh such tree and times validation before and after, the stamping, and edits that
+make relations suspect; --stamps-only runs that alone.
 `
 
 // genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
@@ -71,6 +74,8 @@ func run(ctx context.Context, args []string) error {
 	renderSizes := fs.String("render-sizes", "10000", "comma-separated node counts (of --sizes) at which to measure rendering")
 	adopted := fs.Int("adopted", 20000, "files of the adopted YAML tree with Markdown links to measure (0: none)")
 	adoptedOnly := fs.Bool("adopted-only", false, "measure only the adopted tree")
+	stamps := fs.Int("stamps", 20000, "files of a fresh adopted tree to stamp and validate (0: none)")
+	stampsOnly := fs.Bool("stamps-only", false, "measure only review stamps")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,7 +84,10 @@ func run(ctx context.Context, args []string) error {
 	var renderReports []*renderReport
 	var ftsText string
 	if *adoptedOnly {
-		*sizes, *goroot = "", false
+		*sizes, *goroot, *stamps = "", false, 0
+	}
+	if *stampsOnly {
+		*sizes, *goroot, *adopted = "", false, 0
 	}
 	for _, f := range strings.Split(*sizes, ",") {
 		if strings.TrimSpace(f) == "" {
@@ -137,6 +145,13 @@ func run(ctx context.Context, args []string) error {
 	text := markdown(reports) + renderMarkdown(renderReports) + mcpMarkdown(mcpReports) + ftsText
 	if *adopted > 0 && !*mcpOnly && !*viewerOnly {
 		t, err := measureAdopted(ctx, *dir, *adopted, *runs)
+		if err != nil {
+			return err
+		}
+		text += t
+	}
+	if *stamps > 0 && !*mcpOnly && !*viewerOnly {
+		t, err := measureStamps(ctx, *dir, *stamps, *runs)
 		if err != nil {
 			return err
 		}

@@ -106,7 +106,9 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 				return nil, err
 			}
 		}
-		if err := s.checkStampEdit(rel, before, after, byPath[rel]); err != nil {
+		// The loaded fragment is before's parse; were the file changed since, the check
+		// would see other nodes or hashes and refuse.
+		if err := s.checkStampEdit(rel, before, after, s.frags[rel], byPath[rel]); err != nil {
 			return nil, err
 		}
 		writes = append(writes, write{rel, before, after})

@@ -532,7 +532,7 @@ func (s *Sources) restamp(p *Projection, i int, rel string, op *Operation, captu
 	if err != nil {
 		return err
 	}
-	if err := s.checkStampEdit(rel, text, after, map[string][]graph.Stamp{op.NodeID: list}); err != nil {
+	if err := s.checkStampEdit(rel, text, after, nil, map[string][]graph.Stamp{op.NodeID: list}); err != nil {
 		return err
 	}
 	p.put(rel, after)

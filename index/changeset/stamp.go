@@ -180,12 +180,15 @@ func sortedStamps(stamps []graph.Stamp) []graph.Stamp {
 // checkStampEdit parses a file before and after a stamp edit and refuses the edit unless it
 // changed the stamps of nodes and nothing else: the same nodes with the same content hashes,
 // the same relations, no new problems, and the stamps each node was meant to get.
-func (s *Sources) checkStampEdit(rel, before, after string, want map[string][]graph.Stamp) error {
+// a is before's fragment when the caller has it parsed already; nil parses it.
+func (s *Sources) checkStampEdit(rel, before, after string, a *graph.Fragment, want map[string][]graph.Stamp) error {
 	format, ok := source.ContentFormat(s.d, rel)
 	if !ok {
 		return escape("%q is not a content file", rel)
 	}
-	a := source.Parse(s.d, rel, format, []byte(before))
+	if a == nil {
+		a = source.Parse(s.d, rel, format, []byte(before))
+	}
 	b := source.Parse(s.d, rel, format, []byte(after))
 	refuse := func(why string, args ...any) error {
 		return problem.Errorf(problem.Internal, "the stamp edit of %s would "+why+", so nothing was written; edit the file's stamps by hand (docs/project-format.md)", append([]any{rel}, args...)...)

@@ -21,6 +21,8 @@ type Checker struct {
 	files    map[string][]FileNode
 	links    []graph.Link
 	resolved *resolvedLinks
+	// reviews caches Reviews until the next Add: validation asks three times.
+	reviews []Review
 	// nodes are what a review stamp is compared with; stamps are every node's stamps.
 	nodes  map[string]stampTarget
 	stamps []sourceStamp
@@ -63,7 +65,7 @@ func (c *Checker) Add(f *graph.Fragment) {
 		c.files[f.Path] = nodes
 		c.links = append(c.links, f.Links...)
 	}
-	c.resolved = nil
+	c.resolved, c.reviews = nil, nil
 }
 
 // NodesIn and Has make the checker the link targets of its own fragments.

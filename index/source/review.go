@@ -45,6 +45,9 @@ type Review struct {
 // relation of their node are left out (reviewProblems reports them); so are targets only
 // External knows, which this checker cannot compare.
 func (c *Checker) Reviews() []Review {
+	if c.reviews != nil || len(c.stamps) == 0 {
+		return c.reviews
+	}
 	rels := c.relationsByPair()
 	var out []Review
 	for _, st := range c.stamps {
@@ -75,7 +78,11 @@ func (c *Checker) Reviews() []Review {
 	slices.SortFunc(out, func(a, b Review) int {
 		return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
 	})
-	return out
+	c.reviews = slices.Clip(out)
+	if c.reviews == nil {
+		c.reviews = []Review{}
+	}
+	return c.reviews
 }
 
 // relationsByPair lists the relation names of every (source, target) pair, declared and

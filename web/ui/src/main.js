@@ -285,6 +285,18 @@ function draw(fit = true) {
   document.body.dataset.nodes = String(nodes.length);
 }
 
+// swatch is a key entry's sample line.
+function swatch(color, width, dash) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('width', '36'); svg.setAttribute('height', '10');
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+  line.setAttribute('x1', '0'); line.setAttribute('y1', '5'); line.setAttribute('x2', '36'); line.setAttribute('y2', '5');
+  line.setAttribute('stroke', color); line.setAttribute('stroke-width', width);
+  if (dash) line.setAttribute('stroke-dasharray', dash);
+  svg.append(line);
+  return svg;
+}
+
 // drawKey lists exactly the relations the view now shows.
 function drawKey(edges) {
   const list = $('key-list');
@@ -294,25 +306,12 @@ function drawKey(edges) {
   if (!seen.size) { list.append(el('li', { class: 'muted', text: 'no relations in view' })); return; }
   for (const [rel, e] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
     const st = styleOf(e);
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    svg.setAttribute('width', '36'); svg.setAttribute('height', '10');
-    const line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
-    line.setAttribute('x1', '0'); line.setAttribute('y1', '5'); line.setAttribute('x2', '36'); line.setAttribute('y2', '5');
-    line.setAttribute('stroke', st.color); line.setAttribute('stroke-width', '2');
-    if (st.line === 'dashed') line.setAttribute('stroke-dasharray', '6 3');
-    if (st.line === 'dotted') line.setAttribute('stroke-dasharray', '2 3');
-    svg.append(line);
+    const svg = swatch(st.color, '2', { dashed: '6 3', dotted: '2 3' }[st.line]);
     list.append(el('li', { 'data-relation': rel }, svg, el('span', { text: `${SYMBOL[st.arrow] || '▶'} ${rel}`, title: `${e.category || 'related'}: ${st.line} line, ${st.arrow} arrow` })));
   }
   const suspect = edges.filter((e) => e.review === 'suspect').length;
   if (suspect) {
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    svg.setAttribute('width', '36'); svg.setAttribute('height', '10');
-    const line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
-    line.setAttribute('x1', '0'); line.setAttribute('y1', '5'); line.setAttribute('x2', '36'); line.setAttribute('y2', '5');
-    line.setAttribute('stroke', SUSPECT_COLOR); line.setAttribute('stroke-width', '2.6'); line.setAttribute('stroke-dasharray', '10 4');
-    svg.append(line);
-    list.append(el('li', { 'data-review': 'suspect', class: 'suspect' }, svg, el('span', {
+    list.append(el('li', { 'data-review': 'suspect', class: 'suspect' }, swatch(SUSPECT_COLOR, '2.6', '10 4'), el('span', {
       text: `suspect (${suspect})`, title: 'the target changed since a person last confirmed the relation: docforge validate says what changed; docforge review re-confirms' })));
   }
 }
