@@ -255,12 +255,17 @@ func runSync(e *env) error {
 	return nil
 }
 
-func runValidate(e *env) error {
+// validation loads and checks every source of the project, writing nothing.
+func (e *env) validation() (*source.Validation, error) {
 	d, err := e.descriptor()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	v, err := source.Validate(e.ctx, d, e.policy(), 0)
+	return source.Validate(e.ctx, d, e.policy(), 0)
+}
+
+func runValidate(e *env) error {
+	v, err := e.validation()
 	if err != nil {
 		return err
 	}

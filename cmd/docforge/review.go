@@ -100,11 +100,7 @@ func printConfirmations(w io.Writer, cs []changeset.Confirmation, dry, quiet boo
 }
 
 func runDrift(e *env) error {
-	d, err := e.descriptor()
-	if err != nil {
-		return err
-	}
-	v, err := source.Validate(e.ctx, d, e.policy(), 0)
+	v, err := e.validation()
 	if err != nil {
 		return err
 	}

@@ -56,15 +56,19 @@ func digestSource(domain string, src []byte, from, to int) string {
 	file := fset.AddFile("", -1, len(part))
 	var s scanner.Scanner
 	s.Init(file, part, nil, 0)
+	return digestLexemes(domain, scanAll(&s))
+}
+
+// scanAll reads every token up to the end of the file.
+func scanAll(s *scanner.Scanner) []lexeme {
 	var toks []lexeme
 	for {
 		pos, t, lit := s.Scan()
 		if t == token.EOF {
-			break
+			return toks
 		}
 		toks = append(toks, lexeme{pos, t, lit})
 	}
-	return digestLexemes(domain, toks)
 }
 
 // spanEnd returns the index after the token run that starts at toks[from] and ends before a

@@ -25,14 +25,7 @@ func Scan(name string, src []byte) *Facts {
 		}
 	}, scanner.ScanComments)
 
-	var toks []lexeme
-	for {
-		pos, t, lit := s.Scan()
-		if t == token.EOF {
-			break
-		}
-		toks = append(toks, lexeme{pos, t, lit})
-	}
+	toks := scanAll(&s)
 	if firstErr != nil && !f.Ignored {
 		f.Error = firstErr
 		return f
