@@ -35,11 +35,7 @@ func runChangeset(e *env) error {
 		}
 		return usageError("docforge changeset list takes no ID")
 	}
-	d, err := e.descriptor()
-	if err != nil {
-		return err
-	}
-	desk, err := changeset.NewDesk(d, e.policy())
+	d, desk, err := e.desk()
 	if err != nil {
 		return err
 	}
@@ -259,4 +255,15 @@ func printChanges(w io.Writer, changes []changeset.Change) {
 		}
 		fmt.Fprint(w, c.FrontMatterDiff, c.BodyDiff)
 	}
+}
+
+// desk opens the project's changeset desk: proposals, and the store lock every canonical
+// write takes.
+func (e *env) desk() (*project.Descriptor, *changeset.Desk, error) {
+	d, err := e.descriptor()
+	if err != nil {
+		return nil, nil, err
+	}
+	desk, err := changeset.NewDesk(d, e.policy())
+	return d, desk, err
 }

@@ -46,11 +46,7 @@ func runStamp(e *env) error {
 }
 
 func confirm(e *env, ids []string, opt changeset.ConfirmOptions) error {
-	d, err := e.descriptor()
-	if err != nil {
-		return err
-	}
-	desk, err := changeset.NewDesk(d, e.policy())
+	_, desk, err := e.desk()
 	if err != nil {
 		return err
 	}

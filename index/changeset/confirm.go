@@ -195,9 +195,8 @@ func (s *Sources) confirmNode(n *graph.Node, targets []string, opt ConfirmOption
 // relationTargets lists, per source node, the distinct targets of its relations, declared
 // and made by links, in order.
 func (s *Sources) relationTargets() map[string][]string {
-	c := s.checker(nil)
 	out := map[string][]string{}
-	for _, e := range c.Edges() {
+	for _, e := range s.edges {
 		if !slices.Contains(out[e.Source], e.Target) {
 			out[e.Source] = append(out[e.Source], e.Target)
 		}

@@ -23,6 +23,7 @@ type Sources struct {
 	frags    map[string]*graph.Fragment
 	nodes    map[string]nodeAt
 	problems []problem.Problem // the base project's problems
+	edges    []graph.EdgeAt    // the base's relations, declared and made by links
 }
 
 // nodeAt is where a node is defined.
@@ -89,7 +90,8 @@ func parse(ctx context.Context, d *project.Descriptor, policy string, inv *sourc
 	if err != nil {
 		return nil, fmt.Errorf("load sources: %w", err)
 	}
-	s.problems = s.check(nil)
+	base := s.checker(nil)
+	s.problems, s.edges = s.problemsOf(nil, base), base.Edges()
 	return s, nil
 }
 
@@ -113,6 +115,11 @@ func (s *Sources) Errors() int { return len(problem.Errors(s.problems)) }
 // check runs the loader's cross-file validation over the base with overlay's files parsed
 // in place of (or beside) theirs, and returns every problem.
 func (s *Sources) check(over map[string]*graph.Fragment) []problem.Problem {
+	return s.problemsOf(over, s.checker(over))
+}
+
+// problemsOf lists the problems of the base with overlay, c being their checker.
+func (s *Sources) problemsOf(over map[string]*graph.Fragment, c *source.Checker) []problem.Problem {
 	list := problem.List{Limit: 100000}
 	list.AddAll(s.inv.Problems)
 	for _, p := range s.order {
@@ -125,7 +132,7 @@ func (s *Sources) check(over map[string]*graph.Fragment) []problem.Problem {
 			list.AddAll(f.Problems)
 		}
 	}
-	list.AddAll(s.checker(over).Problems())
+	list.AddAll(c.Problems())
 	return list.Problems()
 }
 

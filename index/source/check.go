@@ -21,8 +21,10 @@ type Checker struct {
 	files    map[string][]FileNode
 	links    []graph.Link
 	resolved *resolvedLinks
-	// reviews caches Reviews until the next Add: validation asks three times.
+	// reviews and pairs cache Reviews and relationsByPair until the next Add: a
+	// validation asks for them several times.
 	reviews []Review
+	pairs   map[[2]string][]string
 	// nodes are what a review stamp is compared with; stamps are every node's stamps.
 	nodes  map[string]stampTarget
 	stamps []sourceStamp
@@ -32,7 +34,8 @@ type Checker struct {
 }
 
 type resolvedLinks struct {
-	edges    []graph.EdgeAt
+	edges    []graph.EdgeAt // the links' edges
+	all      []graph.EdgeAt // declared edges, then the links' edges
 	problems []problem.Problem
 }
 
@@ -65,7 +68,7 @@ func (c *Checker) Add(f *graph.Fragment) {
 		c.files[f.Path] = nodes
 		c.links = append(c.links, f.Links...)
 	}
-	c.resolved, c.reviews = nil, nil
+	c.resolved, c.reviews, c.pairs = nil, nil, nil
 }
 
 // NodesIn and Has make the checker the link targets of its own fragments.
@@ -75,7 +78,7 @@ func (c *Checker) NodesIn(path string) []FileNode { return c.files[path] }
 func (c *Checker) linkOutcome() *resolvedLinks {
 	if c.resolved == nil {
 		edges, probs := ResolveLinks(c.d, c.links, c)
-		c.resolved = &resolvedLinks{edges: edges, problems: probs}
+		c.resolved = &resolvedLinks{edges: edges, all: slices.Clip(append(slices.Clip(c.edges), edges...)), problems: probs}
 	}
 	return c.resolved
 }
@@ -86,7 +89,7 @@ func (c *Checker) Edges() []graph.EdgeAt {
 	if len(c.links) == 0 {
 		return c.edges
 	}
-	return append(slices.Clip(c.edges), c.linkOutcome().edges...)
+	return c.linkOutcome().all
 }
 
 // Has reports whether a fragment defined id.

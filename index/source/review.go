@@ -49,7 +49,7 @@ func (c *Checker) Reviews() []Review {
 		return c.reviews
 	}
 	rels := c.relationsByPair()
-	var out []Review
+	out := make([]Review, 0, len(c.stamps))
 	for _, st := range c.stamps {
 		names := rels[[2]string{st.source, st.Target}]
 		_, exists := c.nodes[st.Target]
@@ -79,15 +79,15 @@ func (c *Checker) Reviews() []Review {
 		return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
 	})
 	c.reviews = slices.Clip(out)
-	if c.reviews == nil {
-		c.reviews = []Review{}
-	}
 	return c.reviews
 }
 
 // relationsByPair lists the relation names of every (source, target) pair, declared and
 // link-made alike.
 func (c *Checker) relationsByPair() map[[2]string][]string {
+	if c.pairs != nil {
+		return c.pairs
+	}
 	out := map[[2]string][]string{}
 	for _, e := range c.Edges() {
 		k := [2]string{e.Source, e.Target}
@@ -98,6 +98,7 @@ func (c *Checker) relationsByPair() map[[2]string][]string {
 	for k := range out {
 		slices.Sort(out[k])
 	}
+	c.pairs = out
 	return out
 }
 
