@@ -65,13 +65,44 @@ func retitle(t *testing.T, path, title string) {
 
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
 
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+func zombie(pid int) bool { return procState(fmt.Sprintf("/proc/%d/stat", pid)) == 'Z' }
+
+// procState is the state letter of a /proc stat file, 0 when it cannot be read.
+func procState(stat string) byte {
+	b, err := os.ReadFile(stat)
 	if err != nil {
-		return false
+		return 0
 	}
 	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
+// stop sends SIGSTOP and waits until every thread of pid has stopped: the stop takes effect
+// asynchronously, and on a loaded machine a thread can still run (and answer a call) for
+// tens of milliseconds after kill returns.
+func stop(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop %d: %v", pid, err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		threads, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		stopped := len(threads) > 0
+		for _, th := range threads {
+			if st := procState(th); st != 'T' && st != 't' && st != 0 {
+				stopped = false
+			}
+		}
+		if stopped {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not stop within 15 s of SIGSTOP", pid)
+		}
+	}
 }
 
 func waitDead(t *testing.T, pid int) {
@@ -176,7 +207,7 @@ func TestWorkerDyingMidCall(t *testing.T) {
 	pid := rt.status(t).Workers[0].Pid
 
 	for _, kill := range []bool{false, true} {
-		syscall.Kill(pid, syscall.SIGSTOP)
+		stop(t, pid)
 		done := make(chan answer, 1)
 		start := time.Now()
 		go func() {
