@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,18 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	rt := newRuntime(t)
 	root := exampleRoot(t)
+	// Every relation stamped, then arch.store's body edited: the relations to it are suspect.
+	if out, err := rt.docforge(t, "stamp", "--all", "--project-root", root); err != nil {
+		t.Fatalf("stamp --all: %v\n%s", err, out)
+	}
+	store := filepath.Join(root, "docs", "architecture", "store.md")
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(store, append(data, "\nShipments are now sharded by carrier.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, root)
@@ -207,6 +220,13 @@ func TestTypeScriptClient(t *testing.T) {
 		Registered   string
 		Viewer       struct {
 			URL, Template, State, SnapshotState string
+		}
+		Suspect struct {
+			Backlinks, Dependencies []string
+		}
+		Confirm struct {
+			Status  string
+			Stamped bool
 		}
 		TaskPaging struct {
 			Items      int
@@ -233,6 +253,13 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	if tp := summary.TaskPaging; tp.Items < 8 || !tp.SamePages || !tp.OneCapsule {
 		t.Errorf("task context paged by the TypeScript client: %+v", tp)
+	}
+	if s := summary.Suspect; !slices.Contains(s.Backlinks, "depends_on arch.api: body changed") ||
+		!slices.Equal(s.Dependencies, []string{"calls arch.store: body changed", "depends_on arch.store: body changed", "relates_to arch.store: body changed"}) {
+		t.Errorf("suspect marks read by the TypeScript client: %+v", s)
+	}
+	if c := summary.Confirm; c.Status != "ready" || !c.Stamped {
+		t.Errorf("a confirmation through the TypeScript client: %+v, want ready with the new stamp in its diff", c)
 	}
 	// Both sessions have closed and their bridges exited; the viewer lives on in the worker.
 	if v := summary.Viewer; v.Template != "graph-browser@18" || v.State != "running" || v.SnapshotState != "current" {

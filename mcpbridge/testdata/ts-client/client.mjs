@@ -1,5 +1,5 @@
 // Drives docforge-mcp over stdio with the official TypeScript SDK: lists the tools and calls
-// every read tool, opens the graph browser, then drives the proposal tools through a second session bound to a writer,
+// every read tool, reads the suspect marks, opens the graph browser, then drives the proposal tools through a second session bound to a writer,
 // printing one JSON summary line for the Go test to check.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -64,6 +64,14 @@ const taskPaging = {
   samePages: JSON.stringify(paged) === JSON.stringify(whole.items),
   oneCapsule: capsuleHashes.size === 1 && capsuleHashes.has(whole.capsule_hash),
 };
+// The Go test stamped every relation, then edited arch.store's body: the relations to it are
+// suspect, and say why.
+const suspects = async (name, args) => JSON.parse((await client.callTool({ name, arguments: args })).content[0].text)
+  .result.links.filter((l) => l.review === "suspect").map((l) => `${l.relation} ${l.node_id}: ${(l.review_changes ?? []).join(", ")}`);
+const suspect = {
+  backlinks: await suspects("docforge_backlinks", { node_id: "arch.store" }),
+  dependencies: await suspects("docforge_dependencies", { node_id: "arch.api" }),
+};
 // The graph browser: a viewer in the worker, which must outlive this session's bridge.
 const shown = JSON.parse((await client.callTool({ name: "docforge_visualize", arguments: { node_id: "arch.store" } })).content[0].text).result;
 const shownStatus = JSON.parse((await client.callTool({ name: "docforge_visualization_status", arguments: {} })).content[0].text).result;
@@ -95,10 +103,20 @@ await step("docforge_preview_changeset", { changeset_id: "cs-ts", view_id: "arch
 await step("docforge_list_changesets", {});
 await step("docforge_propose_relationship_update", { changeset_id: "cs-ts", node_id: "arch.store", add: [] });
 await step("docforge_abandon_changeset", { changeset_id: "cs-ts", reason: "end of test" });
+// An agent re-confirms a suspect relation: the changeset's diff writes the new stamp.
+const confirmed = await writer.callTool({ name: "docforge_register_changes", arguments: {
+  title: "The API still holds for the edited store", changeset_id: "cs-confirm",
+  operations: [{ op: "relationship_update", node_id: "arch.api", confirm: [{ target_id: "arch.store" }] }],
+} });
+const confirmDiff = (await writer.callTool({ name: "docforge_get_changeset_diff", arguments: { changeset_id: "cs-confirm" } })).content[0].text;
+const confirm = {
+  status: JSON.parse(confirmed.content[0].text).result?.status ?? null,
+  stamped: confirmDiff.includes('+\\"arch.store\\" = \\"sha256:'),
+};
 await writer.close();
 
 console.log(JSON.stringify({
   tools: tools.map((t) => t.name),
   readOnly: tools.filter((t) => t.annotations && t.annotations.readOnlyHint).map((t) => t.name),
-  results, taskPaging, viewer, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
+  results, taskPaging, suspect, confirm, viewer, disabledCode, registered: reg?.changeset_hash ?? null, proposals,
 }));
