@@ -399,7 +399,8 @@ func TestConcurrentSyncAndQuery(t *testing.T) {
 }
 
 // A stamp-only edit changes no node record, yet the next incremental sync carries the new
-// stamp: the relation it confirms reads confirmed, then suspect once its target changes.
+// stamp: the relation it confirms reads confirmed, then suspect once its target changes, in
+// the relation lists and in traversal alike (the first generation has no stamp at all).
 func TestStampOnlyEditReachesTheIndex(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -423,6 +424,12 @@ func TestStampOnlyEditReachesTheIndex(t *testing.T) {
 		must(t, err)
 		if len(deps.Links) != 1 {
 			t.Fatalf("dependencies of b: %+v", deps.Links)
+		}
+		// Impact follows depends_on backwards: the traversal reads the same state.
+		imp, err := snap.Impact(ctx, "a", index.ImpactOptions{Depth: 1})
+		must(t, err)
+		if len(imp.Nodes) != 1 || imp.Nodes[0].ID != "b" || imp.Nodes[0].Review != deps.Links[0].Review {
+			t.Fatalf("impact of a: %+v, want b reached with review %q", imp.Nodes, deps.Links[0].Review)
 		}
 		return deps.Links[0].Review
 	}

@@ -106,10 +106,10 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 		if err != nil {
 			return fmt.Errorf("get node %s: %w", id, err)
 		}
-		if v.Outgoing, _, err = links(conn, key, true, s.maxResults); err != nil {
+		if v.Outgoing, _, err = s.links(conn, key, true, s.maxResults); err != nil {
 			return err
 		}
-		v.Incoming, v.IncomingTruncated, err = links(conn, key, false, s.maxResults)
+		v.Incoming, v.IncomingTruncated, err = s.links(conn, key, false, s.maxResults)
 		return err
 	})
 	return v, err
@@ -117,14 +117,19 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 
 // links lists up to limit relations out of (outgoing) or into a node, ordered by relation and
 // the other node's ID, with the review state of each.
-func links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
-	// n is the node at the other end, t the relation's target (n itself when outgoing).
-	q := `SELECT r.name, n.id, n.title, n.kind, n.family, coalesce(a.anchor, ''),
-		st.hash, st.head, st.body, st.path, t.id, t.content_hash, t.head_digest, t.body_digest, t.source_path
+func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
+	// n is the node at the other end, t the relation's target (n itself when outgoing); a
+	// generation without stamps reads no review columns.
+	review, stamps := `NULL, '', '', '', '', '', '', '', ''`, ``
+	if s.stamped {
+		review = `st.hash, st.head, st.body, st.path, t.id, t.content_hash, t.head_digest, t.body_digest, t.source_path`
+		stamps = `JOIN nodes t ON t.key = e.dst
+		LEFT JOIN stamps st ON st.src = e.src AND st.target = t.id `
+	}
+	q := `SELECT r.name, n.id, n.title, n.kind, n.family, coalesce(a.anchor, ''), ` + review + `
 		FROM edges e JOIN relations r ON r.rel = e.rel
 		LEFT JOIN edge_anchors a ON a.src = e.src AND a.rel = e.rel AND a.dst = e.dst
-		JOIN nodes t ON t.key = e.dst
-		LEFT JOIN stamps st ON st.src = e.src AND st.target = t.id `
+		` + stamps
 	if outgoing {
 		q += `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
 	} else {
@@ -133,12 +138,12 @@ func links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool
 	out := []Link{}
 	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{
 		Args: []any{key, limit + 1},
-		ResultFunc: func(s *sqlite.Stmt) error {
-			l := Link{Relation: s.ColumnText(0), NodeID: s.ColumnText(1), Title: s.ColumnText(2), Kind: s.ColumnText(3), Family: s.ColumnText(4), Anchor: s.ColumnText(5)}
-			if s.ColumnType(6) != sqlite.TypeNull {
-				stamp := graph.Stamp{Hash: s.ColumnText(6), Parts: graph.Parts{Head: s.ColumnText(7), Body: s.ColumnText(8)}, Path: s.ColumnText(9)}
-				target := graph.Node{Record: graph.Record{ID: s.ColumnText(10), ContentHash: s.ColumnText(11), SourcePath: s.ColumnText(14)},
-					Parts: graph.Parts{Head: s.ColumnText(12), Body: s.ColumnText(13)}}
+		ResultFunc: func(row *sqlite.Stmt) error {
+			l := Link{Relation: row.ColumnText(0), NodeID: row.ColumnText(1), Title: row.ColumnText(2), Kind: row.ColumnText(3), Family: row.ColumnText(4), Anchor: row.ColumnText(5)}
+			if row.ColumnType(6) != sqlite.TypeNull {
+				stamp := graph.Stamp{Hash: row.ColumnText(6), Parts: graph.Parts{Head: row.ColumnText(7), Body: row.ColumnText(8)}, Path: row.ColumnText(9)}
+				target := graph.Node{Record: graph.Record{ID: row.ColumnText(10), ContentHash: row.ColumnText(11), SourcePath: row.ColumnText(14)},
+					Parts: graph.Parts{Head: row.ColumnText(12), Body: row.ColumnText(13)}}
 				l.Review = graph.ReviewState(stamp.Hash, target.ContentHash)
 				if l.Review == graph.Suspect {
 					l.Changes = stamp.Changes(&target, strings.HasPrefix(target.ID, graph.CodePrefix))
@@ -176,7 +181,7 @@ func (s *Snapshot) linkList(ctx context.Context, id string, limit int, outgoing 
 			return problem.Errorf(problem.NodeNotFound, "no node %q in generation %d", id, s.info.Generation)
 		}
 		var err error
-		out.Links, out.Truncated, err = links(conn, key, outgoing, limit)
+		out.Links, out.Truncated, err = s.links(conn, key, outgoing, limit)
 		return err
 	})
 	return out, err

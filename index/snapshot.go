@@ -24,6 +24,9 @@ type Snapshot struct {
 	maxResults int
 	policy     string
 	info       Info
+	// stamped reports whether any relation of this generation carries a review stamp: an
+	// index without stamps skips the stamp probe of every traversed edge.
+	stamped bool
 }
 
 // Info identifies the generation a snapshot holds.
@@ -83,7 +86,12 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 				return nil, err
 			}
 		}
-		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, info: Info{
+		var stamped int64
+		if err := execInt(conn, `SELECT EXISTS (SELECT 1 FROM stamps)`, &stamped); err != nil {
+			conn.Close()
+			return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
+		}
+		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
 			Fingerprint: m[metaFingerprint], Index: before,
 		}}, nil

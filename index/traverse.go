@@ -92,17 +92,22 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		// The review state needs the target's ID and hash: the far node's going forwards, the
 		// expanded node's (bound as ?3 and ?4) going backwards. The stamp probe is one primary
 		// key lookup, and the CASE reads the hash only for a stamped edge.
+		// Without any stamp in the generation the probe is skipped: it made impact on the
+		// unstamped 10k-node benchmark project 1.3 times slower.
 		near, far, targetID, targetHash := "src", "dst", "n.id", "n.content_hash"
 		if !outgoing {
 			near, far, targetID, targetHash = "dst", "src", "?3", "?4"
 		}
-		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel,
-			CASE WHEN s.hash IS NULL THEN '' WHEN s.hash = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END
-			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far + `
-			LEFT JOIN stamps s ON s.src = e.src AND s.target = ` + targetID +
+		review, stamps := `''`, ``
+		if s.stamped {
+			review = `CASE WHEN s.hash IS NULL THEN '' WHEN s.hash = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END`
+			stamps = ` LEFT JOIN stamps s ON s.src = e.src AND s.target = ` + targetID
+		}
+		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel, ` + review + `
+			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far + stamps +
 			` WHERE e.` + near + ` = ?1 ORDER BY r.name, n.id LIMIT ?2`)
 		var hashOf *sqlite.Stmt
-		if !outgoing {
+		if !outgoing && s.stamped {
 			hashOf = conn.Prep(`SELECT content_hash FROM nodes WHERE key = ?`)
 		}
 		for _, f := range from {
