@@ -3,13 +3,13 @@ package mcpbridge
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -25,14 +25,7 @@ func suspectExample(t *testing.T) string {
 	if _, err := desk.Confirm(context.Background(), nil, changeset.ConfirmOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	store := filepath.Join(root, "docs", "architecture", "store.md")
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(store, append(data, "\nShipments are now sharded by carrier.\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture.Append(t, filepath.Join(root, "docs", "architecture", "store.md"), "\nShipments are now sharded by carrier.\n")
 	return root
 }
 

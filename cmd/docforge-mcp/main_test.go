@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -195,14 +196,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if out, err := rt.docforge(t, "stamp", "--all", "--project-root", root); err != nil {
 		t.Fatalf("stamp --all: %v\n%s", err, out)
 	}
-	store := filepath.Join(root, "docs", "architecture", "store.md")
-	data, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(store, append(data, "\nShipments are now sharded by carrier.\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture.Append(t, filepath.Join(root, "docs", "architecture", "store.md"), "\nShipments are now sharded by carrier.\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), bin, root)
