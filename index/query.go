@@ -118,9 +118,9 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 // links lists up to limit relations out of (outgoing) or into a node, ordered by relation and
 // the other node's ID, with the review state of each.
 func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
-	// n is the node at the other end, t the relation's target (n itself when outgoing); a
-	// generation without stamps reads no review columns.
-	review, stamps := `NULL, '', '', '', '', '', '', '', ''`, ``
+	// n is the node at the other end, t the relation's target (n itself when outgoing). A
+	// generation without stamps selects a NULL stamp, so no review column is read.
+	review, stamps := `NULL`, ``
 	if s.stamped {
 		review = `st.hash, st.head, st.body, st.path, t.id, t.content_hash, t.head_digest, t.body_digest, t.source_path`
 		stamps = `JOIN nodes t ON t.key = e.dst

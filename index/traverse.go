@@ -91,9 +91,9 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		}
 		// The review state needs the target's ID and hash: the far node's going forwards, the
 		// expanded node's (bound as ?3 and ?4) going backwards. The stamp probe is one primary
-		// key lookup, and the CASE reads the hash only for a stamped edge.
-		// Without any stamp in the generation the probe is skipped: it made impact on the
-		// unstamped 10k-node benchmark project 1.3 times slower.
+		// key lookup, and the CASE reads the hash only for a stamped edge. A generation without
+		// stamps skips the probe, which made impact on the unstamped 10k-node benchmark
+		// project 1.3 times slower.
 		near, far, targetID, targetHash := "src", "dst", "n.id", "n.content_hash"
 		if !outgoing {
 			near, far, targetID, targetHash = "dst", "src", "?3", "?4"

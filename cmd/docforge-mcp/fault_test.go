@@ -88,30 +88,29 @@ func stop(t *testing.T, pid int) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatalf("stop %d: %v", pid, err)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	eventually(t, fmt.Sprintf("process %d stopped after SIGSTOP", pid), func() bool {
 		threads, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
-		stopped := len(threads) > 0
 		for _, th := range threads {
-			if st := procState(th); st != 'T' && st != 't' && st != 0 {
-				stopped = false
+			if st := procState(th); st != 'T' && st != 't' && st != 0 { // 0: the thread is gone
+				return false
 			}
 		}
-		if stopped {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d did not stop within 15 s of SIGSTOP", pid)
-		}
-	}
+		return len(threads) > 0
+	})
 }
 
 func waitDead(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); alive(pid); {
+	eventually(t, fmt.Sprintf("process %d ended", pid), func() bool { return !alive(pid) })
+}
+
+// eventually polls cond until it holds, failing the test after 15 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs", pid)
+			t.Fatalf("after 15 s, still not: %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

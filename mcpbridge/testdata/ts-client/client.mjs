@@ -1,6 +1,7 @@
-// Drives docforge-mcp over stdio with the official TypeScript SDK: lists the tools and calls
-// every read tool, reads the suspect marks, opens the graph browser, then drives the proposal tools through a second session bound to a writer,
-// printing one JSON summary line for the Go test to check.
+// Drives docforge-mcp over stdio with the official TypeScript SDK: lists the tools, calls
+// every read tool, reads the suspect marks and opens the graph browser; then, through a second
+// session bound to a writer, drives the proposal tools. It prints one JSON summary line for
+// the Go test to check.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
