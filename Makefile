@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build ui demo demo-manager test vet fmt-check bench clean generate generate-check
+.PHONY: all build ui demo demo-manager test vet fmt-check bench eval clean generate generate-check
 
 all: build
 
@@ -131,6 +131,17 @@ fmt-check:
 BENCH_FLAGS ?=
 bench: build
 	$(BIN)/docforge-bench --dir bench-out $(BENCH_FLAGS)
+
+# Evidence quality: never part of 'make test'. Adopts a real repository as a new user would and
+# scores task context and search against a task set's ground truth, beside a ripgrep baseline
+# on the same budget (../shared/eval/README.md). Needs ripgrep, installed here when missing.
+EVAL_SET    ?= ../shared/eval/go-sdk-3d6450f.json
+EVAL_CORPUS ?= ../shared/corpora/go-sdk-3d6450f.tar.gz
+EVAL_FLAGS  ?=
+eval: build
+	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
+	mkdir -p bench-out
+	$(BIN)/docforge-eval --set $(EVAL_SET) --corpus $(EVAL_CORPUS) --work bench-out/eval --out bench-out/eval.md $(EVAL_FLAGS)
 
 clean:
 	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(UI)/node_modules $(UI)/dist/*.js $(UI)/dist/*.css $(UI)/dist/*.html
