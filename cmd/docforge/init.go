@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/index/adopt"
@@ -57,6 +58,9 @@ Describe the system here. Refer to another node by writing its ID in double squa
 brackets, or declare typed relations in the front matter's [relations] table.
 `
 
+// initWarningsShown is how many warnings init prints after the errors.
+const initWarningsShown = 5
+
 var nonID = regexp.MustCompile(`[^a-z0-9._-]+`)
 
 func runInit(e *env) error {
@@ -93,7 +97,7 @@ func runInit(e *env) error {
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	if len(survey.Roots) > 0 {
+	if len(survey.Roots) > 0 || survey.GoModule != "" {
 		return adoptTree(e, abs, descPath, id, name, survey)
 	}
 	// Validate what we are about to write, so init never leaves a descriptor that fails.
@@ -196,10 +200,21 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 	}
 	found, counts := v.Problems, v.Counts
 	errs := problem.Errors(found)
+	// Another tool's TOML under a content root is skipped, not an error: count it, and keep
+	// its one-line notes out of the problem list.
+	skippedTOML := 0
+	found = slices.DeleteFunc(slices.Clone(found), func(p problem.Problem) bool {
+		if p.Code == problem.NoRecords {
+			skippedTOML++
+			return true
+		}
+		return false
+	})
 	if e.json {
 		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "adopted": true,
 			"generator": s.Generator, "content_roots": s.Roots, "front_matter": map[string]int{"toml": s.TOML, "yaml": s.YAML, "none": s.None},
-			"families": s.Families(), "counts": counts, "errors": len(errs), "warnings": len(found) - len(errs), "problems": found}); err != nil {
+			"families": s.Families(), "go_module": s.GoModule, "code_roots": s.CodeRoots, "go_packages": s.GoPackages, "go_files": s.GoFiles,
+			"skipped_toml": skippedTOML, "counts": counts, "errors": len(errs), "warnings": len(found) - len(errs), "problems": found}); err != nil {
 			return err
 		}
 	} else {
@@ -207,13 +222,35 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 		if s.Generator != "" {
 			layout = "an existing " + s.Generator + " documentation tree"
 		}
+		if s.GoModule != "" {
+			layout = "the Go module " + s.GoModule
+			if s.Generator != "" {
+				layout += " (with a " + s.Generator + " documentation tree)"
+			}
+		}
 		fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s for %s\n", id, abs, layout)
-		fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))
-		fmt.Fprintf(e.stdout, "  files: %d Markdown (front matter: %d TOML, %d YAML, %d none)\n", s.Files, s.TOML, s.YAML, s.None)
-		fmt.Fprintf(e.stdout, "  families: %s (one per top-level folder; kind page)\n", strings.Join(s.Families(), ", "))
+		if s.GoModule != "" {
+			fmt.Fprintf(e.stdout, "  code roots: %s (Go: %d packages, %d files; calls, imports and tests become relations)\n", strings.Join(s.CodeRoots, ", "), s.GoPackages, s.GoFiles)
+		}
+		if len(s.Roots) > 0 {
+			fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))
+			fmt.Fprintf(e.stdout, "  files: %d Markdown (front matter: %d TOML, %d YAML, %d none)\n", s.Files, s.TOML, s.YAML, s.None)
+			fmt.Fprintf(e.stdout, "  families: %s (one per top-level folder; kind page)\n", strings.Join(s.Families(), ", "))
+		}
+		if skippedTOML > 0 {
+			fmt.Fprintf(e.stdout, "  skipped: %d TOML files without [[node]] tables (another tool's settings, not records)\n", skippedTOML)
+		}
 		fmt.Fprintf(e.stdout, "  nodes: %d; links: %d found, %d relations after resolving\n", counts.Nodes, counts.Links, counts.LinkEdges)
 		fmt.Fprintf(e.stdout, "  problems: %d errors, %d warnings\n", len(errs), len(found)-len(errs))
-		printProblems(e.stdout, found)
+		// Every error, and the first few warnings: an adopted tree often has dozens of links
+		// to files outside the graph, and 'docforge validate' lists them all.
+		shown := errs
+		warnings := slices.DeleteFunc(slices.Clone(found), func(p problem.Problem) bool { return p.Severity == problem.SeverityError })
+		shown = append(shown, warnings[:min(len(warnings), initWarningsShown)]...)
+		printProblems(e.stdout, shown)
+		if n := len(warnings) - initWarningsShown; n > 0 {
+			fmt.Fprintf(e.stdout, "  ... and %d more warnings: 'docforge validate' lists every one\n", n)
+		}
 		for _, c := range created {
 			fmt.Fprintf(e.stdout, "  created %s\n", c)
 		}

@@ -202,3 +202,94 @@ func TestInitAdoptsAnExistingTree(t *testing.T) {
 		t.Errorf("descriptor not kept: %v", err)
 	}
 }
+
+// writeTree writes files (path -> content) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// init in a Go module switches the Go adapter on and takes every Markdown file outside
+// dependencies and test inputs; another tool's TOML is skipped and counted, the descriptor is
+// never a source, and a module without Markdown is a valid code-only project.
+func TestInitAdoptsAGoModuleWhole(t *testing.T) {
+	cases := []struct {
+		name      string
+		files     map[string]string
+		want      []string
+		absent    []string
+		nodes     []string
+		noContent bool
+	}{
+		{
+			name: "module with docs",
+			files: map[string]string{
+				"go.mod":             "module example.com/m\n\ngo 1.22\n",
+				"README.md":          "# M\n\nSee [the store](store/README.md).\n",
+				"CONTRIBUTING.md":    "# Contributing\n",
+				"store/README.md":    "# Store\n",
+				"store/store.go":     "// Package store keeps things.\npackage store\n\n// Put stores v.\nfunc Put(v int) int { return v }\n",
+				"store/put_test.go":  "package store\n\nimport \"testing\"\n\nfunc TestPut(t *testing.T) { Put(1) }\n",
+				"revive.toml":        "[rule.exported]\nseverity = \"warning\"\n",
+				"vendor/x/README.md": "# vendored\n", "store/testdata/fixture.md": "# fixture\n",
+			},
+			want:   []string{"the Go module example.com/m", "code roots: . (Go: 1 packages, 2 files", "content roots: .", "files: 3 Markdown", "skipped: 1 TOML files without [[node]] tables"},
+			absent: []string{": error", "vendored"},
+			nodes:  []string{"index", "contributing", "store", "go:example.com/m/store.Put", "go:example.com/m/store.TestPut"},
+		},
+		{
+			name:      "code only",
+			files:     map[string]string{"go.mod": "module example.com/c\n", "c.go": "package c\n\nfunc F() {}\n"},
+			want:      []string{"code roots: . (Go: 1 packages, 1 files"},
+			absent:    []string{"content roots"},
+			nodes:     []string{"go:example.com/c.F", "go:example.com/c"},
+			noContent: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, tc.files)
+			out, stderr, code := docforge(t, root, "init")
+			if code != 0 {
+				t.Fatalf("init exit %d: %s\n%s", code, stderr, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("init output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("init output has %q:\n%s", a, out)
+				}
+			}
+			desc, _ := os.ReadFile(filepath.Join(root, "docforge.toml"))
+			if !strings.Contains(string(desc), `code_roots = ["."]`) || !strings.Contains(string(desc), `"tested_by"`) {
+				t.Errorf("descriptor does not switch code on:\n%s", desc)
+			}
+			if tc.noContent != strings.Contains(string(desc), "content_roots = []") {
+				t.Errorf("content roots in the descriptor:\n%s", desc)
+			}
+			if out, e, code := docforge(t, root, "sync"); code != 0 {
+				t.Fatalf("sync after init: %d %s %s", code, out, e)
+			}
+			for _, id := range tc.nodes {
+				if out, e, code := docforge(t, root, "get", id); code != 0 {
+					t.Errorf("get %s: %d %s %s", id, code, out, e)
+				}
+			}
+			if _, _, code := docforge(t, root, "get", "vendor/x"); code == 0 {
+				t.Errorf("a vendored README became a node")
+			}
+		})
+	}
+}

@@ -27,7 +27,19 @@ type Survey struct {
 	// Generator names the site tool whose layout was recognised ("hugo", "docusaurus",
 	// "mkdocs"), or "".
 	Generator string
+	// GoModule is the module path of the root go.mod, or "" when the tree is no Go module.
+	// A Go module is adopted whole: its code through the Go adapter (CodeRoots), and every
+	// Markdown file in it, not only a docs folder.
+	GoModule string
+	// CodeRoots are the declared code roots; GoPackages and GoFiles count what the go tool
+	// would build under them (vendor, testdata and _/. folders skipped).
+	CodeRoots           []string
+	GoPackages, GoFiles int
 }
+
+// codeExclude are the folders a Go module's Markdown is never taken from: dependencies and
+// test inputs, whose documents describe someone else's code or are fixtures.
+var codeExclude = []string{"**/node_modules/**", "**/testdata/**", "**/vendor/**"}
 
 // skipDirs are never documentation: dependencies, build output, DocForge's own state.
 var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "public": true, "build": true,
@@ -47,7 +59,23 @@ func Take(root string) (*Survey, error) {
 	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
 		s.Generator = "mkdocs"
 	}
+	if mod, ok := golang.ModulePath(root); ok {
+		s.GoModule, s.CodeRoots = mod, []string{"."}
+		if err := s.countGo(root); err != nil {
+			return nil, err
+		}
+		// Every Markdown file of the module: the root README, CONTRIBUTING, package READMEs
+		// and design notes document the code as much as a docs folder does.
+		if n, err := countMarkdown(root); err != nil {
+			return nil, err
+		} else if n > 0 {
+			s.Roots = []string{"."}
+		}
+	}
 	for _, c := range candidateRoots {
+		if len(s.Roots) > 0 {
+			break
+		}
 		n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(c)))
 		if err != nil {
 			return nil, err
@@ -178,14 +206,32 @@ func (s *Survey) Descriptor(id, name string) string {
 	fmt.Fprintf(&b, "# from file paths, families from top-level folders, relations from Markdown links.\n")
 	fmt.Fprintf(&b, "schema_version = 1\n\n[project]\nid = %q\nname = %q\n\n", id, name)
 	fmt.Fprintf(&b, "[sources]\ncontent_roots = [%s]\n", quoteList(s.Roots))
-	fmt.Fprintf(&b, "exclude = [\"**/node_modules/**\", \"**/testdata/**\"]\n\n")
-	fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
-	fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
-	fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n\n")
-	fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n\n")
-	fmt.Fprintf(&b, "[relations]\nallowed = [\"relates_to\", \"contains\", \"depends_on\", \"implements\", \"documents\", \"supersedes\"]\n")
-	for _, f := range s.Families() {
-		fmt.Fprintf(&b, "\n[families.%s]\nkinds = [\"page\"]\n", f)
+	exclude := []string{"**/node_modules/**", "**/testdata/**"}
+	if s.GoModule != "" {
+		fmt.Fprintf(&b, "# The built-in Go adapter reads the module %s: packages, files, declarations, calls, tests.\n", s.GoModule)
+		fmt.Fprintf(&b, "code_roots = [%s]\n", quoteList(s.CodeRoots))
+		exclude = codeExclude
+	}
+	fmt.Fprintf(&b, "exclude = [%s]\n\n", quoteList(exclude))
+	if len(s.Roots) > 0 {
+		fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
+		fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
+		fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n\n")
+		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n\n")
+	}
+	allowed := []string{"relates_to", "contains", "depends_on", "implements", "documents", "supersedes"}
+	if s.GoModule != "" {
+		for _, rel := range golang.Relations() {
+			if !slices.Contains(allowed, rel) {
+				allowed = append(allowed, rel)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "[relations]\nallowed = [%s]\n", quoteList(allowed))
+	if len(s.Roots) > 0 {
+		for _, f := range s.Families() {
+			fmt.Fprintf(&b, "\n[families.%s]\nkinds = [\"page\"]\n", f)
+		}
 	}
 	return b.String()
 }
@@ -205,6 +251,9 @@ func (s *Survey) Families() []string {
 
 func (s *Survey) describe() string {
 	var parts []string
+	if s.GoModule != "" {
+		parts = append(parts, fmt.Sprintf("Go module %s with %d packages in %d files", s.GoModule, s.GoPackages, s.GoFiles))
+	}
 	if s.Generator != "" {
 		parts = append(parts, s.Generator+" layout")
 	}
@@ -218,4 +267,33 @@ func quoteList(list []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// countGo counts the Go packages and files the go tool would see under root: it skips
+// vendor, testdata, and folders and files starting with "_" or ".". Nested modules are
+// counted too, as the adapter reads them.
+func (s *Survey) countGo(root string) error {
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if p != root && (name == "vendor" || name == "testdata" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.Type().IsRegular() && strings.HasSuffix(name, ".go") && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, ".") {
+			s.GoFiles++
+			dirs[filepath.Dir(p)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("survey Go code in %s: %w", root, err)
+	}
+	s.GoPackages = len(dirs)
+	return nil
 }

@@ -108,3 +108,12 @@ func readModulePath(file string) (string, bool) {
 	}
 	return "", true // a go.mod without a module line still marks a module root
 }
+
+// ModulePath returns the module path of dir's go.mod, and whether dir holds one.
+func ModulePath(dir string) (string, bool) {
+	path, ok := readModulePath(filepath.Join(dir, "go.mod"))
+	if ok && path == "" {
+		path = filepath.Base(dir)
+	}
+	return path, ok
+}

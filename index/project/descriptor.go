@@ -319,8 +319,10 @@ func (v *validator) check(d *Descriptor, md toml.MetaData) {
 		d.Project.Name = d.Project.ID
 	}
 
-	if len(d.Sources.ContentRoots) == 0 {
-		v.add(problem.InvalidDescriptor, "sources", "sources.content_roots is empty; declare at least one directory of Markdown/TOML nodes")
+	// A code-only project (code roots, no content roots) is valid: its graph is the Go
+	// adapter's alone.
+	if len(d.Sources.ContentRoots) == 0 && len(d.Sources.CodeRoots) == 0 {
+		v.add(problem.InvalidDescriptor, "sources", "sources.content_roots and sources.code_roots are both empty; declare a directory of Markdown/TOML nodes or of Go code")
 	}
 	d.Sources.ContentRoots = v.roots("sources.content_roots", d.Sources.ContentRoots, true)
 	d.Sources.CodeRoots = v.roots("sources.code_roots", d.Sources.CodeRoots, true)
@@ -353,7 +355,7 @@ func (v *validator) check(d *Descriptor, md toml.MetaData) {
 		v.names("authority.allowed", d.Authority.Allowed, "authority")
 	}
 
-	if len(d.Families) == 0 {
+	if len(d.Families) == 0 && len(d.Sources.ContentRoots) > 0 {
 		v.add(problem.InvalidDescriptor, "families", "no [families.NAME] declared; every node belongs to a declared family")
 	}
 	for _, name := range d.FamilyNames() {

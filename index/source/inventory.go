@@ -251,8 +251,8 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 			}
 		case typ.IsRegular():
 			format := w.formatOf(name)
-			if format == 0 {
-				continue
+			if format == 0 || childRel == project.FileName {
+				continue // the descriptor is configuration, never a source, even under a root of "."
 			}
 			st, err := lstatAt(fd, name)
 			if err != nil {

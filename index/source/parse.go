@@ -158,10 +158,20 @@ type recordFile struct {
 	Node []nodeFields `toml:"node"`
 }
 
+// recordsTable finds a [[node]] table header, which makes a TOML file a record file.
+var recordsTable = regexp.MustCompile(`(?m)^[ \t]*\[\[[ \t]*node[ \t]*\]\]`)
+
 func parseRecords(d *project.Descriptor, rel, text string, frag *graph.Fragment) {
 	var rf recordFile
 	pos := tomlpos.Scan(text, 1)
 	md, err := toml.NewDecoder(strings.NewReader(text)).Decode(&rf)
+	if !recordsTable.MatchString(text) && (err != nil || !md.IsDefined("node")) {
+		// Another tool's TOML (a linter's settings, a site's config) under a content root: it
+		// holds no [[node]] table, so it is skipped, and said so once, not read as a record file.
+		frag.Problems = append(frag.Problems, problem.Warn(problem.NoRecords, problem.Location{Path: rel, Line: 1, Column: 1},
+			"TOML file has no [[node]] tables, so it contributes no nodes"))
+		return
+	}
 	if err != nil {
 		frag.Problems = append(frag.Problems, tomlProblem(problem.MalformedTOML, rel, err, pos, 0))
 		return
