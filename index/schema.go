@@ -7,7 +7,7 @@ const SchemaVersion = 6
 // addition) will extend the version; an index built by another adapter version is rebuilt.
 const (
 	AdapterName    = "docforge-core"
-	AdapterVersion = "0.2.0" // 0.2: the built-in Go adapter and Logic
+	AdapterVersion = "0.3.0" // 0.2: the built-in Go adapter and Logic; 0.3: variables and constants
 )
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every

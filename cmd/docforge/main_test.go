@@ -58,7 +58,7 @@ func TestCommandsOnTheExample(t *testing.T) {
 	}{
 		{"validate_passes", []string{"validate"}, 0, "valid: 25 sources"},
 		{"sync_builds_cold", []string{"sync"}, 0, "published generation 1 (cold build"},
-		{"sync_again_is_a_no_op", []string{"sync"}, 0, "index is current: generation 1, 58 nodes"},
+		{"sync_again_is_a_no_op", []string{"sync"}, 0, "index is current: generation 1, 59 nodes"},
 		{"status_is_current", []string{"status"}, 0, "current"},
 		{"diff_lists_the_first_generation", []string{"diff", "--limit", "3"}, 0, "+ node "},
 		{"context_pages", []string{"context", "arch.store", "--limit", "2"}, 0, "next page: --cursor"},

@@ -105,6 +105,11 @@ func funcSpans(toks []lexeme, from int) (body, end int) {
 		case token.RPAREN, token.RBRACK:
 			depth--
 		case token.LBRACE:
+			if i > from && (toks[i-1].tok == token.STRUCT || toks[i-1].tok == token.INTERFACE) {
+				// A type literal in the signature (func F() <-chan struct{}), not the body.
+				i = matchingBrace(toks, i) - 1
+				continue
+			}
 			if depth == 0 {
 				return i, matchingBrace(toks, i)
 			}

@@ -60,6 +60,10 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 	for _, decl := range file.Decls {
 		switch d := decl.(type) {
 		case *ast.GenDecl:
+			if d.Tok == token.VAR || d.Tok == token.CONST {
+				f.Decls = append(f.Decls, valueDecls(fset, src, d)...)
+				continue
+			}
 			if d.Tok != token.TYPE {
 				continue
 			}
@@ -102,6 +106,32 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 		}
 	}
 	return f
+}
+
+// valueDecls are the package-level variables or constants of one var or const declaration:
+// a node per name (blank names excepted), each carrying its spec's doc comment, or the
+// declaration's when it has a single spec, and the digest of the whole spec.
+func valueDecls(fset *token.FileSet, src []byte, d *ast.GenDecl) []Decl {
+	kind := KindVar
+	if d.Tok == token.CONST {
+		kind = KindConst
+	}
+	var out []Decl
+	for _, spec := range d.Specs {
+		vs := spec.(*ast.ValueSpec)
+		doc := vs.Doc
+		if doc == nil && len(d.Specs) == 1 {
+			doc = d.Doc
+		}
+		sig := digestSource(signatureDomain, src, offset(fset, vs.Pos()), offset(fset, vs.End()))
+		for _, n := range vs.Names {
+			if n.Name == "_" {
+				continue
+			}
+			out = append(out, Decl{Kind: kind, Name: n.Name, Line: fset.Position(n.Pos()).Line, Doc: docText(doc), Signature: sig})
+		}
+	}
+	return out
 }
 
 func offset(fset *token.FileSet, p token.Pos) int { return fset.Position(p).Offset }

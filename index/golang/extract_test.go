@@ -26,6 +26,7 @@ func TestExtract(t *testing.T) {
 		name, file, src string
 		decls           []string
 		calls           map[string][]Callee // decl name -> calls
+		docs            map[string]string   // decl name -> doc comment
 		ignored         bool
 		errLine         int
 	}{
@@ -39,6 +40,21 @@ func TestExtract(t *testing.T) {
 			src:   "package b\n\nimport (\n\tstr \"strings\"\n\t\"example.com/x/v2\"\n)\n\ntype T struct{}\n\nfunc (t T) M() {\n\thelper()\n\tt.N()\n\t_ = str.ToUpper(\"a\")\n\tx.Do[int](1)\n\t_ = len(\"builtin\")\n\tgo func() { later() }()\n}\n\nfunc helper() {}\n",
 			decls: []string{"type T", "method T.M", "func helper"},
 			calls: map[string][]Callee{"M": {{Name: "helper"}, {Name: "later"}, {Recv: "T", Name: "N"}, {Pkg: "example.com/x/v2", Name: "Do"}, {Pkg: "strings", Name: "ToUpper"}}},
+		},
+		{
+			// Package-level variables and constants are nodes, a spec of several names one node
+			// each, grouped or not; blank names and locals are not.
+			name: "vars_and_consts", file: "v.go",
+			src: "package v\n\n// Aliases maps old names to new ones.\nvar Aliases = map[string]string{\"a\": \"b\"}\n\nconst (\n\t// Debug is the lowest level.\n\tDebug = iota\n\tInfo\n\t_\n)\n\nvar x, y int = 1, 2\n\n" +
+				"var (\n\tmu sync.Mutex\n\tfn = func() { var local int; _ = local }\n)\n\nfunc F() { const inner = 1 }\n",
+			decls: []string{"var Aliases", "const Debug", "const Info", "var x", "var y", "var mu", "var fn", "func F"},
+			docs:  map[string]string{"Aliases": "Aliases maps old names to new ones.", "Debug": "Debug is the lowest level."},
+		},
+		{
+			// A type literal in a signature is not the body: both extractors digest it alike.
+			name: "struct_literal_in_a_result", file: "s.go",
+			src:   "package s\n\ntype c struct{}\n\nfunc (c) Done() <-chan struct{} { return nil }\n",
+			decls: []string{"type c", "method c.Done"},
 		},
 		{
 			name: "build_ignored_file", file: "c.go",
@@ -74,6 +90,19 @@ func TestExtract(t *testing.T) {
 			for _, d := range f.Decls {
 				if want, ok := c.calls[d.Name]; ok && !slices.Equal(d.Calls, want) {
 					t.Errorf("%s calls %v, want %v", d.Name, d.Calls, want)
+				}
+				if want, ok := c.docs[d.Name]; ok && d.Doc != want {
+					t.Errorf("%s doc %q, want %q", d.Name, d.Doc, want)
+				}
+			}
+			// The lexical scanner finds the same declarations with the same digests.
+			lex := Scan(c.file, []byte(c.src))
+			if got := declNames(lex); !slices.Equal(got, declNames(f)) {
+				t.Errorf("the scanner finds %v, go/ast %v", got, declNames(f))
+			}
+			for i := range min(len(lex.Decls), len(f.Decls)) {
+				if lex.Decls[i].Signature != f.Decls[i].Signature || lex.Decls[i].Implementation != f.Decls[i].Implementation {
+					t.Errorf("%s: digests differ between the scanner and go/ast", f.Decls[i].Name)
 				}
 			}
 		})

@@ -12,6 +12,8 @@ const (
 	KindType    = "type"
 	KindFunc    = "func"
 	KindMethod  = "method"
+	KindVar     = "var"   // a package-level variable; each name of a spec is one node
+	KindConst   = "const" // a package-level constant
 )
 
 // Relations the adapter emits. A project with code roots must allow all of them.
@@ -57,13 +59,13 @@ type Import struct {
 
 // Decl is one top-level declaration that becomes a node.
 type Decl struct {
-	Kind string `json:"kind"` // KindType, KindFunc or KindMethod
+	Kind string `json:"kind"` // KindType, KindFunc, KindMethod, KindVar or KindConst
 	Name string `json:"name"`
 	Recv string `json:"recv,omitempty"` // receiver base type name, for methods
 	Line int    `json:"line"`
 	Doc  string `json:"doc,omitempty"`
 	// Signature and Implementation digest the declaration's tokens: a function's signature
-	// and body, or a type's whole spec (and no implementation).
+	// and body, or a type's, variable's or constant's whole spec (and no implementation).
 	Signature      string `json:"signature,omitempty"`
 	Implementation string `json:"implementation,omitempty"`
 	// Calls are the syntactic call candidates of a function body, deduplicated and sorted.

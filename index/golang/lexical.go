@@ -105,14 +105,28 @@ func Scan(name string, src []byte) *Facts {
 					break
 				}
 			}
-		case token.TYPE:
+		case token.TYPE, token.VAR, token.CONST:
+			kind := map[token.Token]string{token.TYPE: KindType, token.VAR: KindVar, token.CONST: KindConst}[t.tok]
+			// spec adds the declarations of the spec starting at toks[j]: a type's one name, or
+			// a value spec's comma-separated names, all with the digest of the whole spec.
+			spec := func(j int, docAt int) {
+				sig := digestLexemes(signatureDomain, toks[j:spanEnd(toks, j)])
+				for k := j; k < len(toks) && toks[k].tok == token.IDENT; {
+					if toks[k].lit != "_" {
+						f.Decls = append(f.Decls, Decl{Kind: kind, Name: toks[k].lit, Line: line(toks[k].pos), Doc: doc(docAt), Signature: sig})
+					}
+					if kind == KindType || k+2 >= len(toks) || toks[k+1].tok != token.COMMA {
+						break
+					}
+					k += 2
+				}
+			}
 			j := next(i)
 			if j < len(toks) && toks[j].tok == token.IDENT {
-				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(i),
-					Signature: digestLexemes(signatureDomain, toks[j:spanEnd(toks, j)])})
+				spec(j, i)
 				continue
 			}
-			// A group: the first identifier of each line at parenthesis depth 1 is a type name.
+			// A group: each spec starts at parenthesis depth 1, after a semicolon.
 			paren, brace, atSpec := 0, 0, true
 			for ; j < len(toks); j++ {
 				switch toks[j].tok {
@@ -132,8 +146,7 @@ func Scan(name string, src []byte) *Facts {
 					continue
 				case token.IDENT:
 					if atSpec && paren == 1 && brace == 0 {
-						f.Decls = append(f.Decls, Decl{Kind: KindType, Name: toks[j].lit, Line: line(toks[j].pos), Doc: doc(j),
-							Signature: digestLexemes(signatureDomain, toks[j:spanEnd(toks, j)])})
+						spec(j, j)
 					}
 				}
 				atSpec = false
