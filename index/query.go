@@ -11,7 +11,9 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/lexicon"
 	"github.com/docforge/docforge/index/problem"
 )
 
@@ -263,9 +265,12 @@ type SearchResult struct {
 	Truncated bool        `json:"truncated"`
 }
 
-// Search finds nodes by exact ID, then ID prefix, then full text (BM25 over ID, title, tags
-// and body, ties broken by ID). Query words are matched as terms (all must occur); a word
-// ending in * matches as a prefix; the query language of FTS5 is not exposed.
+// Search finds nodes by exact ID, then ID prefix, then exact name (a one-word query naming a
+// declaration, a file or a document: the declaration before its tests), then full text. Full
+// text ranks with BM25 over the analyzed ID, name, title, tags and body (index/lexicon: names
+// weigh most, prose is stemmed, identifiers also match by their parts), first among the nodes
+// holding every query word, then among those holding any. A word ending in * matches as a
+// prefix; the query language of FTS5 is not exposed.
 func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*SearchResult, error) {
 	limit = s.capLimit(limit, DefaultSearchLimit)
 	query = strings.TrimSpace(query)
@@ -289,17 +294,19 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 	}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		more := true
+		scan := func(match string, st *sqlite.Stmt) SearchHit {
+			h := SearchHit{NodeSummary: scanSummary(st, 0), Match: match}
+			if match == "text" || match == "name" {
+				h.Score = -st.ColumnFloat(9)
+			}
+			h.Snippet = snippet(st.ColumnText(10), terms)
+			return h
+		}
 		collect := func(match string) func(st *sqlite.Stmt) error {
 			return func(st *sqlite.Stmt) error {
-				if !more {
-					return nil
+				if more {
+					more = add(scan(match, st))
 				}
-				h := SearchHit{NodeSummary: scanSummary(st, 0), Match: match}
-				if match == "text" {
-					h.Score = -st.ColumnFloat(9)
-				}
-				h.Snippet = snippet(st.ColumnText(10), terms)
-				more = add(h)
 				return nil
 			}
 		}
@@ -316,12 +323,36 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 		if !more || len(terms) == 0 {
 			return nil
 		}
-		// FTS5 ranks and sorts the matches itself (rowid and rank only); just the best few are
-		// joined to their nodes and bodies. Equal ranks order by ID among the rows fetched.
-		return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
-			FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
-			JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
-			&sqlitex.ExecOptions{Args: []any{ftsQuery(terms), limit + len(out.Hits) + 1}, ResultFunc: collect("text")})
+		ranked := func(match, fts string, n int, fn func(st *sqlite.Stmt) error) error {
+			// FTS5 ranks and sorts the matches itself (rowid and rank only); just the best few
+			// are joined to their nodes and bodies. Equal ranks order by ID.
+			return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
+				FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
+				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
+				&sqlitex.ExecOptions{Args: []any{fts, n}, ResultFunc: fn})
+		}
+		if q := nameQuery(query); q != "" {
+			// The nodes named exactly so: declarations first, then tests of the same name,
+			// then files, packages and documents, each group by rank.
+			var named []SearchHit
+			if err := ranked("name", q, 4*limit+1, func(st *sqlite.Stmt) error {
+				named = append(named, scan("name", st))
+				return nil
+			}); err != nil {
+				return err
+			}
+			slices.SortStableFunc(named, func(a, b SearchHit) int { return nameGroup(a.NodeSummary) - nameGroup(b.NodeSummary) })
+			for _, h := range named {
+				if !add(h) {
+					return nil
+				}
+			}
+		}
+		if err := ranked("text", ftsQuery(terms, true), limit+len(out.Hits)+1, collect("text")); err != nil || !more || len(terms) < 2 {
+			return err
+		}
+		// Fewer than limit nodes hold every word: fill with those holding any, best first.
+		return ranked("text", ftsQuery(terms, false), limit+len(out.Hits)+1, collect("text"))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
@@ -329,25 +360,39 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 	return out, nil
 }
 
+// nameGroup orders exact-name hits: a declaration, then one in a test file, then a file or
+// package, then anything else.
+func nameGroup(n NodeSummary) int {
+	switch {
+	case n.Kind == golang.KindFile || n.Kind == golang.KindPackage:
+		return 2
+	case n.Family != golang.Family:
+		return 3
+	case strings.HasSuffix(n.SourcePath, "_test.go"):
+		return 1
+	}
+	return 0
+}
+
 type term struct {
 	text   string
 	prefix bool
 }
 
-// queryTerms splits a query into words of letters and digits, the same units the unicode61
-// tokenizer indexes.
+// queryTerms splits a query into its words (letters, digits and underscores, the tokens
+// lexicon analyzes), marking those that end in * as prefixes.
 func queryTerms(q string) []term {
 	var out []term
 	var cur strings.Builder
 	flush := func(prefix bool) {
 		if cur.Len() > 0 {
-			out = append(out, term{strings.ToLower(cur.String()), prefix})
+			out = append(out, term{cur.String(), prefix})
 			cur.Reset()
 		}
 	}
 	for _, r := range q {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
 			cur.WriteRune(r)
 		case r == '*':
 			flush(true)
@@ -359,16 +404,64 @@ func queryTerms(q string) []term {
 	return out
 }
 
-// ftsQuery quotes every term, so no input can inject FTS5 syntax.
-func ftsQuery(terms []term) string {
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
+// ftsQuery is the FTS5 query of the words: with all, every word must match (an identifier by
+// its whole form or by all its parts); otherwise any term of any word may, English stopwords
+// left out. Every term is quoted, so no input can inject FTS5 syntax.
+func ftsQuery(terms []term, all bool) string {
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	var groups, any []string
+	seen := map[string]bool{}
+	for _, t := range terms {
 		if t.prefix {
-			parts[i] += "*"
+			p := quote(strings.ToLower(t.text)) + "*"
+			groups, any = append(groups, p), append(any, p)
+			continue
+		}
+		ts := lexicon.Analyze(t.text)
+		if len(ts) == 0 {
+			continue
+		}
+		if ts[0].Whole {
+			parts := make([]string, 0, len(ts)-1)
+			for _, p := range ts[1:] {
+				parts = append(parts, quote(p.Text))
+			}
+			g := quote(ts[0].Text)
+			if len(parts) > 0 {
+				g = "(" + g + " OR (" + strings.Join(parts, " AND ") + "))"
+			}
+			groups = append(groups, g)
+		} else {
+			groups = append(groups, quote(ts[0].Text))
+		}
+		for _, x := range ts {
+			if !seen[x.Text] && !lexicon.IsStopword(x.Text) {
+				seen[x.Text] = true
+				any = append(any, quote(x.Text))
+			}
 		}
 	}
-	return strings.Join(parts, " ")
+	if all {
+		return strings.Join(groups, " AND ")
+	}
+	return strings.Join(any, " OR ")
+}
+
+// nameQuery matches nodes whose own name is the query: a single identifier, or Type.Method.
+// It is empty for any other query.
+func nameQuery(q string) string {
+	if !isIDLike(q) || strings.ContainsAny(q, "*/:") {
+		return ""
+	}
+	names := strings.Fields(lexicon.Names(q))
+	if len(names) == 0 || len(names) > 2 {
+		return ""
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = `name : "` + n + `"`
+	}
+	return strings.Join(parts, " AND ")
 }
 
 func isIDLike(q string) bool {
@@ -598,4 +691,26 @@ func summaryOf(r graph.Record) NodeSummary {
 	}
 	return NodeSummary{ID: r.ID, Title: r.Title, Kind: r.Kind, Family: r.Family, Status: r.Status, Authority: r.Authority,
 		Tags: tags, SourcePath: r.SourcePath, Anchor: r.Anchor}
+}
+
+// NameOf is a node's own name, what the search index's name column holds: a declaration's
+// name (a method's with its receiver type), a Go file's base name, a package's last path
+// element, a document's last ID segment.
+func NameOf(id, kind string) string {
+	rest, code := strings.CutPrefix(id, graph.CodePrefix)
+	if !code {
+		return id[strings.LastIndexByte(id, '/')+1:]
+	}
+	last := rest[strings.LastIndexByte(rest, '/')+1:]
+	switch kind {
+	case golang.KindPackage:
+		return last
+	case golang.KindFile:
+		return strings.TrimSuffix(last, ".go")
+	}
+	// A declaration: package.Name or package.Recv.Name; the package name is dropped.
+	if _, name, ok := strings.Cut(last, "."); ok {
+		return name
+	}
+	return last
 }

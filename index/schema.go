@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 6
+const SchemaVersion = 7 // 7: analyzed full-text terms and a name column (index/lexicon)
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.
@@ -139,8 +139,11 @@ CREATE TABLE logic_edges (
   PRIMARY KEY (owner, from_step, to_step, kind)
 ) WITHOUT ROWID;
 
+-- The text is analyzed before it is stored (index/lexicon): identifiers whole and split,
+-- prose stemmed. name holds the node's own name whole (a declaration's, a file's), so an
+-- exact name outranks a mention.
 CREATE VIRTUAL TABLE search USING fts5(
-  id, title, tags, body,
+  id, name, title, tags, body,
   content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -182,5 +185,8 @@ const (
 // one costs an mmap and munmap (docs/benchmarks.md).
 const pageSize = 8192
 
-// searchWeights ranks a match in the ID highest, then title, tags, body (bm25 column weights).
-const searchWeights = "10.0, 5.0, 3.0, 1.0"
+// searchWeights are the bm25 column weights of id, name, title, tags and body: a node's own
+// name weighs most, then its title and tags, then the words of its ID path (whole, not split:
+// a declaration's parts already count in its title), then its body
+// (docs/architecture.md, "Search scoring").
+const searchWeights = "3.0, 10.0, 5.0, 3.0, 1.0"

@@ -10,6 +10,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/lexicon"
 	"github.com/docforge/docforge/index/source"
 )
 
@@ -129,12 +130,13 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
 		}
 	}
-	fts := w.conn.Prep(`INSERT INTO search(rowid, id, title, tags, body) VALUES (?, ?, ?, ?, ?)`)
+	fts := w.conn.Prep(`INSERT INTO search(rowid, id, name, title, tags, body) VALUES (?, ?, ?, ?, ?, ?)`)
 	fts.BindInt64(1, key)
-	fts.BindText(2, n.ID)
-	fts.BindText(3, n.Title)
-	fts.BindText(4, strings.Join(n.Tags, " "))
-	fts.BindText(5, n.Body)
+	fts.BindText(2, lexicon.Names(n.ID))
+	fts.BindText(3, lexicon.Names(NameOf(n.ID, n.Kind)))
+	fts.BindText(4, lexicon.Text(n.Title))
+	fts.BindText(5, lexicon.Text(strings.Join(n.Tags, " ")))
+	fts.BindText(6, lexicon.Text(n.Body))
 	if _, err := fts.Step(); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}

@@ -165,7 +165,7 @@ func TestReadTools(t *testing.T) {
 		{"docforge_get_node", map[string]any{"node_id": "arch.store", "colour": "red"}, "invalid_argument", ""},
 		{"docforge_get_logic", map[string]any{"node_id": "go:example.com/courier/store.Log.State"}, "", `"kind":"condition"`},
 		{"docforge_get_logic", map[string]any{"node_id": "arch.store"}, "invalid_argument", ""},
-		{"docforge_search", map[string]any{"query": "late events", "limit": 2}, "", `"req.event-order"`},
+		{"docforge_search", map[string]any{"query": "late events", "limit": 3}, "", `"req.event-order"`},
 		{"docforge_search", map[string]any{"query": ""}, "invalid_argument", ""},
 		{"docforge_filter_nodes", map[string]any{"language": "go", "capability": "test"}, "", `TestLateEventsKeepOrder`},
 		{"docforge_backlinks", map[string]any{"node_id": "go:example.com/courier/normalize.Normalize"}, "", `"relation":"implemented_by"`},

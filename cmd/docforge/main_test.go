@@ -63,7 +63,7 @@ func TestCommandsOnTheExample(t *testing.T) {
 		{"diff_lists_the_first_generation", []string{"diff", "--limit", "3"}, 0, "+ node "},
 		{"context_pages", []string{"context", "arch.store", "--limit", "2"}, 0, "next page: --cursor"},
 		{"context_needs_a_focus", []string{"context"}, 2, ""},
-		{"search_ranks_text_matches", []string{"search", "late events", "--limit", "2"}, 0, "req.event-order"},
+		{"search_ranks_text_matches", []string{"search", "late events", "--limit", "3"}, 0, "req.event-order"},
 		{"search_exact_id_first", []string{"search", "arch.store"}, 0, " 1. arch.store"},
 		{"get_shows_relations", []string{"get", "req.audit"}, 0, "-> implemented_by arch.store"},
 		{"filter_by_family_and_tag", []string{"filter", "--family", "requirements", "--tag", "security"}, 0, "req.auth"},

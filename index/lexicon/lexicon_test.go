@@ -1,0 +1,68 @@
+package lexicon
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	for token, want := range map[string][]string{
+		"GetDiscussionComments":   {"get", "discussion", "comments"},
+		"get_discussion_comments": {"get", "discussion", "comments"},
+		"HTTPServer":              {"http", "server"},
+		"getID":                   {"get", "id"},
+		"Base64Encode":            {"base", "64", "encode"},
+		"Test_ListIssues":         {"test", "list", "issues"},
+		"server":                  {"server"},
+		"_private":                {"private"},
+	} {
+		if got := Split(token); !slices.Equal(got, want) {
+			t.Errorf("Split(%q) = %q, want %q", token, got, want)
+		}
+	}
+}
+
+// Inflected forms of one word meet; words that differ in meaning stay apart.
+func TestStem(t *testing.T) {
+	same := [][]string{
+		{"start", "starts", "started", "starting"},
+		{"register", "registered", "registers", "registering"},
+		{"change", "changed", "changes", "changing"},
+		{"notification", "notifications"},
+		{"policy", "policies"},
+		{"run", "running"},
+		{"stop", "stopped", "stopping"},
+		{"coalesce", "coalesced"},
+		{"call", "called", "calls"},
+	}
+	for _, group := range same {
+		for _, w := range group[1:] {
+			if Stem(w) != Stem(group[0]) {
+				t.Errorf("Stem(%q) = %q, Stem(%q) = %q: want equal", w, Stem(w), group[0], Stem(group[0]))
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"handler", "handle"}, {"status", "state"}, {"string", "str"}, {"process", "proces"}} {
+		if Stem(pair[0]) == Stem(pair[1]) {
+			t.Errorf("Stem(%q) == Stem(%q) = %q: want apart", pair[0], pair[1], Stem(pair[0]))
+		}
+	}
+}
+
+// The analyzed index text keeps identifiers whole and adds their stemmed parts; prose words
+// are stemmed; a snake_case and a camelCase spelling of one name share the whole form.
+func TestText(t *testing.T) {
+	for in, want := range map[string]string{
+		"GetDiscussionComments starts": "getdiscussioncomments get discussion comment start",
+		"get_discussion_comments":      "getdiscussioncomments get discussion comment",
+		"the Server registered tools":  "the server register tool",
+		"x":                            "x",
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Names("Server.changeAndNotify"); got != "server changeandnotify" {
+		t.Errorf("Names = %q", got)
+	}
+}

@@ -1,0 +1,85 @@
+package index_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/project"
+)
+
+// searchProject is a small Go module with a document: a declaration, its tests and a caller
+// all hold one name, a tool name is spelled in snake_case in the document, and prose uses
+// inflected words.
+func searchProject(t *testing.T) *index.Snapshot {
+	t.Helper()
+	root := t.TempDir()
+	at := &project.Descriptor{Root: root}
+	for rel, text := range map[string]string{
+		"docforge.toml": "schema_version = 1\n[project]\nid = \"s\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
+			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n" +
+			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\"]\n[families.docs]\nkinds = [\"page\"]\n",
+		"go.mod": "module example.com/s\n",
+		"issues/issues.go": "package issues\n\n// ListIssues lists the issues of a repository.\nfunc ListIssues() {}\n\n" +
+			"// Handler serves requests; it calls ListIssues on every page.\nfunc Handler() { ListIssues() }\n\n" +
+			"// GetDiscussionComments returns comments.\nfunc GetDiscussionComments() {}\n\n" +
+			"// Server is started once; it registers every tool before it starts.\ntype Server struct{}\n",
+		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n",
+		"docs/tools.md":         "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
+	} {
+		write(t, at, rel, text)
+	}
+	ctx := context.Background()
+	d := load(t, root)
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	t.Cleanup(func() { snap.Close() })
+	return snap
+}
+
+func TestSearchRanking(t *testing.T) {
+	snap := searchProject(t)
+	const pkg = "go:example.com/s/issues."
+	cases := []struct {
+		name, query string
+		top         []string // the first hits, in order
+		has         string   // a hit that must be among the first three
+	}{
+		// The declaration a bare identifier names comes before its tests and its callers.
+		{"bare identifier: the declaration first", "ListIssues", []string{pkg + "ListIssues"}, pkg + "TestListIssues"},
+		{"bare identifier in lower case", "listissues", []string{pkg + "ListIssues"}, ""},
+		// A snake_case tool name reaches the camelCase function, and the document naming it.
+		{"snake_case reaches camelCase", "get_discussion_comments", []string{pkg + "GetDiscussionComments"}, "tools"},
+		// Prose is stemmed: inflected forms meet ("starting" finds "started", "starts").
+		{"stemmed prose", "starting registered tools", nil, pkg + "Server"},
+		// A sentence whose words do not all occur in one node still ranks the nodes holding most.
+		{"any words when not all match", "which server registers tools and handles requests", nil, pkg + "Server"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := snap.Search(context.Background(), c.query, 10)
+			must(t, err)
+			var ids []string
+			for _, h := range res.Hits {
+				ids = append(ids, h.ID)
+			}
+			for i, want := range c.top {
+				if i >= len(ids) || ids[i] != want {
+					t.Fatalf("hits %v: want %s at %d", ids, want, i+1)
+				}
+			}
+			if c.has != "" {
+				found := false
+				for _, id := range ids[:min(3, len(ids))] {
+					found = found || id == c.has
+				}
+				if !found {
+					t.Fatalf("hits %v: want %s in the first three", ids, c.has)
+				}
+			}
+		})
+	}
+}
