@@ -91,7 +91,7 @@ func dump(t testing.TB, path string) string {
 	defer conn.Close()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes ORDER BY id`,
+		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, end_line, content_hash, record_hash, headings, head_digest, body_digest, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes ORDER BY id`,
 		`SELECT n.id, s.target, s.hash, s.head, s.body, s.path FROM stamps s JOIN nodes n ON n.key = s.src ORDER BY 1, 2`,
 		`SELECT s.id, r.name, t.id FROM edges e JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst ORDER BY 1, 2, 3`,
 		`SELECT t.tag, n.id FROM node_tags t JOIN nodes n ON n.key = t.key ORDER BY 1, 2`,

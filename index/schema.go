@@ -53,6 +53,7 @@ CREATE TABLE nodes (
   source_path  TEXT NOT NULL,
   anchor       TEXT NOT NULL,
   line         INTEGER NOT NULL,
+  end_line     INTEGER NOT NULL,  -- a code declaration's last line, else 0
   content_hash TEXT NOT NULL,
   record_hash  TEXT NOT NULL,
   headings     TEXT NOT NULL,   -- JSON array

@@ -192,7 +192,7 @@ func relationKeys(conn *sqlite.Conn, names []string) (map[int64]bool, error) {
 // Hydrated is a node's record with the start of its body.
 type Hydrated struct {
 	graph.Record
-	Line int
+	Line, EndLine int
 	// Excerpt is the body's first characters (whole runes, never more than asked); BodyChars
 	// is the length of the whole body in characters.
 	Excerpt   string
@@ -204,7 +204,7 @@ type Hydrated struct {
 func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i int) int) ([]Hydrated, error) {
 	out := make([]Hydrated, len(refs))
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		st := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body) FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
+		st := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
 		for i, ref := range refs {
 			st.BindInt64(1, int64(max(excerpt(i), 0)))
 			st.BindInt64(2, ref.Key)
@@ -218,7 +218,7 @@ func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i i
 				return fmt.Errorf("hydrate %s: node missing from its own snapshot", ref.ID)
 			}
 			r, _ := scanRecord(st)
-			out[i] = Hydrated{Record: r, Line: int(st.ColumnInt64(13)), Excerpt: st.ColumnText(14), BodyChars: int(st.ColumnInt64(15))}
+			out[i] = Hydrated{Record: r, Line: int(st.ColumnInt64(13)), Excerpt: st.ColumnText(14), BodyChars: int(st.ColumnInt64(15)), EndLine: int(st.ColumnInt64(16))}
 			if err := st.Reset(); err != nil {
 				return fmt.Errorf("hydrate %s: %w", ref.ID, err)
 			}

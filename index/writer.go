@@ -82,8 +82,8 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	}
 	record := graph.RecordHash(n)
 	s := w.conn.Prep(`INSERT INTO nodes(key, id, kind, family, title, status, authority, tags, language,
-		capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest, end_line)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.BindInt64(1, key)
 	s.BindText(2, n.ID)
 	s.BindText(3, n.Kind)
@@ -102,6 +102,7 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	s.BindText(16, string(headings))
 	s.BindText(17, n.Parts.Head)
 	s.BindText(18, n.Parts.Body)
+	s.BindInt64(19, int64(n.EndLine))
 	if _, err := s.Step(); err != nil {
 		return fmt.Errorf("insert node %s: %w", n.ID, err)
 	}

@@ -76,14 +76,14 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 				if doc == nil && len(d.Specs) == 1 {
 					doc = d.Doc
 				}
-				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, Doc: docText(doc),
+				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, End: fset.Position(ts.End()).Line, Doc: docText(doc),
 					Signature: digestSource(signatureDomain, src, offset(fset, ts.Pos()), offset(fset, ts.End()))})
 			}
 		case *ast.FuncDecl:
 			if d.Name.Name == "_" {
 				continue
 			}
-			dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, Doc: docText(d.Doc),
+			dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, End: fset.Position(d.End()).Line, Doc: docText(d.Doc),
 				Signature: digestSource(signatureDomain, src, offset(fset, d.Type.Pos()), offset(fset, d.Type.End()))}
 			if d.Body != nil {
 				dc.Implementation = digestSource(implementationDomain, src, offset(fset, d.Body.Pos()), offset(fset, d.Body.End()))
@@ -128,7 +128,7 @@ func valueDecls(fset *token.FileSet, src []byte, d *ast.GenDecl) []Decl {
 			if n.Name == "_" {
 				continue
 			}
-			out = append(out, Decl{Kind: kind, Name: n.Name, Line: fset.Position(n.Pos()).Line, Doc: docText(doc), Signature: sig})
+			out = append(out, Decl{Kind: kind, Name: n.Name, Line: fset.Position(n.Pos()).Line, End: fset.Position(vs.End()).Line, Doc: docText(doc), Signature: sig})
 		}
 	}
 	return out

@@ -101,6 +101,9 @@ func TestExtract(t *testing.T) {
 				t.Errorf("the scanner finds %v, go/ast %v", got, declNames(f))
 			}
 			for i := range min(len(lex.Decls), len(f.Decls)) {
+				if lex.Decls[i].End != f.Decls[i].End {
+					t.Errorf("%s: ends on line %d under go/ast, %d under the scanner", f.Decls[i].Name, f.Decls[i].End, lex.Decls[i].End)
+				}
 				if lex.Decls[i].Signature != f.Decls[i].Signature || lex.Decls[i].Implementation != f.Decls[i].Implementation {
 					t.Errorf("%s: digests differ between the scanner and go/ast", f.Decls[i].Name)
 				}
@@ -175,6 +178,9 @@ func TestScanMatchesExtractOnThisRepository(t *testing.T) {
 		if len(ast.Decls) == len(lex.Decls) {
 			for i, d := range ast.Decls {
 				l := lex.Decls[i]
+				if d.End < d.Line || d.End != l.End {
+					t.Errorf("%s: %s ends on line %d under go/ast, %d under the scanner", p, declNames(ast)[i], d.End, l.End)
+				}
 				if d.Signature == "" || d.Signature != l.Signature || d.Implementation != l.Implementation {
 					t.Errorf("%s: %s digests differ: go/ast %s/%s, the scanner %s/%s", p, declNames(ast)[i], d.Signature, d.Implementation, l.Signature, l.Implementation)
 				}

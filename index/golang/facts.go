@@ -63,7 +63,9 @@ type Decl struct {
 	Name string `json:"name"`
 	Recv string `json:"recv,omitempty"` // receiver base type name, for methods
 	Line int    `json:"line"`
-	Doc  string `json:"doc,omitempty"`
+	// End is the declaration's last line, so that evidence can quote its source.
+	End int    `json:"end"`
+	Doc string `json:"doc,omitempty"`
 	// Signature and Implementation digest the declaration's tokens: a function's signature
 	// and body, or a type's, variable's or constant's whole spec (and no implementation).
 	Signature      string `json:"signature,omitempty"`

@@ -31,6 +31,8 @@ func Scan(name string, src []byte) *Facts {
 		return f
 	}
 	line := func(p token.Pos) int { return fset.Position(p).Line }
+	// lastLine is the line a token ends on: a raw string may span several.
+	lastLine := func(t lexeme) int { return line(t.pos) + strings.Count(t.lit, "\n") }
 	// doc returns the comment block ending on the line above l.
 	doc := func(i int) string {
 		l := line(toks[i].pos)
@@ -110,10 +112,16 @@ func Scan(name string, src []byte) *Facts {
 			// spec adds the declarations of the spec starting at toks[j]: a type's one name, or
 			// a value spec's comma-separated names, all with the digest of the whole spec.
 			spec := func(j int, docAt int) {
-				sig := digestLexemes(signatureDomain, toks[j:spanEnd(toks, j)])
+				end := spanEnd(toks, j)
+				sig := digestLexemes(signatureDomain, toks[j:end])
+				k := max(end-1, j)
+				for k > j && (toks[k].tok == token.SEMICOLON || toks[k].tok == token.COMMENT) {
+					k--
+				}
+				last := lastLine(toks[k])
 				for k := j; k < len(toks) && toks[k].tok == token.IDENT; {
 					if toks[k].lit != "_" {
-						f.Decls = append(f.Decls, Decl{Kind: kind, Name: toks[k].lit, Line: line(toks[k].pos), Doc: doc(docAt), Signature: sig})
+						f.Decls = append(f.Decls, Decl{Kind: kind, Name: toks[k].lit, Line: line(toks[k].pos), End: last, Doc: doc(docAt), Signature: sig})
 					}
 					if kind == KindType || k+2 >= len(toks) || toks[k+1].tok != token.COMMA {
 						break
@@ -189,6 +197,7 @@ func Scan(name string, src []byte) *Facts {
 			if j < len(toks) && toks[j].tok == token.IDENT && toks[j].lit != "_" {
 				d.Name, d.Line = toks[j].lit, line(toks[i].pos)
 				body, end := funcSpans(toks, i)
+				d.End = lastLine(toks[max(end-1, i)])
 				d.Signature = digestLexemes(signatureDomain, toks[i:body])
 				d.Implementation = digestLexemes(implementationDomain, toks[body:end])
 				f.Decls = append(f.Decls, d)

@@ -17,7 +17,10 @@ const CodePrefix = "go:"
 // beside them but the generation diff does not compare.
 type Node struct {
 	Record
-	Line     int       `json:"line"`
+	Line int `json:"line"`
+	// EndLine is a code declaration's last line (0 for other nodes): evidence quotes
+	// Line..EndLine of its source.
+	EndLine  int       `json:"-"`
 	Body     string    `json:"-"`
 	Headings []Heading `json:"headings,omitempty"`
 	// Logic is a code node's control paths, stored apart from the graph (never searched,
