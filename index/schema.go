@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 7 // 7: analyzed full-text terms and a name column (index/lexicon)
+const SchemaVersion = 7 // 7: analyzed full-text terms, a name column (index/lexicon), end_line
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.

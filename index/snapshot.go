@@ -23,6 +23,10 @@ type Snapshot struct {
 	conn       *sqlite.Conn
 	maxResults int
 	policy     string
+	// root and maxFileBytes let evidence quote the sources the generation was built from
+	// (SourceFile), confined to the project and bounded like the loader's reads.
+	root         string
+	maxFileBytes int64
 	info       Info
 	// stamped reports whether any relation of this generation carries a review stamp: an
 	// index without stamps skips the stamp probe of every traversed edge.
@@ -91,7 +95,7 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 			conn.Close()
 			return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 		}
-		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, info: Info{
+		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes, info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
 			Fingerprint: m[metaFingerprint], Index: before,
 		}}, nil

@@ -32,7 +32,7 @@ type ContextProvider func(ctx context.Context, snap *index.Snapshot, req Context
 type taskPage struct {
 	*taskcontext.Capsule
 	// Plan shadows the capsule's plan so that a page too small for it can carry plan_hash
-	// alone (PlanOmitted says so); every page carries it when it fits.
+	// alone (PlanOmitted says so); every page carries it when it fits the page and the budget.
 	Plan        *taskcontext.Plan `json:"plan,omitempty"`
 	PlanOmitted bool              `json:"plan_omitted,omitempty"`
 	Items       []json.RawMessage `json:"items"`
@@ -66,7 +66,7 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
-	capsule, err := taskcontext.Build(c.ctx, c.snap, req, policyHash)
+	capsule, err := taskcontext.Build(c.ctx, c.snap, req, policyHash, c.taskFrame())
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 	if a.Limit > 0 {
 		limit = min(a.Limit, limit)
 	}
-	page := &taskPage{Capsule: capsule, Plan: &capsule.Plan, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
+	page := &taskPage{Capsule: capsule, Plan: capsule.Plan, PlanOmitted: capsule.PlanOmitted, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
 	budget := c.pageBudget(page)
 	if budget < minTaskPageChars {
 		page.Plan, page.PlanOmitted = nil, true
@@ -103,3 +103,17 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 	c.counts["task_edges_examined"] = int64(capsule.Counts.EdgesExamined)
 	return page, nil
 }
+
+// taskFrame is what a task-context response adds around the capsule, in bytes: the envelope
+// and the page fields, measured with an empty capsule, with room for the page counters and
+// a cursor. The capsule keeps the whole response within its token budget with it.
+func (c *call) taskFrame() int {
+	empty := &taskcontext.Capsule{}
+	c.env.Result = &taskPage{Capsule: empty, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
+	all := len(marshal(c.env))
+	c.env.Result = nil
+	return all - len(marshal(empty)) + taskFrameSlack
+}
+
+// taskFrameSlack covers what the measured frame cannot know yet: page counters and a cursor.
+const taskFrameSlack = 96

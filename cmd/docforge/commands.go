@@ -382,7 +382,7 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 
 // payload unwraps a tool's result envelope: its structured error as a problem the command
 // reports with its code and remediation, else its result; with --json it prints the whole
-// envelope and returns nil.
+// envelope, compact, and returns nil.
 func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMessage, error) {
 	var env struct {
 		Result json.RawMessage `json:"result"`
@@ -407,7 +407,12 @@ func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMess
 		return nil, err
 	}
 	if e.json {
-		return nil, e.writeJSON(e.stdout, out)
+		// The envelope exactly as an MCP client receives it: compact, so that its size is the
+		// one a token budget (task context) was kept within.
+		if _, err := fmt.Fprintf(e.stdout, "%s\n", out); err != nil {
+			return nil, fmt.Errorf("write JSON: %w", err)
+		}
+		return nil, nil
 	}
 	return env.Result, nil
 }

@@ -8,19 +8,23 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/graph"
 )
 
-// CapsuleVersion is the version of the capsule layout.
-const CapsuleVersion = 1
+// CapsuleVersion is the version of the capsule layout. Version 2: items are ranked and carry
+// content (signature, doc comment, source lines, a document's best section), token-limit
+// omissions are pointers, and the budget covers the whole response.
+const CapsuleVersion = 2
 
-// Estimator names the one token estimator: a token per four bytes of an item's compact JSON
-// encoding (with its tokens field zero), rounded up. It needs no model tokenizer, so every
-// server and client computes the same figure; for English prose and JSON it runs a little
-// above common tokenizers, which errs towards staying inside a model's real budget.
-const Estimator = "json_bytes_div_4.v1"
+// Estimator names the one token estimator: a token per four bytes of compact JSON, rounded
+// up. It needs no model tokenizer, so every server and client computes the same figure; for
+// English prose and JSON it runs a little above common tokenizers, which errs towards staying
+// inside a model's real budget. It is applied to the whole response: envelope, capsule
+// header, plan, gaps, evidence and omissions.
+const Estimator = "json_bytes_div_4.v2"
 
 // Item is one evidence item of the stream.
 type Item struct {
@@ -31,35 +35,45 @@ type Item struct {
 	Family      string    `json:"family"`
 	Status      string    `json:"status,omitempty"`
 	Authority   string    `json:"authority,omitempty"`
-	Language    string    `json:"language,omitempty"`
 	SourcePath  string    `json:"source_path"`
 	Anchor      string    `json:"anchor,omitempty"`
 	Line        int       `json:"line,omitempty"`
+	EndLine     int       `json:"end_line,omitempty"`
 	ContentHash string    `json:"content_hash"`
 	Role        string    `json:"role"` // "focus" or "related"
+	Score       float64   `json:"score"`
 	Step        int       `json:"step"`
 	Depth       int       `json:"depth"`
 	Path        []PathHop `json:"path"`
 	Reasons     []Reason  `json:"relationship_reasons"`
 	ReasonsMore int       `json:"relationship_reasons_omitted,omitempty"`
 	Provenance  []Fact    `json:"provenance"`
-	Excerpt     string    `json:"excerpt"`
-	BodyChars   int       `json:"body_chars"`
-	Tokens      int       `json:"tokens"`
+	// Signature is a declaration's first source line(s), up to its body.
+	Signature string `json:"signature,omitempty"`
+	// Excerpt is a declaration's doc comment, or a document's best-matching section (Section
+	// is its heading anchor); BodyChars is the whole body's length.
+	Excerpt   string `json:"excerpt"`
+	Section   string `json:"section,omitempty"`
+	BodyChars int    `json:"body_chars"`
+	// Source is lines Line..SourceEnd of the declaration, quoted from the file only when it is
+	// still the one the generation was built from.
+	Source    string `json:"source,omitempty"`
+	SourceEnd int    `json:"source_end,omitempty"`
+	Tokens    int    `json:"tokens"`
 }
 
-// Omitted is a collected item the token budget left out: enough to fetch it directly.
+// Omitted is a collected item whose content the token budget left out: a ranked pointer,
+// enough to fetch it directly (docforge_get_node, or the file at the line).
 type Omitted struct {
-	Type        string `json:"type"` // "omission"
-	NodeID      string `json:"node_id"`
-	ContentHash string `json:"content_hash"`
-	SourcePath  string `json:"source_path"`
-	Role        string `json:"role"`
-	Step        int    `json:"step"`
-	Depth       int    `json:"depth"`
-	Tokens      int    `json:"tokens"`
-	ItemHash    string `json:"item_hash"`
-	Reason      string `json:"reason"` // "token_limit"
+	Type       string  `json:"type"` // "omission"
+	NodeID     string  `json:"node_id"`
+	Title      string  `json:"title"`
+	Kind       string  `json:"kind"`
+	SourcePath string  `json:"source_path"`
+	Line       int     `json:"line,omitempty"`
+	Role       string  `json:"role"`
+	Score      float64 `json:"score"`
+	Reason     string  `json:"reason"` // "token_limit"
 }
 
 // Binding is what a capsule is bound to besides its request and plan.
@@ -70,7 +84,7 @@ type Binding struct {
 	VocabularyHash string `json:"relation_vocabulary_hash"`
 }
 
-// Budget reports the token budget and its use.
+// Budget reports the token budget and its use: Used estimates the whole response.
 type Budget struct {
 	Tokens    int    `json:"tokens"`
 	Used      int    `json:"used"`
@@ -79,20 +93,33 @@ type Budget struct {
 
 // Counts summarize the collection and the capsule.
 type Counts struct {
-	Focus         int `json:"focus"`
-	Collected     int `json:"collected"`
-	Selected      int `json:"selected"`
-	TokenOmitted  int `json:"token_omitted"`
-	EdgesExamined int `json:"edges_examined"`
+	Focus           int `json:"focus"`
+	Collected       int `json:"collected"`
+	Selected        int `json:"selected"`
+	TokenOmitted    int `json:"token_omitted"`
+	OmissionsListed int `json:"omissions_listed"`
+	EdgesExamined   int `json:"edges_examined"`
+}
+
+// RequestEcho is the request as the capsule repeats it: the task text is bound by
+// request_hash, not repeated, so that a long task does not spend the budget.
+type RequestEcho struct {
+	Kind        string `json:"kind"`
+	TaskChars   int    `json:"task_chars"`
+	FocusNodeID string `json:"focus_node_id,omitempty"`
+	Budget      int    `json:"budget"`
 }
 
 // Capsule is a complete task context: the header every page repeats and the immutable
 // stream (selected evidence, then token-limit omissions) that pages partition.
 type Capsule struct {
-	Version        int     `json:"capsule_version"`
-	Request        Request `json:"request"`
-	RequestHash    string  `json:"request_hash"`
-	Plan           Plan    `json:"plan"`
+	Version     int         `json:"capsule_version"`
+	Request     RequestEcho `json:"request"`
+	RequestHash string      `json:"request_hash"`
+	// Plan is the derived plan; a budget too small for it carries plan_hash alone, with
+	// PlanOmitted set (the plan is derived from the request, so it can be derived again).
+	Plan           *Plan   `json:"plan,omitempty"`
+	PlanOmitted    bool    `json:"plan_omitted,omitempty"`
 	PlanHash       string  `json:"plan_hash"`
 	Binding        Binding `json:"binding"`
 	CollectionHash string  `json:"collection_hash"`
@@ -100,7 +127,8 @@ type Capsule struct {
 	Budget         Budget  `json:"budget"`
 	Counts         Counts  `json:"counts"`
 	// FocusTerms and FocusMatch say, for a lexical focus, how common each term is, which
-	// terms the ranking used, and how it matched ("any", "all" or "too_common").
+	// terms the ranking used, and how it matched ("any", "all" or "too_common"). A budget
+	// too small for the plan leaves the terms out too.
 	FocusTerms []index.TermUse `json:"focus_terms,omitempty"`
 	FocusMatch string          `json:"focus_match,omitempty"`
 	Gaps       []Gap           `json:"gaps"`
@@ -108,11 +136,15 @@ type Capsule struct {
 	// Stream is the JSON of each stream entry; IDs their node IDs.
 	Stream []json.RawMessage `json:"-"`
 	IDs    []string          `json:"-"`
+	// FullPlan is the plan whether or not the response carries it.
+	FullPlan Plan `json:"-"`
 }
 
 // Build derives the plan of a normalized request, runs it on snap, and assembles the capsule.
-// policyHash identifies the effective process policy the answer is given under.
-func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash string) (*Capsule, error) {
+// policyHash identifies the effective process policy the answer is given under; reserve is
+// what the caller's response adds around the capsule (its envelope and page fields), in
+// bytes, so that the whole response stays within the budget.
+func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash string, reserve int) (*Capsule, error) {
 	vocabulary, err := snap.RelationNames(ctx)
 	if err != nil {
 		return nil, err
@@ -123,60 +155,71 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		return nil, err
 	}
 	info := snap.Info()
-	capsule := &Capsule{Version: CapsuleVersion, Request: r, RequestHash: hashOf("docforge.task.request.v1", r),
-		Plan: plan, PlanHash: hashOf("docforge.task.plan.v1", plan),
+	capsule := &Capsule{Version: CapsuleVersion, Request: RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID, Budget: r.Budget},
+		RequestHash: hashOf("docforge.task.request.v1", r), FullPlan: plan, PlanHash: hashOf("docforge.task.plan.v1", plan),
 		Binding: Binding{Generation: info.Generation, SourceHash: info.SourceHash, PolicyHash: policyHash, VocabularyHash: vocabularyHash(vocabulary)},
 		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, FocusTerms: col.terms, FocusMatch: col.mode, Gaps: col.gaps}
-	items, err := hydrate(ctx, snap, col)
+	capsule.Plan = &capsule.FullPlan
+	recs, err := hydrate(ctx, snap, col)
 	if err != nil {
 		return nil, err
 	}
-	capsule.Counts = Counts{Collected: len(items), EdgesExamined: col.examined}
-	full := make([]json.RawMessage, len(items))
-	for i := range items {
-		if items[i].Role == "focus" {
+	// Rank, then put the records in the ranked order of the items.
+	byKey := make(map[int64]index.Hydrated, len(recs))
+	for i, f := range col.items {
+		f.file, byKey[f.ref.Key] = recs[i].SourcePath, recs[i]
+	}
+	col.rank(col.lexical)
+	for i, f := range col.items {
+		recs[i] = byKey[f.ref.Key]
+	}
+	capsule.Counts = Counts{Collected: len(recs), EdgesExamined: col.examined}
+	ids := make([]json.RawMessage, len(recs))
+	for i := range recs {
+		if col.items[i].focus >= 0 {
 			capsule.Counts.Focus++
 		}
-		full[i] = encode(&items[i])
+		ids[i] = encode(identity(col.items[i], &recs[i]))
 	}
-	capsule.CollectionHash = hashOf("docforge.task.collection.v1", struct {
+	capsule.CollectionHash = hashOf("docforge.task.collection.v2", struct {
 		Items []json.RawMessage `json:"items"`
 		Terms []index.TermUse   `json:"focus_terms"`
 		Mode  string            `json:"focus_match"`
 		Gaps  []Gap             `json:"gaps"`
-	}{full, col.terms, col.mode, col.gaps})
+	}{ids, col.terms, col.mode, col.gaps})
 
-	// Token budgeting: in collection order, every item that fits what is left is selected;
-	// one that does not is omitted and the next is tried, so one large item cannot starve
-	// the smaller ones behind it.
-	var omitted []json.RawMessage
-	var omittedIDs []string
-	for i, it := range items {
-		if capsule.Budget.Used+it.Tokens <= r.Budget {
-			capsule.Budget.Used += it.Tokens
-			capsule.Stream, capsule.IDs = append(capsule.Stream, full[i]), append(capsule.IDs, it.NodeID)
-			continue
-		}
-		sum := sha256.Sum256(full[i])
-		omitted = append(omitted, encode(&Omitted{Type: "omission", NodeID: it.NodeID, ContentHash: it.ContentHash, SourcePath: it.SourcePath,
-			Role: it.Role, Step: it.Step, Depth: it.Depth, Tokens: it.Tokens, ItemHash: "sha256:" + hex.EncodeToString(sum[:]), Reason: "token_limit"}))
-		omittedIDs = append(omittedIDs, it.NodeID)
+	// The whole response must fit: the header (with the token gap that may follow) first;
+	// a budget too small for the plan drops it, and the focus terms, before any evidence.
+	limit := r.Budget*4 - reserve
+	headerBytes := func() int {
+		return len(encode(capsule)) + tokenGapBytes + 2*len(hashPlaceholder)
 	}
-	capsule.Counts.Selected, capsule.Counts.TokenOmitted = len(capsule.Stream), len(omitted)
-	if len(omitted) > 0 {
-		capsule.Gaps = append(capsule.Gaps, Gap{Kind: GapIncomplete, Limit: LimitToken, Count: len(omitted),
-			Detail: fmt.Sprintf("%d collected items did not fit the %d-token budget; they follow the evidence as omissions (raise budget, or fetch one with docforge_get_node)", len(omitted), r.Budget)})
+	if headerBytes() > limit*2/3 {
+		capsule.Plan, capsule.PlanOmitted, capsule.FocusTerms = nil, true, nil
 	}
-	capsule.Stream, capsule.IDs = append(capsule.Stream, omitted...), append(capsule.IDs, omittedIDs...)
+	avail := limit - headerBytes()
+	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(plan), files: map[string]sourceFile{},
+		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
+	if err := sel.run(recs); err != nil {
+		return nil, err
+	}
+	capsule.Stream, capsule.IDs = sel.stream, sel.ids
+	capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
+	capsule.Counts.TokenOmitted = len(recs) - sel.selected
+	if n := capsule.Counts.TokenOmitted; n > 0 {
+		capsule.Gaps = append(capsule.Gaps, Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n,
+			Detail: fmt.Sprintf("%d collected items did not fit the %d-token budget; the best %d are listed as omissions; raise budget, or docforge_get_node one", n, r.Budget, sel.pointers)})
+	}
 	if capsule.Gaps == nil {
 		capsule.Gaps = []Gap{}
 	}
+	capsule.Budget.Used = (len(encode(capsule)) + sel.used + reserve + 3) / 4
 	entryHashes := make([]string, len(capsule.Stream))
 	for i, e := range capsule.Stream {
 		sum := sha256.Sum256(e)
 		entryHashes[i] = hex.EncodeToString(sum[:])
 	}
-	capsule.CapsuleHash = hashOf("docforge.task.capsule.v1", struct {
+	capsule.CapsuleHash = hashOf("docforge.task.capsule.v2", struct {
 		Request    string   `json:"request_hash"`
 		Plan       string   `json:"plan_hash"`
 		Collection string   `json:"collection_hash"`
@@ -188,49 +231,47 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	return capsule, nil
 }
 
-// hydrate reads the collected nodes' metadata and excerpts and states their provenance.
-func hydrate(ctx context.Context, snap *index.Snapshot, col *collection) ([]Item, error) {
+// tokenGapBytes is room kept for the token-limit gap, added after selection; hashPlaceholder
+// stands for the two hashes (collection, capsule) set after the header is measured.
+const (
+	tokenGapBytes   = 220
+	hashPlaceholder = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+)
+
+// identity is what the collection hash binds of one item: the node and its content hash, and
+// how and how well the plan reached it.
+func identity(f *found, h *index.Hydrated) any {
+	return struct {
+		NodeID      string    `json:"node_id"`
+		ContentHash string    `json:"content_hash"`
+		Focus       int       `json:"focus"`
+		Score       float64   `json:"score"`
+		Step        int       `json:"step"`
+		Depth       int       `json:"depth"`
+		Path        []PathHop `json:"path"`
+		Reasons     []Reason  `json:"reasons"`
+		More        int       `json:"more"`
+	}{h.ID, h.ContentHash, f.focus, f.score, f.step, f.depth, f.path, f.reasons, f.more}
+}
+
+// hydrate reads the indexed metadata of every collected node, in collection order.
+func hydrate(ctx context.Context, snap *index.Snapshot, col *collection) ([]index.Hydrated, error) {
 	refs := make([]index.NodeRef, len(col.items))
 	for i, f := range col.items {
 		refs[i] = f.ref
 	}
-	recs, err := snap.Hydrate(ctx, refs, func(i int) int {
-		if col.items[i].focus >= 0 {
-			return focusExcerpt
-		}
-		return relatedExcerpt
-	})
-	if err != nil {
-		return nil, err
-	}
-	items := make([]Item, len(recs))
-	for i, h := range recs {
-		f := col.items[i]
-		it := Item{Type: "evidence", NodeID: h.ID, Title: h.Title, Kind: h.Kind, Family: h.Family, Status: h.Status, Authority: h.Authority,
-			Language: h.Language, SourcePath: h.SourcePath, Anchor: h.Anchor, Line: h.Line, ContentHash: h.ContentHash,
-			Role: "related", Step: f.step, Depth: f.depth, Path: f.path, Reasons: f.reasons, ReasonsMore: f.more,
-			Excerpt: h.Excerpt, BodyChars: h.BodyChars}
-		if f.focus >= 0 {
-			it.Role, it.Path = "focus", []PathHop{{NodeID: h.ID}}
-		}
-		if it.Reasons == nil {
-			it.Reasons = []Reason{}
-		}
-		it.Provenance = provenance(f, &it)
-		it.Tokens = estimate(&it)
-		items[i] = it
-	}
-	return items, nil
+	return snap.Hydrate(ctx, refs, func(int) int { return 0 })
 }
 
-// provenance lists what the graph cannot prove about an item, in a fixed order.
+// provenance lists what the graph cannot prove about an item, in a fixed order. Details are
+// short: docs/task-context.md says what each code means.
 func provenance(f *found, it *Item) []Fact {
 	facts := []Fact{}
 	switch f.match {
 	case "id":
-		facts = append(facts, Fact{FactIDFocus, "a word of the task is this node's exact ID; that the task is about it is not proven"})
+		facts = append(facts, Fact{FactIDFocus, "a task word is its ID; relevance not proven"})
 	case "text":
-		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("chosen by BM25 over the task's terms (focus rank %d; focus_terms lists the terms used); relevance to the task is not proven", f.focus+1)})
+		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("focus %d by the task's words; relevance not proven", f.focus+1)})
 	}
 	var declared, static, unclassified, suspect []string
 	for i := 1; i < len(f.path); i++ {
@@ -257,25 +298,25 @@ func provenance(f *found, it *Item) []Fact {
 		return strings.Join(slices.Compact(s), ", ")
 	}
 	if len(declared) > 0 {
-		facts = append(facts, Fact{FactDeclared, "the path's " + uniq(declared) + " relations are declared in project documents: their targets exist, the claims are not verified"})
+		facts = append(facts, Fact{FactDeclared, uniq(declared) + " declared in documents; not verified"})
 	}
 	if len(static) > 0 {
-		facts = append(facts, Fact{FactStatic, "the path's " + uniq(static) + " relations were extracted statically from Go syntax: calls through interfaces, function values or reflection are not seen"})
+		facts = append(facts, Fact{FactStatic, uniq(static) + " from Go syntax; interface and function-value calls unseen"})
 	}
 	if len(suspect) > 0 {
-		facts = append(facts, Fact{FactSuspect, "reached through " + uniq(suspect) + ", whose target changed since a person last confirmed the relation (its review stamp): the document's claim may no longer hold"})
+		facts = append(facts, Fact{FactSuspect, "via " + uniq(suspect) + ", whose target changed since its review"})
 	}
 	if f.depth > 1 {
-		facts = append(facts, Fact{FactTransitive, fmt.Sprintf("reached through %d relations; each is stored, that the focus affects this node through the chain is not proven", f.depth)})
+		facts = append(facts, Fact{FactTransitive, fmt.Sprintf("%d hops; the chain's effect is not proven", f.depth)})
 	}
 	if len(unclassified) > 0 {
-		facts = append(facts, Fact{FactUnclassified, "the path uses " + uniq(unclassified) + ", outside the version-1 alias map: kept raw, its meaning is not inferred"})
+		facts = append(facts, Fact{FactUnclassified, uniq(unclassified) + " is outside the alias map; meaning not inferred"})
 	}
 	if n := len([]rune(it.Excerpt)); n < it.BodyChars {
-		facts = append(facts, Fact{FactExcerpt, fmt.Sprintf("the excerpt is the first %d of %d body characters; docforge_get_node returns the rest", n, it.BodyChars)})
+		facts = append(facts, Fact{FactExcerpt, fmt.Sprintf("%d of %d body characters", n, it.BodyChars)})
 	}
 	if f.more > 0 {
-		facts = append(facts, Fact{FactReasonsTruncated, fmt.Sprintf("%d more qualifying relations are not listed", f.more)})
+		facts = append(facts, Fact{FactReasonsTruncated, fmt.Sprintf("%d more relations", f.more)})
 	}
 	return facts
 }

@@ -84,7 +84,9 @@ type found struct {
 	depth   int
 	path    []PathHop
 	reasons []Reason
-	more    int // reasons past maxReasons
+	more    int     // reasons past maxReasons
+	score   float64 // rank score (rank.go)
+	file    string  // source path, once hydrated
 }
 
 // collection is the outcome of the focus and traverse steps.
@@ -94,11 +96,16 @@ type collection struct {
 	items    []*found
 	gaps     []Gap
 	examined int
+	// lexical is the BM25 score of every node the focus ranking saw (the pool).
+	lexical map[int64]float64
+	// links are the node pairs of every qualifying edge the traversal met, whether or not it
+	// collected a node: the graph the ranking walks.
+	links [][2]int64
 }
 
 // collect runs the focus and traverse steps of p.
 func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []string) (*collection, error) {
-	c := &collection{}
+	c := &collection{lexical: map[int64]float64{}}
 	byKey := map[int64]*found{}
 	focus := p.Steps[0]
 	var roots []index.NodeRef
@@ -112,16 +119,32 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		f := &found{ref: refs[0], focus: 0, match: "exact", step: 1}
 		c.items, byKey[refs[0].Key] = append(c.items, f), f
 	default:
-		rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalFocusLimit, lexicalScoreBudget)
+		// The focus ranking scores a pool wider than the focus: a node the traversal reaches
+		// that also matches the task's words keeps its lexical score in the ranking.
+		rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalPool, lexicalScoreBudget)
 		if err != nil {
 			return nil, err
 		}
 		c.terms, c.mode = rk.Terms, rk.Mode
-		for i, h := range rk.Hits {
+		if c.lexical, err = coverage(ctx, snap, rk.Hits, rk.Terms); err != nil {
+			return nil, err
+		}
+		hits := slices.Clone(rk.Hits)
+		slices.SortStableFunc(hits, func(a, b index.RankedHit) int {
+			switch sa, sb := c.lexical[a.Key], c.lexical[b.Key]; {
+			case sa > sb:
+				return -1
+			case sa < sb:
+				return 1
+			}
+			return 0
+		})
+		for i, h := range hits[:min(len(hits), focus.FocusNodes)] {
 			f := &found{ref: h.NodeRef, focus: i, match: h.Match, step: 1}
 			roots = append(roots, h.NodeRef)
 			c.items, byKey[h.Key] = append(c.items, f), f
 		}
+		rk.More = rk.More || len(rk.Hits) > focus.FocusNodes
 		var unused []string
 		for _, t := range rk.Terms {
 			if !t.Used && t.Nodes > 0 {
@@ -144,7 +167,7 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		}
 		if rk.More {
 			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(rk.Hits),
-				Detail: fmt.Sprintf("more nodes match the task than the %d focus nodes kept; name focus_node_id to choose one", lexicalFocusLimit)})
+				Detail: fmt.Sprintf("more nodes match the task than the %d focus nodes kept; name focus_node_id to choose one", focus.FocusNodes)})
 		}
 	}
 
@@ -159,15 +182,18 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 	for _, rel := range vocabulary {
 		declared[categoryOf(rel)] = append(declared[categoryOf(rel)], rel)
 	}
+	undeclared := map[string]bool{}
 	for _, s := range p.Steps[1:] {
 		if s.Op != "traverse" {
 			continue
 		}
 		var rels []string
 		for _, cat := range s.Categories {
-			if len(declared[cat]) == 0 && cat != Unclassified {
+			if len(declared[cat]) == 0 && cat != Unclassified && !undeclared[cat] {
+				// Once per category, at the first step that wants it: a project fact, not a step's.
+				undeclared[cat] = true
 				c.gaps = append(c.gaps, Gap{Kind: GapUndeclaredCategory, Step: s.Step, Category: cat,
-					Detail: fmt.Sprintf("the project declares no %s relation (%s); this step cannot follow that category", cat, strings.Join(Aliases()[cat], ", "))})
+					Detail: "declares none of " + strings.Join(Aliases()[cat], ", ")})
 			}
 			rels = append(rels, declared[cat]...)
 		}
@@ -182,24 +208,6 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 			break
 		}
 	}
-	// The collection order: focus nodes in focus order, then by depth, step and ID.
-	slices.SortStableFunc(c.items, func(a, b *found) int {
-		switch {
-		case a.focus >= 0 || b.focus >= 0:
-			if a.focus < 0 {
-				return 1
-			}
-			if b.focus < 0 {
-				return -1
-			}
-			return a.focus - b.focus
-		case a.depth != b.depth:
-			return a.depth - b.depth
-		case a.step != b.step:
-			return a.step - b.step
-		}
-		return strings.Compare(a.ref.ID, b.ref.ID)
-	})
 	return c, nil
 }
 
@@ -225,6 +233,7 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 		for _, h := range exp.Hops {
 			cat := categoryOf(h.Relation)
 			hits[cat]++
+			c.links = append(c.links, [2]int64{h.From.Key, h.To.Key})
 			if _, seen := paths[h.To.Key]; seen {
 				if f := byKey[h.To.Key]; f != nil {
 					f.addReason(h, cat, s.Step)
@@ -254,8 +263,7 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 	}
 	for _, cat := range s.Categories {
 		if hits[cat] == 0 && len(declared[cat]) > 0 {
-			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: s.Step, Category: cat,
-				Detail: fmt.Sprintf("the bounded %s traversal completed and found no %s relation", s.Direction, cat)})
+			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: s.Step, Category: cat})
 		}
 	}
 	return false, nil

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/docforge/docforge/index/lexicon"
 	"github.com/docforge/docforge/index/problem"
 )
 
@@ -15,20 +15,29 @@ const PlanVersion = 1
 
 // Fixed ceilings. They hold whatever broader limits a project configures.
 const (
-	MaxEvidence       = 1000   // evidence items in one collection
-	MaxExaminedEdges  = 100000 // candidate edges examined by all traversal steps together
-	MaxTaskChars      = 10000  // characters of the task description
-	DefaultBudget     = 8000   // tokens, when the request gives none
-	MaxBudget         = 1000000
-	lexicalFocusLimit = 5 // focus nodes a lexical match may choose
+	MaxEvidence      = 1000   // evidence items in one collection
+	MaxExaminedEdges = 100000 // candidate edges examined by all traversal steps together
+	MaxTaskChars     = 10000  // characters of the task description
+	DefaultBudget    = 8000   // tokens, when the request gives none
+	MaxBudget        = 1000000
+	// A lexical focus takes as many nodes as the budget can use (focusNodes), from a pool of
+	// the best lexicalPool matches whose scores also rank what the traversal reaches.
+	minFocusNodes  = 3
+	maxFocusNodes  = 60
+	tokensPerFocus = 200
+	lexicalPool    = 200
 	// lexicalScoreBudget bounds the nodes BM25 scores for a lexical focus: scoring costs
 	// about 2 µs a node, so a term in most of 100,000 nodes would cost a fifth of a second.
 	lexicalScoreBudget = 5000
-	maxTerms           = 32 // lexical terms taken from the task, in order of appearance
-	maxIDCandidates    = 16 // words of the task tried as exact node IDs
-	maxReasons         = 16 // relationship reasons kept per item; the rest are counted
-	focusExcerpt       = 4000
-	relatedExcerpt     = 480
+	maxTerms           = 32  // lexical terms taken from the task, in order of appearance
+	maxIDCandidates    = 16  // words of the task tried as exact node IDs
+	maxReasons         = 3   // relationship reasons kept per item; the rest are counted
+	docExcerpt         = 700 // characters of a document's best-matching section
+	codeDocExcerpt     = 480 // characters of a declaration's doc comment
+	// Source lines: the best-ranked declarations carry their source while the source share
+	// of the budget lasts, each at most maxSourceLines lines.
+	maxSourceLines = 60
+	sourceShare    = 0.25
 )
 
 // Task kinds: the closed set a request must name.
@@ -112,6 +121,7 @@ type Step struct {
 	// focus
 	Mode         string   `json:"mode,omitempty"` // "exact" or "lexical"
 	NodeID       string   `json:"node_id,omitempty"`
+	FocusNodes   int      `json:"focus_nodes,omitempty"` // lexical: the nodes it may choose
 	IDCandidates []string `json:"id_candidates,omitempty"`
 	Terms        []string `json:"terms,omitempty"`
 	// traverse: the relations followed are every relation of the vocabulary (bound by hash,
@@ -120,10 +130,13 @@ type Step struct {
 	Categories     []string `json:"categories,omitempty"`
 	MaxDepth       int      `json:"max_depth,omitempty"`
 	VocabularyHash string   `json:"relation_vocabulary_hash,omitempty"`
-	// hydrate
-	Fields              []string `json:"fields,omitempty"`
-	FocusExcerptChars   int      `json:"focus_excerpt_chars,omitempty"`
-	RelatedExcerptChars int      `json:"related_excerpt_chars,omitempty"`
+	// hydrate: the stream is ordered by Order; each item carries Fields, a declaration its
+	// signature, doc comment and (best-ranked first, while the budget's source share lasts)
+	// up to SourceLines lines of source, a document its best-matching section.
+	Fields      []string `json:"fields,omitempty"`
+	Order       string   `json:"order,omitempty"`
+	DocChars    int      `json:"doc_excerpt_chars,omitempty"`
+	SourceLines int      `json:"source_lines,omitempty"`
 }
 
 // traversal is one traverse step of a task kind's recipe.
@@ -173,6 +186,8 @@ func recipe(kind string) []traversal {
 		steps = []traversal{
 			{outgoing, []string{Evidence, Implementation}, 2, "its tests and the code they must exercise"},
 			{incoming, []string{Evidence, Implementation}, 2, "what verifies, proves or implements it"},
+			{incoming, []string{Execution}, 2, "its callers, among them the tests that reach it through them"},
+			{outgoing, []string{Execution}, 1, "what it calls, which a test must set up or observe"},
 		}
 	case KindOperation:
 		steps = []traversal{
@@ -195,13 +210,15 @@ func recipe(kind string) []traversal {
 // allowed relations).
 func PlanFor(r Request, vocabulary []string) Plan {
 	vh := vocabularyHash(vocabulary)
+	seeds := focusNodes(r.Budget)
 	p := Plan{Version: PlanVersion, Kind: r.Kind, AliasMapVersion: AliasMapVersion,
-		Ceilings: Ceilings{EvidenceItems: MaxEvidence, CandidateEdges: MaxExaminedEdges, TaskChars: MaxTaskChars, FocusNodes: lexicalFocusLimit, ScoredNodes: lexicalScoreBudget}}
+		Ceilings: Ceilings{EvidenceItems: MaxEvidence, CandidateEdges: MaxExaminedEdges, TaskChars: MaxTaskChars, FocusNodes: seeds, ScoredNodes: lexicalScoreBudget}}
 	focus := Step{Step: 1, Op: "focus"}
 	if r.FocusNodeID != "" {
 		focus.Mode, focus.NodeID, focus.Purpose = "exact", r.FocusNodeID, "the node the request names"
 	} else {
-		focus.Mode, focus.Purpose = "lexical", fmt.Sprintf("up to %d nodes: words of the task that are exact node IDs, then BM25 over any of its rarer terms (at most %d nodes scored)", lexicalFocusLimit, lexicalScoreBudget)
+		focus.Mode, focus.FocusNodes = "lexical", seeds
+		focus.Purpose = fmt.Sprintf("up to %d nodes: words of the task that are exact node IDs, then BM25 over any of its terms (identifiers whole and by parts, prose stemmed; rarer terms first, at most %d nodes scored)", seeds, lexicalScoreBudget)
 		focus.IDCandidates, focus.Terms = idCandidates(r.Task), terms(r.Task)
 	}
 	p.Steps = append(p.Steps, focus)
@@ -209,10 +226,18 @@ func PlanFor(r Request, vocabulary []string) Plan {
 		p.Steps = append(p.Steps, Step{Step: len(p.Steps) + 1, Op: "traverse", Purpose: t.purpose, Direction: t.direction,
 			Categories: t.categories, MaxDepth: t.depth, VocabularyHash: vh})
 	}
-	p.Steps = append(p.Steps, Step{Step: len(p.Steps) + 1, Op: "hydrate", Purpose: "indexed metadata and the start of each body",
-		Fields:            []string{"title", "kind", "family", "status", "authority", "language", "source_path", "anchor", "line", "content_hash"},
-		FocusExcerptChars: focusExcerpt, RelatedExcerptChars: relatedExcerpt})
+	p.Steps = append(p.Steps, Step{Step: len(p.Steps) + 1, Op: "hydrate",
+		Purpose: "indexed metadata of every node, best ranked first; a declaration's signature, doc comment and source lines, a document's best-matching section, while the budget lasts",
+		Fields:  []string{"title", "kind", "family", "status", "authority", "source_path", "anchor", "line", "end_line", "content_hash"},
+		Order:   RankOrder, DocChars: docExcerpt, SourceLines: maxSourceLines})
 	return p
+}
+
+// focusNodes is how many nodes a lexical focus takes for a budget: one per tokensPerFocus
+// tokens, within [minFocusNodes, maxFocusNodes]. A larger budget can hold the evidence of
+// more starting points.
+func focusNodes(budget int) int {
+	return min(max(budget/tokensPerFocus, minFocusNodes), maxFocusNodes)
 }
 
 // vocabularyHash binds the complete relation vocabulary, sorted, with the alias map version.
@@ -240,19 +265,22 @@ func isStopword(w string) bool {
 	return false
 }
 
-// terms are the task's distinct lowercase words of letters and digits (the units the search
-// index holds), without stopwords and one-character words, in order of first appearance.
+// terms are the task's distinct index terms (index/lexicon: an identifier whole and its
+// parts, a word stemmed), without stopwords and one-character terms, in order of first
+// appearance.
 func terms(task string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if utf8.RuneCountInString(w) < 2 || isStopword(w) || seen[w] {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-		if len(out) == maxTerms {
-			break
+	for _, w := range lexicon.Words(task) {
+		for _, t := range lexicon.Analyze(w) {
+			if utf8.RuneCountInString(t.Text) < 2 || isStopword(t.Text) || lexicon.IsStopword(t.Text) || seen[t.Text] {
+				continue
+			}
+			seen[t.Text] = true
+			out = append(out, t.Text)
+			if len(out) == maxTerms {
+				return out
+			}
 		}
 	}
 	return out

@@ -1,0 +1,88 @@
+package taskcontext
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/lexicon"
+)
+
+// Field weights of the focus score: a term in a node's own name says more than one in its
+// title, which says more than one in its body.
+const (
+	nameWeight  = 2.0
+	titleWeight = 1.5
+	bodyWeight  = 1.0
+	// lengthDamping softens the advantage a long body has of holding many terms by chance.
+	lengthDamping = 0.15
+	// idfPower sharpens inverse document frequency: in a task description the rare words
+	// name the subject and the common ones ("add", "server", "test") name everything.
+	idfPower = 2.0
+)
+
+// coverage rescores the lexical pool on every task term: a node's score is the sum, over the
+// distinct terms it holds, of the term's inverse document frequency times the weight of the
+// best field holding it, damped by the logarithm of the body's length. BM25 (which chose the
+// pool) rewards a short field that repeats one term; coverage rewards a node that holds many
+// of the task's rarer terms, which is what a task description asks for.
+func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit, uses []index.TermUse) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(hits))
+	if len(hits) == 0 {
+		return out, nil
+	}
+	total := float64(max(snap.Info().NodeCount, 1))
+	idf := map[string]float64{}
+	for _, u := range uses {
+		if u.Nodes > 0 {
+			w := math.Log(1 + total/float64(u.Nodes))
+			idf[u.Term] = math.Pow(w, idfPower)
+		}
+	}
+	refs := make([]index.NodeRef, len(hits))
+	for i, h := range hits {
+		refs[i] = h.NodeRef
+	}
+	recs, err := snap.Hydrate(ctx, refs, func(int) int { return maxScoredBody })
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range recs {
+		weight := map[string]float64{}
+		mark := func(text string, w float64) {
+			for _, t := range strings.Fields(text) {
+				if idf[t] > 0 && w > weight[t] {
+					weight[t] = w
+				}
+			}
+		}
+		mark(lexicon.Text(h.Excerpt), bodyWeight)
+		mark(lexicon.Text(h.Title), titleWeight)
+		mark(lexicon.Text(index.NameOf(h.ID, h.Kind)), nameWeight)
+		score := 0.0
+		for t, w := range weight {
+			score += idf[t] * w
+		}
+		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars)/1000)
+		if hits[i].Match == "id" {
+			score = math.Inf(1) // replaced by the best text score below
+		}
+		out[hits[i].Key] = score
+	}
+	best := 1.0
+	for _, s := range out {
+		if !math.IsInf(s, 1) {
+			best = max(best, s)
+		}
+	}
+	for k, s := range out {
+		if math.IsInf(s, 1) {
+			out[k] = best // a word of the task that is a node's exact ID is as relevant as the best match
+		}
+	}
+	return out, nil
+}
+
+// maxScoredBody bounds the body characters the focus score reads of one node.
+const maxScoredBody = 64 << 10

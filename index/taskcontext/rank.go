@@ -1,0 +1,142 @@
+package taskcontext
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// Ranking constants (rank.v1; docs/task-context.md, "Ranking").
+const (
+	// RankOrder names the ranking the stream is ordered by.
+	RankOrder = "lexical_bm25+personalized_pagerank.v1"
+	// pprRestart is the probability that the walk returns to the focus: high, so that rank
+	// stays near the task's own words and decays within two or three hops.
+	pprRestart = 0.5
+	pprRounds  = 24
+	// graphWeight is the weight of graph proximity beside lexical relevance (each scaled to
+	// [0, 1] over the collection).
+	graphWeight = 0.6
+	// fileWeight is the weight of the item's file's share of the collection's score.
+	fileWeight = 1.0
+)
+
+// rank scores every collected item and orders the collection by score. An item's score is its
+// lexical relevance (the BM25 of the task's terms, when the focus ranking saw it) plus its
+// proximity to the focus: the personalized PageRank of the item over the edges the traversal
+// met, restarting at the focus nodes in proportion to their lexical scores. A node reached
+// from several focus nodes, or along several paths, outranks one reached once; a hub is
+// damped by dividing its rank by the square root of its degree, so that a package containing
+// everything does not outrank what it contains.
+func (c *collection) rank(lexical map[int64]float64) {
+	n := len(c.items)
+	if n == 0 {
+		return
+	}
+	pos := make(map[int64]int, n)
+	for i, f := range c.items {
+		pos[f.ref.Key] = i
+	}
+	adj := make([][]int, n)
+	seen := map[[2]int]bool{}
+	for _, l := range c.links {
+		a, okA := pos[l[0]]
+		b, okB := pos[l[1]]
+		if !okA || !okB || a == b {
+			continue
+		}
+		if a > b {
+			a, b = b, a
+		}
+		if seen[[2]int{a, b}] {
+			continue
+		}
+		seen[[2]int{a, b}] = true
+		adj[a], adj[b] = append(adj[a], b), append(adj[b], a)
+	}
+	restart := make([]float64, n)
+	total := 0.0
+	for i, f := range c.items {
+		w := lexical[f.ref.Key]
+		if f.focus >= 0 && w == 0 {
+			w = 1 // an exact focus, or an ID word of the task
+		}
+		if f.focus < 0 {
+			w = 0 // only the focus restarts the walk; lexical scores of others count below
+		}
+		restart[i] = w
+		total += w
+	}
+	if total == 0 {
+		for i := range restart {
+			restart[i] = 1
+		}
+		total = float64(n)
+	}
+	for i := range restart {
+		restart[i] /= total
+	}
+	pr := slices.Clone(restart)
+	next := make([]float64, n)
+	for round := 0; round < pprRounds; round++ {
+		for i := range next {
+			next[i] = pprRestart * restart[i]
+		}
+		for i, nb := range adj {
+			if len(nb) == 0 {
+				next[i] += (1 - pprRestart) * pr[i] // a node without edges keeps its mass
+				continue
+			}
+			share := (1 - pprRestart) * pr[i] / float64(len(nb))
+			for _, j := range nb {
+				next[j] += share
+			}
+		}
+		pr, next = next, pr
+	}
+	maxLex, maxPR := 0.0, 0.0
+	for i, f := range c.items {
+		pr[i] /= math.Sqrt(float64(1 + len(adj[i])))
+		maxPR = max(maxPR, pr[i])
+		maxLex = max(maxLex, lexical[f.ref.Key])
+	}
+	base := make([]float64, n)
+	for i, f := range c.items {
+		if maxLex > 0 {
+			base[i] += lexical[f.ref.Key] / maxLex
+		}
+		if maxPR > 0 {
+			base[i] += graphWeight * pr[i] / maxPR
+		}
+		if f.focus >= 0 && maxLex == 0 {
+			base[i] += 1 // an exact focus leads its own capsule
+		}
+	}
+	// Files are what an engineer reads: a file holding many relevant nodes lends its
+	// declarations part of its total, so that evidence gathers in the files that matter.
+	byFile := map[string]float64{}
+	maxFile := 0.0
+	for i, f := range c.items {
+		byFile[f.file] += base[i]
+		maxFile = max(maxFile, byFile[f.file])
+	}
+	for i, f := range c.items {
+		s := base[i]
+		if maxFile > 0 && f.file != "" {
+			s += fileWeight * byFile[f.file] / maxFile
+		}
+		f.score = math.Round(s*1000) / 1000 // three decimals: stable across platforms' float sums
+	}
+	slices.SortStableFunc(c.items, func(a, b *found) int {
+		switch {
+		case a.score != b.score:
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		case a.depth != b.depth:
+			return a.depth - b.depth
+		}
+		return strings.Compare(a.ref.ID, b.ref.ID)
+	})
+}
