@@ -104,7 +104,12 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 				declRefs = append(declRefs, graph.Edge{Source: target, Relation: RelTestedBy, Target: id})
 			}
 		}
-		// The calls come from the body, which the implementation digest already covers.
+		for _, r := range d.Refs {
+			if target := calleeID(declPath, r); target != id {
+				own = append(own, graph.Edge{Source: id, Relation: RelDependsOn, Target: target})
+			}
+		}
+		// The calls and references come from the source the digests already cover.
 		n.ContentHash = graph.CodeContentHash(&n, d.Signature, d.Implementation)
 		declRefs = append(declRefs, own...)
 		decls = append(decls, n)

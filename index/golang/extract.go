@@ -61,7 +61,7 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 		switch d := decl.(type) {
 		case *ast.GenDecl:
 			if d.Tok == token.VAR || d.Tok == token.CONST {
-				f.Decls = append(f.Decls, valueDecls(fset, src, d)...)
+				f.Decls = append(f.Decls, valueDecls(fset, src, d, imports)...)
 				continue
 			}
 			if d.Tok != token.TYPE {
@@ -77,7 +77,7 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 					doc = d.Doc
 				}
 				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, End: fset.Position(ts.End()).Line, Doc: docText(doc),
-					Signature: digestSource(signatureDomain, src, offset(fset, ts.Pos()), offset(fset, ts.End()))})
+					Signature: digestSource(signatureDomain, src, offset(fset, ts.Pos()), offset(fset, ts.End())), Refs: references(ts, imports, ts.Name.Name)})
 			}
 		case *ast.FuncDecl:
 			if d.Name.Name == "_" {
@@ -96,6 +96,7 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 					recvName = names[0].Name
 				}
 			}
+			dc.Refs = references(d, imports, d.Name.Name)
 			if d.Body != nil {
 				dc.Calls = calls(d.Body, imports, recvName, dc.Recv)
 				if logicLimit > 0 {
@@ -111,7 +112,7 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 // valueDecls are the package-level variables or constants of one var or const declaration:
 // a node per name (blank names excepted), each carrying its spec's doc comment, or the
 // declaration's when it has a single spec, and the digest of the whole spec.
-func valueDecls(fset *token.FileSet, src []byte, d *ast.GenDecl) []Decl {
+func valueDecls(fset *token.FileSet, src []byte, d *ast.GenDecl, imports map[string]string) []Decl {
 	kind := KindVar
 	if d.Tok == token.CONST {
 		kind = KindConst
@@ -124,11 +125,12 @@ func valueDecls(fset *token.FileSet, src []byte, d *ast.GenDecl) []Decl {
 			doc = d.Doc
 		}
 		sig := digestSource(signatureDomain, src, offset(fset, vs.Pos()), offset(fset, vs.End()))
+		refs := references(vs, imports, "")
 		for _, n := range vs.Names {
 			if n.Name == "_" {
 				continue
 			}
-			out = append(out, Decl{Kind: kind, Name: n.Name, Line: fset.Position(n.Pos()).Line, End: fset.Position(vs.End()).Line, Doc: docText(doc), Signature: sig})
+			out = append(out, Decl{Kind: kind, Name: n.Name, Line: fset.Position(n.Pos()).Line, End: fset.Position(vs.End()).Line, Doc: docText(doc), Signature: sig, Refs: refs})
 		}
 	}
 	return out

@@ -27,6 +27,7 @@ func TestExtract(t *testing.T) {
 		decls           []string
 		calls           map[string][]Callee // decl name -> calls
 		docs            map[string]string   // decl name -> doc comment
+		refs            map[string][]Callee // decl name -> references
 		ignored         bool
 		errLine         int
 	}{
@@ -49,6 +50,19 @@ func TestExtract(t *testing.T) {
 				"var (\n\tmu sync.Mutex\n\tfn = func() { var local int; _ = local }\n)\n\nfunc F() { const inner = 1 }\n",
 			decls: []string{"var Aliases", "const Debug", "const Info", "var x", "var y", "var mu", "var fn", "func F"},
 			docs:  map[string]string{"Aliases": "Aliases maps old names to new ones.", "Debug": "Debug is the lowest level."},
+		},
+		{
+			// Names used without a call are references: types in signatures and fields, variables
+			// and constants read, imported members; locals, parameters, field names, composite
+			// literal keys, calls and predeclared names are not.
+			name: "references", file: "r.go",
+			src: "package r\n\nimport \"example.com/x\"\n\nconst delay = 10\n\ntype Opts struct {\n\tD x.Duration\n\tM Middleware\n}\n\ntype Middleware func(int) error\n\n" +
+				"type Server struct{ opts *Opts }\n\nfunc New(o *Opts, n int) *Server {\n\td := delay + n\n\ts := &Server{opts: o}\n\t_ = d\n\thelper(x.Now())\n\treturn s\n}\n\nfunc (s *Server) run() { var v Middleware; _ = v; _ = s.opts }\n\nfunc helper(any) {}\n",
+			decls: []string{"const delay", "type Opts", "type Middleware", "type Server", "func New", "method Server.run", "func helper"},
+			refs: map[string][]Callee{
+				"Opts": {{Name: "Middleware"}, {Pkg: "example.com/x", Name: "Duration"}}, "Middleware": nil, "Server": {{Name: "Opts"}},
+				"New": {{Name: "Opts"}, {Name: "Server"}, {Name: "delay"}}, "run": {{Name: "Middleware"}, {Name: "Server"}}, "helper": nil,
+			},
 		},
 		{
 			// A type literal in a signature is not the body: both extractors digest it alike.
@@ -90,6 +104,9 @@ func TestExtract(t *testing.T) {
 			for _, d := range f.Decls {
 				if want, ok := c.calls[d.Name]; ok && !slices.Equal(d.Calls, want) {
 					t.Errorf("%s calls %v, want %v", d.Name, d.Calls, want)
+				}
+				if want, ok := c.refs[d.Name]; ok && !slices.Equal(d.Refs, want) {
+					t.Errorf("%s references %v, want %v", d.Name, d.Refs, want)
 				}
 				if want, ok := c.docs[d.Name]; ok && d.Doc != want {
 					t.Errorf("%s doc %q, want %q", d.Name, d.Doc, want)

@@ -23,6 +23,9 @@ const (
 	RelImports  = "imports"  // file imports package
 	RelCalls    = "calls"    // func or method calls func or method
 	RelTestedBy = "tested_by"
+	// RelDependsOn relates a declaration to the package-level names it uses without calling
+	// them. It is optional: a project that does not allow depends_on simply has no such edges.
+	RelDependsOn = "depends_on"
 )
 
 // Relations returns the relations the adapter emits, sorted.
@@ -72,6 +75,8 @@ type Decl struct {
 	Implementation string `json:"implementation,omitempty"`
 	// Calls are the syntactic call candidates of a function body, deduplicated and sorted.
 	Calls []Callee `json:"calls,omitempty"`
+	// Refs are the package-level names it uses without calling them (references).
+	Refs  []Callee `json:"refs,omitempty"`
 	Logic *Logic   `json:"logic,omitempty"`
 }
 

@@ -183,3 +183,112 @@ var stopwords = func() map[string]bool {
 	}
 	return m
 }()
+
+// Terms calls fn with every term of text, as Text would list them, without building the
+// text: the focus ranking reads whole documents for a handful of terms, and allocation
+// dominated. fn must not keep its argument past the call.
+func Terms(text string, fn func(term string)) {
+	var buf []byte
+	var parts [16][2]int // part boundaries in buf
+	i := 0
+	for i < len(text) {
+		c := text[i]
+		if c >= 0x80 {
+			// Rare in code and docs: take the whole token the slow way.
+			j := i
+			for j < len(text) {
+				r, size := utf8.DecodeRuneInString(text[j:])
+				if !isWordRune(r) {
+					break
+				}
+				j += size
+			}
+			if j == i {
+				_, size := utf8.DecodeRuneInString(text[i:])
+				i += size
+				continue
+			}
+			for _, t := range Analyze(text[i:j]) {
+				fn(t.Text)
+			}
+			i = j
+			continue
+		}
+		if !isASCIIWord(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && text[j] < 0x80 && isASCIIWord(text[j]) {
+			j++
+		}
+		if j < len(text) && text[j] >= 0x80 {
+			// A token that continues past ASCII: the slow way keeps it whole.
+			for j < len(text) {
+				r, size := utf8.DecodeRuneInString(text[j:])
+				if !isWordRune(r) {
+					break
+				}
+				j += size
+			}
+			for _, t := range Analyze(text[i:j]) {
+				fn(t.Text)
+			}
+			i = j
+			continue
+		}
+		tok := text[i:j]
+		i = j
+		// Split the ASCII token as Split does, lowering into buf.
+		buf = buf[:0]
+		np := 0
+		start := 0
+		flush := func() {
+			if len(buf) > start && np < len(parts) {
+				parts[np] = [2]int{start, len(buf)}
+				np++
+			}
+			start = len(buf)
+		}
+		for k := 0; k < len(tok); k++ {
+			ch := tok[k]
+			if ch == '_' {
+				flush()
+				continue
+			}
+			if k > 0 && len(buf) > start {
+				prev := tok[k-1]
+				switch {
+				case isUpper(ch) && isLower(prev):
+					flush()
+				case isUpper(ch) && isUpper(prev) && k+1 < len(tok) && isLower(tok[k+1]):
+					flush()
+				case isDigit(ch) != isDigit(prev) && prev != '_':
+					flush()
+				}
+			}
+			if isUpper(ch) {
+				ch += 'a' - 'A'
+			}
+			buf = append(buf, ch)
+		}
+		flush()
+		switch {
+		case np == 0:
+		case np == 1:
+			fn(Stem(string(buf[parts[0][0]:parts[0][1]])))
+		default:
+			fn(string(buf))
+			for _, p := range parts[:np] {
+				if p[1]-p[0] > 1 {
+					fn(Stem(string(buf[p[0]:p[1]])))
+				}
+			}
+		}
+	}
+}
+
+func isASCIIWord(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) || c == '_' }
+func isLower(c byte) bool     { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool     { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool     { return c >= '0' && c <= '9' }

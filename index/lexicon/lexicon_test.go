@@ -2,6 +2,7 @@ package lexicon
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,22 @@ func TestText(t *testing.T) {
 	}
 	if got := Names("Server.changeAndNotify"); got != "server changeandnotify" {
 		t.Errorf("Names = %q", got)
+	}
+}
+
+// Terms lists exactly the terms Text holds, on mixed text: identifiers, digits, underscores,
+// non-ASCII words, punctuation.
+func TestTermsAgreesWithText(t *testing.T) {
+	for _, in := range []string{
+		"GetDiscussionComments starts; the Server registered tools",
+		"get_discussion_comments HTTP2Server base64Encode __x__ a_b_",
+		"naïve café résumé déjàVu HTTPServer ÜberHandler",
+		"ABC abc ABCdef x1y2 9lives _ __",
+	} {
+		var got []string
+		Terms(in, func(term string) { got = append(got, term) })
+		if want := strings.Fields(Text(in)); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q\nText gives %q", in, got, want)
+		}
 	}
 }

@@ -198,7 +198,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		capsule.Plan, capsule.PlanOmitted, capsule.FocusTerms = nil, true, nil
 	}
 	avail := limit - headerBytes()
-	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(plan), files: map[string]sourceFile{},
+	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(plan), files: map[string]sourceFile{}, budget: r.Budget,
 		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
 	if err := sel.run(recs); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package taskcontext
 import (
 	"context"
 	"math"
-	"strings"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/lexicon"
@@ -51,15 +50,15 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 	for i, h := range recs {
 		weight := map[string]float64{}
 		mark := func(text string, w float64) {
-			for _, t := range strings.Fields(text) {
+			lexicon.Terms(text, func(t string) {
 				if idf[t] > 0 && w > weight[t] {
 					weight[t] = w
 				}
-			}
+			})
 		}
-		mark(lexicon.Text(h.Excerpt), bodyWeight)
-		mark(lexicon.Text(h.Title), titleWeight)
-		mark(lexicon.Text(index.NameOf(h.ID, h.Kind)), nameWeight)
+		mark(h.Excerpt, bodyWeight)
+		mark(h.Title, titleWeight)
+		mark(index.NameOf(h.ID, h.Kind), nameWeight)
 		score := 0.0
 		for t, w := range weight {
 			score += idf[t] * w

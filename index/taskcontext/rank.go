@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/docforge/docforge/index/graph"
 )
 
 // Ranking constants (rank.v1; docs/task-context.md, "Ranking").
@@ -19,6 +21,8 @@ const (
 	graphWeight = 0.6
 	// fileWeight is the weight of the item's file's share of the collection's score.
 	fileWeight = 1.0
+	// documentDecay is the factor between the scores of successive documents (see rank).
+	documentDecay = 0.5
 )
 
 // rank scores every collected item and orders the collection by score. An item's score is its
@@ -127,6 +131,21 @@ func (c *collection) rank(lexical map[int64]float64) {
 		}
 		f.score = math.Round(s*1000) / 1000 // three decimals: stable across platforms' float sums
 	}
+	c.sortByScore()
+	// Documents are long and hold many of any task's words, so they crowd the top; an
+	// engineer reads a few. Each further document counts for half the one before it.
+	docs := 0
+	for _, f := range c.items {
+		if !strings.HasPrefix(f.ref.ID, graph.CodePrefix) {
+			f.score = math.Round(f.score*math.Pow(documentDecay, float64(docs))*1000) / 1000
+			docs++
+		}
+	}
+	c.sortByScore()
+}
+
+// sortByScore orders the collection by score, then depth, then ID.
+func (c *collection) sortByScore() {
 	slices.SortStableFunc(c.items, func(a, b *found) int {
 		switch {
 		case a.score != b.score:

@@ -78,7 +78,7 @@ func build(t testing.TB, snap *index.Snapshot, r taskcontext.Request) *taskconte
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := taskcontext.Build(context.Background(), snap, r, policyHash)
+	c, err := taskcontext.Build(context.Background(), snap, r, policyHash, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestCeilingsAndGaps(t *testing.T) {
 	})
 	t.Run("unknown focus", func(t *testing.T) {
 		r, _ := taskcontext.Normalize(taskcontext.Request{Kind: taskcontext.KindChange, Task: "x", FocusNodeID: "nope"})
-		if _, err := taskcontext.Build(context.Background(), snap, r, policyHash); problem.CodeOf(err) != problem.NodeNotFound {
+		if _, err := taskcontext.Build(context.Background(), snap, r, policyHash, 0); problem.CodeOf(err) != problem.NodeNotFound {
 			t.Errorf("an unknown focus_node_id is node_not_found, got %v", err)
 		}
 	})
