@@ -546,8 +546,29 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 
 // indexTargets answers link resolution from an index being built.
 type indexTargets struct {
-	conn *sqlite.Conn
-	err  error
+	conn     *sqlite.Conn
+	err      error
+	declared source.Declarations // code nodes by mention name, read once when first asked
+}
+
+// Declared answers a mention from the index: the code nodes are read once per build. Every
+// file keeps its node IDs in an incremental build (resolveDeltaLinks checks), so the index's
+// code nodes are the new generation's.
+func (t *indexTargets) Declared(name string) []string {
+	if t.declared == nil {
+		t.declared = source.Declarations{}
+		err := sqlitex.Execute(t.conn, `SELECT id FROM nodes WHERE id >= ? AND id < ? ORDER BY id`, &sqlitex.ExecOptions{
+			Args: []any{graph.CodePrefix, graph.CodePrefix[:len(graph.CodePrefix)-1] + ";"},
+			ResultFunc: func(s *sqlite.Stmt) error {
+				t.declared.Add(s.ColumnText(0))
+				return nil
+			},
+		})
+		if err != nil && t.err == nil {
+			t.err = fmt.Errorf("read code nodes: %w", err)
+		}
+	}
+	return t.declared[name]
 }
 
 func (t *indexTargets) NodesIn(path string) []source.FileNode {

@@ -97,6 +97,9 @@ type Link struct {
 	// Dest is the destination as written, for messages.
 	Dest string
 	At   problem.Location
+	// Mention is a backticked Go name (pkg.Name, Type.Method, Name) that relates the node to
+	// the one declaration it names; a link with a mention has no Paths and no ID.
+	Mention string
 }
 
 // ContentHash computes a node's content hash from its content, the relations it declares,

@@ -28,6 +28,7 @@ const (
 	UndeclaredRelation   Code = "undeclared_relation"
 	DanglingTarget       Code = "dangling_target"
 	DanglingLink         Code = "dangling_link"
+	AmbiguousMention     Code = "ambiguous_mention"
 	SuspectRelation      Code = "suspect_relation"
 	StampWithoutRelation Code = "stamp_without_relation"
 	PathEscape           Code = "path_escape"
@@ -90,7 +91,7 @@ func All() []Code {
 		DescriptorNotFound, MalformedDescriptor, UnsupportedSchemaVersion, InvalidDescriptor,
 		MalformedFrontMatter, MissingFrontMatter, MalformedTOML, NoRecords, UnknownField,
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
-		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, SuspectRelation, StampWithoutRelation, PathEscape, NotUTF8, FileTooLarge,
+		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, AmbiguousMention, SuspectRelation, StampWithoutRelation, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, SourceChanged, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
@@ -162,6 +163,9 @@ func Describe(c Code) Info {
 	case DanglingLink:
 		return Info{"a Markdown link or shortcode names a file in the content roots that is not a node",
 			"fix the link's path, create the file, or turn the link into an external URL; [sources.links].dangling decides whether this is a warning or an error"}
+	case AmbiguousMention:
+		return Info{"a backticked Go name in a document names several declarations, so it relates to none",
+			"qualify it (pkg.Name or Type.Method) or link the file; a mention relates a document to code only when it names one declaration"}
 	case SuspectRelation:
 		return Info{"a relation's target changed since a person last confirmed the relation (its review stamp)",
 			"read what changed in the target and fix the document if it no longer holds; then re-confirm with 'docforge review NODE' or a relationship_update proposal with confirm"}

@@ -116,7 +116,16 @@ type Links struct {
 	Relation string `toml:"relation"`
 	// Dangling is "warning" (the default) or "error": how a link to a missing file counts.
 	Dangling string `toml:"dangling"`
+	// Code makes links to Go files and folders, and backticked Go identifiers that name
+	// exactly one declaration, relations to code nodes; on by default when code roots exist.
+	Code *bool `toml:"code"`
+	// CodeRelation is the relation those become; default documents (the link relation when
+	// the project does not allow documents).
+	CodeRelation string `toml:"code_relation"`
 }
+
+// CodeOn reports whether links and mentions reach code nodes.
+func (l Links) CodeOn() bool { return l.On() && l.Code != nil && *l.Code }
 
 // On reports whether links become relations.
 func (l Links) On() bool { return l.Enabled != nil && *l.Enabled }
@@ -404,6 +413,18 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 		v.add(problem.UndeclaredRelation, "sources.links", "links become %q relations, which [relations].allowed does not list; add it, or set sources.links.relation to a declared relation", l.Relation)
 	}
 	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
+	if l.Code == nil {
+		on := len(d.Sources.CodeRoots) > 0
+		l.Code = &on
+	}
+	switch {
+	case l.CodeRelation == "" && d.HasRelation("documents"):
+		l.CodeRelation = "documents"
+	case l.CodeRelation == "":
+		l.CodeRelation = l.Relation
+	case l.CodeOn() && !d.HasRelation(l.CodeRelation):
+		v.add(problem.UndeclaredRelation, "sources.links.code_relation", "links to code become %q relations, which [relations].allowed does not list; add it, or set sources.links.code_relation to a declared relation", l.CodeRelation)
+	}
 }
 
 // choice checks a closed-vocabulary setting at key: empty becomes the first (default) of

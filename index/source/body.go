@@ -18,6 +18,7 @@ type bodyScan struct {
 	headings []graph.Heading
 	refs     []wikiRef
 	links    []linkDest
+	mentions []linkDest // backticked names that may be Go declarations (dest is the name)
 }
 
 // scanBody finds ATX headings and [[id]] references outside fenced code blocks and inline code
@@ -60,6 +61,9 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 		out.refs = appendRefs(out.refs, line, lineNo)
 		if withLinks && strings.ContainsAny(line, "[{") {
 			out.links = appendLinks(out.links, line, lineNo)
+		}
+		if withLinks && strings.IndexByte(line, '`') >= 0 {
+			out.mentions = appendMentions(out.mentions, line, lineNo)
 		}
 		lineNo++
 	}

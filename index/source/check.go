@@ -1,6 +1,7 @@
 package source
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/docforge/docforge/index/graph"
@@ -21,6 +22,8 @@ type Checker struct {
 	files    map[string][]FileNode
 	links    []graph.Link
 	resolved *resolvedLinks
+	// declared indexes the code nodes by the names a mention may use, once asked.
+	declared Declarations
 	// reviews and pairs cache Reviews and relationsByPair until the next Add: a
 	// validation asks for them several times.
 	reviews []Review
@@ -68,7 +71,18 @@ func (c *Checker) Add(f *graph.Fragment) {
 		c.files[f.Path] = nodes
 		c.links = append(c.links, f.Links...)
 	}
-	c.resolved, c.reviews, c.pairs = nil, nil, nil
+	c.resolved, c.reviews, c.pairs, c.declared = nil, nil, nil, nil
+}
+
+// Declared answers a mention from the fragments added so far.
+func (c *Checker) Declared(name string) []string {
+	if c.declared == nil {
+		c.declared = Declarations{}
+		for _, id := range slices.Sorted(maps.Keys(c.ids)) {
+			c.declared.Add(id)
+		}
+	}
+	return c.declared[name]
 }
 
 // NodesIn and Has make the checker the link targets of its own fragments.

@@ -225,6 +225,9 @@ func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *p
 	switch {
 	case linksOn:
 		links = nodeLinks(d, rel, n.ID, scan.links, scan.refs)
+		if d.Sources.Links.CodeOn() {
+			links = append(links, mentionLinks(rel, n.ID, scan.mentions)...)
+		}
 	case d.HasRelation("relates_to"):
 		for _, ref := range scan.refs {
 			if ValidTargetID(ref.target) {

@@ -88,8 +88,19 @@ func appendLinks(out []linkDest, line string, lineNo int) []linkDest {
 }
 
 // linkExtensions are the file types a link can name as a node; links to anything else
-// (images, code, rendered .html) are not relations.
+// (images, rendered .html) are not relations. A .go file names its file node when the
+// project's links reach code.
 var linkExtensions = map[string]bool{".md": true, ".markdown": true, ".toml": true}
+
+// inCodeRoot reports whether the project-relative path p is under a code root.
+func inCodeRoot(d *project.Descriptor, p string) bool {
+	for _, r := range d.Sources.CodeRoots {
+		if r == "." || p == r || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}
 
 // linkFrom turns a destination written in the file at rel into the candidate files it may
 // name. ok is false for links that are not relations: external URLs, anchors in the same
@@ -105,7 +116,8 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (paths []string, a
 		dest = u
 	}
 	ext := strings.ToLower(path.Ext(path.Base(dest)))
-	if ext != "" && !linkExtensions[ext] {
+	code := d.Sources.Links.CodeOn()
+	if ext != "" && !linkExtensions[ext] && !(code && ext == ".go") {
 		return nil, "", false
 	}
 	var bases []string
@@ -135,9 +147,13 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (paths []string, a
 			forms = []string{b + ".md", b + "/_index.md", b + "/index.md", b + "/README.md"}
 		}
 		for _, f := range forms {
-			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) {
+			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && ext != ".go" {
 				paths = append(paths, f)
 			}
+		}
+		// A Go file names its file node, a folder of Go files its package node.
+		if code && (ext == ".go" || ext == "") && inCodeRoot(d, b) && !slices.Contains(paths, b) {
+			paths = append(paths, b)
 		}
 	}
 	return paths, anchor, len(paths) > 0
@@ -164,6 +180,82 @@ func nodeLinks(d *project.Descriptor, rel, source string, dests []linkDest, wiki
 	return out
 }
 
+// mentionName is a backticked Go name: Name, pkg.Name, Type.Method or pkg.Type.Method.
+var mentionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}$`)
+
+// appendMentions finds inline code spans on one line that may name a Go declaration: a
+// dotted name, or a single name with an upper-case letter or an underscore (a plain
+// lower-case word in backticks is prose as often as code). A pointer or address sign before
+// it and a call after it (`*Server`, `NewServer(opts)`) are dropped.
+func appendMentions(out []linkDest, line string, lineNo int) []linkDest {
+	for i := 0; i < len(line); i++ {
+		if line[i] != '`' {
+			continue
+		}
+		j := strings.IndexByte(line[i+1:], '`')
+		if j < 0 {
+			return out
+		}
+		span := strings.TrimSpace(line[i+1 : i+1+j])
+		start := i + 1
+		i += j + 1
+		span = strings.TrimLeft(span, "*&")
+		if k := strings.IndexByte(span, '('); k > 0 && strings.HasSuffix(span, ")") {
+			span = span[:k]
+		}
+		if !mentionName.MatchString(span) {
+			continue
+		}
+		if !strings.Contains(span, ".") && strings.ToLower(span) == span && !strings.Contains(span, "_") {
+			continue
+		}
+		out = append(out, linkDest{dest: span, line: lineNo, column: utf8.RuneCountInString(line[:start]) + 1})
+	}
+	return out
+}
+
+// mentionLinks turns a node's mentions into links, once each.
+func mentionLinks(rel, source string, mentions []linkDest) []graph.Link {
+	var out []graph.Link
+	seen := map[string]bool{}
+	for _, m := range mentions {
+		if !seen[m.dest] {
+			seen[m.dest] = true
+			out = append(out, graph.Link{Source: source, Mention: m.dest, Dest: m.dest, At: problem.Location{Path: rel, Line: m.line, Column: m.column}})
+		}
+	}
+	return out
+}
+
+// DeclarationKeys are the names a backticked mention may use for the code node id: Name and
+// pkg.Name for a package-level declaration, Type.Method and pkg.Type.Method for a method.
+// Packages, files and init functions have none.
+func DeclarationKeys(id string) []string {
+	rest, ok := strings.CutPrefix(id, graph.CodePrefix)
+	if !ok || strings.HasSuffix(rest, ".go") {
+		return nil
+	}
+	rest = rest[strings.LastIndexByte(rest, '/')+1:]
+	parts := strings.Split(rest, ".")
+	switch {
+	case len(parts) == 2 && parts[1] != "init":
+		return []string{parts[1], parts[0] + "." + parts[1]}
+	case len(parts) == 3 && parts[1] != "init":
+		return []string{parts[1] + "." + parts[2], rest}
+	}
+	return nil
+}
+
+// Declarations indexes code node IDs by the keys a mention may use.
+type Declarations map[string][]string
+
+// Add indexes one node ID.
+func (ds Declarations) Add(id string) {
+	for _, k := range DeclarationKeys(id) {
+		ds[k] = append(ds[k], id)
+	}
+}
+
 // FileNode is a node as a link target sees it: its ID and anchor in its file.
 type FileNode struct {
 	ID, Anchor string
@@ -174,6 +266,8 @@ type FileNode struct {
 type LinkTargets interface {
 	NodesIn(path string) []FileNode
 	Has(id string) bool
+	// Declared returns the code nodes a mention's name may mean.
+	Declared(name string) []string
 }
 
 // ResolveLinks turns links into edges of the descriptor's link relation. A link names the
@@ -194,7 +288,26 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 		p.NodeID = l.Source
 		probs = append(probs, p)
 	}
+	codeRel := d.Sources.Links.CodeRelation
 	for _, l := range links {
+		if l.Mention != "" {
+			ids := t.Declared(l.Mention)
+			switch {
+			case len(ids) == 1 && ids[0] != l.Source:
+				e := graph.Edge{Source: l.Source, Relation: codeRel, Target: ids[0]}
+				if !seen[e] {
+					seen[e] = true
+					edges = append(edges, graph.EdgeAt{Edge: e, At: l.At})
+				}
+			case len(ids) > 1:
+				shown := ids[:min(len(ids), 4)]
+				p := problem.Warn(problem.AmbiguousMention, l.At, "node %s: `%s` names %d declarations (%s%s); it relates to none",
+					l.Source, l.Mention, len(ids), strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(ids) > 4])
+				p.NodeID = l.Source
+				probs = append(probs, p)
+			}
+			continue
+		}
 		target := ""
 		if l.ID != "" {
 			if !t.Has(l.ID) {
@@ -206,6 +319,12 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 		several := ""
 		for _, p := range l.Paths {
 			nodes := t.NodesIn(p)
+			if strings.HasSuffix(p, ".go") {
+				// A Go file holds its file node first, then its declarations: name the file.
+				nodes = slices.DeleteFunc(slices.Clone(nodes), func(n FileNode) bool {
+					return !strings.HasPrefix(n.ID, graph.CodePrefix) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
+				})
+			}
 			if len(nodes) == 1 {
 				target = nodes[0].ID
 			}
@@ -227,7 +346,11 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 		case target == "":
 			dangling(l, "node %s: link %q names no node (looked for %s)", l.Source, l.Dest, strings.Join(l.Paths, ", "))
 		case target != l.Source:
-			e := graph.Edge{Source: l.Source, Relation: rel, Target: target}
+			r := rel
+			if strings.HasPrefix(target, graph.CodePrefix) {
+				r = codeRel
+			}
+			e := graph.Edge{Source: l.Source, Relation: r, Target: target}
 			if !seen[e] { // the first link to a node gives the edge its anchor
 				seen[e] = true
 				edges = append(edges, graph.EdgeAt{Edge: e, At: l.At, Anchor: l.Anchor})

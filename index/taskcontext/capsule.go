@@ -167,7 +167,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	// Rank, then put the records in the ranked order of the items.
 	byKey := make(map[int64]index.Hydrated, len(recs))
 	for i, f := range col.items {
-		f.file, byKey[f.ref.Key] = recs[i].SourcePath, recs[i]
+		f.file, f.title, f.bodyChars, byKey[f.ref.Key] = recs[i].SourcePath, recs[i].Title, recs[i].BodyChars, recs[i]
 	}
 	col.rank(col.lexical)
 	for i, f := range col.items {

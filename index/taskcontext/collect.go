@@ -86,7 +86,9 @@ type found struct {
 	reasons []Reason
 	more    int     // reasons past maxReasons
 	score   float64 // rank score (rank.go)
-	file    string  // source path, once hydrated
+	// file, title and bodyChars are known once hydrated: ranking reads them.
+	file, title string
+	bodyChars   int
 }
 
 // collection is the outcome of the focus and traverse steps.
@@ -100,7 +102,13 @@ type collection struct {
 	lexical map[int64]float64
 	// links are the node pairs of every qualifying edge the traversal met, whether or not it
 	// collected a node: the graph the ranking walks.
-	links [][2]int64
+	links []link
+}
+
+// link is one qualifying edge the traversal met, by its ends' keys, with its category.
+type link struct {
+	a, b     int64
+	category string
 }
 
 // collect runs the focus and traverse steps of p.
@@ -233,7 +241,7 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 		for _, h := range exp.Hops {
 			cat := categoryOf(h.Relation)
 			hits[cat]++
-			c.links = append(c.links, [2]int64{h.From.Key, h.To.Key})
+			c.links = append(c.links, link{h.From.Key, h.To.Key, cat})
 			if _, seen := paths[h.To.Key]; seen {
 				if f := byKey[h.To.Key]; f != nil {
 					f.addReason(h, cat, s.Step)

@@ -42,7 +42,7 @@ type selector struct {
 
 // wholeShare is the percentage of the room whole items may take; ranked pointers to more
 // evidence fill the rest, so that a budget buys breadth as well as depth.
-const wholeShare = 70
+const wholeShare = 55
 
 // File selection (bestFiles): a file is scored by its itemsPerFileScore best items; the
 // budget buys one file per tokensPerFile tokens, at least minFiles; an item outside them is

@@ -37,7 +37,7 @@ const (
 	// Source lines: the best-ranked declarations carry their source while the source share
 	// of the budget lasts, each at most maxSourceLines lines.
 	maxSourceLines = 60
-	sourceShare    = 0.25
+	sourceShare    = 0.2
 )
 
 // Task kinds: the closed set a request must name.

@@ -22,16 +22,16 @@ const (
 	// fileWeight is the weight of the item's file's share of the collection's score.
 	fileWeight = 1.0
 	// documentDecay is the factor between the scores of successive documents (see rank).
-	documentDecay = 0.5
+	documentDecay = 0.7
 )
 
 // rank scores every collected item and orders the collection by score. An item's score is its
 // lexical relevance (the BM25 of the task's terms, when the focus ranking saw it) plus its
 // proximity to the focus: the personalized PageRank of the item over the edges the traversal
 // met, restarting at the focus nodes in proportion to their lexical scores. A node reached
-// from several focus nodes, or along several paths, outranks one reached once; a hub is
-// damped by dividing its rank by the square root of its degree, so that a package containing
-// everything does not outrank what it contains.
+// from several focus nodes, or along several paths, outranks one reached once. The walk
+// follows an edge in proportion to its category's weight (walkWeight): calls and tests bind
+// code more tightly than a package's containment or a document's mention.
 func (c *collection) rank(lexical map[int64]float64) {
 	n := len(c.items)
 	if n == 0 {
@@ -41,11 +41,17 @@ func (c *collection) rank(lexical map[int64]float64) {
 	for i, f := range c.items {
 		pos[f.ref.Key] = i
 	}
-	adj := make([][]int, n)
+	// The walk follows each edge in both directions, in proportion to its category's weight.
+	type arc struct {
+		to int
+		w  float64
+	}
+	adj := make([][]arc, n)
+	weightSum := make([]float64, n)
 	seen := map[[2]int]bool{}
 	for _, l := range c.links {
-		a, okA := pos[l[0]]
-		b, okB := pos[l[1]]
+		a, okA := pos[l.a]
+		b, okB := pos[l.b]
 		if !okA || !okB || a == b {
 			continue
 		}
@@ -56,7 +62,9 @@ func (c *collection) rank(lexical map[int64]float64) {
 			continue
 		}
 		seen[[2]int{a, b}] = true
-		adj[a], adj[b] = append(adj[a], b), append(adj[b], a)
+		w := walkWeight(l.category)
+		adj[a], adj[b] = append(adj[a], arc{b, w}), append(adj[b], arc{a, w})
+		weightSum[a], weightSum[b] = weightSum[a]+w, weightSum[b]+w
 	}
 	restart := make([]float64, n)
 	total := 0.0
@@ -91,16 +99,15 @@ func (c *collection) rank(lexical map[int64]float64) {
 				next[i] += (1 - pprRestart) * pr[i] // a node without edges keeps its mass
 				continue
 			}
-			share := (1 - pprRestart) * pr[i] / float64(len(nb))
-			for _, j := range nb {
-				next[j] += share
+			mass := (1 - pprRestart) * pr[i] / weightSum[i]
+			for _, e := range nb {
+				next[e.to] += mass * e.w
 			}
 		}
 		pr, next = next, pr
 	}
 	maxLex, maxPR := 0.0, 0.0
 	for i, f := range c.items {
-		pr[i] /= math.Sqrt(float64(1 + len(adj[i])))
 		maxPR = max(maxPR, pr[i])
 		maxLex = max(maxLex, lexical[f.ref.Key])
 	}
@@ -134,14 +141,36 @@ func (c *collection) rank(lexical map[int64]float64) {
 	c.sortByScore()
 	// Documents are long and hold many of any task's words, so they crowd the top; an
 	// engineer reads a few. Each further document counts for half the one before it.
-	docs := 0
+	// A copy of a document already counted (a generated page beside its source: same title,
+	// nearly the same length) is read with it, so it takes that document's factor.
+	var readDocs []*found
 	for _, f := range c.items {
-		if !strings.HasPrefix(f.ref.ID, graph.CodePrefix) {
-			f.score = math.Round(f.score*math.Pow(documentDecay, float64(docs))*1000) / 1000
-			docs++
+		if strings.HasPrefix(f.ref.ID, graph.CodePrefix) {
+			continue
+		}
+		n := len(readDocs)
+		for i, d := range readDocs {
+			if sameDocument(d, f) {
+				n = i
+				break
+			}
+		}
+		f.score = math.Round(f.score*math.Pow(documentDecay, float64(n))*1000) / 1000
+		if n == len(readDocs) {
+			readDocs = append(readDocs, f)
 		}
 	}
 	c.sortByScore()
+}
+
+// sameDocument reports whether two documents are copies of one text: equal titles and
+// lengths within a tenth of each other.
+func sameDocument(a, b *found) bool {
+	if a.title == "" || !strings.EqualFold(a.title, b.title) {
+		return false
+	}
+	long, short := max(a.bodyChars, b.bodyChars), min(a.bodyChars, b.bodyChars)
+	return float64(short) >= 0.9*float64(long)
 }
 
 // sortByScore orders the collection by score, then depth, then ID.
@@ -158,4 +187,20 @@ func (c *collection) sortByScore() {
 		}
 		return strings.Compare(a.ref.ID, b.ref.ID)
 	})
+}
+
+// walkWeight is how strongly the ranking walk follows an edge of a category: execution,
+// implementation and evidence (calls, implements, tested_by) bind most; dependencies and data
+// (types used, variables read) less; a document's mention or link and containment (a file
+// defines everything in it) least, so that a hub does not pass its rank to all it touches.
+func walkWeight(category string) float64 {
+	switch category {
+	case Execution, Implementation, Evidence:
+		return 1
+	case Dependency, Data:
+		return 0.5
+	case Context, Unclassified:
+		return 0.4
+	}
+	return 0.2 // structure
 }
