@@ -63,7 +63,8 @@ CREATE TABLE nodes (
 
 CREATE TABLE bodies (
   key  INTEGER PRIMARY KEY,
-  body TEXT NOT NULL
+  body TEXT NOT NULL,
+  code TEXT NOT NULL DEFAULT ''  -- a declaration's source terms (graph.Node.CodeTerms)
 );
 
 CREATE TABLE node_tags (
@@ -142,9 +143,9 @@ CREATE TABLE logic_edges (
 
 -- The text is analyzed before it is stored (index/lexicon): identifiers whole and split,
 -- prose stemmed. name holds the node's own name whole (a declaration's, a file's), so an
--- exact name outranks a mention.
+-- exact name outranks a mention. code holds a declaration's source terms: what grep finds.
 CREATE VIRTUAL TABLE search USING fts5(
-  id, name, title, tags, body,
+  id, name, title, tags, body, code,
   content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -186,8 +187,8 @@ const (
 // one costs an mmap and munmap (docs/benchmarks.md).
 const pageSize = 8192
 
-// searchWeights are the bm25 column weights of id, name, title, tags and body: a node's own
+// searchWeights are the bm25 column weights of id, name, title, tags, body and code: a node's own
 // name weighs most, then its title and tags, then the words of its ID path (whole, not split:
 // a declaration's parts already count in its title), then its body
 // (docs/architecture.md, "Search scoring").
-const searchWeights = "3.0, 10.0, 5.0, 3.0, 1.0"
+const searchWeights = "3.0, 10.0, 5.0, 3.0, 1.0, 0.4"

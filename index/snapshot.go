@@ -27,7 +27,7 @@ type Snapshot struct {
 	// (SourceFile), confined to the project and bounded like the loader's reads.
 	root         string
 	maxFileBytes int64
-	info       Info
+	info         Info
 	// stamped reports whether any relation of this generation carries a review stamp: an
 	// index without stamps skips the stamp probe of every traversed edge.
 	stamped bool

@@ -359,3 +359,72 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 
 // quoteTerm makes one word an FTS5 string, so it is matched as a term, never as syntax.
 func quoteTerm(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
+
+// CodeTerms reads the source terms of refs (empty for nodes that are not declarations), in
+// the order of refs.
+func (s *Snapshot) CodeTerms(ctx context.Context, refs []NodeRef) ([]string, error) {
+	out := make([]string, len(refs))
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		st := conn.Prep(`SELECT code FROM bodies WHERE key = ?`)
+		for i, ref := range refs {
+			st.BindInt64(1, ref.Key)
+			ok, err := st.Step()
+			if err != nil {
+				st.Reset()
+				return fmt.Errorf("code terms of %s: %w", ref.ID, err)
+			}
+			if ok {
+				out[i] = st.ColumnText(0)
+			}
+			if err := st.Reset(); err != nil {
+				return fmt.Errorf("code terms of %s: %w", ref.ID, err)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// FileTerms says, for each of terms, which source files hold it in any node's indexed text
+// (name, title, tags, body or code), and each such file's size in bytes. A term matching more
+// than budget nodes is skipped (its list is nil): it says little about any file. Package
+// nodes, whose source is a directory, count for no file. total is the number of files.
+func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([][]string, map[string]int64, int, error) {
+	out := make([][]string, len(terms))
+	sizes := map[string]int64{}
+	total := 0
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		if err := sqlitex.Execute(conn, `SELECT count(*) FROM files`, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			total = int(st.ColumnInt64(0))
+			return nil
+		}}); err != nil {
+			return fmt.Errorf("count files: %w", err)
+		}
+		st := conn.Prep(`SELECT DISTINCT f.path, f.size FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT ?) m
+			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`)
+		for i, t := range terms {
+			st.BindText(1, quoteTerm(t))
+			st.BindInt64(2, int64(budget)+1)
+			var files []string
+			for {
+				ok, err := st.Step()
+				if err != nil {
+					st.Reset()
+					return fmt.Errorf("files holding %q: %w", t, err)
+				}
+				if !ok {
+					break
+				}
+				files = append(files, st.ColumnText(0))
+				sizes[st.ColumnText(0)] = st.ColumnInt64(1)
+			}
+			if err := st.Reset(); err != nil {
+				return err
+			}
+			out[i] = files
+		}
+		return nil
+	})
+	return out, sizes, total, err
+}
+

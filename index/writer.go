@@ -112,9 +112,10 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	if err := w.insertStamps(key, n); err != nil {
 		return err
 	}
-	body := w.conn.Prep(`INSERT INTO bodies(key, body) VALUES (?, ?)`)
+	body := w.conn.Prep(`INSERT INTO bodies(key, body, code) VALUES (?, ?, ?)`)
 	body.BindInt64(1, key)
 	body.BindText(2, n.Body)
+	body.BindText(3, n.CodeTerms)
 	if _, err := body.Step(); err != nil {
 		return fmt.Errorf("insert node %s body: %w", n.ID, err)
 	}
@@ -131,13 +132,14 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
 		}
 	}
-	fts := w.conn.Prep(`INSERT INTO search(rowid, id, name, title, tags, body) VALUES (?, ?, ?, ?, ?, ?)`)
+	fts := w.conn.Prep(`INSERT INTO search(rowid, id, name, title, tags, body, code) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	fts.BindInt64(1, key)
 	fts.BindText(2, lexicon.Names(n.ID))
 	fts.BindText(3, lexicon.Names(NameOf(n.ID, n.Kind)))
 	fts.BindText(4, lexicon.Text(n.Title))
 	fts.BindText(5, lexicon.Text(strings.Join(n.Tags, " ")))
 	fts.BindText(6, lexicon.Text(n.Body))
+	fts.BindText(7, n.CodeTerms)
 	if _, err := fts.Step(); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}

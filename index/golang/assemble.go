@@ -94,7 +94,7 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 		n := graph.Node{Record: graph.Record{
 			ID: id, Kind: d.Kind, Family: Family, Title: title, Language: Language, Capabilities: caps,
 			SourcePath: rel, Anchor: "L" + strconv.Itoa(d.Line),
-		}, Line: d.Line, EndLine: d.End, Body: d.Doc, Logic: d.Logic}
+		}, Line: d.Line, EndLine: d.End, CodeTerms: d.Terms, Body: d.Doc, Logic: d.Logic}
 		fileRefs = append(fileRefs, graph.Edge{Source: fileID, Relation: RelDefines, Target: id})
 		var own []graph.Edge
 		for _, c := range d.Calls {

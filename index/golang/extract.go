@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/docforge/docforge/index/lexicon"
 )
 
 // DefaultLogicLimit bounds the steps of one function's Logic.
@@ -106,7 +108,44 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 			f.Decls = append(f.Decls, dc)
 		}
 	}
+	addTerms(f, src)
 	return f
+}
+
+// maxDeclTerms bounds the distinct terms kept of one declaration's source.
+const maxDeclTerms = 400
+
+// addTerms sets each declaration's Terms from its source lines.
+func addTerms(f *Facts, src []byte) {
+	if len(f.Decls) == 0 {
+		return
+	}
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	lineAt := func(l int) int { return starts[min(max(l-1, 0), len(starts)-1)] }
+	for i := range f.Decls {
+		d := &f.Decls[i]
+		from, to := lineAt(d.Line), len(src)
+		if d.End < len(starts) {
+			to = lineAt(d.End + 1)
+		}
+		if from >= to {
+			continue
+		}
+		var terms []string
+		seen := map[string]bool{}
+		lexicon.Terms(string(src[from:to]), func(t string) {
+			if len(terms) < maxDeclTerms && len(t) > 1 && !seen[t] {
+				seen[t] = true
+				terms = append(terms, t)
+			}
+		})
+		d.Terms = strings.Join(terms, " ")
+	}
 }
 
 // valueDecls are the package-level variables or constants of one var or const declaration:

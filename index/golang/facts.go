@@ -75,6 +75,9 @@ type Decl struct {
 	Implementation string `json:"implementation,omitempty"`
 	// Calls are the syntactic call candidates of a function body, deduplicated and sorted.
 	Calls []Callee `json:"calls,omitempty"`
+	// Terms are the distinct search terms of its source (index/lexicon), in order of first
+	// appearance: what a text search of the code finds in it.
+	Terms string `json:"terms,omitempty"`
 	// Refs are the package-level names it uses without calling them (references).
 	Refs  []Callee `json:"refs,omitempty"`
 	Logic *Logic   `json:"logic,omitempty"`

@@ -204,5 +204,6 @@ func Scan(name string, src []byte) *Facts {
 			}
 		}
 	}
+	addTerms(f, src)
 	return f
 }

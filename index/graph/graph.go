@@ -20,9 +20,11 @@ type Node struct {
 	Line int `json:"line"`
 	// EndLine is a code declaration's last line (0 for other nodes): evidence quotes
 	// Line..EndLine of its source.
-	EndLine  int       `json:"-"`
-	Body     string    `json:"-"`
-	Headings []Heading `json:"headings,omitempty"`
+	EndLine int `json:"-"`
+	// CodeTerms are a declaration's source terms, searched but never shown.
+	CodeTerms string    `json:"-"`
+	Body      string    `json:"-"`
+	Headings  []Heading `json:"headings,omitempty"`
 	// Logic is a code node's control paths, stored apart from the graph (never searched,
 	// filtered or traversed); nil for every other node.
 	Logic *Logic `json:"-"`

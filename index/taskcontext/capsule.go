@@ -272,6 +272,7 @@ func provenance(f *found, it *Item) []Fact {
 		facts = append(facts, Fact{FactIDFocus, "a task word is its ID; relevance not proven"})
 	case "text":
 		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("focus %d by the task's words; relevance not proven", f.focus+1)})
+
 	}
 	var declared, static, unclassified, suspect []string
 	for i := 1; i < len(f.path); i++ {

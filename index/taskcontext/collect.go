@@ -98,8 +98,10 @@ type collection struct {
 	items    []*found
 	gaps     []Gap
 	examined int
-	// lexical is the BM25 score of every node the focus ranking saw (the pool).
+	// lexical is the focus score of every node the focus ranking saw (the pool); files is
+	// the score of every file holding a task term (fileCoverage).
 	lexical map[int64]float64
+	files   map[string]float64
 	// links are the node pairs of every qualifying edge the traversal met, whether or not it
 	// collected a node: the graph the ranking walks.
 	links []link
@@ -135,6 +137,9 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		}
 		c.terms, c.mode = rk.Terms, rk.Mode
 		if c.lexical, err = coverage(ctx, snap, rk.Hits, rk.Terms); err != nil {
+			return nil, err
+		}
+		if c.files, err = fileCoverage(ctx, snap, rk.Terms); err != nil {
 			return nil, err
 		}
 		hits := slices.Clone(rk.Hits)
@@ -307,3 +312,4 @@ func extracted(path []PathHop, i int) bool {
 	}
 	return strings.HasPrefix(src, graph.CodePrefix)
 }
+

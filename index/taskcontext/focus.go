@@ -3,6 +3,7 @@ package taskcontext
 import (
 	"context"
 	"math"
+	"strings"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/lexicon"
@@ -14,6 +15,7 @@ const (
 	nameWeight  = 2.0
 	titleWeight = 1.5
 	bodyWeight  = 1.0
+	codeWeight  = 0.5 // a term of a declaration's source, not of its doc comment
 	// lengthDamping softens the advantage a long body has of holding many terms by chance.
 	lengthDamping = 0.15
 	// idfPower sharpens inverse document frequency: in a task description the rare words
@@ -47,6 +49,10 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 	if err != nil {
 		return nil, err
 	}
+	code, err := snap.CodeTerms(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
 	for i, h := range recs {
 		weight := map[string]float64{}
 		mark := func(text string, w float64) {
@@ -56,6 +62,11 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 				}
 			})
 		}
+		for _, t := range strings.Fields(code[i]) {
+			if idf[t] > 0 && weight[t] < codeWeight {
+				weight[t] = codeWeight
+			}
+		}
 		mark(h.Excerpt, bodyWeight)
 		mark(h.Title, titleWeight)
 		mark(index.NameOf(h.ID, h.Kind), nameWeight)
@@ -63,7 +74,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		for t, w := range weight {
 			score += idf[t] * w
 		}
-		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars)/1000)
+		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(code[i]))/1000)
 		if hits[i].Match == "id" {
 			score = math.Inf(1) // replaced by the best text score below
 		}
@@ -85,3 +96,41 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 
 // maxScoredBody bounds the body characters the focus score reads of one node.
 const maxScoredBody = 64 << 10
+
+// fileCoverage scores the files of the project on the task's terms as coverage scores nodes,
+// with files as the documents: the sum of the squared inverse file frequency of each term a
+// file holds anywhere (names, doc comments, source, document text), damped by the
+// logarithm of its size. It is what a search of the whole tree with the task's rarer words
+// ranks highly, and it lets a node borrow the relevance of the file around it.
+func fileCoverage(ctx context.Context, snap *index.Snapshot, uses []index.TermUse) (map[string]float64, error) {
+	var terms []string
+	for _, u := range uses {
+		if u.Nodes > 0 && !u.AtLeast {
+			terms = append(terms, u.Term)
+		}
+	}
+	out := map[string]float64{}
+	if len(terms) == 0 {
+		return out, nil
+	}
+	files, sizes, total, err := snap.FileTerms(ctx, terms, lexicalScoreBudget)
+	if err != nil {
+		return nil, err
+	}
+	for i := range terms {
+		if len(files[i]) == 0 {
+			continue
+		}
+		w := math.Pow(math.Log(1+float64(max(total, 1))/float64(len(files[i]))), idfPower)
+		for _, f := range files[i] {
+			out[f] += w
+		}
+	}
+	for f, s := range out {
+		out[f] = s / (1 + fileLengthDamping*math.Log1p(float64(sizes[f])/10000))
+	}
+	return out, nil
+}
+
+// fileLengthDamping softens a long file's advantage of holding many terms.
+const fileLengthDamping = 0.3

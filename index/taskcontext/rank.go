@@ -20,7 +20,7 @@ const (
 	// [0, 1] over the collection).
 	graphWeight = 0.6
 	// fileWeight is the weight of the item's file's share of the collection's score.
-	fileWeight = 1.0
+	fileWeight = 0.5
 	// documentDecay is the factor between the scores of successive documents (see rank).
 	documentDecay = 0.7
 )
@@ -123,18 +123,16 @@ func (c *collection) rank(lexical map[int64]float64) {
 			base[i] += 1 // an exact focus leads its own capsule
 		}
 	}
-	// Files are what an engineer reads: a file holding many relevant nodes lends its
-	// declarations part of its total, so that evidence gathers in the files that matter.
-	byFile := map[string]float64{}
+	// Files are what an engineer reads: a node borrows part of its file's relevance to the
+	// task (fileCoverage), so that evidence gathers in the files that matter.
 	maxFile := 0.0
-	for i, f := range c.items {
-		byFile[f.file] += base[i]
-		maxFile = max(maxFile, byFile[f.file])
+	for _, s := range c.files {
+		maxFile = max(maxFile, s)
 	}
 	for i, f := range c.items {
 		s := base[i]
-		if maxFile > 0 && f.file != "" {
-			s += fileWeight * byFile[f.file] / maxFile
+		if maxFile > 0 {
+			s += fileWeight * c.files[f.file] / maxFile
 		}
 		f.score = math.Round(s*1000) / 1000 // three decimals: stable across platforms' float sums
 	}
