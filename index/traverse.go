@@ -427,4 +427,3 @@ func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([
 	})
 	return out, sizes, total, err
 }
-

@@ -312,4 +312,3 @@ func extracted(path []PathHop, i int) bool {
 	}
 	return strings.HasPrefix(src, graph.CodePrefix)
 }
-
