@@ -36,8 +36,8 @@ type taskPage struct {
 	Plan        *taskcontext.Plan `json:"plan,omitempty"`
 	PlanOmitted bool              `json:"plan_omitted,omitempty"`
 	Items       []json.RawMessage `json:"items"`
-	Omissions   []Omission        `json:"response_omissions"`
-	PageGaps    []taskcontext.Gap `json:"page_gaps"`
+	Omissions   []Omission        `json:"response_omissions,omitempty"`
+	PageGaps    []taskcontext.Gap `json:"page_gaps,omitempty"`
 	Pagination  Pagination        `json:"pagination"`
 }
 
@@ -116,4 +116,4 @@ func (c *call) taskFrame() int {
 }
 
 // taskFrameSlack covers what the measured frame cannot know yet: page counters and a cursor.
-const taskFrameSlack = 96
+const taskFrameSlack = 16

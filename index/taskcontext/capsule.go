@@ -12,6 +12,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/problem"
 )
 
 // CapsuleVersion is the version of the capsule layout. Version 2: items are ranked and carry
@@ -97,7 +98,7 @@ type Counts struct {
 	Collected       int `json:"collected"`
 	Selected        int `json:"selected"`
 	TokenOmitted    int `json:"token_omitted"`
-	OmissionsListed int `json:"omissions_listed"`
+	OmissionsListed int `json:"omissions_listed,omitempty"`
 	EdgesExamined   int `json:"edges_examined"`
 }
 
@@ -107,7 +108,6 @@ type RequestEcho struct {
 	Kind        string `json:"kind"`
 	TaskChars   int    `json:"task_chars"`
 	FocusNodeID string `json:"focus_node_id,omitempty"`
-	Budget      int    `json:"budget"`
 }
 
 // Capsule is a complete task context: the header every page repeats and the immutable
@@ -155,7 +155,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		return nil, err
 	}
 	info := snap.Info()
-	capsule := &Capsule{Version: CapsuleVersion, Request: RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID, Budget: r.Budget},
+	capsule := &Capsule{Version: CapsuleVersion, Request: RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID},
 		RequestHash: hashOf("docforge.task.request.v1", r), FullPlan: plan, PlanHash: hashOf("docforge.task.plan.v1", plan),
 		Binding: Binding{Generation: info.Generation, SourceHash: info.SourceHash, PolicyHash: policyHash, VocabularyHash: vocabularyHash(vocabulary)},
 		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, FocusTerms: col.terms, FocusMatch: col.mode, Gaps: col.gaps}
@@ -191,13 +191,31 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	// The whole response must fit: the header (with the token gap that may follow) first;
 	// a budget too small for the plan drops it, and the focus terms, before any evidence.
 	limit := r.Budget*4 - reserve
+	tight := false
 	headerBytes := func() int {
-		return len(encode(capsule)) + tokenGapBytes + 2*len(hashPlaceholder)
+		// The capsule hash is set last; the token gap may be added after selection.
+		capsule.CapsuleHash = hashPlaceholder
+		defer func() { capsule.CapsuleHash = "" }()
+		gap := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: MaxEvidence}
+		if !tight {
+			gap.Detail = strings.Repeat("x", tokenGapDetail)
+		}
+		return len(encode(capsule)) + len(encode(gap)) + 1
 	}
-	if headerBytes() > limit*2/3 {
-		capsule.Plan, capsule.PlanOmitted, capsule.FocusTerms = nil, true, nil
+	tight = headerBytes() > limit*2/3
+	if tight {
+		// The plan can be derived again from the request, and the gaps keep their meaning
+		// without the prose that explains them.
+		capsule.Plan, capsule.PlanOmitted, capsule.FocusTerms, capsule.FocusMatch = nil, true, nil, ""
+		for i := range capsule.Gaps {
+			capsule.Gaps[i].Detail = ""
+		}
 	}
 	avail := limit - headerBytes()
+	if avail < 0 {
+		least := (r.Budget*4 - avail + 3) / 4
+		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
+	}
 	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(plan), files: map[string]sourceFile{}, budget: r.Budget,
 		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
 	if err := sel.run(recs); err != nil {
@@ -207,8 +225,11 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
 	capsule.Counts.TokenOmitted = len(recs) - sel.selected
 	if n := capsule.Counts.TokenOmitted; n > 0 {
-		capsule.Gaps = append(capsule.Gaps, Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n,
-			Detail: fmt.Sprintf("%d collected items did not fit the %d-token budget; the best %d are listed as omissions; raise budget, or docforge_get_node one", n, r.Budget, sel.pointers)})
+		g := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n}
+		if !tight {
+			g.Detail = fmt.Sprintf("%d items did not fit; the best %d are listed as omissions; raise budget", n, sel.pointers)
+		}
+		capsule.Gaps = append(capsule.Gaps, g)
 	}
 	if capsule.Gaps == nil {
 		capsule.Gaps = []Gap{}
@@ -231,10 +252,10 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	return capsule, nil
 }
 
-// tokenGapBytes is room kept for the token-limit gap, added after selection; hashPlaceholder
-// stands for the two hashes (collection, capsule) set after the header is measured.
+// tokenGapDetail is room kept for the token-limit gap's detail, added after selection;
+// hashPlaceholder stands for the capsule hash, set after the header is measured.
 const (
-	tokenGapBytes   = 220
+	tokenGapDetail  = 100
 	hashPlaceholder = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 )
 

@@ -28,8 +28,10 @@ type Gap struct {
 	Limit    string `json:"limit,omitempty"`
 	Step     int    `json:"step,omitempty"`
 	Category string `json:"category,omitempty"`
-	Count    int    `json:"count,omitempty"`
-	Detail   string `json:"detail"`
+	// Categories are the categories of a step's no_selected_evidence gap: one gap per step.
+	Categories []string `json:"categories,omitempty"`
+	Count      int      `json:"count,omitempty"`
+	Detail     string   `json:"detail,omitempty"`
 }
 
 // PathHop is one step of an item's graph path from the focus. The first hop is the focus
@@ -180,7 +182,7 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		}
 		if rk.More {
 			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(rk.Hits),
-				Detail: fmt.Sprintf("more nodes match the task than the %d focus nodes kept; name focus_node_id to choose one", focus.FocusNodes)})
+				Detail: fmt.Sprintf("more nodes match than the %d focus nodes; name focus_node_id to choose", focus.FocusNodes)})
 		}
 	}
 
@@ -274,10 +276,14 @@ func (c *collection) traverse(ctx context.Context, snap *index.Snapshot, s Step,
 		}
 		level = next
 	}
+	var empty []string
 	for _, cat := range s.Categories {
 		if hits[cat] == 0 && len(declared[cat]) > 0 {
-			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: s.Step, Category: cat})
+			empty = append(empty, cat)
 		}
+	}
+	if len(empty) > 0 {
+		c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: s.Step, Categories: empty})
 	}
 	return false, nil
 }
