@@ -210,7 +210,10 @@ func TestItemsCarryProvenanceAndPaths(t *testing.T) {
 		if it.SourcePath == "" || !strings.HasPrefix(it.ContentHash, "sha256:") || it.Tokens <= 0 {
 			t.Errorf("%s: source path, content hash and tokens are required: %+v", it.NodeID, it)
 		}
-		if it.Path[0].NodeID != "data.events" || len(it.Path) != it.Depth+1 {
+		switch {
+		case it.Role == "focus" && len(it.Path) != 0:
+			t.Errorf("%s: a focus item is where paths start; its path is empty: %+v", it.NodeID, it.Path)
+		case it.Role == "related" && (it.Path[0].NodeID != "data.events" || len(it.Path) != it.Depth+1):
 			t.Errorf("%s: the path starts at the focus and has one hop per depth: %+v", it.NodeID, it.Path)
 		}
 		if it.Role == "related" {
@@ -398,7 +401,7 @@ func TestCeilingsAndGaps(t *testing.T) {
 		}
 	})
 	t.Run("work", func(t *testing.T) {
-		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindFailure, Task: "wide fails", FocusNodeID: "wide", Budget: 100})
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindFailure, Task: "wide fails", FocusNodeID: "wide", Budget: 600})
 		if g := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork); len(g) != 1 || g[0].Step != 2 {
 			t.Errorf("want one work-limit gap at step 2: %+v", c.Gaps)
 		}
@@ -408,14 +411,19 @@ func TestCeilingsAndGaps(t *testing.T) {
 		if len(gaps(c, taskcontext.GapIncomplete, taskcontext.LimitResult)) != 0 || c.Counts.Collected != 701 {
 			t.Errorf("700 nodes and the focus fit the item ceiling: %d %+v", c.Counts.Collected, c.Gaps)
 		}
-		// The 100-token budget holds almost nothing: the rest is a token-limit gap and
-		// omission entries, so nothing is lost silently.
+		// The 600-token budget holds little: the rest is counted in a token-limit gap, the
+		// best of it listed as omissions, so nothing is lost silently.
 		tok := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitToken)
-		if len(tok) != 1 || tok[0].Count != c.Counts.TokenOmitted || c.Counts.Selected+c.Counts.TokenOmitted != c.Counts.Collected || c.Budget.Used > 100 {
+		if len(tok) != 1 || tok[0].Count != c.Counts.TokenOmitted || c.Counts.Selected+c.Counts.TokenOmitted != c.Counts.Collected || c.Budget.Used > 600 {
 			t.Errorf("token budgeting: %+v %+v %+v", tok, c.Counts, c.Budget)
 		}
-		if len(c.Stream) != c.Counts.Collected {
-			t.Errorf("every collected item is in the stream as evidence or omission: %d of %d", len(c.Stream), c.Counts.Collected)
+		if len(c.Stream) != c.Counts.Selected+c.Counts.OmissionsListed || c.Counts.OmissionsListed == 0 {
+			t.Errorf("the stream is the selected evidence and the listed omissions: %d entries, %+v", len(c.Stream), c.Counts)
+		}
+		// Below the smallest capsule the budget is refused, saying what would do.
+		r, _ := taskcontext.Normalize(taskcontext.Request{Kind: taskcontext.KindFailure, Task: "wide fails", FocusNodeID: "wide", Budget: 100})
+		if _, err := taskcontext.Build(context.Background(), snap, r, policyHash, 0); problem.CodeOf(err) != problem.InvalidArgument || !strings.Contains(err.Error(), "at least") {
+			t.Errorf("a budget below the header: %v", err)
 		}
 	})
 	t.Run("undeclared and empty", func(t *testing.T) {
@@ -425,14 +433,17 @@ func TestCeilingsAndGaps(t *testing.T) {
 		for _, g := range gaps(c, taskcontext.GapUndeclaredCategory, "") {
 			cats = append(cats, fmt.Sprintf("%d:%s", g.Step, g.Category))
 		}
-		if want := []string{"2:evidence", "2:implementation", "3:evidence", "3:implementation"}; !slices.Equal(cats, want) {
+		// Each undeclared category is reported once, at the first step that wants it.
+		if want := []string{"2:evidence", "2:implementation", "4:execution"}; !slices.Equal(cats, want) {
 			t.Errorf("undeclared categories %v, want %v", cats, want)
 		}
 		// A declared category with nothing on it: completed search, nothing selected.
 		c = build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "change lonely", FocusNodeID: "lonely"})
 		var empty []string
 		for _, g := range gaps(c, taskcontext.GapNoEvidence, "") {
-			empty = append(empty, fmt.Sprintf("%d:%s", g.Step, g.Category))
+			for _, cat := range g.Categories {
+				empty = append(empty, fmt.Sprintf("%d:%s", g.Step, cat))
+			}
 		}
 		if want := []string{"2:dependency", "3:dependency", "4:context"}; !slices.Equal(empty, want) {
 			t.Errorf("empty searches %v, want %v (gaps %+v)", empty, want, c.Gaps)
