@@ -149,19 +149,19 @@ func TestTaskContextResponseLimitOmission(t *testing.T) {
 			t.Fatal(err)
 		}
 		data = bytes.Replace(data, []byte("max_response_chars = 65536"), []byte("max_response_chars = 6000"), 1)
-		// A focus whose 4,000-character excerpt cannot fit any 6,000-character page.
-		long := "+++\nid = \"arch.long\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Long\"\n[relations]\ndepends_on = [\"arch.store\"]\n+++\n" +
-			strings.Repeat("A long design note about storage. ", 200)
+		// A focus function whose quoted source cannot fit any 6,000-character page.
+		long := "package store\n\n// Long is long.\nfunc Long() {\n" +
+			strings.Repeat("\t_ = \"a long line of the function body that quotes the storage design at length, again and again\"\n", 50) + "}\n"
 		if err := os.WriteFile(desc, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(root, "docs", "architecture", "long.md"), []byte(long), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, "code", "store", "long.go"), []byte(long), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	})
 	svc := newService(t)
 	b := worker.Binding{ProjectRoot: root}
-	args := map[string]any{"kind": "change", "task": "change the long note", "focus_node_id": "arch.long"}
+	args := map[string]any{"kind": "change", "task": "change the long function", "focus_node_id": "go:example.com/courier/store.Long", "budget": 20000}
 	var positions []int
 	seen := 0
 	for pages := 0; ; pages++ {
@@ -173,7 +173,7 @@ func TestTaskContextResponseLimitOmission(t *testing.T) {
 			t.Fatalf("page %d is %d chars, over max_response_chars", pages, size)
 		}
 		for _, o := range p.Omissions {
-			if o.Reason != "response_limit" || !strings.HasPrefix(o.Hash, "sha256:") || o.NodeID != "arch.long" {
+			if o.Reason != "response_limit" || !strings.HasPrefix(o.Hash, "sha256:") || o.NodeID != "go:example.com/courier/store.Long" {
 				t.Errorf("omission: %+v", o)
 			}
 			positions = append(positions, o.Position)
