@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
@@ -112,7 +113,14 @@ func (c *call) taskFrame() int {
 	c.env.Result = &taskPage{Capsule: empty, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
 	all := len(marshal(c.env))
 	c.env.Result = nil
-	return all - len(marshal(empty)) + taskFrameSlack
+	frame := all - len(marshal(empty)) + taskFrameSlack
+	if c.b.Diagnostics {
+		// fit adds them last: today's stages and counters, with the ones still to come.
+		stages, counts := maps.Clone(c.stages), maps.Clone(c.counts)
+		stages["total"], stages["tool"], counts["task_edges_examined"] = 99999.999, 99999.999, 9999999
+		frame += len(marshal(&diagnostics{Version: 1, StagesMs: stages, Counters: counts})) + len(`,"diagnostics":`)
+	}
+	return frame
 }
 
 // taskFrameSlack covers what the measured frame cannot know yet: page counters and a cursor.

@@ -267,3 +267,26 @@ func TestCustomContextProviderHasNoTaskPlanner(t *testing.T) {
 		t.Fatalf("docforge_get_context did not answer from the provider: %s", out)
 	}
 }
+
+// The budget covers the whole response an agent receives: envelope, capsule header, plan,
+// gaps, evidence and omissions, at a small, a middle and the default budget, with and without
+// diagnostics in the envelope.
+func TestTaskContextBudgetCoversTheWholeResponse(t *testing.T) {
+	root := exampleCopy(t, nil)
+	svc := newService(t)
+	for _, diagnostics := range []bool{false, true} {
+		b := worker.Binding{ProjectRoot: root, Diagnostics: diagnostics}
+		for _, budget := range []int{500, 2000, 8000} {
+			p, code, size := callTask(t, svc, b, map[string]any{"kind": "change", "task": "late carrier events must be stored in time order", "budget": budget})
+			if code != "" {
+				t.Fatalf("budget %d: %s", budget, code)
+			}
+			if tokens := (size + 3) / 4; tokens > budget {
+				t.Errorf("budget %d (diagnostics %v): the response is %d bytes, %d tokens", budget, diagnostics, size, tokens)
+			}
+			if budget == 8000 && len(p.Items) < 10 {
+				t.Errorf("the default budget holds only %d entries", len(p.Items))
+			}
+		}
+	}
+}

@@ -486,3 +486,53 @@ func TestCeilingsAndGaps(t *testing.T) {
 		}
 	})
 }
+
+// A test task reaches the tests of a function through its callers: TestHandle calls Handle,
+// which calls parse; the focus is parse, which no test calls directly.
+func TestTestKindReachesTestsThroughCallers(t *testing.T) {
+	snap, _ := syncProject(t, map[string]string{
+		"docforge.toml": "schema_version = 1\n[project]\nid = \"tk\"\n[sources]\ncode_roots = [\".\"]\n" +
+			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"depends_on\"]\n",
+		"go.mod":              "module example.com/tk\n",
+		"p/p.go":              "package p\n\nfunc parse() {}\n\n// Handle handles.\nfunc Handle() { parse() }\n",
+		"p/p_test.go":         "package p\n\nimport \"testing\"\n\nfunc TestHandle(t *testing.T) { Handle() }\n",
+		"q/unrelated_test.go": "package q\n\nimport \"testing\"\n\nfunc TestOther(t *testing.T) {}\n",
+	})
+	c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindTest, Task: "cover parse", FocusNodeID: "go:example.com/tk/p.parse"})
+	var ids []string
+	for _, it := range items(t, c) {
+		ids = append(ids, it.NodeID)
+	}
+	if !slices.Contains(ids, "go:example.com/tk/p.TestHandle") {
+		t.Errorf("the test of parse's caller is not in the capsule: %v", ids)
+	}
+	if slices.Contains(ids, "go:example.com/tk/q.TestOther") {
+		t.Errorf("an unrelated test is: %v", ids)
+	}
+}
+
+// The whole response, as the CLI and an MCP client receive it, is bounded by the budget is
+// tested in the worker (envelope included); here the capsule alone stays within it at every
+// budget, and a larger budget holds at least as much evidence.
+func TestBudgetBoundsTheCapsule(t *testing.T) {
+	snap := example(t)
+	prev := -1
+	for _, budget := range []int{500, 2000, 8000} {
+		c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "late carrier events are stored in order", Budget: budget})
+		header, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := len(header)
+		for _, e := range c.Stream {
+			size += len(e) + 1
+		}
+		if size > budget*4 || c.Budget.Used > budget {
+			t.Errorf("budget %d: the capsule is %d bytes (%d tokens), used says %d", budget, size, (size+3)/4, c.Budget.Used)
+		}
+		if len(c.Stream) < prev {
+			t.Errorf("budget %d holds %d entries, fewer than a smaller budget's %d", budget, len(c.Stream), prev)
+		}
+		prev = len(c.Stream)
+	}
+}

@@ -1,0 +1,121 @@
+package index_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/index/project"
+)
+
+// docCodeProject is a Go module with documents that link to its files and folders and name
+// its declarations in backticks.
+func docCodeProject(t *testing.T) (*project.Descriptor, string) {
+	t.Helper()
+	root := t.TempDir()
+	at := &project.Descriptor{Root: root}
+	for rel, text := range map[string]string{
+		"docforge.toml": "schema_version = 1\n[project]\nid = \"dc\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
+			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n[sources.links]\n" +
+			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\", \"documents\", \"depends_on\"]\n[families.docs]\nkinds = [\"page\"]\n",
+		"go.mod":        "module example.com/dc\n",
+		"store/wal.go":  "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// WithReadOnly sets read-only mode.\nfunc (b *Builder) WithReadOnly() *Builder { return b }\n\n// Open opens.\nfunc Open() {}\n",
+		"net/conn.go":   "package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Dial() { Open() }\n",
+		"docs/design.md": "# Design\n\nThe log lives in [the WAL code](../store/wal.go) and the [store package](../store).\n" +
+			"Call `Builder.WithReadOnly` for replicas, and `net.Dial()` to connect.\n" +
+			"`Open` is ambiguous; a `plainword` in backticks is prose.\n\n```go\n`Dial` in a fence is not a mention\n```\n",
+	} {
+		write(t, at, rel, text)
+	}
+	return load(t, root), root
+}
+
+// Links to Go files and folders and backticked names of one declaration are documents
+// relations; a name of several declarations is reported and relates to none; impact and
+// backlinks follow the relations from code back to the document.
+func TestDocumentsToCode(t *testing.T) {
+	ctx := context.Background()
+	d, root := docCodeProject(t)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	v, err := source.Validate(ctx, d, golang.PolicyAST, 0)
+	must(t, err)
+	var ambiguous []string
+	for _, w := range v.Problems {
+		if w.Code == problem.AmbiguousMention {
+			ambiguous = append(ambiguous, w.Location.String()+" "+w.Message)
+		}
+	}
+	if len(ambiguous) != 1 || !strings.Contains(ambiguous[0], "docs/design.md:5:2") || !strings.Contains(ambiguous[0], "`Open` names 2 declarations") {
+		t.Errorf("the ambiguous mention is reported at its place: %v", ambiguous)
+	}
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	deps, err := snap.Dependencies(ctx, "design", 50)
+	must(t, err)
+	var got []string
+	for _, l := range deps.Links {
+		got = append(got, l.Relation+" "+l.NodeID)
+	}
+	want := []string{
+		"documents go:example.com/dc/net.Dial",
+		"documents go:example.com/dc/store",
+		"documents go:example.com/dc/store.Builder.WithReadOnly",
+		"documents go:example.com/dc/store/wal.go",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the document's relations:\n got %v\nwant %v", got, want)
+	}
+	// From the code, the document is one hop away: "which documents describe this function".
+	imp, err := snap.Impact(ctx, "go:example.com/dc/store.Builder.WithReadOnly", index.ImpactOptions{Depth: 1})
+	must(t, err)
+	found := false
+	for _, n := range imp.Nodes {
+		found = found || n.ID == "design"
+	}
+	if !found {
+		t.Errorf("impact of WithReadOnly does not reach the document that describes it: %+v", imp.Nodes)
+	}
+	back, err := snap.Backlinks(ctx, "go:example.com/dc/net.Dial", 10)
+	must(t, err)
+	if !slices.ContainsFunc(back.Links, func(l index.Link) bool { return l.NodeID == "design" && l.Relation == "documents" }) {
+		t.Errorf("backlinks of net.Dial: %+v", back.Links)
+	}
+
+	// Renaming the declaration a mention names drops the relation; the incremental index is
+	// the cold one.
+	must(t, os.WriteFile(filepath.Join(root, "net", "conn.go"), []byte("package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Connect() { Open() }\n"), 0o644))
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	inc := dump(t, index.PathsFor(d).Index)
+	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	if cold := dump(t, index.PathsFor(d).Index); cold != inc {
+		t.Fatalf("incremental and cold indexes differ:\n%s", firstDiff(inc, cold))
+	}
+	if strings.Contains(inc, "design|documents|go:example.com/dc/net.Dial|") || !strings.Contains(inc, "design|documents|go:example.com/dc/store.Builder.WithReadOnly|") {
+		t.Errorf("after the rename:\n%s", inc)
+	}
+	// Editing the document alone resolves its mentions against the index, incrementally.
+	must(t, os.WriteFile(filepath.Join(root, "docs", "design.md"), []byte("# Design\n\nUse `net.Connect`.\n"), 0o644))
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental {
+		t.Errorf("a document edit: build %s", res.Build)
+	}
+	inc = dump(t, index.PathsFor(d).Index)
+	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	if cold := dump(t, index.PathsFor(d).Index); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
+		t.Fatalf("after a document edit:\n%s", firstDiff(inc, cold))
+	}
+}
