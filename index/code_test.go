@@ -31,6 +31,14 @@ func write(t testing.TB, d *project.Descriptor, rel, text string) {
 	must(t, os.WriteFile(p, []byte(text), 0o644))
 }
 
+// writeFiles writes each file of a project (path -> text) under root.
+func writeFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, text := range files {
+		write(t, &project.Descriptor{Root: root}, rel, text)
+	}
+}
+
 func hasEdge(t testing.TB, snap *index.Snapshot, src, rel, dst string) bool {
 	t.Helper()
 	l, err := snap.Dependencies(context.Background(), src, 200)

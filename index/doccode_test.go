@@ -20,8 +20,7 @@ import (
 func docCodeProject(t *testing.T) (*project.Descriptor, string) {
 	t.Helper()
 	root := t.TempDir()
-	at := &project.Descriptor{Root: root}
-	for rel, text := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		"docforge.toml": "schema_version = 1\n[project]\nid = \"dc\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
 			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n[sources.links]\n" +
 			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\", \"documents\", \"depends_on\"]\n[families.docs]\nkinds = [\"page\"]\n",
@@ -31,9 +30,7 @@ func docCodeProject(t *testing.T) (*project.Descriptor, string) {
 		"docs/design.md": "# Design\n\nThe log lives in [the WAL code](../store/wal.go) and the [store package](../store).\n" +
 			"Call `Builder.WithReadOnly` for replicas, and `net.Dial()` to connect.\n" +
 			"`Open` is ambiguous; a `plainword` in backticks is prose.\n\n```go\n`Dial` in a fence is not a mention\n```\n",
-	} {
-		write(t, at, rel, text)
-	}
+	})
 	return load(t, root), root
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
 )
 
 // searchProject is a small Go module with a document: a declaration, its tests and a caller
@@ -14,8 +13,7 @@ import (
 func searchProject(t *testing.T) *index.Snapshot {
 	t.Helper()
 	root := t.TempDir()
-	at := &project.Descriptor{Root: root}
-	for rel, text := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		"docforge.toml": "schema_version = 1\n[project]\nid = \"s\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
 			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n" +
 			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\"]\n[families.docs]\nkinds = [\"page\"]\n",
@@ -26,9 +24,7 @@ func searchProject(t *testing.T) *index.Snapshot {
 			"// Server is started once; it registers every tool before it starts.\ntype Server struct{}\n",
 		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n",
 		"docs/tools.md":         "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
-	} {
-		write(t, at, rel, text)
-	}
+	})
 	ctx := context.Background()
 	d := load(t, root)
 	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
