@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build ui demo demo-manager test vet fmt-check bench eval clean generate generate-check
+.PHONY: all build ui demo demo-manager test vet fmt-check bench eval eval-goroot clean generate generate-check
 
 all: build
 
@@ -142,6 +142,17 @@ eval: build
 	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
 	mkdir -p bench-out
 	$(BIN)/docforge-eval --set $(EVAL_SET) --corpus $(EVAL_CORPUS) --work bench-out/eval --out bench-out/eval.md $(EVAL_FLAGS)
+
+# A held-out check on code no one here wrote: net/http of the local Go toolchain, copied with a
+# go.mod (a code-only project), against cmd/docforge-eval/testdata/goroot-net-http.json.
+EVAL_GOROOT := bench-out/eval-goroot/http
+eval-goroot: build
+	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
+	rm -rf $(dir $(EVAL_GOROOT)) && mkdir -p $(EVAL_GOROOT)
+	cp -r $$($(GO) env GOROOT)/src/net/http/. $(EVAL_GOROOT)/ && chmod -R u+w $(EVAL_GOROOT)
+	printf 'module net/http\n' > $(EVAL_GOROOT)/go.mod
+	cd $(EVAL_GOROOT) && git init -q && ../../../$(DOCFORGE) init >/dev/null
+	$(BIN)/docforge-eval --set cmd/docforge-eval/testdata/goroot-net-http.json --project $(EVAL_GOROOT) --out bench-out/eval-goroot.md $(EVAL_FLAGS)
 
 clean:
 	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(UI)/node_modules $(UI)/dist/*.js $(UI)/dist/*.css $(UI)/dist/*.html

@@ -341,7 +341,12 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 			}); err != nil {
 				return err
 			}
-			slices.SortStableFunc(named, func(a, b SearchHit) int { return nameGroup(a.NodeSummary) - nameGroup(b.NodeSummary) })
+			slices.SortStableFunc(named, func(a, b SearchHit) int {
+				if c := nameExactness(a.NodeSummary, query) - nameExactness(b.NodeSummary, query); c != 0 {
+					return c
+				}
+				return nameGroup(a.NodeSummary) - nameGroup(b.NodeSummary)
+			})
 			for _, h := range named {
 				if !add(h) {
 					return nil
@@ -358,6 +363,20 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*Search
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
 	return out, nil
+}
+
+// nameExactness orders exact-name hits by how exactly the node's own name is the query: 0
+// spelled the same (MaxBytesReader), 1 the same but for case (maxBytesReader), 2 when the
+// query is only part of the name (a method of a type of that name).
+func nameExactness(n NodeSummary, query string) int {
+	name := NameOf(n.ID, n.Kind)
+	switch {
+	case name == query || strings.HasSuffix(name, "."+query):
+		return 0
+	case strings.EqualFold(name, query) || strings.HasSuffix(strings.ToLower(name), "."+strings.ToLower(query)):
+		return 1
+	}
+	return 2
 }
 
 // nameGroup orders exact-name hits: a declaration, then one in a test file, then a file or

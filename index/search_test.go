@@ -21,7 +21,8 @@ func searchProject(t *testing.T) *index.Snapshot {
 		"issues/issues.go": "package issues\n\n// ListIssues lists the issues of a repository.\nfunc ListIssues() {}\n\n" +
 			"// Handler serves requests; it calls ListIssues on every page.\nfunc Handler() { ListIssues() }\n\n" +
 			"// GetDiscussionComments returns comments.\nfunc GetDiscussionComments() {}\n\n" +
-			"// Server is started once; it registers every tool before it starts.\ntype Server struct{}\n",
+			"// Server is started once; it registers every tool before it starts.\ntype Server struct{}\n\n" +
+			"// MaxBytes limits.\nfunc MaxBytes() {}\n\ntype maxBytes struct{}\n\nfunc (maxBytes) Read() {}\n",
 		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n",
 		"docs/tools.md":         "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
 	})
@@ -47,6 +48,8 @@ func TestSearchRanking(t *testing.T) {
 		// The declaration a bare identifier names comes before its tests and its callers.
 		{"bare identifier: the declaration first", "ListIssues", []string{pkg + "ListIssues"}, pkg + "TestListIssues"},
 		{"bare identifier in lower case", "listissues", []string{pkg + "ListIssues"}, ""},
+		// The exact spelling first, then other cases, then methods of a type of that name.
+		{"exact spelling first", "MaxBytes", []string{pkg + "MaxBytes", pkg + "maxBytes", pkg + "maxBytes.Read"}, ""},
 		// A snake_case tool name reaches the camelCase function, and the document naming it.
 		{"snake_case reaches camelCase", "get_discussion_comments", []string{pkg + "GetDiscussionComments"}, "tools"},
 		// Prose is stemmed: inflected forms meet ("starting" finds "started", "starts").

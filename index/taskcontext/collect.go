@@ -138,7 +138,7 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 			return nil, err
 		}
 		c.terms, c.mode = rk.Terms, rk.Mode
-		if c.lexical, err = coverage(ctx, snap, rk.Hits, rk.Terms); err != nil {
+		if c.lexical, err = coverage(ctx, snap, rk.Hits, rk.Terms, p.Kind); err != nil {
 			return nil, err
 		}
 		if c.files, err = fileCoverage(ctx, snap, rk.Terms); err != nil {

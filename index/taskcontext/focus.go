@@ -16,6 +16,9 @@ const (
 	titleWeight = 1.5
 	bodyWeight  = 1.0
 	codeWeight  = 0.5 // a term of a declaration's source, not of its doc comment
+	// testWeight scales the focus score of code in test files, except for a test task: tests
+	// hold many words of their subject, and a task is about the subject.
+	testWeight = 0.6
 	// lengthDamping softens the advantage a long body has of holding many terms by chance.
 	lengthDamping = 0.15
 	// idfPower sharpens inverse document frequency: in a task description the rare words
@@ -28,7 +31,7 @@ const (
 // best field holding it, damped by the logarithm of the body's length. BM25 (which chose the
 // pool) rewards a short field that repeats one term; coverage rewards a node that holds many
 // of the task's rarer terms, which is what a task description asks for.
-func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit, uses []index.TermUse) (map[int64]float64, error) {
+func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit, uses []index.TermUse, kind string) (map[int64]float64, error) {
 	out := make(map[int64]float64, len(hits))
 	if len(hits) == 0 {
 		return out, nil
@@ -75,6 +78,9 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 			score += idf[t] * w
 		}
 		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(code[i]))/1000)
+		if kind != KindTest && strings.HasSuffix(h.SourcePath, "_test.go") {
+			score *= testWeight // a test tells what the code does; the code is what the task is about
+		}
 		if hits[i].Match == "id" {
 			score = math.Inf(1) // replaced by the best text score below
 		}
