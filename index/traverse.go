@@ -200,13 +200,22 @@ type Hydrated struct {
 }
 
 // Hydrate reads the records of refs and, for refs[i], the first excerpt(i) characters of its
-// body. The result is in the order of refs.
+// body and the body's length; with excerpt(i) 0 the body is not read. The result is in the
+// order of refs.
 func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i int) int) ([]Hydrated, error) {
 	out := make([]Hydrated, len(refs))
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		st := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
+		withBody := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
+		// Without an excerpt the body is not read at all (BodyChars is then 0): metadata of a
+		// thousand nodes should not cost a thousand bodies.
+		bare := conn.Prep(`SELECT ` + recordColumns + `, line, '', 0, end_line FROM nodes WHERE nodes.key = ?2`)
 		for i, ref := range refs {
-			st.BindInt64(1, int64(max(excerpt(i), 0)))
+			st := withBody
+			if n := excerpt(i); n > 0 {
+				st.BindInt64(1, int64(n))
+			} else {
+				st = bare
+			}
 			st.BindInt64(2, ref.Key)
 			ok, err := st.Step()
 			if err != nil {

@@ -40,6 +40,8 @@ type writer struct {
 	// namesComplete says names holds every interned name (a cold build, which interns them
 	// all itself), so a miss is a new name and needs no lookup.
 	namesComplete bool
+	// lex analyzes full-text columns, remembering tokens across the nodes of one build.
+	lex *lexicon.Analyzer
 }
 
 func (w *writer) insertFile(f source.File, fileHash string) error {
@@ -136,9 +138,12 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	fts.BindInt64(1, key)
 	fts.BindText(2, lexicon.Names(n.ID))
 	fts.BindText(3, lexicon.Names(NameOf(n.ID, n.Kind)))
-	fts.BindText(4, lexicon.Text(n.Title))
-	fts.BindText(5, lexicon.Text(strings.Join(n.Tags, " ")))
-	fts.BindText(6, lexicon.Text(n.Body))
+	if w.lex == nil {
+		w.lex = lexicon.NewAnalyzer()
+	}
+	fts.BindText(4, w.lex.Text(n.Title))
+	fts.BindText(5, w.lex.Text(strings.Join(n.Tags, " ")))
+	fts.BindText(6, w.lex.Text(n.Body))
 	fts.BindText(7, n.CodeTerms)
 	if _, err := fts.Step(); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)

@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -83,14 +84,12 @@ func Split(token string) []string {
 func Text(text string) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/4)
-	for _, w := range Words(text) {
-		for _, t := range Analyze(w) {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(t.Text)
+	Terms(text, func(t string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
-	}
+		b.WriteString(t)
+	})
 	return b.String()
 }
 
@@ -189,103 +188,151 @@ var stopwords = func() map[string]bool {
 // dominated. fn must not keep its argument past the call.
 func Terms(text string, fn func(term string)) {
 	var buf []byte
-	var parts [16][2]int // part boundaries in buf
+	tokens(text, func(tok string, ascii bool) {
+		if !ascii {
+			for _, t := range Analyze(tok) {
+				fn(t.Text)
+			}
+			return
+		}
+		buf = asciiTerms(buf, tok, fn)
+	})
+}
+
+// tokens calls fn with each token of text (a run of letters, digits and underscores), and
+// whether it is all ASCII.
+func tokens(text string, fn func(tok string, ascii bool)) {
 	i := 0
 	for i < len(text) {
 		c := text[i]
-		if c >= 0x80 {
-			// Rare in code and docs: take the whole token the slow way.
-			j := i
-			for j < len(text) {
-				r, size := utf8.DecodeRuneInString(text[j:])
-				if !isWordRune(r) {
-					break
-				}
-				j += size
-			}
-			if j == i {
-				_, size := utf8.DecodeRuneInString(text[i:])
-				i += size
-				continue
-			}
-			for _, t := range Analyze(text[i:j]) {
-				fn(t.Text)
-			}
-			i = j
-			continue
-		}
-		if !isASCIIWord(c) {
+		if c < 0x80 && !isASCIIWord(c) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(text) && text[j] < 0x80 && isASCIIWord(text[j]) {
-			j++
-		}
-		if j < len(text) && text[j] >= 0x80 {
-			// A token that continues past ASCII: the slow way keeps it whole.
-			for j < len(text) {
-				r, size := utf8.DecodeRuneInString(text[j:])
-				if !isWordRune(r) {
+		j, ascii := i, true
+		for j < len(text) {
+			if text[j] < 0x80 {
+				if !isASCIIWord(text[j]) {
 					break
 				}
-				j += size
-			}
-			for _, t := range Analyze(text[i:j]) {
-				fn(t.Text)
-			}
-			i = j
-			continue
-		}
-		tok := text[i:j]
-		i = j
-		// Split the ASCII token as Split does, lowering into buf.
-		buf = buf[:0]
-		np := 0
-		start := 0
-		flush := func() {
-			if len(buf) > start && np < len(parts) {
-				parts[np] = [2]int{start, len(buf)}
-				np++
-			}
-			start = len(buf)
-		}
-		for k := 0; k < len(tok); k++ {
-			ch := tok[k]
-			if ch == '_' {
-				flush()
+				j++
 				continue
 			}
-			if k > 0 && len(buf) > start {
-				prev := tok[k-1]
-				switch {
-				case isUpper(ch) && isLower(prev):
-					flush()
-				case isUpper(ch) && isUpper(prev) && k+1 < len(tok) && isLower(tok[k+1]):
-					flush()
-				case isDigit(ch) != isDigit(prev) && prev != '_':
-					flush()
-				}
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if !isWordRune(r) {
+				break
 			}
-			if isUpper(ch) {
-				ch += 'a' - 'A'
-			}
-			buf = append(buf, ch)
+			ascii = false
+			j += size
 		}
-		flush()
-		switch {
-		case np == 0:
-		case np == 1:
-			fn(Stem(string(buf[parts[0][0]:parts[0][1]])))
-		default:
-			fn(string(buf))
-			for _, p := range parts[:np] {
-				if p[1]-p[0] > 1 {
-					fn(Stem(string(buf[p[0]:p[1]])))
-				}
+		if j == i { // a non-ASCII character that is not a word character
+			_, size := utf8.DecodeRuneInString(text[i:])
+			i += size
+			continue
+		}
+		fn(text[i:j], ascii)
+		i = j
+	}
+}
+
+// asciiTerms emits the terms of an ASCII token as Analyze would, splitting it as Split does
+// into buf (returned for reuse).
+func asciiTerms(buf []byte, tok string, fn func(string)) []byte {
+	var parts [16][2]int // part boundaries in buf
+	buf = buf[:0]
+	np, start := 0, 0
+	flush := func() {
+		if len(buf) > start && np < len(parts) {
+			parts[np] = [2]int{start, len(buf)}
+			np++
+		}
+		start = len(buf)
+	}
+	for k := 0; k < len(tok); k++ {
+		ch := tok[k]
+		if ch == '_' {
+			flush()
+			continue
+		}
+		if k > 0 && len(buf) > start {
+			prev := tok[k-1]
+			switch {
+			case isUpper(ch) && isLower(prev):
+				flush()
+			case isUpper(ch) && isUpper(prev) && k+1 < len(tok) && isLower(tok[k+1]):
+				flush()
+			case isDigit(ch) != isDigit(prev) && prev != '_':
+				flush()
+			}
+		}
+		if isUpper(ch) {
+			ch += 'a' - 'A'
+		}
+		buf = append(buf, ch)
+	}
+	flush()
+	switch {
+	case np == 0:
+	case np == 1:
+		fn(Stem(string(buf[parts[0][0]:parts[0][1]])))
+	default:
+		fn(string(buf))
+		for _, p := range parts[:np] {
+			if p[1]-p[0] > 1 {
+				fn(Stem(string(buf[p[0]:p[1]])))
 			}
 		}
 	}
+	return buf
+}
+
+// Analyzer is Text with a memory: it keeps each distinct token's terms, since prose repeats
+// its words and an index build analyzes every body. It is not safe for concurrent use.
+type Analyzer struct {
+	cache map[string][]string
+	buf   []byte
+	terms []string
+}
+
+// maxCachedTokens bounds an Analyzer's memory; past it, tokens are analyzed afresh.
+const maxCachedTokens = 1 << 17
+
+// NewAnalyzer returns an Analyzer with an empty memory.
+func NewAnalyzer() *Analyzer { return &Analyzer{cache: map[string][]string{}} }
+
+// Text is the package's Text, remembering tokens.
+func (a *Analyzer) Text(text string) string {
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/4)
+	write := func(t string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	tokens(text, func(tok string, ascii bool) {
+		if ts, ok := a.cache[tok]; ok {
+			for _, t := range ts {
+				write(t)
+			}
+			return
+		}
+		a.terms = a.terms[:0]
+		if ascii {
+			a.buf = asciiTerms(a.buf, tok, func(t string) { a.terms = append(a.terms, t) })
+		} else {
+			for _, t := range Analyze(tok) {
+				a.terms = append(a.terms, t.Text)
+			}
+		}
+		for _, t := range a.terms {
+			write(t)
+		}
+		if len(a.cache) < maxCachedTokens {
+			a.cache[strings.Clone(tok)] = slices.Clone(a.terms)
+		}
+	})
+	return b.String()
 }
 
 func isASCIIWord(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) || c == '_' }

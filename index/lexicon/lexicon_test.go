@@ -84,3 +84,17 @@ func TestTermsAgreesWithText(t *testing.T) {
 		}
 	}
 }
+
+// An Analyzer gives exactly Text's terms, whether a token is remembered or not.
+func TestAnalyzerAgreesWithText(t *testing.T) {
+	a := NewAnalyzer()
+	for _, in := range []string{
+		"GetDiscussionComments starts; the Server registered tools",
+		"the Server registered tools again, GetDiscussionComments",
+		"naïve café résumé déjàVu HTTPServer ÜberHandler café",
+	} {
+		if got, want := a.Text(in), Text(in); got != want {
+			t.Errorf("Analyzer.Text(%q) = %q, Text gives %q", in, got, want)
+		}
+	}
+}

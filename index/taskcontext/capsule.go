@@ -281,7 +281,38 @@ func hydrate(ctx context.Context, snap *index.Snapshot, col *collection) ([]inde
 	for i, f := range col.items {
 		refs[i] = f.ref
 	}
-	return snap.Hydrate(ctx, refs, func(int) int { return 0 })
+	recs, err := snap.Hydrate(ctx, refs, func(int) int { return 0 })
+	if err != nil {
+		return nil, err
+	}
+	// Ranking tells copies of a document apart by title and length: the lengths of the
+	// documents that share a title are read, no other body.
+	titles := map[string]int{}
+	for _, r := range recs {
+		if !strings.HasPrefix(r.ID, graph.CodePrefix) {
+			titles[strings.ToLower(r.Title)]++
+		}
+	}
+	var twins []int
+	for i, r := range recs {
+		if !strings.HasPrefix(r.ID, graph.CodePrefix) && titles[strings.ToLower(r.Title)] > 1 {
+			twins = append(twins, i)
+		}
+	}
+	if len(twins) > 0 {
+		twinRefs := make([]index.NodeRef, len(twins))
+		for k, i := range twins {
+			twinRefs[k] = refs[i]
+		}
+		withLength, err := snap.Hydrate(ctx, twinRefs, func(int) int { return 1 })
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range twins {
+			recs[i].BodyChars = withLength[k].BodyChars
+		}
+	}
+	return recs, nil
 }
 
 // provenance lists what the graph cannot prove about an item, in a fixed order. Details are

@@ -3,6 +3,7 @@ package taskcontext
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/index"
@@ -109,9 +110,14 @@ const maxScoredBody = 64 << 10
 // logarithm of its size. It is what a search of the whole tree with the task's rarer words
 // ranks highly, and it lets a node borrow the relevance of the file around it.
 func fileCoverage(ctx context.Context, snap *index.Snapshot, uses []index.TermUse) (map[string]float64, error) {
+	// The rarest terms first, while the nodes they match together stay within
+	// fileScoreBudget: each match costs a node and a file lookup, and a term in thousands of
+	// nodes weighs next to nothing here anyway.
 	var terms []string
-	for _, u := range uses {
-		if u.Nodes > 0 && !u.AtLeast {
+	matched := 0
+	for _, u := range slices.SortedStableFunc(slices.Values(uses), func(a, b index.TermUse) int { return a.Nodes - b.Nodes }) {
+		if u.Nodes > 0 && !u.AtLeast && matched+u.Nodes <= fileScoreBudget {
+			matched += u.Nodes
 			terms = append(terms, u.Term)
 		}
 	}
@@ -119,7 +125,7 @@ func fileCoverage(ctx context.Context, snap *index.Snapshot, uses []index.TermUs
 	if len(terms) == 0 {
 		return out, nil
 	}
-	files, sizes, total, err := snap.FileTerms(ctx, terms, lexicalScoreBudget)
+	files, sizes, total, err := snap.FileTerms(ctx, terms, fileScoreBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -138,5 +144,9 @@ func fileCoverage(ctx context.Context, snap *index.Snapshot, uses []index.TermUs
 	return out, nil
 }
 
-// fileLengthDamping softens a long file's advantage of holding many terms.
-const fileLengthDamping = 0.3
+// fileLengthDamping softens a long file's advantage of holding many terms; fileScoreBudget
+// bounds the term matches file relevance reads.
+const (
+	fileLengthDamping = 0.3
+	fileScoreBudget   = 2000
+)

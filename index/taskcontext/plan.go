@@ -27,8 +27,9 @@ const (
 	tokensPerFocus = 200
 	lexicalPool    = 200
 	// lexicalScoreBudget bounds the nodes BM25 scores for a lexical focus: scoring costs
-	// about 2 µs a node, so a term in most of 100,000 nodes would cost a fifth of a second.
-	lexicalScoreBudget = 5000
+	// about 2 µs a node, and the pool is rescored besides; at 3,000 a lexical capsule of the
+	// 100k-node benchmark project costs half of what 5,000 did (docs/benchmarks.md).
+	lexicalScoreBudget = 3000
 	maxTerms           = 32  // lexical terms taken from the task, in order of appearance
 	maxIDCandidates    = 16  // words of the task tried as exact node IDs
 	maxReasons         = 3   // relationship reasons kept per item; the rest are counted
