@@ -357,14 +357,18 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		CapsuleHash string `json:"capsule_hash"`
 		Gaps        []struct {
 			Kind, Limit, Category, Detail string
+			Categories                    []string
 			Step, Count                   int
 		}
 		PageGaps []struct{ Detail string } `json:"page_gaps"`
 		Items    []struct {
 			Type, Title, Kind, Family, Role, Excerpt, Reason string
+			Signature, Source, Section                       string
 			NodeID                                           string `json:"node_id"`
 			SourcePath                                       string `json:"source_path"`
 			Line, Depth, Tokens                              int
+			SourceEnd                                        int `json:"source_end"`
+			Score                                            float64
 			Path                                             []struct {
 				NodeID                      string `json:"node_id"`
 				Relation, Direction, Review string
@@ -389,7 +393,11 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "plan:")
+	if len(p.Plan.Steps) == 0 {
+		fmt.Fprintln(w, "plan: left out to keep within the budget (the capsule carries its hash; a larger budget shows it)")
+	} else {
+		fmt.Fprintln(w, "plan:")
+	}
 	for _, s := range p.Plan.Steps {
 		switch s.Op {
 		case "focus":
@@ -408,10 +416,10 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
 	for _, it := range p.Items {
 		if it.Type == "omission" {
-			fmt.Fprintf(w, "-- %s left out (%s, %d tokens); get it with 'docforge get %s'\n", it.NodeID, it.Reason, it.Tokens, it.NodeID)
+			fmt.Fprintf(w, "-- %s  %s  %s:%d  (score %.3f; content left out for the budget: 'docforge get %s')\n", it.NodeID, it.Title, it.SourcePath, it.Line, it.Score, it.NodeID)
 			continue
 		}
-		fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s:%d  (%s, %d tokens)\n", it.NodeID, it.Title, it.Family, it.Kind, it.SourcePath, it.Line, it.Role, it.Tokens)
+		fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s:%d  (%s, score %.3f, %d tokens)\n", it.NodeID, it.Title, it.Family, it.Kind, it.SourcePath, it.Line, it.Role, it.Score, it.Tokens)
 		if len(it.Path) > 1 {
 			var b strings.Builder
 			b.WriteString(it.Path[0].NodeID)
@@ -434,8 +442,17 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		for _, f := range it.Provenance {
 			fmt.Fprintf(w, "   ! %s: %s\n", f.Code, f.Detail)
 		}
+		if it.Signature != "" {
+			fmt.Fprintf(w, "   %s\n", it.Signature)
+		}
+		if it.Section != "" {
+			fmt.Fprintf(w, "   section #%s\n", it.Section)
+		}
 		if ex := strings.TrimSpace(it.Excerpt); ex != "" {
 			fmt.Fprintf(w, "%s\n", ex)
+		}
+		if it.Source != "" {
+			fmt.Fprintf(w, "   --- %s:%d-%d\n%s\n", it.SourcePath, it.Line, it.SourceEnd, it.Source)
 		}
 		fmt.Fprintln(w)
 	}
@@ -451,7 +468,16 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		if g.Limit != "" {
 			fmt.Fprintf(w, " [%s limit]", g.Limit)
 		}
-		fmt.Fprintf(w, ": %s\n", g.Detail)
+		if cats := append([]string{g.Category}, g.Categories...); strings.Join(cats, "") != "" {
+			fmt.Fprintf(w, " %s", strings.Trim(strings.Join(cats, ", "), ", "))
+		}
+		if g.Count > 0 {
+			fmt.Fprintf(w, " (%d)", g.Count)
+		}
+		if g.Detail != "" {
+			fmt.Fprintf(w, ": %s", g.Detail)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, g := range p.PageGaps {
 		fmt.Fprintf(w, "gap (this page): %s\n", g.Detail)
