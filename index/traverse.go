@@ -103,9 +103,11 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 			review = `CASE WHEN s.hash IS NULL THEN '' WHEN s.hash = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END`
 			stamps = ` LEFT JOIN stamps s ON s.src = e.src AND s.target = ` + targetID
 		}
+		// No LIMIT: the loop stops at the budget as rows stream, and a bound LIMIT made SQLite
+		// prepare the statement again at every rebinding (a fifth of a task context's time).
 		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel, ` + review + `
 			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far + stamps +
-			` WHERE e.` + near + ` = ?1 ORDER BY r.name, n.id LIMIT ?2`)
+			` WHERE e.` + near + ` = ?1 ORDER BY r.name, n.id`)
 		var hashOf *sqlite.Stmt
 		if !outgoing && s.stamped {
 			hashOf = conn.Prep(`SELECT content_hash FROM nodes WHERE key = ?`)
@@ -117,7 +119,6 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 				return nil
 			}
 			st.BindInt64(1, f.Key)
-			st.BindInt64(2, int64(remaining)+1)
 			if hashOf != nil {
 				hash, err := nodeHash(hashOf, f.Key)
 				if err != nil {
@@ -289,10 +290,11 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 				out.Hits = append(out.Hits, RankedHit{NodeRef: NodeRef{Key: key, ID: id}, Match: "id"})
 			}
 		}
-		count := conn.Prep(`SELECT count(*) FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT ?)`)
+		// The limit is written into the statement, not bound: rebinding a LIMIT makes SQLite
+		// prepare the statement again at every step.
+		count := conn.Prep(fmt.Sprintf(`SELECT count(*) FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT %d)`, budget+1))
 		matches := func(q string) (int, bool, error) {
 			count.BindText(1, q)
-			count.BindInt64(2, int64(budget)+1)
 			defer count.Reset()
 			if _, err := count.Step(); err != nil {
 				return 0, false, fmt.Errorf("count matches: %w", err)
@@ -409,11 +411,10 @@ func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([
 		}}); err != nil {
 			return fmt.Errorf("count files: %w", err)
 		}
-		st := conn.Prep(`SELECT DISTINCT f.path, f.size FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT ?) m
-			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`)
+		st := conn.Prep(fmt.Sprintf(`SELECT DISTINCT f.path, f.size FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT %d) m
+			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`, budget+1))
 		for i, t := range terms {
 			st.BindText(1, quoteTerm(t))
-			st.BindInt64(2, int64(budget)+1)
 			var files []string
 			for {
 				ok, err := st.Step()
