@@ -148,5 +148,5 @@ func fileCoverage(ctx context.Context, snap *index.Snapshot, uses []index.TermUs
 // bounds the term matches file relevance reads.
 const (
 	fileLengthDamping = 0.3
-	fileScoreBudget   = 2000
+	fileScoreBudget   = 1200
 )

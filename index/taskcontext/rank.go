@@ -141,21 +141,25 @@ func (c *collection) rank(lexical map[int64]float64) {
 	// engineer reads a few. Each further document counts for half the one before it.
 	// A copy of a document already counted (a generated page beside its source: same title,
 	// nearly the same length) is read with it, so it takes that document's factor.
-	var readDocs []*found
+	read := 0                        // documents counted so far
+	byTitle := map[string][]*found{} // counted documents by lowercase title
+	slot := map[*found]int{}         // each counted document's place
 	for _, f := range c.items {
 		if strings.HasPrefix(f.ref.ID, graph.CodePrefix) {
 			continue
 		}
-		n := len(readDocs)
-		for i, d := range readDocs {
+		title := strings.ToLower(f.title)
+		n := read
+		for _, d := range byTitle[title] {
 			if sameDocument(d, f) {
-				n = i
+				n = slot[d]
 				break
 			}
 		}
 		f.score = math.Round(f.score*math.Pow(documentDecay, float64(n))*1000) / 1000
-		if n == len(readDocs) {
-			readDocs = append(readDocs, f)
+		if n == read {
+			slot[f], byTitle[title] = read, append(byTitle[title], f)
+			read++
 		}
 	}
 	c.sortByScore()
