@@ -279,7 +279,9 @@ func TestTaskContextBudgetCoversTheWholeResponse(t *testing.T) {
 		for _, budget := range []int{500, 2000, 8000} {
 			p, code, size := callTask(t, svc, b, map[string]any{"kind": "change", "task": "late carrier events must be stored in time order", "budget": budget})
 			if code != "" {
-				t.Fatalf("budget %d: %s", budget, code)
+				raw, _ := json.Marshal(map[string]any{"kind": "change", "task": "late carrier events must be stored in time order", "budget": budget})
+				out, _ := svc.Call(context.Background(), b, "docforge_get_task_context", raw)
+				t.Fatalf("budget %d: %s: %s", budget, code, out)
 			}
 			if tokens := (size + 3) / 4; tokens > budget {
 				t.Errorf("budget %d (diagnostics %v): the response is %d bytes, %d tokens", budget, diagnostics, size, tokens)

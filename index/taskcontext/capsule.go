@@ -79,8 +79,10 @@ type Omitted struct {
 
 // Binding is what a capsule is bound to besides its request and plan.
 type Binding struct {
-	Generation     int64  `json:"generation"`
-	SourceHash     string `json:"source_hash"`
+	Generation int64 `json:"generation"`
+	// SourceHash is left out of a tight capsule's JSON: it is the envelope's source_hash.
+	// The capsule hash binds it either way.
+	SourceHash     string `json:"source_hash,omitempty"`
 	PolicyHash     string `json:"policy_hash"`
 	VocabularyHash string `json:"relation_vocabulary_hash"`
 }
@@ -113,9 +115,10 @@ type RequestEcho struct {
 // Capsule is a complete task context: the header every page repeats and the immutable
 // stream (selected evidence, then token-limit omissions) that pages partition.
 type Capsule struct {
-	Version     int         `json:"capsule_version"`
-	Request     RequestEcho `json:"request"`
-	RequestHash string      `json:"request_hash"`
+	Version int `json:"capsule_version"`
+	// Request repeats the request; a tight capsule leaves it out (request_hash binds it).
+	Request     *RequestEcho `json:"request,omitempty"`
+	RequestHash string       `json:"request_hash"`
 	// Plan is the derived plan; a budget too small for it carries plan_hash alone, with
 	// PlanOmitted set (the plan is derived from the request, so it can be derived again).
 	Plan           *Plan   `json:"plan,omitempty"`
@@ -155,11 +158,12 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		return nil, err
 	}
 	info := snap.Info()
-	capsule := &Capsule{Version: CapsuleVersion, Request: RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID},
+	capsule := &Capsule{Version: CapsuleVersion, Request: &RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID},
 		RequestHash: hashOf("docforge.task.request.v1", r), FullPlan: plan, PlanHash: hashOf("docforge.task.plan.v1", plan),
 		Binding: Binding{Generation: info.Generation, SourceHash: info.SourceHash, PolicyHash: policyHash, VocabularyHash: vocabularyHash(vocabulary)},
 		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, FocusTerms: col.terms, FocusMatch: col.mode, Gaps: col.gaps}
 	capsule.Plan = &capsule.FullPlan
+	binding := capsule.Binding // hashed whole, whatever the response carries
 	recs, err := hydrate(ctx, snap, col)
 	if err != nil {
 		return nil, err
@@ -204,9 +208,10 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	}
 	tight = headerBytes() > limit*2/3
 	if tight {
-		// The plan can be derived again from the request, and the gaps keep their meaning
-		// without the prose that explains them.
+		// The plan can be derived again from the request, the gaps keep their meaning without
+		// the prose that explains them, and the request and source hash are the caller's own.
 		capsule.Plan, capsule.PlanOmitted, capsule.FocusTerms, capsule.FocusMatch = nil, true, nil, ""
+		capsule.Request, capsule.Binding.SourceHash = nil, ""
 		for i := range capsule.Gaps {
 			capsule.Gaps[i].Detail = ""
 		}
@@ -248,7 +253,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		Budget     Budget   `json:"budget"`
 		Gaps       []Gap    `json:"gaps"`
 		Entries    []string `json:"entries"`
-	}{capsule.RequestHash, capsule.PlanHash, capsule.CollectionHash, capsule.Binding, capsule.Budget, capsule.Gaps, entryHashes})
+	}{capsule.RequestHash, capsule.PlanHash, capsule.CollectionHash, binding, capsule.Budget, capsule.Gaps, entryHashes})
 	return capsule, nil
 }
 
