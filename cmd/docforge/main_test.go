@@ -244,7 +244,7 @@ func TestInitAdoptsAGoModuleWhole(t *testing.T) {
 			},
 			want:   []string{"the Go module example.com/m", "code roots: . (Go: 1 packages, 2 files", "content roots: .", "files: 3 Markdown", "skipped: 1 TOML files without [[node]] tables"},
 			absent: []string{": error", "vendored"},
-			nodes:  []string{"index", "contributing", "store", "go:example.com/m/store.Put", "go:example.com/m/store.TestPut",
+			nodes: []string{"index", "contributing", "store", "go:example.com/m/store.Put", "go:example.com/m/store.TestPut",
 				"go:example.com/m/store.Limit", "go:example.com/m/store.Small", "go:example.com/m/store.Large"},
 		},
 		{
