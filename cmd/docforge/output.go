@@ -416,7 +416,11 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
 	for _, it := range p.Items {
 		if it.Type == "omission" {
-			fmt.Fprintf(w, "-- %s  %s  %s:%d  (score %.3f; content left out for the budget: 'docforge get %s')\n", it.NodeID, it.Title, it.SourcePath, it.Line, it.Score, it.NodeID)
+			title := ""
+			if it.Title != "" {
+				title = "  " + it.Title
+			}
+			fmt.Fprintf(w, "-- %s%s  %s:%d  (score %.3f; content left out for the budget: 'docforge get %s')\n", it.NodeID, title, it.SourcePath, it.Line, it.Score, it.NodeID)
 			continue
 		}
 		fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s:%d  (%s, score %.3f, %d tokens)\n", it.NodeID, it.Title, it.Family, it.Kind, it.SourcePath, it.Line, it.Role, it.Score, it.Tokens)

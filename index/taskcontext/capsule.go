@@ -66,10 +66,10 @@ type Item struct {
 // Omitted is a collected item whose content the token budget left out: a ranked pointer,
 // enough to fetch it directly (docforge_get_node, or the file at the line).
 type Omitted struct {
-	Type       string  `json:"type"` // "omission"
-	NodeID     string  `json:"node_id"`
-	Title      string  `json:"title"`
-	Kind       string  `json:"kind"`
+	Type   string `json:"type"` // "omission"
+	NodeID string `json:"node_id"`
+	// Title is a document's; a code node's ID already names it.
+	Title      string  `json:"title,omitempty"`
 	SourcePath string  `json:"source_path"`
 	Line       int     `json:"line,omitempty"`
 	Role       string  `json:"role"`

@@ -88,8 +88,10 @@ func (s *selector) run(recs []index.Hydrated) error {
 			s.pointersOnly = true
 		}
 		h := &recs[i]
-		p := Omitted{Type: "omission", NodeID: h.ID, Title: h.Title, Kind: h.Kind, SourcePath: h.SourcePath, Line: h.Line,
-			Role: role(f), Score: f.score, Reason: "token_limit"}
+		p := Omitted{Type: "omission", NodeID: h.ID, SourcePath: h.SourcePath, Line: h.Line, Role: role(f), Score: f.score, Reason: "token_limit"}
+		if h.Family != golang.Family {
+			p.Title = h.Title
+		}
 		entry := encode(p)
 		if s.used+len(entry)+1 > s.avail {
 			s.exhausted = true
