@@ -59,11 +59,17 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		}
 	}
 
-	end, err := sqlitex.ImmediateTransaction(conn)
+	commit, err := beginBuild(conn)
 	if err != nil {
 		return nil, fmt.Errorf("begin build: %w", err)
 	}
-	defer end(&retErr)
+	defer func() {
+		if retErr == nil {
+			if err := commit(); err != nil {
+				retErr = fmt.Errorf("commit build: %w", err)
+			}
+		}
+	}()
 
 	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true}
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {

@@ -57,3 +57,15 @@ func openRead(ctx context.Context, path string) (*sqlite.Conn, error) {
 // readCacheMiB is the page cache of a read connection (SQLite's default is 2 MiB). Pages are
 // allocated only as they are read, so a small index costs no more.
 const readCacheMiB = 32
+
+// beginBuild starts the one transaction of a build and returns its commit. There is no
+// rollback: a build writes a private file that is discarded on any error, and a connection
+// whose context was cancelled may refuse even a ROLLBACK (SQLite keeps its interrupt while a
+// statement is still active), on which sqlitex's transaction helper panics. The caller
+// commits only when the build succeeded.
+func beginBuild(conn *sqlite.Conn) (commit func() error, err error) {
+	if err := sqlitex.ExecuteTransient(conn, "BEGIN IMMEDIATE", nil); err != nil {
+		return nil, err
+	}
+	return func() error { return sqlitex.ExecuteTransient(conn, "COMMIT", nil) }, nil
+}

@@ -139,11 +139,17 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			retErr = fmt.Errorf("close %s: %w", path, cerr)
 		}
 	}()
-	end, err := sqlitex.ImmediateTransaction(conn)
+	commit, err := beginBuild(conn)
 	if err != nil {
 		return fmt.Errorf("begin incremental build: %w", err)
 	}
-	defer end(&retErr)
+	defer func() {
+		if retErr == nil {
+			if err := commit(); err != nil {
+				retErr = fmt.Errorf("commit incremental build: %w", err)
+			}
+		}
+	}()
 
 	linksOn := d.Sources.Links.On()
 	var parsed []source.Parsed

@@ -136,7 +136,14 @@ func bindingFor(d *project.Descriptor, policy, build string) binding {
 // changed, and builds from scratch otherwise. A project with validation errors publishes
 // nothing and returns a *problem.Error with code project_invalid listing every problem; the
 // previous index stays published.
-func Sync(ctx context.Context, d *project.Descriptor, opts Options) (*Result, error) {
+func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result, retErr error) {
+	defer func() {
+		// A cancelled sync fails wherever SQLite or a read noticed it first; say it was the
+		// cancellation, so that callers can tell it from a failure.
+		if retErr != nil && ctx.Err() != nil && !errors.Is(retErr, ctx.Err()) {
+			retErr = fmt.Errorf("sync cancelled: %w (%v)", ctx.Err(), retErr)
+		}
+	}()
 	start := time.Now()
 	clk := newClock()
 	paths := PathsFor(d)
