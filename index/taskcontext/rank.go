@@ -22,7 +22,7 @@ const (
 	// fileWeight is the weight of the item's file's share of the collection's score.
 	fileWeight = 0.5
 	// documentDecay is the factor between the scores of successive documents (see rank).
-	documentDecay = 0.7
+	documentDecay = 0.85
 )
 
 // rank scores every collected item and orders the collection by score. An item's score is its
