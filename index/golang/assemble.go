@@ -122,6 +122,8 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 
 func calleeID(declPath string, c Callee) string {
 	switch {
+	case c.Pkg != "" && c.Recv != "":
+		return graph.CodePrefix + c.Pkg + "." + c.Recv + "." + c.Name
 	case c.Pkg != "":
 		return graph.CodePrefix + c.Pkg + "." + c.Name
 	case c.Recv != "":

@@ -100,7 +100,7 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 			}
 			dc.Refs = references(d, imports, d.Name.Name)
 			if d.Body != nil {
-				dc.Calls = calls(d.Body, imports, recvName, dc.Recv)
+				dc.Calls = calls(d.Body, imports, recvName, dc.Recv, localTypes(d, imports))
 				if logicLimit > 0 {
 					dc.Logic = buildLogic(fset, src, d, logicLimit)
 				}
@@ -253,7 +253,7 @@ var builtins = map[string]bool{
 // calls collects the call candidates of a body: unqualified calls (the same package),
 // package-qualified calls through an import of this file, and method calls through the
 // receiver of the enclosing method. Calls inside closures count for the enclosing function.
-func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType string) []Callee {
+func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType string, locals map[string]Callee) []Callee {
 	seen := map[Callee]bool{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -273,6 +273,8 @@ func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType st
 			}
 			if recvName != "" && x.Name == recvName {
 				seen[Callee{Recv: recvType, Name: f.Sel.Name}] = true
+			} else if t, ok := locals[x.Name]; ok {
+				seen[Callee{Pkg: t.Pkg, Recv: t.Name, Name: f.Sel.Name}] = true
 			} else if p, ok := imports[x.Name]; ok {
 				seen[Callee{Pkg: p, Name: f.Sel.Name}] = true
 			}
@@ -285,6 +287,89 @@ func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType st
 	}
 	slices.SortFunc(out, func(a, b Callee) int {
 		return strings.Compare(a.Pkg+"\x00"+a.Recv+"\x00"+a.Name, b.Pkg+"\x00"+b.Recv+"\x00"+b.Name)
+	})
+	return out
+}
+
+// localTypes are the named types of a function's parameters and of the locals it declares
+// with an evident type (var x T, x := T{...}, x := &T{...}, x := new(T)), by name: a method
+// call on one of them (x.M()) resolves to that type's method. The type is a Callee: Pkg for
+// an imported type, Name the type's name. Shadowing is not tracked, as for calls.
+func localTypes(d *ast.FuncDecl, imports map[string]string) map[string]Callee {
+	out := map[string]Callee{}
+	typeOf := func(e ast.Expr) (Callee, bool) {
+		for {
+			switch t := e.(type) {
+			case *ast.StarExpr:
+				e = t.X
+			case *ast.ParenExpr:
+				e = t.X
+			case *ast.IndexExpr: // T[K]
+				e = t.X
+			case *ast.IndexListExpr:
+				e = t.X
+			case *ast.Ident:
+				if predeclared[t.Name] {
+					return Callee{}, false
+				}
+				return Callee{Name: t.Name}, true
+			case *ast.SelectorExpr:
+				if x, ok := t.X.(*ast.Ident); ok {
+					if p, ok := imports[x.Name]; ok {
+						return Callee{Pkg: p, Name: t.Sel.Name}, true
+					}
+				}
+				return Callee{}, false
+			default:
+				return Callee{}, false
+			}
+		}
+	}
+	bind := func(names []*ast.Ident, typ ast.Expr) {
+		if c, ok := typeOf(typ); ok {
+			for _, n := range names {
+				out[n.Name] = c
+			}
+		}
+	}
+	if d.Type.Params != nil {
+		for _, f := range d.Type.Params.List {
+			bind(f.Names, f.Type)
+		}
+	}
+	if d.Body == nil {
+		return out
+	}
+	ast.Inspect(d.Body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.ValueSpec:
+			if x.Type != nil {
+				bind(x.Names, x.Type)
+			}
+		case *ast.AssignStmt:
+			if x.Tok != token.DEFINE || len(x.Lhs) != len(x.Rhs) {
+				break
+			}
+			for i, r := range x.Rhs {
+				id, ok := x.Lhs[i].(*ast.Ident)
+				if !ok {
+					continue
+				}
+				switch v := r.(type) {
+				case *ast.CompositeLit:
+					bind([]*ast.Ident{id}, v.Type)
+				case *ast.UnaryExpr:
+					if lit, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND {
+						bind([]*ast.Ident{id}, lit.Type)
+					}
+				case *ast.CallExpr:
+					if fn, ok := v.Fun.(*ast.Ident); ok && fn.Name == "new" && len(v.Args) == 1 {
+						bind([]*ast.Ident{id}, v.Args[0])
+					}
+				}
+			}
+		}
+		return true
 	})
 	return out
 }

@@ -71,6 +71,15 @@ func TestExtract(t *testing.T) {
 			decls: []string{"type c", "method c.Done"},
 		},
 		{
+			// A method called on a parameter or a local of an evident type resolves to that
+			// type's method; on anything else it does not.
+			name: "method_calls_on_typed_locals", file: "m.go",
+			src: "package m\n\nimport \"example.com/srv\"\n\ntype T struct{}\n\nfunc (T) Run() {}\n\n" +
+				"func F(s *srv.Server, t T, n int) {\n\ts.AddTool()\n\tt.Run()\n\tvar u T\n\tu.Stop()\n\tv := &srv.Client{}\n\tv.Call()\n\tw := new(T)\n\tw.Run()\n\tunknown.Do()\n\tn.String()\n}\n",
+			decls: []string{"type T", "method T.Run", "func F"},
+			calls: map[string][]Callee{"F": {{Recv: "T", Name: "Run"}, {Recv: "T", Name: "Stop"}, {Pkg: "example.com/srv", Recv: "Client", Name: "Call"}, {Pkg: "example.com/srv", Recv: "Server", Name: "AddTool"}}},
+		},
+		{
 			name: "build_ignored_file", file: "c.go",
 			src:     "//go:build ignore\n\npackage main\n\nfunc main() {}\n",
 			ignored: true,
