@@ -272,7 +272,8 @@ func isStopword(w string) bool {
 func terms(task string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range lexicon.Words(task) {
+	words := lexicon.Words(task)
+	for _, w := range words {
 		for _, t := range lexicon.Analyze(w) {
 			if utf8.RuneCountInString(t.Text) < 2 || isStopword(t.Text) || lexicon.IsStopword(t.Text) || seen[t.Text] {
 				continue
@@ -282,6 +283,19 @@ func terms(task string) []string {
 			if len(out) == maxTerms {
 				return out
 			}
+		}
+	}
+	// Two adjacent words may be one identifier written apart ("event store" is EventStore,
+	// "JSON-RPC" is jsonrpc): their joined form is a whole-identifier term.
+	for i := 0; i+1 < len(words) && len(out) < maxTerms; i++ {
+		a, b := strings.ToLower(words[i]), strings.ToLower(words[i+1])
+		if len(a) < 2 || len(b) < 2 || isStopword(a) || isStopword(b) || lexicon.IsStopword(a) || lexicon.IsStopword(b) ||
+			len(lexicon.Split(words[i])) > 1 || len(lexicon.Split(words[i+1])) > 1 { // an identifier is whole already
+			continue
+		}
+		if j := a + b; !seen[j] {
+			seen[j] = true
+			out = append(out, j)
 		}
 	}
 	return out

@@ -536,3 +536,21 @@ func TestBudgetBoundsTheCapsule(t *testing.T) {
 		prev = len(c.Stream)
 	}
 }
+
+// A lexical plan's terms are the search index's: identifiers whole and by parts, prose
+// stemmed, stopwords dropped, and two adjacent words joined, since prose often writes an
+// identifier apart ("event store" for EventStore, "JSON-RPC" for jsonrpc).
+func TestLexicalTerms(t *testing.T) {
+	p := taskcontext.PlanFor(taskcontext.Request{Kind: taskcontext.KindChange, Task: "Purge the event store when a JSON-RPC message arrives (see GetDiscussionComments)", Budget: 8000}, nil)
+	got := p.Steps[0].Terms
+	for _, want := range []string{"purg", "event", "stor", "json", "rpc", "messag", "arriv", "getdiscussioncomments", "discussion", "comment", "eventstore", "jsonrpc", "rpcmessage"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("terms %v lack %q", got, want)
+		}
+	}
+	for _, stop := range []string{"the", "when", "a", "theevent", "seegetdiscussioncomments"} {
+		if slices.Contains(got, stop) {
+			t.Errorf("terms %v hold %q", got, stop)
+		}
+	}
+}
