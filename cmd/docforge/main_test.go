@@ -76,7 +76,7 @@ func TestCommandsOnTheExample(t *testing.T) {
 		{"logic_of_a_package_is_a_usage_error", []string{"logic", "go:example.com/courier/store"}, 2, ""},
 		{"no_ast_refuses_logic", []string{"logic", "--no-ast", "go:example.com/courier/store.Log.State"}, 2, ""},
 		{"no_ast_still_has_declarations", []string{"get", "--no-ast", "go:example.com/courier/store.Log.State"}, 0, "kind method, family code"},
-		{"task_context_lexical", []string{"task-context", "--kind", "change", "rename the store append path"}, 0, "1 focus by the task's words: ids [], terms [renam stor append path]"},
+		{"task_context_lexical", []string{"task-context", "--kind", "change", "rename the store append path"}, 0, "1 focus by the task's words: ids [], terms [renam stor append path storeappend appendpath]"},
 		{"task_context_follows_the_kind", []string{"task-context", "--kind", "change", "rename the store append path"}, 0, "follow incoming dependency, execution, data, depth 3"},
 		{"task_context_exact_focus_paths", []string{"task-context", "--kind", "test", "--focus", "req.event-order", "cover", "ordering"}, 0, "path: req.event-order -tested_by-> test.ingest-order"},
 		{"task_context_budget_gap", []string{"task-context", "--kind", "change", "--budget", "700", "--focus", "arch.store", "rename"}, 0, "[token limit]"},
