@@ -203,6 +203,15 @@ func docText(g *ast.CommentGroup) string {
 
 // receiverType returns the base type name of a receiver: T for T, *T, T[K] and *T[K].
 func receiverType(e ast.Expr) string {
+	if id, ok := baseType(e).(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// baseType strips pointers, parentheses and type arguments from a type expression: T or
+// pkg.T for *T, (T), T[K] and *pkg.T[K, V].
+func baseType(e ast.Expr) ast.Expr {
 	for {
 		switch t := e.(type) {
 		case *ast.StarExpr:
@@ -213,10 +222,8 @@ func receiverType(e ast.Expr) string {
 			e = t.X
 		case *ast.IndexListExpr:
 			e = t.X
-		case *ast.Ident:
-			return t.Name
 		default:
-			return ""
+			return e
 		}
 	}
 }
@@ -298,32 +305,17 @@ func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType st
 func localTypes(d *ast.FuncDecl, imports map[string]string) map[string]Callee {
 	out := map[string]Callee{}
 	typeOf := func(e ast.Expr) (Callee, bool) {
-		for {
-			switch t := e.(type) {
-			case *ast.StarExpr:
-				e = t.X
-			case *ast.ParenExpr:
-				e = t.X
-			case *ast.IndexExpr: // T[K]
-				e = t.X
-			case *ast.IndexListExpr:
-				e = t.X
-			case *ast.Ident:
-				if predeclared[t.Name] {
-					return Callee{}, false
+		switch t := baseType(e).(type) {
+		case *ast.Ident:
+			return Callee{Name: t.Name}, !predeclared[t.Name]
+		case *ast.SelectorExpr:
+			if x, ok := t.X.(*ast.Ident); ok {
+				if p, ok := imports[x.Name]; ok {
+					return Callee{Pkg: p, Name: t.Sel.Name}, true
 				}
-				return Callee{Name: t.Name}, true
-			case *ast.SelectorExpr:
-				if x, ok := t.X.(*ast.Ident); ok {
-					if p, ok := imports[x.Name]; ok {
-						return Callee{Pkg: p, Name: t.Sel.Name}, true
-					}
-				}
-				return Callee{}, false
-			default:
-				return Callee{}, false
 			}
 		}
+		return Callee{}, false
 	}
 	bind := func(names []*ast.Ident, typ ast.Expr) {
 		if c, ok := typeOf(typ); ok {
