@@ -333,10 +333,11 @@ func bestSection(body string, terms map[string]bool) (string, string) {
 	return strings.TrimSpace(secs[best].text), secs[best].anchor
 }
 
-// termSet is the set of a plan's lexical terms.
-func termSet(p Plan) map[string]bool {
+// termSet is the set of a task's lexical terms, whatever its focus: they choose a document's
+// best section.
+func termSet(task string) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range p.Steps[0].Terms {
+	for _, t := range terms(task) {
 		out[t] = true
 	}
 	return out

@@ -554,3 +554,43 @@ func TestLexicalTerms(t *testing.T) {
 		}
 	}
 }
+
+// A declaration's item quotes its source lines and signature; a document's its best section;
+// once the file changes behind the generation, the item says so and quotes nothing.
+func TestEvidenceContent(t *testing.T) {
+	snap, root := syncProject(t, map[string]string{
+		"docforge.toml": "schema_version = 1\n[project]\nid = \"ec\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
+			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n[sources.links]\n" +
+			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\", \"documents\"]\n[families.docs]\nkinds = [\"page\"]\n",
+		"go.mod":    "module example.com/ec\n",
+		"w/wal.go":  "package w\n\n// Replay reads the log back.\nfunc Replay(from int,\n\tto int) error {\n\treturn nil\n}\n",
+		"docs/d.md": "# Design\n\n## Intro\n\nNothing here.\n\n## Recovery\n\nOn start the log is replayed: see `w.Replay`.\n",
+	})
+	c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "replay the log on recovery", FocusNodeID: "go:example.com/ec/w.Replay"})
+	byID := map[string]taskcontext.Item{}
+	for _, it := range items(t, c) {
+		byID[it.NodeID] = it
+	}
+	fn, doc := byID["go:example.com/ec/w.Replay"], byID["d"]
+	if fn.Source != "func Replay(from int,\n\tto int) error {\n\treturn nil\n}" || fn.Line != 4 || fn.EndLine != 7 || fn.SourceEnd != 7 || fn.Excerpt != "Replay reads the log back." {
+		t.Errorf("the declaration's content: %+v", fn)
+	}
+	if doc.Section != "recovery" || !strings.Contains(doc.Excerpt, "replayed") {
+		t.Errorf("the document's best section: %q %q", doc.Section, doc.Excerpt)
+	}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(root, "w", "wal.go"), []byte("package w\n\nfunc Other() {}\n"), 0o644))
+	c = build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "replay the log on recovery", FocusNodeID: "go:example.com/ec/w.Replay"})
+	it := items(t, c)[0]
+	codes := map[string]bool{}
+	for _, f := range it.Provenance {
+		codes[f.Code] = true
+	}
+	if it.Source != "" || it.Signature != "" || !codes[taskcontext.FactSourceChanged] {
+		t.Errorf("an edited file is not quoted and the item says why: %+v", it)
+	}
+}
