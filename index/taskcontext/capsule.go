@@ -221,7 +221,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		least := (r.Budget*4 - avail + 3) / 4
 		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
 	}
-	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(r.Task), files: map[string]sourceFile{}, budget: r.Budget,
+	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(r.Task), files: map[string]sourceFile{},
 		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
 	if err := sel.run(recs); err != nil {
 		return nil, err

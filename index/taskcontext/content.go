@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -31,7 +30,6 @@ type selector struct {
 	terms map[string]bool
 	files map[string]sourceFile
 
-	budget                  int // tokens
 	avail, used             int
 	sourceBudget, srcUsed   int
 	selected, pointers      int
@@ -44,16 +42,6 @@ type selector struct {
 // evidence fill the rest, so that a budget buys breadth as well as depth.
 const wholeShare = 55
 
-// File selection (bestFiles): a file is scored by its itemsPerFileScore best items; the
-// budget buys one file per tokensPerFile tokens, at least minFiles; an item outside them is
-// listed only with a score of at least strongShare of the best.
-const (
-	itemsPerFileScore = 5
-	tokensPerFile     = 1500
-	minFiles          = 2
-	strongShare       = 0.8
-)
-
 // sourceFile is a file read for quoting: its lines, or ok false when it is not the file the
 // generation was built from.
 type sourceFile struct {
@@ -62,18 +50,11 @@ type sourceFile struct {
 }
 
 func (s *selector) run(recs []index.Hydrated) error {
-	files := s.bestFiles()
-	top := 0.0
-	if len(s.col.items) > 0 {
-		top = s.col.items[0].score
-	}
 	for i := range recs {
 		if s.exhausted {
 			return nil
 		}
 		f := s.col.items[i]
-		_ = files
-		_ = top
 		if !s.pointersOnly {
 			it, err := s.item(f, &recs[i])
 			if err != nil {
@@ -100,51 +81,6 @@ func (s *selector) run(recs []index.Hydrated) error {
 		s.add(entry, p.NodeID, false)
 	}
 	return nil
-}
-
-// bestFiles are the files the budget reads: one per tokensPerFile tokens of budget (at
-// least minFiles), those whose best few items score highest together. Evidence gathers in
-// them, as an engineer's reading does; an item elsewhere needs a score near the top.
-func (s *selector) bestFiles() map[string]bool {
-	type file struct {
-		path   string
-		scores []float64
-	}
-	byPath := map[string]*file{}
-	var order []*file
-	for _, f := range s.col.items {
-		fl := byPath[f.file]
-		if fl == nil {
-			fl = &file{path: f.file}
-			byPath[f.file] = fl
-			order = append(order, fl)
-		}
-		if len(fl.scores) < itemsPerFileScore {
-			fl.scores = append(fl.scores, f.score) // items come best first
-		}
-	}
-	sum := func(fl *file) float64 {
-		t := 0.0
-		for _, x := range fl.scores {
-			t += x
-		}
-		return t
-	}
-	slices.SortStableFunc(order, func(a, b *file) int {
-		switch sa, sb := sum(a), sum(b); {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		}
-		return strings.Compare(a.path, b.path)
-	})
-	n := max(minFiles, s.budget/tokensPerFile)
-	out := map[string]bool{}
-	for _, fl := range order[:min(n, len(order))] {
-		out[fl.path] = true
-	}
-	return out
 }
 
 func (s *selector) add(entry json.RawMessage, id string, full bool) {

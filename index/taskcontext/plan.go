@@ -252,20 +252,6 @@ func vocabularyHash(vocabulary []string) string {
 	}{AliasMapVersion, v})
 }
 
-// isStopword reports English function words, dropped from lexical terms: they match nearly
-// every document and would decide the focus by noise.
-func isStopword(w string) bool {
-	switch w {
-	case "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from",
-		"has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "not", "of",
-		"on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "this",
-		"those", "to", "up", "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "why",
-		"will", "with", "would", "you", "your", "all", "any", "each", "make", "need", "needs", "want":
-		return true
-	}
-	return false
-}
-
 // terms are the task's distinct index terms (index/lexicon: an identifier whole and its
 // parts, a word stemmed), without stopwords and one-character terms, in order of first
 // appearance.
@@ -275,7 +261,7 @@ func terms(task string) []string {
 	words := lexicon.Words(task)
 	for _, w := range words {
 		for _, t := range lexicon.Analyze(w) {
-			if utf8.RuneCountInString(t.Text) < 2 || isStopword(t.Text) || lexicon.IsStopword(t.Text) || seen[t.Text] {
+			if utf8.RuneCountInString(t.Text) < 2 || lexicon.IsStopword(t.Text) || seen[t.Text] {
 				continue
 			}
 			seen[t.Text] = true
@@ -289,7 +275,7 @@ func terms(task string) []string {
 	// "JSON-RPC" is jsonrpc): their joined form is a whole-identifier term.
 	for i := 0; i+1 < len(words) && len(out) < maxTerms; i++ {
 		a, b := strings.ToLower(words[i]), strings.ToLower(words[i+1])
-		if len(a) < 2 || len(b) < 2 || isStopword(a) || isStopword(b) || lexicon.IsStopword(a) || lexicon.IsStopword(b) ||
+		if len(a) < 2 || len(b) < 2 || lexicon.IsStopword(a) || lexicon.IsStopword(b) ||
 			len(lexicon.Split(words[i])) > 1 || len(lexicon.Split(words[i+1])) > 1 { // an identifier is whole already
 			continue
 		}
