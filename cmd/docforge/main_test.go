@@ -248,6 +248,14 @@ func TestInitAdoptsAGoModuleWhole(t *testing.T) {
 				"go:example.com/m/store.Limit", "go:example.com/m/store.Small", "go:example.com/m/store.Large"},
 		},
 		{
+			// A repository whose module lives in a folder is a Go repository too.
+			name:   "module in a folder",
+			files:  map[string]string{"README.md": "# Repo\n", "server/go.mod": "module example.com/srv\n", "server/main.go": "package main\n\nfunc main() {}\n", "web/testdata/go.mod": "module example.com/fixture\n"},
+			want:   []string{"the Go module example.com/srv", "code roots: . (Go: 1 packages, 1 files", "content roots: ."},
+			absent: []string{": error"},
+			nodes:  []string{"index", "go:example.com/srv.main"},
+		},
+		{
 			name:      "code only",
 			files:     map[string]string{"go.mod": "module example.com/c\n", "c.go": "package c\n\nfunc F() {}\n"},
 			want:      []string{"code roots: . (Go: 1 packages, 1 files"},

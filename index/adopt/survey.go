@@ -59,7 +59,7 @@ func Take(root string) (*Survey, error) {
 	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
 		s.Generator = "mkdocs"
 	}
-	if mod, ok := golang.ModulePath(root); ok {
+	if mod, ok := goModule(root); ok {
 		s.GoModule, s.CodeRoots = mod, []string{"."}
 		if err := s.countGo(root); err != nil {
 			return nil, err
@@ -267,6 +267,39 @@ func quoteList(list []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// goModule finds the repository's Go module: the root's go.mod, else one a folder or two
+// below (a repository whose modules live in server/ or cmd/tool/), by path order. The
+// adapter reads every module under the root with its own import paths either way.
+func goModule(root string) (string, bool) {
+	if mod, ok := golang.ModulePath(root); ok {
+		return mod, true
+	}
+	for _, pattern := range []string{"*/go.mod", "*/*/go.mod"} {
+		found, _ := filepath.Glob(filepath.Join(root, pattern))
+		slices.Sort(found)
+		for _, f := range found {
+			rel, _ := filepath.Rel(root, filepath.Dir(f))
+			if skipped(filepath.ToSlash(rel)) {
+				continue
+			}
+			if mod, ok := golang.ModulePath(filepath.Dir(f)); ok {
+				return mod, true
+			}
+		}
+	}
+	return "", false
+}
+
+// skipped reports whether a folder path holds a part the go tool or the survey skips.
+func skipped(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if part == "vendor" || part == "testdata" || part == "node_modules" || strings.HasPrefix(part, "_") || strings.HasPrefix(part, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // countGo counts the Go packages and files the go tool would see under root: it skips
