@@ -427,7 +427,7 @@ func queryTerms(q string) []term {
 // its whole form or by all its parts); otherwise any term of any word may, English stopwords
 // left out. Every term is quoted, so no input can inject FTS5 syntax.
 func ftsQuery(terms []term, all bool) string {
-	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	quote := quoteTerm
 	var groups, any []string
 	seen := map[string]bool{}
 	for _, t := range terms {
@@ -478,7 +478,7 @@ func nameQuery(q string) string {
 	}
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = `name : "` + n + `"`
+		parts[i] = `name : ` + quoteTerm(n)
 	}
 	return strings.Join(parts, " AND ")
 }
@@ -716,20 +716,12 @@ func summaryOf(r graph.Record) NodeSummary {
 // name (a method's with its receiver type), a Go file's base name, a package's last path
 // element, a document's last ID segment.
 func NameOf(id, kind string) string {
-	rest, code := strings.CutPrefix(id, graph.CodePrefix)
-	if !code {
-		return id[strings.LastIndexByte(id, '/')+1:]
-	}
-	last := rest[strings.LastIndexByte(rest, '/')+1:]
-	switch kind {
-	case golang.KindPackage:
-		return last
-	case golang.KindFile:
-		return strings.TrimSuffix(last, ".go")
-	}
-	// A declaration: package.Name or package.Recv.Name; the package name is dropped.
-	if _, name, ok := strings.Cut(last, "."); ok {
+	if _, name, ok := golang.DeclName(id); ok && kind != golang.KindPackage {
 		return name
 	}
-	return last
+	last := id[strings.LastIndexByte(id, '/')+1:]
+	if kind == golang.KindFile {
+		return strings.TrimSuffix(last, ".go")
+	}
+	return strings.TrimPrefix(last, graph.CodePrefix) // a package's last element, a document's last segment
 }

@@ -2,8 +2,6 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,8 @@ import (
 	"strings"
 
 	"zombiezen.com/go/sqlite"
+
+	"github.com/docforge/docforge/index/source"
 )
 
 // SourceFile returns the bytes of a source file of this generation, and whether they are
@@ -62,8 +62,7 @@ func (s *Snapshot) SourceFile(ctx context.Context, rel string) ([]byte, bool, er
 	if err != nil {
 		return nil, false, fmt.Errorf("read source %s: %w", rel, err)
 	}
-	sum := sha256.Sum256(data)
-	if int64(len(data)) > limit || "sha256:"+hex.EncodeToString(sum[:]) != want {
+	if int64(len(data)) > limit || source.FileHash(data) != want {
 		return nil, false, nil
 	}
 	return data, true, nil

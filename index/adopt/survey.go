@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/source"
 )
 
 // Survey is what an existing tree holds.
@@ -292,10 +293,11 @@ func goModule(root string) (string, bool) {
 	return "", false
 }
 
-// skipped reports whether a folder path holds a part the go tool or the survey skips.
+// skipped reports whether a folder path holds a part the go tool skips, or a dependency
+// folder.
 func skipped(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
-		if part == "vendor" || part == "testdata" || part == "node_modules" || strings.HasPrefix(part, "_") || strings.HasPrefix(part, ".") {
+		if part == "node_modules" || source.SkipCodeDir(part) {
 			return true
 		}
 	}
@@ -313,12 +315,12 @@ func (s *Survey) countGo(root string) error {
 		}
 		name := e.Name()
 		if e.IsDir() {
-			if p != root && (name == "vendor" || name == "testdata" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
+			if p != root && source.SkipCodeDir(name) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if e.Type().IsRegular() && strings.HasSuffix(name, ".go") && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, ".") {
+		if e.Type().IsRegular() && source.CodeFormatOf(name) == source.GoFile {
 			s.GoFiles++
 			dirs[filepath.Dir(p)] = true
 		}

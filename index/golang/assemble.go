@@ -12,6 +12,18 @@ import (
 // PackageID, FileID and DeclID build code node IDs.
 func PackageID(importPath string) string { return graph.CodePrefix + importPath }
 
+// DeclName splits a declaration's ID into its package name and its own name: Name, or
+// Recv.Name for a method. ok is false for a package's or a file's ID and for any ID that is
+// not a code node's. (An import path whose last element holds a dot, such as gopkg.in/x.v3,
+// is split at its first dot: such IDs name the package wrongly.)
+func DeclName(id string) (pkg, name string, ok bool) {
+	rest, code := strings.CutPrefix(id, graph.CodePrefix)
+	if !code || strings.HasSuffix(rest, ".go") {
+		return "", "", false
+	}
+	return strings.Cut(rest[strings.LastIndexByte(rest, '/')+1:], ".")
+}
+
 // FileID names a file node: the package ID, a slash, the file's base name.
 func FileID(importPath, base string) string { return PackageID(importPath) + "/" + base }
 

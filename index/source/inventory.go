@@ -236,7 +236,7 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 		case typ&fs.ModeSymlink != 0:
 			links = append(links, link{filepath.Join(abs, name), childRel})
 		case typ.IsDir():
-			if w.code && skipCodeDir(name) {
+			if w.code && SkipCodeDir(name) {
 				continue
 			}
 			childAbs := filepath.Join(abs, name)
@@ -332,9 +332,9 @@ func CodeFormatOf(name string) Format {
 	return 0
 }
 
-// skipCodeDir reports whether the go tool ignores a directory: vendor, testdata, and names
+// SkipCodeDir reports whether the go tool ignores a directory: vendor, testdata, and names
 // starting with "_" or ".".
-func skipCodeDir(name string) bool {
+func SkipCodeDir(name string) bool {
 	return name == "vendor" || name == "testdata" || name[0] == '_' || name[0] == '.'
 }
 

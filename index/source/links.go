@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -231,19 +232,12 @@ func mentionLinks(rel, source string, mentions []linkDest) []graph.Link {
 // pkg.Name for a package-level declaration, Type.Method and pkg.Type.Method for a method.
 // Packages, files and init functions have none.
 func DeclarationKeys(id string) []string {
-	rest, ok := strings.CutPrefix(id, graph.CodePrefix)
-	if !ok || strings.HasSuffix(rest, ".go") {
+	pkg, name, ok := golang.DeclName(id)
+	if !ok || name == "init" || strings.HasPrefix(name, "init.") {
 		return nil
 	}
-	rest = rest[strings.LastIndexByte(rest, '/')+1:]
-	parts := strings.Split(rest, ".")
-	switch {
-	case len(parts) == 2 && parts[1] != "init":
-		return []string{parts[1], parts[0] + "." + parts[1]}
-	case len(parts) == 3 && parts[1] != "init":
-		return []string{parts[1] + "." + parts[2], rest}
-	}
-	return nil
+	// Name and pkg.Name; a method's Type.Method and pkg.Type.Method.
+	return []string{name, pkg + "." + name}
 }
 
 // Declarations indexes code node IDs by the keys a mention may use.

@@ -111,8 +111,7 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 		out.Fragment = unreadable(f.Path, err)
 		return out
 	}
-	sum := sha256.Sum256(data)
-	out.FileHash = "sha256:" + hex.EncodeToString(sum[:])
+	out.FileHash = FileHash(data)
 	if l.unchanged(&out) {
 		return out
 	}
@@ -300,4 +299,11 @@ type Counts struct {
 	Edges     int `json:"edges"`
 	Links     int `json:"links"`
 	LinkEdges int `json:"link_edges"`
+}
+
+// FileHash is the hash a generation records of a source file's bytes (the files table), and
+// what a reader compares a file with to know it is still that generation's.
+func FileHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
