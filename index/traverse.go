@@ -195,9 +195,11 @@ type Hydrated struct {
 	graph.Record
 	Line, EndLine int
 	// Excerpt is the body's first characters (whole runes, never more than asked); BodyChars
-	// is the length of the whole body in characters.
+	// is the length of the whole body in characters; CodeTerms a declaration's source terms.
+	// All three are read only with an excerpt.
 	Excerpt   string
 	BodyChars int
+	CodeTerms string
 }
 
 // Hydrate reads the records of refs and, for refs[i], the first excerpt(i) characters of its
@@ -206,10 +208,10 @@ type Hydrated struct {
 func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i int) int) ([]Hydrated, error) {
 	out := make([]Hydrated, len(refs))
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		withBody := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
+		withBody := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line, b.code FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
 		// Without an excerpt the body is not read at all (BodyChars is then 0): metadata of a
 		// thousand nodes should not cost a thousand bodies.
-		bare := conn.Prep(`SELECT ` + recordColumns + `, line, '', 0, end_line FROM nodes WHERE nodes.key = ?2`)
+		bare := conn.Prep(`SELECT ` + recordColumns + `, line, '', 0, end_line, '' FROM nodes WHERE nodes.key = ?2`)
 		for i, ref := range refs {
 			st := withBody
 			if n := excerpt(i); n > 0 {
@@ -228,7 +230,7 @@ func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i i
 				return fmt.Errorf("hydrate %s: node missing from its own snapshot", ref.ID)
 			}
 			r, _ := scanRecord(st)
-			out[i] = Hydrated{Record: r, Line: int(st.ColumnInt64(13)), Excerpt: st.ColumnText(14), BodyChars: int(st.ColumnInt64(15)), EndLine: int(st.ColumnInt64(16))}
+			out[i] = Hydrated{Record: r, Line: int(st.ColumnInt64(13)), Excerpt: st.ColumnText(14), BodyChars: int(st.ColumnInt64(15)), EndLine: int(st.ColumnInt64(16)), CodeTerms: st.ColumnText(17)}
 			if err := st.Reset(); err != nil {
 				return fmt.Errorf("hydrate %s: %w", ref.ID, err)
 			}
@@ -371,35 +373,11 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 // quoteTerm makes one word an FTS5 string, so it is matched as a term, never as syntax.
 func quoteTerm(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
 
-// CodeTerms reads the source terms of refs (empty for nodes that are not declarations), in
-// the order of refs.
-func (s *Snapshot) CodeTerms(ctx context.Context, refs []NodeRef) ([]string, error) {
-	out := make([]string, len(refs))
-	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		st := conn.Prep(`SELECT code FROM bodies WHERE key = ?`)
-		for i, ref := range refs {
-			st.BindInt64(1, ref.Key)
-			ok, err := st.Step()
-			if err != nil {
-				st.Reset()
-				return fmt.Errorf("code terms of %s: %w", ref.ID, err)
-			}
-			if ok {
-				out[i] = st.ColumnText(0)
-			}
-			if err := st.Reset(); err != nil {
-				return fmt.Errorf("code terms of %s: %w", ref.ID, err)
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
 // FileTerms says, for each of terms, which source files hold it in any node's indexed text
-// (name, title, tags, body or code), and each such file's size in bytes. A term matching more
-// than budget nodes is skipped (its list is nil): it says little about any file. Package
-// nodes, whose source is a directory, count for no file. total is the number of files.
+// (name, title, tags, body or code), and each such file's size in bytes; total is the number
+// of files. Only a term's first budget+1 matching nodes are read, so the caller passes terms
+// it has counted within budget. Package nodes, whose source is a directory, count for no
+// file.
 func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([][]string, map[string]int64, int, error) {
 	out := make([][]string, len(terms))
 	sizes := map[string]int64{}

@@ -164,26 +164,17 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, FocusTerms: col.terms, FocusMatch: col.mode, Gaps: col.gaps}
 	capsule.Plan = &capsule.FullPlan
 	binding := capsule.Binding // hashed whole, whatever the response carries
-	recs, err := hydrate(ctx, snap, col)
-	if err != nil {
+	if err := hydrate(ctx, snap, col); err != nil {
 		return nil, err
 	}
-	// Rank, then put the records in the ranked order of the items.
-	byKey := make(map[int64]index.Hydrated, len(recs))
+	col.rank()
+	capsule.Counts = Counts{Collected: len(col.items), EdgesExamined: col.examined}
+	ids := make([]json.RawMessage, len(col.items))
 	for i, f := range col.items {
-		f.file, f.title, f.bodyChars, byKey[f.ref.Key] = recs[i].SourcePath, recs[i].Title, recs[i].BodyChars, recs[i]
-	}
-	col.rank(col.lexical)
-	for i, f := range col.items {
-		recs[i] = byKey[f.ref.Key]
-	}
-	capsule.Counts = Counts{Collected: len(recs), EdgesExamined: col.examined}
-	ids := make([]json.RawMessage, len(recs))
-	for i := range recs {
-		if col.items[i].focus >= 0 {
+		if f.focus >= 0 {
 			capsule.Counts.Focus++
 		}
-		ids[i] = encode(identity(col.items[i], &recs[i]))
+		ids[i] = encode(identity(f))
 	}
 	capsule.CollectionHash = hashOf("docforge.task.collection.v2", struct {
 		Items []json.RawMessage `json:"items"`
@@ -223,12 +214,12 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	}
 	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(r.Task), files: map[string]sourceFile{},
 		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
-	if err := sel.run(recs); err != nil {
+	if err := sel.run(); err != nil {
 		return nil, err
 	}
 	capsule.Stream, capsule.IDs = sel.stream, sel.ids
 	capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
-	capsule.Counts.TokenOmitted = len(recs) - sel.selected
+	capsule.Counts.TokenOmitted = len(col.items) - sel.selected
 	if n := capsule.Counts.TokenOmitted; n > 0 {
 		g := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n}
 		if !tight {
@@ -266,7 +257,7 @@ const (
 
 // identity is what the collection hash binds of one item: the node and its content hash, and
 // how and how well the plan reached it.
-func identity(f *found, h *index.Hydrated) any {
+func identity(f *found) any {
 	return struct {
 		NodeID      string    `json:"node_id"`
 		ContentHash string    `json:"content_hash"`
@@ -277,48 +268,53 @@ func identity(f *found, h *index.Hydrated) any {
 		Path        []PathHop `json:"path"`
 		Reasons     []Reason  `json:"reasons"`
 		More        int       `json:"more"`
-	}{h.ID, h.ContentHash, f.focus, f.score, f.step, f.depth, f.path, f.reasons, f.more}
+	}{f.rec.ID, f.rec.ContentHash, f.focus, f.score, f.step, f.depth, f.path, f.reasons, f.more}
 }
 
-// hydrate reads the indexed metadata of every collected node, in collection order.
-func hydrate(ctx context.Context, snap *index.Snapshot, col *collection) ([]index.Hydrated, error) {
+// hydrate reads the indexed metadata of every collected node into it. Ranking tells copies of
+// a document apart by title and length: the lengths of the documents that share a title are
+// read, and no other body.
+func hydrate(ctx context.Context, snap *index.Snapshot, col *collection) error {
 	refs := make([]index.NodeRef, len(col.items))
 	for i, f := range col.items {
 		refs[i] = f.ref
 	}
 	recs, err := snap.Hydrate(ctx, refs, func(int) int { return 0 })
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// Ranking tells copies of a document apart by title and length: the lengths of the
-	// documents that share a title are read, no other body.
 	titles := map[string]int{}
-	for _, r := range recs {
-		if !strings.HasPrefix(r.ID, graph.CodePrefix) {
-			titles[strings.ToLower(r.Title)]++
+	for i, f := range col.items {
+		f.rec = recs[i]
+		if isDocument(f) {
+			titles[strings.ToLower(f.rec.Title)]++
 		}
 	}
-	var twins []int
-	for i, r := range recs {
-		if !strings.HasPrefix(r.ID, graph.CodePrefix) && titles[strings.ToLower(r.Title)] > 1 {
-			twins = append(twins, i)
+	var twins []*found
+	for _, f := range col.items {
+		if isDocument(f) && titles[strings.ToLower(f.rec.Title)] > 1 {
+			twins = append(twins, f)
 		}
 	}
-	if len(twins) > 0 {
-		twinRefs := make([]index.NodeRef, len(twins))
-		for k, i := range twins {
-			twinRefs[k] = refs[i]
-		}
-		withLength, err := snap.Hydrate(ctx, twinRefs, func(int) int { return 1 })
-		if err != nil {
-			return nil, err
-		}
-		for k, i := range twins {
-			recs[i].BodyChars = withLength[k].BodyChars
-		}
+	if len(twins) == 0 {
+		return nil
 	}
-	return recs, nil
+	twinRefs := make([]index.NodeRef, len(twins))
+	for k, f := range twins {
+		twinRefs[k] = f.ref
+	}
+	withLength, err := snap.Hydrate(ctx, twinRefs, func(int) int { return 1 })
+	if err != nil {
+		return err
+	}
+	for k, f := range twins {
+		f.rec.BodyChars = withLength[k].BodyChars
+	}
+	return nil
 }
+
+// isDocument reports whether an item is a document (not a code node).
+func isDocument(f *found) bool { return !strings.HasPrefix(f.ref.ID, graph.CodePrefix) }
 
 // provenance lists what the graph cannot prove about an item, in a fixed order. Details are
 // short: docs/task-context.md says what each code means.

@@ -88,9 +88,9 @@ type found struct {
 	reasons []Reason
 	more    int     // reasons past maxReasons
 	score   float64 // rank score (rank.go)
-	// file, title and bodyChars are known once hydrated: ranking reads them.
-	file, title string
-	bodyChars   int
+	// rec is the node's indexed metadata, once hydrated: ranking reads its file, title and
+	// (for a document) length.
+	rec index.Hydrated
 }
 
 // collection is the outcome of the focus and traverse steps.
@@ -131,58 +131,9 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		f := &found{ref: refs[0], focus: 0, match: "exact", step: 1}
 		c.items, byKey[refs[0].Key] = append(c.items, f), f
 	default:
-		// The focus ranking scores a pool wider than the focus: a node the traversal reaches
-		// that also matches the task's words keeps its lexical score in the ranking.
-		rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalPool, lexicalScoreBudget)
-		if err != nil {
-			return nil, err
-		}
-		c.terms, c.mode = rk.Terms, rk.Mode
-		if c.lexical, err = coverage(ctx, snap, rk.Hits, rk.Terms, p.Kind); err != nil {
-			return nil, err
-		}
-		if c.files, err = fileCoverage(ctx, snap, rk.Terms); err != nil {
-			return nil, err
-		}
-		hits := slices.Clone(rk.Hits)
-		slices.SortStableFunc(hits, func(a, b index.RankedHit) int {
-			switch sa, sb := c.lexical[a.Key], c.lexical[b.Key]; {
-			case sa > sb:
-				return -1
-			case sa < sb:
-				return 1
-			}
-			return 0
-		})
-		for i, h := range hits[:min(len(hits), focus.FocusNodes)] {
-			f := &found{ref: h.NodeRef, focus: i, match: h.Match, step: 1}
-			roots = append(roots, h.NodeRef)
-			c.items, byKey[h.Key] = append(c.items, f), f
-		}
-		rk.More = rk.More || len(rk.Hits) > focus.FocusNodes
-		var unused []string
-		for _, t := range rk.Terms {
-			if !t.Used && t.Nodes > 0 {
-				unused = append(unused, t.Term)
-			}
-		}
-		switch {
-		case rk.Mode == "too_common":
-			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: 1, Count: lexicalScoreBudget,
-				Detail: fmt.Sprintf("every term of the task is in more than %d nodes, and so are the nodes holding them all: too common to rank; name focus_node_id or use rarer words", lexicalScoreBudget)})
-		case len(unused) > 0 && rk.Mode == "any":
-			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: 1, Count: len(unused),
-				Detail: fmt.Sprintf("the focus was ranked on the task's rarer terms; %s matched too many nodes to rank within %d and were left out (focus_terms has the counts)", strings.Join(unused, ", "), lexicalScoreBudget)})
-		}
-		if len(rk.Hits) == 0 {
-			if rk.Mode != "too_common" {
-				c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
-			}
-			return c, nil
-		}
-		if rk.More {
-			c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(rk.Hits),
-				Detail: fmt.Sprintf("more nodes match than the %d focus nodes; name focus_node_id to choose", focus.FocusNodes)})
+		var err error
+		if roots, err = c.lexicalFocus(ctx, snap, focus, p.Kind, byKey); err != nil || len(roots) == 0 {
+			return c, err
 		}
 	}
 
@@ -317,4 +268,65 @@ func extracted(path []PathHop, i int) bool {
 		src = path[i-1].NodeID
 	}
 	return strings.HasPrefix(src, graph.CodePrefix)
+}
+
+// lexicalFocus chooses the focus of a lexical plan: the pool of full-text matches rescored on
+// coverage, its best focus.FocusNodes as the traversal's roots; it records the focus terms,
+// file relevance and the gaps of step 1. No roots means no node matched.
+func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, focus Step, kind string, byKey map[int64]*found) ([]index.NodeRef, error) {
+	var roots []index.NodeRef
+	// The focus ranking scores a pool wider than the focus: a node the traversal reaches
+	// that also matches the task's words keeps its lexical score in the ranking.
+	rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalPool, lexicalScoreBudget)
+	if err != nil {
+		return nil, err
+	}
+	c.terms, c.mode = rk.Terms, rk.Mode
+	if c.lexical, err = coverage(ctx, snap, rk.Hits, rk.Terms, kind); err != nil {
+		return nil, err
+	}
+	if c.files, err = fileCoverage(ctx, snap, rk.Terms); err != nil {
+		return nil, err
+	}
+	hits := slices.Clone(rk.Hits)
+	slices.SortStableFunc(hits, func(a, b index.RankedHit) int {
+		switch sa, sb := c.lexical[a.Key], c.lexical[b.Key]; {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	for i, h := range hits[:min(len(hits), focus.FocusNodes)] {
+		f := &found{ref: h.NodeRef, focus: i, match: h.Match, step: 1}
+		roots = append(roots, h.NodeRef)
+		c.items, byKey[h.Key] = append(c.items, f), f
+	}
+	rk.More = rk.More || len(rk.Hits) > focus.FocusNodes
+	var unused []string
+	for _, t := range rk.Terms {
+		if !t.Used && t.Nodes > 0 {
+			unused = append(unused, t.Term)
+		}
+	}
+	switch {
+	case rk.Mode == "too_common":
+		c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: 1, Count: lexicalScoreBudget,
+			Detail: fmt.Sprintf("every term of the task is in more than %d nodes, and so are the nodes holding them all: too common to rank; name focus_node_id or use rarer words", lexicalScoreBudget)})
+	case len(unused) > 0 && rk.Mode == "any":
+		c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitWork, Step: 1, Count: len(unused),
+			Detail: fmt.Sprintf("the focus was ranked on the task's rarer terms; %s matched too many nodes to rank within %d and were left out (focus_terms has the counts)", strings.Join(unused, ", "), lexicalScoreBudget)})
+	}
+	if len(rk.Hits) == 0 {
+		if rk.Mode != "too_common" {
+			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
+		}
+		return nil, nil
+	}
+	if rk.More {
+		c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(rk.Hits),
+			Detail: fmt.Sprintf("more nodes match than the %d focus nodes; name focus_node_id to choose", focus.FocusNodes)})
+	}
+	return roots, nil
 }

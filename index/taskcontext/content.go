@@ -49,14 +49,13 @@ type sourceFile struct {
 	ok    bool
 }
 
-func (s *selector) run(recs []index.Hydrated) error {
-	for i := range recs {
+func (s *selector) run() error {
+	for _, f := range s.col.items {
 		if s.exhausted {
 			return nil
 		}
-		f := s.col.items[i]
 		if !s.pointersOnly {
-			it, err := s.item(f, &recs[i])
+			it, err := s.item(f)
 			if err != nil {
 				return err
 			}
@@ -68,7 +67,7 @@ func (s *selector) run(recs []index.Hydrated) error {
 			}
 			s.pointersOnly = true
 		}
-		h := &recs[i]
+		h := &f.rec
 		p := Omitted{Type: "omission", NodeID: h.ID, SourcePath: h.SourcePath, Line: h.Line, Role: role(f), Score: f.score, Reason: "token_limit"}
 		if h.Family != golang.Family {
 			p.Title = h.Title
@@ -101,7 +100,8 @@ func role(f *found) string {
 }
 
 // item builds the whole evidence item of f: metadata, path, reasons, provenance and content.
-func (s *selector) item(f *found, h *index.Hydrated) (*Item, error) {
+func (s *selector) item(f *found) (*Item, error) {
+	h := &f.rec
 	it := &Item{Type: "evidence", NodeID: h.ID, Title: h.Title, Kind: h.Kind, Family: h.Family, Status: h.Status, Authority: h.Authority,
 		SourcePath: h.SourcePath, Anchor: h.Anchor, Line: h.Line, EndLine: h.EndLine, ContentHash: h.ContentHash,
 		Role: role(f), Score: f.score, Step: f.step, Depth: f.depth, Path: f.path, Reasons: f.reasons, ReasonsMore: f.more}

@@ -41,8 +41,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 	idf := map[string]float64{}
 	for _, u := range uses {
 		if u.Nodes > 0 {
-			w := math.Log(1 + total/float64(u.Nodes))
-			idf[u.Term] = math.Pow(w, idfPower)
+			idf[u.Term] = rarity(total, u.Nodes)
 		}
 	}
 	refs := make([]index.NodeRef, len(hits))
@@ -50,10 +49,6 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		refs[i] = h.NodeRef
 	}
 	recs, err := snap.Hydrate(ctx, refs, func(int) int { return maxScoredBody })
-	if err != nil {
-		return nil, err
-	}
-	code, err := snap.CodeTerms(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +61,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 				}
 			})
 		}
-		for _, t := range strings.Fields(code[i]) {
+		for _, t := range strings.Fields(h.CodeTerms) {
 			if idf[t] > 0 && weight[t] < codeWeight {
 				weight[t] = codeWeight
 			}
@@ -78,7 +73,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		for t, w := range weight {
 			score += idf[t] * w
 		}
-		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(code[i]))/1000)
+		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(h.CodeTerms))/1000)
 		if kind != KindTest && strings.HasSuffix(h.SourcePath, "_test.go") {
 			score *= testWeight // a test tells what the code does; the code is what the task is about
 		}
@@ -99,6 +94,12 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		}
 	}
 	return out, nil
+}
+
+// rarity is a term's weight among total documents (nodes, or files) when n of them hold it:
+// its inverse document frequency, raised to idfPower.
+func rarity(total float64, n int) float64 {
+	return math.Pow(math.Log(1+total/float64(n)), idfPower)
 }
 
 // maxScoredBody bounds the body characters the focus score reads of one node.
@@ -133,7 +134,7 @@ func fileCoverage(ctx context.Context, snap *index.Snapshot, uses []index.TermUs
 		if len(files[i]) == 0 {
 			continue
 		}
-		w := math.Pow(math.Log(1+float64(max(total, 1))/float64(len(files[i]))), idfPower)
+		w := rarity(float64(max(total, 1)), len(files[i]))
 		for _, f := range files[i] {
 			out[f] += w
 		}

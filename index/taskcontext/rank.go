@@ -4,44 +4,73 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/docforge/docforge/index/graph"
 )
 
-// Ranking constants (rank.v1; docs/task-context.md, "Ranking").
+// Ranking constants (docs/task-context.md, "Ranking").
 const (
 	// RankOrder names the ranking the stream is ordered by.
-	RankOrder = "lexical_bm25+personalized_pagerank.v1"
+	RankOrder = "coverage+personalized_pagerank+file_relevance.v1"
 	// pprRestart is the probability that the walk returns to the focus: high, so that rank
 	// stays near the task's own words and decays within two or three hops.
 	pprRestart = 0.5
 	pprRounds  = 24
-	// graphWeight is the weight of graph proximity beside lexical relevance (each scaled to
+	// graphWeight is the weight of graph proximity beside the focus score (each scaled to
 	// [0, 1] over the collection).
 	graphWeight = 0.6
-	// fileWeight is the weight of the item's file's share of the collection's score.
+	// fileWeight is the weight of the relevance of the item's file (fileCoverage).
 	fileWeight = 0.5
 	// documentDecay is the factor between the scores of successive documents (see rank).
 	documentDecay = 0.85
 )
 
 // rank scores every collected item and orders the collection by score. An item's score is its
-// lexical relevance (the BM25 of the task's terms, when the focus ranking saw it) plus its
-// proximity to the focus: the personalized PageRank of the item over the edges the traversal
-// met, restarting at the focus nodes in proportion to their lexical scores. A node reached
-// from several focus nodes, or along several paths, outranks one reached once. The walk
-// follows an edge in proportion to its category's weight (walkWeight): calls and tests bind
-// code more tightly than a package's containment or a document's mention.
-func (c *collection) rank(lexical map[int64]float64) {
-	n := len(c.items)
-	if n == 0 {
+// focus score (coverage, when the lexical focus saw it), plus its proximity to the focus
+// (proximity), plus the relevance of its file (fileCoverage), each scaled to the best; then
+// documents are decayed so that a few are read, not every one.
+func (c *collection) rank() {
+	if len(c.items) == 0 {
 		return
 	}
+	pr := c.proximity()
+	maxLex, maxPR, maxFile := 0.0, 0.0, 0.0
+	for i, f := range c.items {
+		maxPR = max(maxPR, pr[i])
+		maxLex = max(maxLex, c.lexical[f.ref.Key])
+	}
+	for _, s := range c.files {
+		maxFile = max(maxFile, s)
+	}
+	scaled := func(x, top float64) float64 {
+		if top == 0 {
+			return 0
+		}
+		return x / top
+	}
+	for i, f := range c.items {
+		s := scaled(c.lexical[f.ref.Key], maxLex) + graphWeight*scaled(pr[i], maxPR) + fileWeight*scaled(c.files[f.rec.SourcePath], maxFile)
+		if f.focus >= 0 && maxLex == 0 {
+			s++ // an exact focus leads its own capsule
+		}
+		f.score = round3(s)
+	}
+	c.sortByScore()
+	c.decayDocuments()
+	c.sortByScore()
+}
+
+// round3 rounds a score to three decimals: stable across platforms' float sums.
+func round3(s float64) float64 { return math.Round(s*1000) / 1000 }
+
+// proximity is each item's personalized PageRank over the edges the traversal met, followed
+// both ways in proportion to their category's weight (walkWeight), restarting at the focus
+// nodes in proportion to their focus scores. A node reached from several focus nodes, or along
+// several paths, outranks one reached once.
+func (c *collection) proximity() []float64 {
+	n := len(c.items)
 	pos := make(map[int64]int, n)
 	for i, f := range c.items {
 		pos[f.ref.Key] = i
 	}
-	// The walk follows each edge in both directions, in proportion to its category's weight.
 	type arc struct {
 		to int
 		w  float64
@@ -66,24 +95,19 @@ func (c *collection) rank(lexical map[int64]float64) {
 		adj[a], adj[b] = append(adj[a], arc{b, w}), append(adj[b], arc{a, w})
 		weightSum[a], weightSum[b] = weightSum[a]+w, weightSum[b]+w
 	}
+	// Only the focus restarts the walk: an exact focus, or an ID word of the task, with
+	// weight 1; a lexical focus with its score.
 	restart := make([]float64, n)
 	total := 0.0
 	for i, f := range c.items {
-		w := lexical[f.ref.Key]
-		if f.focus >= 0 && w == 0 {
-			w = 1 // an exact focus, or an ID word of the task
-		}
 		if f.focus < 0 {
-			w = 0 // only the focus restarts the walk; lexical scores of others count below
+			continue
 		}
-		restart[i] = w
-		total += w
-	}
-	if total == 0 {
-		for i := range restart {
+		restart[i] = c.lexical[f.ref.Key]
+		if restart[i] == 0 {
 			restart[i] = 1
 		}
-		total = float64(n)
+		total += restart[i]
 	}
 	for i := range restart {
 		restart[i] /= total
@@ -106,72 +130,44 @@ func (c *collection) rank(lexical map[int64]float64) {
 		}
 		pr, next = next, pr
 	}
-	maxLex, maxPR := 0.0, 0.0
-	for i, f := range c.items {
-		maxPR = max(maxPR, pr[i])
-		maxLex = max(maxLex, lexical[f.ref.Key])
-	}
-	base := make([]float64, n)
-	for i, f := range c.items {
-		if maxLex > 0 {
-			base[i] += lexical[f.ref.Key] / maxLex
-		}
-		if maxPR > 0 {
-			base[i] += graphWeight * pr[i] / maxPR
-		}
-		if f.focus >= 0 && maxLex == 0 {
-			base[i] += 1 // an exact focus leads its own capsule
-		}
-	}
-	// Files are what an engineer reads: a node borrows part of its file's relevance to the
-	// task (fileCoverage), so that evidence gathers in the files that matter.
-	maxFile := 0.0
-	for _, s := range c.files {
-		maxFile = max(maxFile, s)
-	}
-	for i, f := range c.items {
-		s := base[i]
-		if maxFile > 0 {
-			s += fileWeight * c.files[f.file] / maxFile
-		}
-		f.score = math.Round(s*1000) / 1000 // three decimals: stable across platforms' float sums
-	}
-	c.sortByScore()
-	// Documents are long and hold many of any task's words, so they crowd the top; an
-	// engineer reads a few. Each further document counts for half the one before it.
-	// A copy of a document already counted (a generated page beside its source: same title,
-	// nearly the same length) is read with it, so it takes that document's factor.
-	read := 0                        // documents counted so far
+	return pr
+}
+
+// decayDocuments multiplies the k-th document's score, in rank order, by documentDecay^k:
+// documents are long and hold many of any task's words, so they crowd the top, and an
+// engineer reads a few. A copy of a document already counted (a generated page beside its
+// source: the same title, nearly the same length) is read with it and takes its factor.
+func (c *collection) decayDocuments() {
+	counted := 0                     // documents counted so far
 	byTitle := map[string][]*found{} // counted documents by lowercase title
 	slot := map[*found]int{}         // each counted document's place
 	for _, f := range c.items {
-		if strings.HasPrefix(f.ref.ID, graph.CodePrefix) {
+		if !isDocument(f) {
 			continue
 		}
-		title := strings.ToLower(f.title)
-		n := read
+		title := strings.ToLower(f.rec.Title)
+		k := counted
 		for _, d := range byTitle[title] {
 			if sameDocument(d, f) {
-				n = slot[d]
+				k = slot[d]
 				break
 			}
 		}
-		f.score = math.Round(f.score*math.Pow(documentDecay, float64(n))*1000) / 1000
-		if n == read {
-			slot[f], byTitle[title] = read, append(byTitle[title], f)
-			read++
+		f.score = round3(f.score * math.Pow(documentDecay, float64(k)))
+		if k == counted {
+			slot[f], byTitle[title] = counted, append(byTitle[title], f)
+			counted++
 		}
 	}
-	c.sortByScore()
 }
 
 // sameDocument reports whether two documents are copies of one text: equal titles and
 // lengths within a tenth of each other.
 func sameDocument(a, b *found) bool {
-	if a.title == "" || !strings.EqualFold(a.title, b.title) {
+	if a.rec.Title == "" || !strings.EqualFold(a.rec.Title, b.rec.Title) {
 		return false
 	}
-	long, short := max(a.bodyChars, b.bodyChars), min(a.bodyChars, b.bodyChars)
+	long, short := max(a.rec.BodyChars, b.rec.BodyChars), min(a.rec.BodyChars, b.rec.BodyChars)
 	return float64(short) >= 0.9*float64(long)
 }
 
@@ -192,9 +188,10 @@ func (c *collection) sortByScore() {
 }
 
 // walkWeight is how strongly the ranking walk follows an edge of a category: execution,
-// implementation and evidence (calls, implements, tested_by) bind most; dependencies and data
-// (types used, variables read) less; a document's mention or link and containment (a file
-// defines everything in it) least, so that a hub does not pass its rank to all it touches.
+// implementation and evidence (calls, implements, tested_by, documents) bind most;
+// dependencies and data (types used, variables read) less; context and unclassified relations
+// (links between documents) less again; structure least (a file defines everything in it, a
+// package contains every file), so that a hub does not pass its rank to all it touches.
 func walkWeight(category string) float64 {
 	switch category {
 	case Execution, Implementation, Evidence:
