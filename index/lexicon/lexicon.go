@@ -25,20 +25,40 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // parts, stemmed; for a word its stem. Parts of one letter are dropped, except that a
 // one-letter token is kept as it is.
 func Analyze(token string) []Term {
-	parts := Split(token)
-	if len(parts) == 0 {
-		return nil
-	}
-	if len(parts) == 1 {
-		return []Term{{Text: Stem(parts[0])}}
-	}
-	out := []Term{{Text: strings.Join(parts, ""), Whole: true}}
-	for _, p := range parts {
-		if utf8.RuneCountInString(p) > 1 {
-			out = append(out, Term{Text: Stem(p)})
-		}
-	}
+	var out []Term
+	analyze(token, func(t string, whole bool) { out = append(out, Term{Text: t, Whole: whole}) })
 	return out
+}
+
+// analyze calls fn with the terms of one token, as Analyze lists them.
+func analyze(token string, fn func(term string, whole bool)) {
+	var first string
+	n := 0
+	var whole strings.Builder
+	eachPart(token, func(part string) {
+		n++
+		if n == 1 {
+			first = part
+			return
+		}
+		if n == 2 {
+			whole.WriteString(first)
+		}
+		whole.WriteString(part)
+	})
+	switch n {
+	case 0:
+		return
+	case 1:
+		fn(Stem(first), false)
+		return
+	}
+	fn(whole.String(), true)
+	eachPart(token, func(part string) {
+		if utf8.RuneCountInString(part) > 1 {
+			fn(Stem(part), false)
+		}
+	})
 }
 
 // Split breaks a token into lowercase parts at underscores, at lower-to-upper case changes
@@ -47,51 +67,44 @@ func Analyze(token string) []Term {
 // 64, encode). A token of one plain word is one part.
 func Split(token string) []string {
 	var parts []string
-	rs := []rune(token)
-	start := 0
-	flush := func(end int) {
-		if end > start {
-			parts = append(parts, strings.ToLower(string(rs[start:end])))
-		}
-		start = end
-	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		if r == '_' {
-			flush(i)
-			start = i + 1
-			continue
-		}
-		if i == start {
-			continue
-		}
-		prev := rs[i-1]
-		switch {
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			flush(i)
-		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i)
-		case unicode.IsDigit(r) != unicode.IsDigit(prev) && prev != '_':
-			flush(i)
-		}
-	}
-	flush(len(rs))
+	eachPart(token, func(part string) { parts = append(parts, part) })
 	return parts
+}
+
+// eachPart calls fn with each part of a token in order, lowercased: Split's rule, without
+// building a list (a plain lowercase word is passed as it is, with no copy).
+func eachPart(token string, fn func(part string)) {
+	start := 0 // byte offset of the current part
+	var prev rune
+	for i := 0; i < len(token); {
+		r, size := utf8.DecodeRuneInString(token[i:])
+		if r == '_' {
+			if i > start {
+				fn(strings.ToLower(token[start:i]))
+			}
+			start, prev, i = i+size, r, i+size
+			continue
+		}
+		if i > start {
+			next, _ := utf8.DecodeRuneInString(token[i+size:])
+			switch {
+			case unicode.IsUpper(r) && unicode.IsLower(prev),
+				unicode.IsUpper(r) && unicode.IsUpper(prev) && i+size < len(token) && unicode.IsLower(next),
+				unicode.IsDigit(r) != unicode.IsDigit(prev):
+				fn(strings.ToLower(token[start:i]))
+				start = i
+			}
+		}
+		prev, i = r, i+size
+	}
+	if start < len(token) {
+		fn(strings.ToLower(token[start:]))
+	}
 }
 
 // Text is the analyzed form of a text for the full-text index: every term of every token,
 // separated by spaces.
-func Text(text string) string {
-	var b strings.Builder
-	b.Grow(len(text) + len(text)/4)
-	Terms(text, func(t string) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
-	})
-	return b.String()
-}
+func Text(text string) string { return (&Analyzer{}).Text(text) }
 
 // Names is the analyzed form of a name column: each token whole and lowercase, neither split
 // nor stemmed, so a match there is a match of the exact name.
@@ -184,113 +197,48 @@ var stopwords = func() map[string]bool {
 }()
 
 // Terms calls fn with every term of text, as Text would list them, without building the
-// text: the focus ranking reads whole documents for a handful of terms, and allocation
-// dominated. fn must not keep its argument past the call.
+// text. fn must not keep its argument past the call.
 func Terms(text string, fn func(term string)) {
-	var buf []byte
-	tokens(text, func(tok string, ascii bool) {
-		if !ascii {
-			for _, t := range Analyze(tok) {
-				fn(t.Text)
-			}
-			return
-		}
-		buf = asciiTerms(buf, tok, fn)
-	})
+	tokens(text, func(tok string) { analyze(tok, func(t string, _ bool) { fn(t) }) })
 }
 
-// tokens calls fn with each token of text (a run of letters, digits and underscores), and
-// whether it is all ASCII.
-func tokens(text string, fn func(tok string, ascii bool)) {
-	i := 0
-	for i < len(text) {
-		c := text[i]
-		if c < 0x80 && !isASCIIWord(c) {
-			i++
-			continue
+// tokens calls fn with each token of text: a run of letters, digits and underscores. ASCII,
+// most of any source, is classified without decoding.
+func tokens(text string, fn func(tok string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		word, size := true, 1
+		if c := text[i]; c < utf8.RuneSelf {
+			word = isASCIIWord(c)
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			word = isWordRune(r)
 		}
-		j, ascii := i, true
-		for j < len(text) {
-			if text[j] < 0x80 {
-				if !isASCIIWord(text[j]) {
-					break
-				}
-				j++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(text[j:])
-			if !isWordRune(r) {
-				break
-			}
-			ascii = false
-			j += size
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			fn(text[start:i])
+			start = -1
 		}
-		if j == i { // a non-ASCII character that is not a word character
-			_, size := utf8.DecodeRuneInString(text[i:])
-			i += size
-			continue
-		}
-		fn(text[i:j], ascii)
-		i = j
+		i += size
+	}
+	if start >= 0 {
+		fn(text[start:])
 	}
 }
 
-// asciiTerms emits the terms of an ASCII token as Analyze would, splitting it as Split does
-// into buf (returned for reuse).
-func asciiTerms(buf []byte, tok string, fn func(string)) []byte {
-	var parts [16][2]int // part boundaries in buf
-	buf = buf[:0]
-	np, start := 0, 0
-	flush := func() {
-		if len(buf) > start && np < len(parts) {
-			parts[np] = [2]int{start, len(buf)}
-			np++
-		}
-		start = len(buf)
-	}
-	for k := 0; k < len(tok); k++ {
-		ch := tok[k]
-		if ch == '_' {
-			flush()
-			continue
-		}
-		if k > 0 && len(buf) > start {
-			prev := tok[k-1]
-			switch {
-			case isUpper(ch) && isLower(prev):
-				flush()
-			case isUpper(ch) && isUpper(prev) && k+1 < len(tok) && isLower(tok[k+1]):
-				flush()
-			case isDigit(ch) != isDigit(prev) && prev != '_':
-				flush()
-			}
-		}
-		if isUpper(ch) {
-			ch += 'a' - 'A'
-		}
-		buf = append(buf, ch)
-	}
-	flush()
-	switch {
-	case np == 0:
-	case np == 1:
-		fn(Stem(string(buf[parts[0][0]:parts[0][1]])))
-	default:
-		fn(string(buf))
-		for _, p := range parts[:np] {
-			if p[1]-p[0] > 1 {
-				fn(Stem(string(buf[p[0]:p[1]])))
-			}
-		}
-	}
-	return buf
+func isASCIIWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // Analyzer is Text with a memory: it keeps each distinct token's terms, since prose repeats
-// its words and an index build analyzes every body. It is not safe for concurrent use.
+// its words and an index build analyzes every body (on go-sdk's design notes and two large
+// files, 112 MB/s against 66 without; docs/benchmarks.md). It is not safe for concurrent use;
+// the zero Analyzer remembers nothing.
 type Analyzer struct {
 	cache map[string][]string
-	buf   []byte
 	terms []string
 }
 
@@ -310,7 +258,7 @@ func (a *Analyzer) Text(text string) string {
 		}
 		b.WriteString(t)
 	}
-	tokens(text, func(tok string, ascii bool) {
+	tokens(text, func(tok string) {
 		if ts, ok := a.cache[tok]; ok {
 			for _, t := range ts {
 				write(t)
@@ -318,24 +266,13 @@ func (a *Analyzer) Text(text string) string {
 			return
 		}
 		a.terms = a.terms[:0]
-		if ascii {
-			a.buf = asciiTerms(a.buf, tok, func(t string) { a.terms = append(a.terms, t) })
-		} else {
-			for _, t := range Analyze(tok) {
-				a.terms = append(a.terms, t.Text)
-			}
-		}
+		analyze(tok, func(t string, _ bool) { a.terms = append(a.terms, t) })
 		for _, t := range a.terms {
 			write(t)
 		}
-		if len(a.cache) < maxCachedTokens {
+		if a.cache != nil && len(a.cache) < maxCachedTokens {
 			a.cache[strings.Clone(tok)] = slices.Clone(a.terms)
 		}
 	})
 	return b.String()
 }
-
-func isASCIIWord(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) || c == '_' }
-func isLower(c byte) bool     { return c >= 'a' && c <= 'z' }
-func isUpper(c byte) bool     { return c >= 'A' && c <= 'Z' }
-func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
