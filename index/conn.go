@@ -42,21 +42,13 @@ func openRead(ctx context.Context, path string) (*sqlite.Conn, error) {
 	}
 	conn.SetInterrupt(ctx.Done())
 	// Ranking many matches sorts them; in memory that costs no temporary-file system calls.
-	// A worker keeps one snapshot per generation and asks it many questions: a page cache of
-	// readCacheMiB keeps a large index's hot pages (full-text segments, the edge indexes)
-	// from being read again on every call.
-	for _, p := range []string{"PRAGMA temp_store = MEMORY", fmt.Sprintf("PRAGMA cache_size = -%d", readCacheMiB*1024)} {
-		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("configure index %s: %w", path, err)
-		}
+	// (A 32 MiB page cache instead of the default 2 MiB measured no faster: docs/benchmarks.md.)
+	if err := sqlitex.ExecuteTransient(conn, "PRAGMA temp_store = MEMORY", nil); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("configure index %s: %w", path, err)
 	}
 	return conn, nil
 }
-
-// readCacheMiB is the page cache of a read connection (SQLite's default is 2 MiB). Pages are
-// allocated only as they are read, so a small index costs no more.
-const readCacheMiB = 32
 
 // beginBuild starts the one transaction of a build and returns its commit. There is no
 // rollback: a build writes a private file that is discarded on any error, and a connection
