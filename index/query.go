@@ -387,7 +387,7 @@ func nameGroup(n NodeSummary) int {
 		return 2
 	case n.Family != golang.Family:
 		return 3
-	case strings.HasSuffix(n.SourcePath, "_test.go"):
+	case golang.IsTestFile(n.SourcePath):
 		return 1
 	}
 	return 0

@@ -24,6 +24,10 @@ func DeclName(id string) (pkg, name string, ok bool) {
 	return strings.Cut(rest[strings.LastIndexByte(rest, '/')+1:], ".")
 }
 
+// IsTestFile reports whether a Go file's path or name is a test file's (the go tool's
+// _test.go rule).
+func IsTestFile(path string) bool { return strings.HasSuffix(path, "_test.go") }
+
 // FileID names a file node: the package ID, a slash, the file's base name.
 func FileID(importPath, base string) string { return PackageID(importPath) + "/" + base }
 
@@ -64,7 +68,7 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 	}
 	// An external test package (package foo_test) has its own namespace.
 	declPath := importPath
-	if strings.HasSuffix(f.Package, "_test") && strings.HasSuffix(rel, "_test.go") {
+	if strings.HasSuffix(f.Package, "_test") && IsTestFile(rel) {
 		declPath = importPath + "_test"
 	}
 	var fileRefs []graph.Edge
@@ -76,7 +80,7 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 		seenImport[imp.Path] = true
 		fileRefs = append(fileRefs, graph.Edge{Source: fileID, Relation: RelImports, Target: PackageID(imp.Path)})
 	}
-	isTestFile := strings.HasSuffix(base, "_test.go")
+	isTestFile := IsTestFile(base)
 	inits := 0
 	var decls []graph.Node
 	var declRefs []graph.Edge

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/lexicon"
 )
 
@@ -74,7 +75,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 			score += idf[t] * w
 		}
 		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(h.CodeTerms))/1000)
-		if kind != KindTest && strings.HasSuffix(h.SourcePath, "_test.go") {
+		if kind != KindTest && golang.IsTestFile(h.SourcePath) {
 			score *= testWeight // a test tells what the code does; the code is what the task is about
 		}
 		if hits[i].Match == "id" {
