@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -21,12 +22,10 @@ func docCodeProject(t *testing.T) (*project.Descriptor, string) {
 	t.Helper()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		"docforge.toml": "schema_version = 1\n[project]\nid = \"dc\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
-			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n[sources.links]\n" +
-			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\", \"documents\", \"depends_on\"]\n[families.docs]\nkinds = [\"page\"]\n",
-		"go.mod":       "module example.com/dc\n",
-		"store/wal.go": "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// WithReadOnly sets read-only mode.\nfunc (b *Builder) WithReadOnly() *Builder { return b }\n\n// Open opens.\nfunc Open() {}\n",
-		"net/conn.go":  "package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Dial() { Open() }\n",
+		"docforge.toml": fixture.GoModuleDescriptor("dc", true),
+		"go.mod":        "module example.com/dc\n",
+		"store/wal.go":  "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// WithReadOnly sets read-only mode.\nfunc (b *Builder) WithReadOnly() *Builder { return b }\n\n// Open opens.\nfunc Open() {}\n",
+		"net/conn.go":   "package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Dial() { Open() }\n",
 		"docs/design.md": "# Design\n\nThe log lives in [the WAL code](../store/wal.go) and the [store package](../store).\n" +
 			"Call `Builder.WithReadOnly` for replicas, and `net.Dial()` to connect.\n" +
 			"`Open` is ambiguous; a `plainword` in backticks is prose.\n\n```go\n`Dial` in a fence is not a mention\n```\n",

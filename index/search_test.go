@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 )
 
 // searchProject is a small Go module with a document: a declaration, its tests and a caller
@@ -14,10 +15,8 @@ func searchProject(t *testing.T) *index.Snapshot {
 	t.Helper()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		"docforge.toml": "schema_version = 1\n[project]\nid = \"s\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
-			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n" +
-			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\"]\n[families.docs]\nkinds = [\"page\"]\n",
-		"go.mod": "module example.com/s\n",
+		"docforge.toml": fixture.GoModuleDescriptor("s", true),
+		"go.mod":        "module example.com/s\n",
 		"issues/issues.go": "package issues\n\n// ListIssues lists the issues of a repository.\nfunc ListIssues() {}\n\n" +
 			"// Handler serves requests; it calls ListIssues on every page.\nfunc Handler() { ListIssues() }\n\n" +
 			"// GetDiscussionComments returns comments.\nfunc GetDiscussionComments() {}\n\n" +

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 )
 
 // Evidence quotes a source file only while it is the one the generation was indexed from, and
@@ -17,7 +18,7 @@ func TestSourceFileIsTheGenerationsOwn(t *testing.T) {
 	root := t.TempDir()
 	src := "package p\n\n// F is quoted.\nfunc F() {}\n"
 	writeFiles(t, root, map[string]string{
-		"docforge.toml": "schema_version = 1\n[project]\nid = \"sf\"\n[sources]\ncode_roots = [\".\"]\n[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\"]\n",
+		"docforge.toml": fixture.GoModuleDescriptor("sf", false),
 		"go.mod":        "module example.com/sf\n",
 		"p/p.go":        src,
 		"notes.txt":     "not a source\n",

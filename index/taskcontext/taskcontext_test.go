@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/taskcontext"
@@ -491,8 +492,7 @@ func TestCeilingsAndGaps(t *testing.T) {
 // which calls parse; the focus is parse, which no test calls directly.
 func TestTestKindReachesTestsThroughCallers(t *testing.T) {
 	snap, _ := syncProject(t, map[string]string{
-		"docforge.toml": "schema_version = 1\n[project]\nid = \"tk\"\n[sources]\ncode_roots = [\".\"]\n" +
-			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"depends_on\"]\n",
+		"docforge.toml":       fixture.GoModuleDescriptor("tk", false),
 		"go.mod":              "module example.com/tk\n",
 		"p/p.go":              "package p\n\nfunc parse() {}\n\n// Handle handles.\nfunc Handle() { parse() }\n",
 		"p/p_test.go":         "package p\n\nimport \"testing\"\n\nfunc TestHandle(t *testing.T) { Handle() }\n",
@@ -559,12 +559,10 @@ func TestLexicalTerms(t *testing.T) {
 // once the file changes behind the generation, the item says so and quotes nothing.
 func TestEvidenceContent(t *testing.T) {
 	snap, root := syncProject(t, map[string]string{
-		"docforge.toml": "schema_version = 1\n[project]\nid = \"ec\"\n[sources]\ncontent_roots = [\"docs\"]\ncode_roots = [\".\"]\n" +
-			"[sources.defaults]\nid = \"path\"\nkind = \"page\"\nfamily = \"docs\"\n[sources.links]\n" +
-			"[relations]\nallowed = [\"calls\", \"contains\", \"defines\", \"imports\", \"tested_by\", \"relates_to\", \"documents\"]\n[families.docs]\nkinds = [\"page\"]\n",
-		"go.mod":    "module example.com/ec\n",
-		"w/wal.go":  "package w\n\n// Replay reads the log back.\nfunc Replay(from int,\n\tto int) error {\n\treturn nil\n}\n",
-		"docs/d.md": "# Design\n\n## Intro\n\nNothing here.\n\n## Recovery\n\nOn start the log is replayed: see `w.Replay`.\n",
+		"docforge.toml": fixture.GoModuleDescriptor("ec", true),
+		"go.mod":        "module example.com/ec\n",
+		"w/wal.go":      "package w\n\n// Replay reads the log back.\nfunc Replay(from int,\n\tto int) error {\n\treturn nil\n}\n",
+		"docs/d.md":     "# Design\n\n## Intro\n\nNothing here.\n\n## Recovery\n\nOn start the log is replayed: see `w.Replay`.\n",
 	})
 	c := build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "replay the log on recovery", FocusNodeID: "go:example.com/ec/w.Replay"})
 	byID := map[string]taskcontext.Item{}
