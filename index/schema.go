@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 8 // 8: analyzed full-text terms (index/lexicon), name and code columns, end_line, code terms
+const SchemaVersion = 9 // 8: analyzed full-text terms (index/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l
 
 // Adapter names the built-in extraction that produced the graph. The Go adapter (a later
 // addition) will extend the version; an index built by another adapter version is rebuilt.

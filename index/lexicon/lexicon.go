@@ -129,8 +129,13 @@ func Stem(w string) string {
 		return w
 	}
 	s := inflection(w)
-	// A final e goes too, so that "change", "changed" and "changing" meet at "chang".
-	if len(s) > 4 && s[len(s)-1] == 'e' && s[len(s)-2] != 'e' {
+	// A final e goes too, so that "change", "changed" and "changing" meet at "chang"; and
+	// one l of a final double l, so that British "cancelled" meets "cancel" (and
+	// "installed" meets "install" at "instal").
+	switch {
+	case len(s) > 4 && s[len(s)-1] == 'e' && s[len(s)-2] != 'e':
+		s = s[:len(s)-1]
+	case len(s) > 4 && strings.HasSuffix(s, "ll"):
 		s = s[:len(s)-1]
 	}
 	return s

@@ -35,6 +35,8 @@ func TestStem(t *testing.T) {
 		{"stop", "stopped", "stopping"},
 		{"coalesce", "coalesced"},
 		{"call", "called", "calls"},
+		{"cancel", "cancelled", "canceled", "cancels", "cancelling"},
+		{"install", "installed", "installs", "installing"},
 	}
 	for _, group := range same {
 		for _, w := range group[1:] {

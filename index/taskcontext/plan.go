@@ -182,6 +182,7 @@ func recipe(kind string) []traversal {
 		steps = []traversal{
 			{incoming, []string{Structure, Evidence}, 2, "what contains, owns, governs or documents it"},
 			{outgoing, []string{Structure, Evidence, Context}, 1, "what it contains, owns or governs"},
+			{outgoing, []string{Execution}, 1, "what it hands the work to: the code that decides may be one call away"},
 		}
 	case KindTest:
 		steps = []traversal{
