@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +22,9 @@ type live struct {
 
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
+	// repaired is the failure of the watch that the last rebuild of it repaired, until a call
+	// has said so in its warnings.
+	repaired atomic.Pointer[string]
 }
 
 type held struct {
@@ -36,6 +41,17 @@ type Stats struct {
 	BackgroundSyncs int64 `json:"background_syncs"`
 	WalksSkipped    int64 `json:"walks_skipped"`
 	MaxConcurrent   int64 `json:"max_concurrent_syncs"`
+	// Watch sums the source watches of the service's bindings: failures and repairs, the
+	// worst state ("off" over "failed" over "ok"; "" before any call) and the last error.
+	Watch WatchHealth `json:"watch"`
+}
+
+// repairNotice returns, once, the warning that the watch was repaired.
+func (l *live) repairNotice() (string, bool) {
+	if m := l.repaired.Swap(nil); m != nil {
+		return *m, true
+	}
+	return "", false
 }
 
 type counters struct {
@@ -44,8 +60,26 @@ type counters struct {
 
 // Stats returns the counters.
 func (s *Service) Stats() Stats {
-	return Stats{Calls: s.stats.calls.Load(), Syncs: s.stats.syncs.Load(), BackgroundSyncs: s.stats.background.Load(),
+	st := Stats{Calls: s.stats.calls.Load(), Syncs: s.stats.syncs.Load(), BackgroundSyncs: s.stats.background.Load(),
 		WalksSkipped: s.stats.walksSkipped.Load(), MaxConcurrent: s.stats.maxInflight.Load()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rank := map[string]int{"": 0, "ok": 1, "failed": 2, "off": 3}
+	for _, l := range s.lives {
+		h := WatchHealth{State: "off"}
+		if l.watch != nil {
+			h = l.watch.healthNow()
+		}
+		st.Watch.Failures += h.Failures
+		st.Watch.Repairs += h.Repairs
+		if h.LastError != "" {
+			st.Watch.LastError = h.LastError
+		}
+		if rank[h.State] > rank[st.Watch.State] {
+			st.Watch.State = h.State
+		}
+	}
+	return st
 }
 
 // debounce is how long a background rebuild waits after the first change it was told of, so
@@ -65,6 +99,10 @@ func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
 	if s.watch {
 		if w, err := startWatch(d, func() { s.schedule(l) }); err == nil {
 			l.watch = w
+		} else {
+			// Every call walks the tree; say why where 'docforge status' looks.
+			writeWatchHealth(d.StatePath(filepath.FromSlash(WatchHealthFile)),
+				WatchHealth{State: "off", LastError: err.Error(), At: time.Now().UTC().Format(time.RFC3339)})
 		}
 	}
 	s.lives[key] = l
@@ -84,7 +122,11 @@ func (s *Service) current(ctx context.Context, l *live, d *project.Descriptor) *
 func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor, rebuild bool) (*index.Result, error) {
 	var from int64
 	if l.watch != nil {
-		from = l.watch.beginSync()
+		var repaired error
+		if from, repaired = l.watch.beginSync(ctx); repaired != nil {
+			msg := fmt.Sprintf("the source watch failed (%v) and was rebuilt; this answer comes from a full walk of the sources, so no change was missed", repaired)
+			l.repaired.Store(&msg)
+		}
 	}
 	n := s.stats.inflight.Add(1)
 	for m := s.stats.maxInflight.Load(); n > m && !s.stats.maxInflight.CompareAndSwap(m, n); m = s.stats.maxInflight.Load() {

@@ -118,7 +118,8 @@ func ViewerToProto(v ViewerStatus) *docforgev2.ViewerInfo {
 
 // StatsToProto converts a service's counters for the wire.
 func StatsToProto(st Stats) *docforgev2.WorkerStats {
-	return &docforgev2.WorkerStats{Calls: st.Calls, Syncs: st.Syncs, BackgroundSyncs: st.BackgroundSyncs, WalksSkipped: st.WalksSkipped, MaxConcurrentSyncs: st.MaxConcurrent}
+	return &docforgev2.WorkerStats{Calls: st.Calls, Syncs: st.Syncs, BackgroundSyncs: st.BackgroundSyncs, WalksSkipped: st.WalksSkipped, MaxConcurrentSyncs: st.MaxConcurrent,
+		WatchFailures: st.Watch.Failures, WatchRepairs: st.Watch.Repairs, WatchState: st.Watch.State, WatchLastError: st.Watch.LastError}
 }
 
 // SignatureToProto converts an index signature for the wire.

@@ -185,6 +185,11 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	start := time.Now()
 	l := c.svc.liveFor(c.b, c.d)
+	defer func() {
+		if msg, ok := l.repairNotice(); ok {
+			c.env.Warnings = append(c.env.Warnings, msg)
+		}
+	}()
 	trust := !rebuild && !explicit
 	if trust && c.fast(l, start) {
 		return nil

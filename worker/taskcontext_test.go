@@ -14,24 +14,6 @@ import (
 	"github.com/docforge/docforge/worker"
 )
 
-// exampleCopy copies the bundled example project's sources into a temporary directory.
-func exampleCopy(t *testing.T, edit func(root string)) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
-		t.Fatal(err)
-	}
-	for _, derived := range []string{".docforge", "site"} {
-		if err := os.RemoveAll(filepath.Join(root, derived)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if edit != nil {
-		edit(root)
-	}
-	return root
-}
-
 func newService(t *testing.T, opts ...worker.Option) *worker.Service {
 	t.Helper()
 	impl, err := index.CurrentImplementation()
@@ -100,7 +82,7 @@ func callTool[R any](t *testing.T, svc *worker.Service, b worker.Binding, tool s
 // Paging with a small limit reassembles exactly the unpaged stream, and every page carries
 // the same four hashes.
 func TestTaskContextPagesReassembleTheStream(t *testing.T) {
-	root := exampleCopy(t, nil)
+	root := worker.CopyExample(t, nil)
 	svc := newService(t)
 	b := worker.Binding{ProjectRoot: root}
 	args := map[string]any{"kind": "change", "task": "reorder late events in the store", "budget": 20000}
@@ -142,7 +124,7 @@ func TestTaskContextPagesReassembleTheStream(t *testing.T) {
 // An item larger than a whole response advances exactly once as a hash-identified
 // response_limit omission, and the page says so in its own gaps.
 func TestTaskContextResponseLimitOmission(t *testing.T) {
-	root := exampleCopy(t, func(root string) {
+	root := worker.CopyExample(t, func(root string) {
 		desc := filepath.Join(root, "docforge.toml")
 		data, err := os.ReadFile(desc)
 		if err != nil {
@@ -201,7 +183,7 @@ func TestTaskContextResponseLimitOmission(t *testing.T) {
 // A cursor is stale after an edit (new generation), under another effective policy, and for
 // another request; a tampered cursor is invalid.
 func TestTaskContextStaleCursor(t *testing.T) {
-	root := exampleCopy(t, nil)
+	root := worker.CopyExample(t, nil)
 	svc := newService(t)
 	b := worker.Binding{ProjectRoot: root}
 	args := map[string]any{"kind": "change", "task": "reorder late events", "limit": 2}
@@ -242,7 +224,7 @@ func TestTaskContextStaleCursor(t *testing.T) {
 // A server with a custom context provider answers docforge_get_context from it and refuses
 // the task planner without synchronizing anything.
 func TestCustomContextProviderHasNoTaskPlanner(t *testing.T) {
-	root := exampleCopy(t, nil)
+	root := worker.CopyExample(t, nil)
 	asked := 0
 	provider := func(ctx context.Context, snap *index.Snapshot, req worker.ContextRequest) ([]worker.ContextSelection, error) {
 		asked++
@@ -272,7 +254,7 @@ func TestCustomContextProviderHasNoTaskPlanner(t *testing.T) {
 // gaps, evidence and omissions, at a small, a middle and the default budget, with and without
 // diagnostics in the envelope.
 func TestTaskContextBudgetCoversTheWholeResponse(t *testing.T) {
-	root := exampleCopy(t, nil)
+	root := worker.CopyExample(t, nil)
 	svc := newService(t)
 	for _, diagnostics := range []bool{false, true} {
 		b := worker.Binding{ProjectRoot: root, Diagnostics: diagnostics}

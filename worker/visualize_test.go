@@ -43,7 +43,7 @@ func visualize(t *testing.T, svc *worker.Service, b worker.Binding, args string)
 // Bad arguments are refused before any viewer starts, each with its code.
 func TestVisualizeArguments(t *testing.T) {
 	needPage(t)
-	root := exampleCopy(t, nil)
+	root := worker.CopyExample(t, nil)
 	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
 	svc := longLived(t)
 	for _, tc := range []struct {
@@ -90,7 +90,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal("playwright-core is not installed: run 'make ui' (make test does)")
 	}
 	// arch.api confirmed arch.store as it never was: its relations to it are suspect.
-	root := exampleCopy(t, func(root string) {
+	root := worker.CopyExample(t, func(root string) {
 		stampFrontMatter(t, filepath.Join(root, "docs", "architecture", "api.md"), `"arch.store" = "sha256:`+strings.Repeat("0", 64)+`"`)
 	})
 	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}

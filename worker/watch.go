@@ -2,11 +2,14 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/safefile"
 )
 
 // watch tells whether any source of one project may have changed since the last sync that
@@ -25,10 +29,22 @@ import (
 // A barrier closes that gap: it creates a uniquely named file in a watched directory and waits
 // for its event. One inotify queue delivers events in order, so once the barrier's event has
 // arrived, every change completed before the call has been seen.
+//
+// Folders come and go under it (a rename, git checkout, a root deleted and made again), and
+// fsnotify drops the watch of a folder that moves. So any event on a folder, or on a folder
+// between the project root and a root, marks the tree for a rescan: before the next sync
+// reads the sources, every directory is watched again, after a barrier has let fsnotify
+// settle the events that came before. A watch that failed (a queue overflow lost events) is
+// rebuilt the same way, and the sync's full walk covers what it missed.
 type watch struct {
 	w          *fsnotify.Watcher
 	barrierDir string
+	root       string
 	roots      []string // absolute content and code roots, watched with all their directories
+	// ancestors are the directories between the project root and each root: watched (not
+	// recursively) so that a root's removal and re-creation are seen.
+	ancestors map[string]bool
+	health    string // the file 'docforge status' reads the watch's health from
 
 	mu sync.Mutex
 	// changes counts source events; proven is the count a finished sync started from, so the
@@ -40,7 +56,31 @@ type watch struct {
 	waiting         map[string]chan struct{}
 	failed          error  // the watch broke (overflow, watch limit): callers fall back to the walk
 	changed         func() // told of every source event (outside the lock), to schedule a rebuild
+	// dirs are the directories added so far; a rename or removal of one marks rescan.
+	dirs   map[string]bool
+	rescan bool
+	// failures counts the times the watch broke, repairs the rebuilds that followed; lastErr
+	// is the last failure.
+	failures, repairs int64
+	lastErr           string
 }
+
+// WatchHealth is what the watch reports of itself: in the worker's stats, and in a file of
+// the state directory that 'docforge status' reads.
+type WatchHealth struct {
+	// State is "ok", "failed" (events may have been lost; the next sync walks and rebuilds
+	// the watch) or "off" (it could not start: every call walks the tree).
+	State     string `json:"state"`
+	Failures  int64  `json:"failures"`
+	Repairs   int64  `json:"repairs"`
+	LastError string `json:"last_error,omitempty"`
+	// At is when the state last changed (RFC 3339).
+	At string `json:"at"`
+}
+
+// WatchHealthFile is the watch's health file, relative to the state directory.
+const WatchHealthFile = "watch-health.json" // beside the barrier folder, whose files are barriers
+
 
 // barrierPrefix names barrier files; they live in the state directory.
 const barrierPrefix = "barrier-"
@@ -50,29 +90,51 @@ func startWatch(d *project.Descriptor, changed func()) (*watch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
-	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), proven: -1, waiting: map[string]chan struct{}{}, changed: changed}
+	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), root: d.Root, proven: -1, waiting: map[string]chan struct{}{}, changed: changed,
+		ancestors: map[string]bool{}, dirs: map[string]bool{}, health: d.StatePath(filepath.FromSlash(WatchHealthFile))}
 	if err := os.MkdirAll(wt.barrierDir, 0o755); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
-	// The project root itself only for docforge.toml; the roots with every directory below.
-	for _, dir := range []string{d.Root, wt.barrierDir} {
-		if err := fw.Add(dir); err != nil {
-			fw.Close()
-			return nil, fmt.Errorf("watch %s: %w", dir, err)
+	for _, r := range append(append([]string{}, d.Sources.ContentRoots...), d.Sources.CodeRoots...) {
+		abs := filepath.Join(d.Root, filepath.FromSlash(r))
+		wt.roots = append(wt.roots, abs)
+		for dir := filepath.Dir(abs); dir != d.Root && project.Within(d.Root, dir); dir = filepath.Dir(dir) {
+			wt.ancestors[dir] = true
 		}
 	}
-	for _, r := range append(append([]string{}, d.Sources.ContentRoots...), d.Sources.CodeRoots...) {
-		wt.roots = append(wt.roots, filepath.Join(d.Root, filepath.FromSlash(r)))
+	// The barrier folder must exist before anything else is watched.
+	if err := fw.Add(wt.barrierDir); err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("watch %s: %w", wt.barrierDir, err)
+	}
+	if err := wt.addAll(); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	go wt.loop()
+	wt.report()
+	return wt, nil
+}
+
+// addAll watches the project root (for docforge.toml and its own top folders), the roots'
+// ancestors and every directory of the roots. A watch that exists already is kept, so this
+// is also how the tree is watched again after folders moved.
+func (wt *watch) addAll() error {
+	if err := wt.w.Add(wt.root); err != nil {
+		return fmt.Errorf("watch %s: %w", wt.root, err)
+	}
+	for _, dir := range slices.Sorted(maps.Keys(wt.ancestors)) {
+		if err := wt.w.Add(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("watch %s: %w", dir, err)
+		}
 	}
 	for _, dir := range wt.roots {
 		if err := wt.addTree(dir); err != nil {
-			fw.Close()
-			return nil, err
+			return err
 		}
 	}
-	go wt.loop()
-	return wt, nil
+	return nil
 }
 
 // addTree watches dir and every directory below it, skipping hidden ones (never sources).
@@ -91,8 +153,14 @@ func (wt *watch) addTree(dir string) error {
 			return filepath.SkipDir
 		}
 		if err := wt.w.Add(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir // gone since the walk read it: its removal is an event
+			}
 			return fmt.Errorf("watch %s: %w", p, err)
 		}
+		wt.mu.Lock()
+		wt.dirs[p] = true
+		wt.mu.Unlock()
 		return nil
 	})
 }
@@ -109,16 +177,64 @@ func (wt *watch) loop() {
 			if !ok {
 				return
 			}
-			wt.mu.Lock()
-			wt.changes, wt.failed = wt.changes+1, err // an overflow may have lost events
-			wt.mu.Unlock()
+			wt.fail(err)
 		}
 	}
 }
 
+// fail records that the watch broke: events may have been lost (an overflow), so nothing is
+// proven until a sync has walked the tree and rebuilt the watch.
+func (wt *watch) fail(err error) {
+	wt.mu.Lock()
+	wt.changes++
+	wt.failed, wt.rescan = err, true
+	wt.failures++
+	wt.lastErr = err.Error()
+	wt.mu.Unlock()
+	wt.report()
+	if wt.changed != nil {
+		wt.changed()
+	}
+}
+
+// healthNow returns the watch's health.
+func (wt *watch) healthNow() WatchHealth {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	h := WatchHealth{State: "ok", Failures: wt.failures, Repairs: wt.repairs, LastError: wt.lastErr, At: time.Now().UTC().Format(time.RFC3339)}
+	if wt.failed != nil {
+		h.State = "failed"
+	}
+	return h
+}
+
+// report writes the health file.
+func (wt *watch) report() { writeWatchHealth(wt.health, wt.healthNow()) }
+
+// writeWatchHealth writes a health file; failing to write it changes nothing the watch does.
+func writeWatchHealth(path string, h WatchHealth) {
+	if data, err := json.Marshal(h); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+		safefile.WriteFile(path, append(data, '\n'), 0o644)
+	}
+}
+
+// ReadWatchHealth reads the health file a worker's watch of the project wrote, if any.
+func ReadWatchHealth(d *project.Descriptor) (WatchHealth, bool) {
+	return readWatchHealth(d.StatePath(filepath.FromSlash(WatchHealthFile)))
+}
+
+func readWatchHealth(path string) (WatchHealth, bool) {
+	var h WatchHealth
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &h) != nil {
+		return h, false
+	}
+	return h, true
+}
+
 func (wt *watch) event(ev fsnotify.Event) {
 	if filepath.Dir(ev.Name) == wt.barrierDir {
-		if ev.Has(fsnotify.Create) {
+		if ev.Has(fsnotify.Create) && strings.HasPrefix(filepath.Base(ev.Name), barrierPrefix) {
 			wt.mu.Lock()
 			if ch, ok := wt.waiting[filepath.Base(ev.Name)]; ok {
 				close(ch)
@@ -129,24 +245,44 @@ func (wt *watch) event(ev fsnotify.Event) {
 		}
 		return
 	}
-	if !wt.inRoots(ev.Name) && filepath.Base(ev.Name) != project.FileName {
+	toRoot := wt.leadsToRoot(ev.Name)
+	if !wt.inRoots(ev.Name) && !toRoot && filepath.Base(ev.Name) != project.FileName {
 		return // another entry of the project root (a build output, an editor's file): not a source
 	}
-	if ev.Has(fsnotify.Create) && wt.inRoots(ev.Name) {
+	wt.mu.Lock()
+	structural := toRoot || ev.Has(fsnotify.Remove|fsnotify.Rename) && wt.dirs[ev.Name]
+	if structural {
+		delete(wt.dirs, ev.Name)
+	}
+	wt.mu.Unlock()
+	if ev.Has(fsnotify.Create) && (wt.inRoots(ev.Name) || toRoot) {
 		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() && !strings.HasPrefix(filepath.Base(ev.Name), ".") {
-			if err := wt.addTree(ev.Name); err != nil {
-				wt.mu.Lock()
-				wt.failed = err
-				wt.mu.Unlock()
+			// Watched at once, so that what is written into it next is seen; the rescan
+			// before the next sync makes sure (fsnotify may yet drop it, if it moved here).
+			structural = true
+			if toRoot && !wt.inRoots(ev.Name) {
+				wt.w.Add(ev.Name)
+			} else {
+				wt.addTree(ev.Name)
 			}
 		}
 	}
 	wt.mu.Lock()
 	wt.changes++
+	wt.rescan = wt.rescan || structural
 	wt.mu.Unlock()
 	if wt.changed != nil {
 		wt.changed()
 	}
+}
+
+// leadsToRoot reports whether p is a root or one of the roots' ancestors below the project
+// root: an event there can make a root appear or disappear.
+func (wt *watch) leadsToRoot(p string) bool {
+	if wt.ancestors[p] {
+		return true
+	}
+	return slices.Contains(wt.roots, p)
 }
 
 func (wt *watch) inRoots(p string) bool {
@@ -162,7 +298,7 @@ func (wt *watch) inRoots(p string) bool {
 // current: it waits for a barrier, then reads the state.
 func (wt *watch) unchanged(ctx context.Context) bool {
 	wt.mu.Lock()
-	if wt.failed != nil || wt.proven != wt.changes {
+	if wt.failed != nil || wt.rescan || wt.proven != wt.changes {
 		wt.mu.Unlock()
 		return false
 	}
@@ -171,29 +307,68 @@ func (wt *watch) unchanged(ctx context.Context) bool {
 	ch := make(chan struct{})
 	wt.waiting[name] = ch
 	wt.mu.Unlock()
+	if !wt.barrier(ctx, name, ch) {
+		return false
+	}
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	return wt.proven == wt.changes && wt.failed == nil && !wt.rescan
+}
+
+// barrier writes the barrier file name and waits for its event, which the caller has
+// registered as ch: once it arrives, fsnotify has handled every event queued before it.
+func (wt *watch) barrier(ctx context.Context, name string, ch chan struct{}) bool {
 	if err := os.WriteFile(filepath.Join(wt.barrierDir, name), nil, 0o600); err != nil {
 		return false
 	}
 	select {
 	case <-ch:
+		return true
 	case <-ctx.Done():
 		return false
 	case <-time.After(2 * time.Second): // a watch that stopped delivering: walk instead
-		wt.mu.Lock()
-		wt.failed = errors.New("watch barrier timed out")
-		wt.mu.Unlock()
+		wt.fail(errors.New("the watch's barrier event did not arrive within 2s"))
 		return false
 	}
-	wt.mu.Lock()
-	defer wt.mu.Unlock()
-	return wt.proven == wt.changes && wt.failed == nil
 }
 
 // beginSync returns the point a sync starts from: changes after it are not covered by it.
-func (wt *watch) beginSync() int64 {
+// When folders moved or the watch failed, it first watches the whole tree again (after a
+// barrier, so that fsnotify has dropped what it will drop), and returns the failure it
+// repaired, if any, for the caller to report.
+func (wt *watch) beginSync(ctx context.Context) (int64, error) {
 	wt.mu.Lock()
-	defer wt.mu.Unlock()
-	return wt.changes
+	from := wt.changes
+	need := wt.rescan
+	wt.mu.Unlock()
+	if !need {
+		return from, nil
+	}
+	wt.mu.Lock()
+	wt.next++
+	name := barrierPrefix + strconv.Itoa(wt.next)
+	ch := make(chan struct{})
+	wt.waiting[name] = ch
+	wt.mu.Unlock()
+	if !wt.barrier(ctx, name, ch) {
+		return from, nil // still marked: the next sync tries again
+	}
+	wt.mu.Lock()
+	repaired := wt.failed
+	wt.rescan = false // events from here on mark it again
+	wt.mu.Unlock()
+	if err := wt.addAll(); err != nil {
+		wt.fail(err)
+		return from, nil
+	}
+	if repaired != nil {
+		wt.mu.Lock()
+		wt.failed = nil
+		wt.repairs++
+		wt.mu.Unlock()
+		wt.report()
+	}
+	return from, repaired
 }
 
 // markDirty forgets that the index was proven current.

@@ -305,8 +305,17 @@ func runStatus(e *env) error {
 	if err != nil {
 		return err
 	}
+	// What a worker's source watch last reported of itself: a watch that failed makes the
+	// worker walk the tree until its next sync rebuilds it.
+	var watch *worker.WatchHealth
+	if h, ok := worker.ReadWatchHealth(d); ok {
+		watch = &h
+	}
 	if e.json {
-		return e.writeJSON(e.stdout, st)
+		return e.writeJSON(e.stdout, struct {
+			*index.Status
+			Watch *worker.WatchHealth `json:"watch,omitempty"`
+		}{st, watch})
 	}
 	line := st.State
 	if st.Publication != nil {
@@ -316,6 +325,13 @@ func runStatus(e *env) error {
 		line += ": " + st.Reason
 	}
 	fmt.Fprintln(e.stdout, line)
+	if watch != nil && (watch.State != "ok" || watch.Failures > 0) {
+		fmt.Fprintf(e.stdout, "source watch (as a worker reported it at %s): %s; %d failures, %d repairs", watch.At, watch.State, watch.Failures, watch.Repairs)
+		if watch.LastError != "" {
+			fmt.Fprintf(e.stdout, "; last error: %s", watch.LastError)
+		}
+		fmt.Fprintln(e.stdout)
+	}
 	return nil
 }
 

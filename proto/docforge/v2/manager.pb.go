@@ -193,8 +193,15 @@ type WorkerStats struct {
 	BackgroundSyncs    int64                  `protobuf:"varint,3,opt,name=background_syncs,json=backgroundSyncs,proto3" json:"background_syncs,omitempty"`
 	WalksSkipped       int64                  `protobuf:"varint,4,opt,name=walks_skipped,json=walksSkipped,proto3" json:"walks_skipped,omitempty"`
 	MaxConcurrentSyncs int64                  `protobuf:"varint,5,opt,name=max_concurrent_syncs,json=maxConcurrentSyncs,proto3" json:"max_concurrent_syncs,omitempty"` // 1 when syncs never overlapped
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The source watch: times it failed (a queue overflow, a barrier that never came) and was
+	// rebuilt, its state now ("ok", "failed", "off" when it could not start, "" before a call)
+	// and its last error.
+	WatchFailures  int64  `protobuf:"varint,6,opt,name=watch_failures,json=watchFailures,proto3" json:"watch_failures,omitempty"`
+	WatchRepairs   int64  `protobuf:"varint,7,opt,name=watch_repairs,json=watchRepairs,proto3" json:"watch_repairs,omitempty"`
+	WatchState     string `protobuf:"bytes,8,opt,name=watch_state,json=watchState,proto3" json:"watch_state,omitempty"`
+	WatchLastError string `protobuf:"bytes,9,opt,name=watch_last_error,json=watchLastError,proto3" json:"watch_last_error,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *WorkerStats) Reset() {
@@ -260,6 +267,34 @@ func (x *WorkerStats) GetMaxConcurrentSyncs() int64 {
 		return x.MaxConcurrentSyncs
 	}
 	return 0
+}
+
+func (x *WorkerStats) GetWatchFailures() int64 {
+	if x != nil {
+		return x.WatchFailures
+	}
+	return 0
+}
+
+func (x *WorkerStats) GetWatchRepairs() int64 {
+	if x != nil {
+		return x.WatchRepairs
+	}
+	return 0
+}
+
+func (x *WorkerStats) GetWatchState() string {
+	if x != nil {
+		return x.WatchState
+	}
+	return ""
+}
+
+func (x *WorkerStats) GetWatchLastError() string {
+	if x != nil {
+		return x.WatchLastError
+	}
+	return ""
 }
 
 // ViewerInfo describes a worker's graph-browser viewer. The manager reclaims it after an hour
@@ -1027,13 +1062,18 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\bmtime_ns\x18\x04 \x01(\x03R\amtimeNs\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x05 \x01(\x03R\n" +
-	"generation\"\xbb\x01\n" +
+	"generation\"\xd2\x02\n" +
 	"\vWorkerStats\x12\x14\n" +
 	"\x05calls\x18\x01 \x01(\x03R\x05calls\x12\x14\n" +
 	"\x05syncs\x18\x02 \x01(\x03R\x05syncs\x12)\n" +
 	"\x10background_syncs\x18\x03 \x01(\x03R\x0fbackgroundSyncs\x12#\n" +
 	"\rwalks_skipped\x18\x04 \x01(\x03R\fwalksSkipped\x120\n" +
-	"\x14max_concurrent_syncs\x18\x05 \x01(\x03R\x12maxConcurrentSyncs\"\xe6\x01\n" +
+	"\x14max_concurrent_syncs\x18\x05 \x01(\x03R\x12maxConcurrentSyncs\x12%\n" +
+	"\x0ewatch_failures\x18\x06 \x01(\x03R\rwatchFailures\x12#\n" +
+	"\rwatch_repairs\x18\a \x01(\x03R\fwatchRepairs\x12\x1f\n" +
+	"\vwatch_state\x18\b \x01(\tR\n" +
+	"watchState\x12(\n" +
+	"\x10watch_last_error\x18\t \x01(\tR\x0ewatchLastError\"\xe6\x01\n" +
 	"\n" +
 	"ViewerInfo\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x12\n" +

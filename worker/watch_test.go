@@ -1,0 +1,268 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/docforge/docforge/index"
+)
+
+// CopyExample copies the bundled example project's sources into a temporary directory and
+// lets edit change the copy. It is exported to the package's external tests too.
+func CopyExample(t *testing.T, edit func(root string)) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, derived := range []string{".docforge", "site"} {
+		if err := os.RemoveAll(filepath.Join(root, derived)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if edit != nil {
+		edit(root)
+	}
+	return root
+}
+
+// watched is a service with its source watch on, and the binding of one project.
+type watched struct {
+	t   *testing.T
+	svc *Service
+	b   Binding
+}
+
+func newWatched(t *testing.T, root string) *watched {
+	t.Helper()
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(impl, true)
+	t.Cleanup(func() { svc.Close() })
+	return &watched{t: t, svc: svc, b: Binding{ProjectRoot: root}}
+}
+
+// answer is what these tests read of an envelope.
+type answer struct {
+	Staleness string   `json:"staleness"`
+	Warnings  []string `json:"warnings"`
+	Result    struct {
+		Title      string `json:"title"`
+		SourcePath string `json:"source_path"`
+	} `json:"result"`
+	Error *struct {
+		Code string `json:"code"`
+	} `json:"error"`
+}
+
+// node calls docforge_get_node.
+func (w *watched) node(id string) answer {
+	w.t.Helper()
+	out, _ := w.svc.Call(context.Background(), w.b, "docforge_get_node", json.RawMessage(`{"node_id":"`+id+`"}`))
+	var a answer
+	if err := json.Unmarshal(out, &a); err != nil {
+		w.t.Fatalf("%v: %s", err, out)
+	}
+	return a
+}
+
+// retitle rewrites the title line of a Markdown source.
+func retitle(t *testing.T, path, title string) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "title = ") {
+			lines[i] = `title = "` + title + `"`
+			break
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A renamed folder stays watched under its new name: an edit inside it, made right after the
+// rename, is in the next answer, round after round (fsnotify drops the watch of a folder
+// that moves, racing with the watch added for its new name).
+func TestWatchFollowsRenamedFolders(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	w.node("arch.store")
+	dir := filepath.Join(root, "docs", "architecture")
+	for i := range 10 {
+		moved := filepath.Join(root, "docs", "renamed-"+strings.Repeat("x", i+1))
+		if err := os.Rename(dir, moved); err != nil {
+			t.Fatal(err)
+		}
+		dir = moved
+		if a := w.node("arch.store"); a.Error != nil || !strings.HasPrefix(a.Result.SourcePath, "docs/renamed-") {
+			t.Fatalf("round %d: after the rename: %+v", i, a)
+		}
+		title := "Store, round " + string(rune('a'+i))
+		retitle(t, filepath.Join(dir, "store.md"), title)
+		if a := w.node("arch.store"); a.Result.Title != title || a.Staleness != "current" {
+			t.Fatalf("round %d: an edit inside the renamed folder is not in the answer: title %q, staleness %s", i, a.Result.Title, a.Staleness)
+		}
+	}
+}
+
+// A content root that is deleted and made again (what git checkout and git stash do) is
+// watched again: its nodes come back, and later edits inside it are seen.
+func TestWatchSeesARootRemovedAndMadeAgain(t *testing.T) {
+	root := CopyExample(t, func(root string) {
+		desc := filepath.Join(root, "docforge.toml")
+		src, _ := os.ReadFile(desc)
+		nested := `content_roots = ["docs/architecture", "docs/requirements", "docs/verification"]`
+		os.WriteFile(desc, []byte(strings.Replace(string(src), `content_roots = ["docs"]`, nested, 1)), 0o644)
+	})
+	w := newWatched(t, root)
+	if a := w.node("arch.store"); a.Error != nil {
+		t.Fatalf("nested roots: %+v", a.Error)
+	}
+	dir := filepath.Join(root, "docs", "architecture")
+	aside := filepath.Join(t.TempDir(), "architecture")
+	for i := range 3 {
+		if err := os.Rename(dir, aside); err != nil {
+			t.Fatal(err)
+		}
+		// A missing root makes the project invalid: the last good generation answers, stale.
+		if a := w.node("arch.store"); a.Error == nil && a.Staleness == "current" {
+			t.Fatalf("round %d: the root is gone but its node is answered as current", i)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(dir, os.DirFS(aside)); err != nil {
+			t.Fatal(err)
+		}
+		os.RemoveAll(aside)
+		if a := w.node("arch.store"); a.Error != nil || a.Staleness != "current" {
+			t.Fatalf("round %d: the root is back but its node is not: %+v", i, a)
+		}
+		title := "Store again " + string(rune('a'+i))
+		retitle(t, filepath.Join(dir, "store.md"), title)
+		if a := w.node("arch.store"); a.Result.Title != title {
+			t.Fatalf("round %d: an edit inside the re-created root is not seen: %q", i, a.Result.Title)
+		}
+	}
+}
+
+// A real git checkout between two branches, one of which moves a folder and deletes another,
+// is seen in full, both ways, every time.
+func TestWatchSeesAGitCheckout(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed: the fault suite checks out real branches")
+	}
+	root := CopyExample(t, nil)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	note := func(dir, id string) {
+		t.Helper()
+		os.MkdirAll(filepath.Join(root, dir, "deeper"), 0o755)
+		body := "+++\nid = \"" + id + "\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"A note\"\n+++\nA note.\n"
+		if err := os.WriteFile(filepath.Join(root, dir, "deeper", "note.md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte(".docforge/\n"), 0o644)
+	note("docs/notes", "arch.main-only")
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-qm", "main")
+	git("checkout", "-qb", "moved")
+	git("mv", "docs/architecture", "docs/design")
+	git("rm", "-rq", "docs/notes")
+	note("docs/extra", "arch.moved-only")
+	retitle(t, filepath.Join(root, "docs/design/store.md"), "Store on the moved branch")
+	git("add", "-A")
+	git("commit", "-qm", "moved")
+	git("checkout", "-q", "main")
+
+	w := newWatched(t, root)
+	w.node("arch.store")
+	for i := range 4 {
+		git("checkout", "-q", "moved")
+		a := w.node("arch.store")
+		if a.Result.SourcePath != "docs/design/store.md" || a.Result.Title != "Store on the moved branch" || a.Staleness != "current" {
+			t.Fatalf("round %d, branch moved: %+v", i, a)
+		}
+		if a := w.node("arch.main-only"); a.Error == nil {
+			t.Fatalf("round %d, branch moved: a node of the deleted folder is still answered", i)
+		}
+		if a := w.node("arch.moved-only"); a.Error != nil {
+			t.Fatalf("round %d, branch moved: the new folder's node is missing: %+v", i, a.Error)
+		}
+		git("checkout", "-q", "main")
+		a = w.node("arch.store")
+		if a.Result.SourcePath != "docs/architecture/store.md" || a.Result.Title == "Store on the moved branch" || a.Staleness != "current" {
+			t.Fatalf("round %d, branch main: %+v", i, a)
+		}
+		if a := w.node("arch.main-only"); a.Error != nil {
+			t.Fatalf("round %d, branch main: the restored folder's node is missing: %+v", i, a.Error)
+		}
+		if a := w.node("arch.moved-only"); a.Error == nil {
+			t.Fatalf("round %d, branch main: a node of the other branch is still answered", i)
+		}
+	}
+}
+
+// After the watch fails (an inotify queue overflow), the next call says so and answers from a
+// full walk, the watch is rebuilt, and the calls after that skip the walk again: the failure
+// is visible and repaired, not a silent walk on every call for good.
+func TestWatchRepairsItselfAfterAnOverflow(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	w.node("arch.store")
+	w.node("arch.store")
+	l := w.svc.lives[root+"\x00"+w.b.Policy()]
+	if l == nil || l.watch == nil {
+		t.Fatal("no watch started")
+	}
+	l.watch.w.Errors <- fsnotify.ErrEventOverflow
+	deadline := time.Now().Add(5 * time.Second)
+	for w.svc.Stats().Watch.Failures == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // the watch's loop takes the error in its own time
+	}
+	if st := w.svc.Stats(); st.Watch.Failures != 1 || st.Watch.State != "failed" && st.Watch.Repairs == 0 {
+		// The background rebuild may already have repaired it; either is visible.
+		t.Errorf("after an overflow the stats say %+v", st.Watch)
+	}
+	a := w.node("arch.store")
+	if a.Staleness != "current" || !strings.Contains(strings.Join(a.Warnings, " "), "rebuilt") {
+		// A background rebuild may have taken the notice; it is then the call after it.
+		if st := w.svc.Stats(); st.Watch.Repairs != 1 {
+			t.Fatalf("the call after an overflow: %+v, stats %+v", a, st.Watch)
+		}
+	}
+	before := w.svc.Stats().WalksSkipped
+	for range 3 {
+		w.node("arch.store")
+	}
+	st := w.svc.Stats()
+	if st.WalksSkipped != before+3 || st.Watch.State != "ok" || st.Watch.Failures != 1 || st.Watch.Repairs != 1 {
+		t.Errorf("after the repair: walks skipped %d of 3, watch %+v", st.WalksSkipped-before, st.Watch)
+	}
+	if h, ok := readWatchHealth(l.watch.health); !ok || h.State != "ok" || h.Failures != 1 || h.Repairs != 1 || !strings.Contains(h.LastError, "overflow") {
+		t.Errorf("the health file says %+v (read %v)", h, ok)
+	}
+}
