@@ -81,7 +81,6 @@ type WatchHealth struct {
 // WatchHealthFile is the watch's health file, relative to the state directory.
 const WatchHealthFile = "watch-health.json" // beside the barrier folder, whose files are barriers
 
-
 // barrierPrefix names barrier files; they live in the state directory.
 const barrierPrefix = "barrier-"
 
