@@ -154,8 +154,9 @@ kinds = ["component"]
 		{m + "index", "contains", m + "index/sync.go"},
 		{m + "index/sync.go", "defines", m + "index.Sync"},
 		{m + "index/sync.go", "imports", m + "index/source"},
-		{m + "index.Sync", "calls", m + "index/source.Scan"},
-		{m + "index.Sync", "calls", m + "index.publish"},
+		{m + "index.syncOnce", "calls", m + "index/source.Scan"},
+		{m + "index.Sync", "calls", m + "index.syncOnce"},
+		{m + "index.syncOnce", "calls", m + "index.publish"},
 		{m + "index.Snapshot.Search", "calls", m + "index.Snapshot.with"},
 		{m + "index/golang.Extract", "tested_by", m + "index/golang.TestLogicGolden"},
 	} {
@@ -163,10 +164,10 @@ kinds = ["component"]
 			t.Errorf("missing edge %s -%s-> %s", e[0], e[1], e[2])
 		}
 	}
-	l, err := snap.Logic(ctx, m+"index.Sync")
+	l, err := snap.Logic(ctx, m+"index.syncOnce")
 	must(t, err)
 	if len(l.Steps) < 10 || l.Steps[0].Kind != "entry" || l.Steps[len(l.Steps)-1].Kind != "exit" {
-		t.Errorf("Logic of index.Sync: %d steps, first %v", len(l.Steps), l.Steps[:1])
+		t.Errorf("Logic of index.syncOnce: %d steps, first %v", len(l.Steps), l.Steps[:1])
 	}
 	if _, err := snap.Logic(ctx, m+"index"); problem.CodeOf(err) != problem.InvalidArgument {
 		t.Errorf("Logic of a package: %v, want invalid_argument", err)

@@ -76,6 +76,8 @@ type Result struct {
 	Warnings    []problem.Problem `json:"warnings"`
 	// Timings says where the time went, phase by phase, so a slow sync explains itself.
 	Timings []Timing `json:"timings"`
+	// Attempts is how many times the sync ran: more than 1 when sources changed under it.
+	Attempts int `json:"attempts"`
 	// Published is when, from the start, the new generation was published (renamed into place
 	// with both receipts written); the rest of Elapsed is unlinking the replaced file.
 	Published time.Duration `json:"-"`
@@ -144,6 +146,53 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 			retErr = fmt.Errorf("sync cancelled: %w (%v)", ctx.Err(), retErr)
 		}
 	}()
+	// Sources that change while a sync reads them (a checkout, a generator, a file deleted
+	// between the walk and its read) can make the build fail on a state that never existed
+	// on disk. Such a sync is tried again on a fresh walk, a bounded number of times.
+	for attempt := 1; ; attempt++ {
+		var identity string
+		res, retErr = syncOnce(ctx, d, opts, &identity)
+		if retErr == nil || ctx.Err() != nil || !sourcesMoved(ctx, d, identity, retErr) {
+			if res != nil {
+				res.Attempts = attempt
+			}
+			return res, retErr
+		}
+		if attempt == maxSyncAttempts {
+			return nil, problem.Wrap(problem.SourceChanged, retErr,
+				"the sources kept changing while the sync read them (%d attempts); the previous index stays published; sync again once they settle", attempt)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		}
+	}
+}
+
+// maxSyncAttempts bounds the attempts of a sync whose sources change under it.
+const maxSyncAttempts = 4
+
+// errSourcesMoved is a build's validation failure that a full validation of the tree, run
+// right after, did not find: the sources changed between the two reads.
+var errSourcesMoved = errors.New("the sources changed during the sync")
+
+// sourcesMoved reports whether a failed sync failed because its sources changed under it:
+// the build said so, or it found the project invalid and a fresh walk sees another tree than
+// the one it built from.
+func sourcesMoved(ctx context.Context, d *project.Descriptor, identity string, err error) bool {
+	if errors.Is(err, errSourcesMoved) {
+		return true
+	}
+	if problem.CodeOf(err) != problem.ProjectInvalid || identity == "" {
+		return false
+	}
+	inv, serr := source.Scan(ctx, d)
+	return serr == nil && inv.Identity() != identity
+}
+
+// syncOnce is one attempt of Sync; it records the identity of the tree it walked.
+func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, identity *string) (res *Result, retErr error) {
 	start := time.Now()
 	clk := newClock()
 	paths := PathsFor(d)
@@ -161,6 +210,7 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 	if err != nil {
 		return nil, err
 	}
+	*identity = inv.Identity()
 	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
 	pub, _ := ReadPublication(paths.Publication)
@@ -492,6 +542,9 @@ func invalidProject(ctx context.Context, d *project.Descriptor, policy string) e
 	v, err := source.Validate(ctx, d, policy, 0)
 	if err != nil {
 		return err
+	}
+	if len(problem.Errors(v.Problems)) == 0 {
+		return errSourcesMoved // the delta did not validate, yet the whole tree does
 	}
 	return projectInvalid(v.Problems)
 }

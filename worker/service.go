@@ -202,13 +202,18 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	res, err := c.svc.syncLocked(c.ctx, l, c.d, rebuild)
 	c.stage("sync", start)
 	staleness := "current"
-	if err != nil {
-		if problem.CodeOf(err) != problem.ProjectInvalid {
-			return err
-		}
+	switch code := problem.CodeOf(err); {
+	case err == nil:
+	case code == problem.ProjectInvalid:
 		staleness = "stale"
 		c.env.Warnings = append(c.env.Warnings, "the project has validation errors, so this answer comes from the last published generation; run docforge_validate_project")
-	} else {
+	case code == problem.SourceChanged:
+		staleness = "stale"
+		c.env.Warnings = append(c.env.Warnings, "the sources kept changing while the sync read them, so this answer comes from the last published generation; call again once they settle")
+	default:
+		return err
+	}
+	if err == nil {
 		c.sync = res
 		c.counts["files_changed"] = int64(res.FilesChanged)
 		c.counts["files_parsed"] = int64(res.FilesParsed)

@@ -203,8 +203,8 @@ func Describe(c Code) Info {
 		return Info{"another process held the index lock for too long",
 			"retry; if it persists, check for a stuck docforge process"}
 	case SourceChanged:
-		return Info{"a source file changed while DocForge was writing to it, so DocForge left it alone",
-			"run the command again; it reads the file afresh"}
+		return Info{"a source file changed while DocForge was reading or writing it: a write left it alone, a sync kept the previous index",
+			"run the command again once the files settle; it reads them afresh"}
 	case NodeNotFound:
 		return Info{"no node has that ID",
 			"check the ID with 'docforge search' or 'docforge filter'"}

@@ -174,12 +174,16 @@ func (l *Loader) goPackage(f File) Parsed {
 }
 
 func unreadable(rel string, err error) *graph.Fragment {
-	msg := err.Error()
 	if errors.Is(err, fs.ErrNotExist) {
-		msg = "file disappeared while loading; sync again"
+		// Deleted between the walk and the read: no longer a source, as if the walk had come
+		// later. The generation records the walk's identity, which still lists the file, so
+		// the next sync sees the tree differ and reads it again.
+		return &graph.Fragment{Path: rel, Problems: []problem.Problem{
+			problem.Warn(problem.UnreadableFile, problem.Location{Path: rel}, "the file disappeared while it was being read; this generation leaves it out"),
+		}}
 	}
 	return &graph.Fragment{Path: rel, Problems: []problem.Problem{
-		problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "%s", msg),
+		problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "%s", err.Error()),
 	}}
 }
 

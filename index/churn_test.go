@@ -1,0 +1,84 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
+)
+
+// Files created, rewritten in place and deleted while syncs run never make a sync report the
+// project invalid: every state they pass through is valid, so a failure could only come from
+// reading a tree that changed under the sync (a file gone between the walk and its read, a
+// half-written file). Such a sync retries on a fresh walk; when the churn outlasts its
+// attempts it says the sources kept changing, never project_invalid.
+func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	root := genProject(t, 40, r)
+	d := load(t, root)
+	ctx := context.Background()
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Each churn file holds a node of its own that nothing references, written in place
+		// (not by rename) so a sync may read it half written, and deleted again.
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p := filepath.Join(root, "docs", fmt.Sprintf("churn-%d.md", i%7))
+			content := fmt.Sprintf("+++\nid = \"churn%d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Churn %d\"\n+++\n%s\n", i%7, i, "Words. ")
+			os.WriteFile(p, []byte(content), 0o644)
+			if i%3 == 0 {
+				os.Remove(p)
+			}
+		}
+	}()
+	var falseInvalid, changed, ok int
+	for range 60 {
+		res, err := index.Sync(ctx, d, index.Options{})
+		switch code := problem.CodeOf(err); {
+		case err == nil:
+			ok++
+			if res.Attempts < 1 {
+				t.Errorf("attempts %d", res.Attempts)
+			}
+		case code == problem.ProjectInvalid:
+			falseInvalid++
+			t.Logf("project_invalid under churn: %v", err)
+		case code == problem.SourceChanged:
+			changed++
+		default:
+			t.Errorf("sync under churn: %v", err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if falseInvalid > 0 {
+		t.Errorf("%d of 60 syncs under churn said project_invalid (%d ok, %d source_changed)", falseInvalid, ok, changed)
+	}
+	if ok == 0 {
+		t.Errorf("no sync under churn succeeded (%d source_changed)", changed)
+	}
+	// Once the churn stops, a sync publishes exactly the tree on disk.
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		t.Fatalf("after the churn: %v", err)
+	}
+	st, err := index.CheckStatus(ctx, d, "")
+	if err != nil || st.State != index.Current {
+		t.Fatalf("after the churn: %+v %v", st, err)
+	}
+}
