@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -78,6 +79,8 @@ type Result struct {
 	Timings []Timing `json:"timings"`
 	// Attempts is how many times the sync ran: more than 1 when sources changed under it.
 	Attempts int `json:"attempts"`
+	// Recovered is the interrupted application the sync finished before reading the sources.
+	Recovered *changeset.Recovery `json:"recovered_application,omitempty"`
 	// Published is when, from the start, the new generation was published (renamed into place
 	// with both receipts written); the rest of Elapsed is unlinking the replaced file.
 	Published time.Duration `json:"-"`
@@ -149,23 +152,27 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 	// Sources that change while a sync reads them (a checkout, a generator, a file deleted
 	// between the walk and its read) can make the build fail on a state that never existed
 	// on disk. Such a sync is tried again on a fresh walk, a bounded number of times.
-	for attempt := 1; ; attempt++ {
-		var identity string
-		res, retErr = syncOnce(ctx, d, opts, &identity)
-		if retErr == nil || ctx.Err() != nil || !sourcesMoved(ctx, d, identity, retErr) {
+	var recovered *changeset.Recovery
+	for n := 1; ; n++ {
+		var a attempt
+		res, retErr = syncOnce(ctx, d, opts, &a)
+		if a.recovered != nil {
+			recovered = a.recovered
+		}
+		if retErr == nil || ctx.Err() != nil || !sourcesMoved(ctx, d, a.identity, retErr) {
 			if res != nil {
-				res.Attempts = attempt
+				res.Attempts, res.Recovered = n, recovered
 			}
 			return res, retErr
 		}
-		if attempt == maxSyncAttempts {
+		if n == maxSyncAttempts {
 			return nil, problem.Wrap(problem.SourceChanged, retErr,
-				"the sources kept changing while the sync read them (%d attempts); the previous index stays published; sync again once they settle", attempt)
+				"the sources kept changing while the sync read them (%d attempts); the previous index stays published; sync again once they settle", n)
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		case <-time.After(time.Duration(n) * 20 * time.Millisecond):
 		}
 	}
 }
@@ -191,8 +198,14 @@ func sourcesMoved(ctx context.Context, d *project.Descriptor, identity string, e
 	return serr == nil && inv.Identity() != identity
 }
 
-// syncOnce is one attempt of Sync; it records the identity of the tree it walked.
-func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, identity *string) (res *Result, retErr error) {
+// attempt is what one attempt of a sync records besides its result.
+type attempt struct {
+	identity  string              // of the tree it walked
+	recovered *changeset.Recovery // the interrupted application it finished first
+}
+
+// syncOnce is one attempt of Sync.
+func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attempt) (res *Result, retErr error) {
 	start := time.Now()
 	clk := newClock()
 	paths := PathsFor(d)
@@ -205,12 +218,15 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, identity
 	}
 	defer unlock()
 	removeStaleTemps(paths.Dir)
+	if a.recovered, err = changeset.Settle(ctx, d, opts.Policy); err != nil {
+		return nil, fmt.Errorf("sync: finish the interrupted application first: %w", err)
+	}
 
 	inv, err := source.Scan(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	*identity = inv.Identity()
+	a.identity = inv.Identity()
 	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
 	pub, _ := ReadPublication(paths.Publication)
@@ -339,6 +355,11 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, identity
 			return nil, err
 		}
 		clk.mark("optimize_and_diff")
+	}
+	if changeset.Journaled(d) {
+		// An application began while this sync read the sources: what it read may be half
+		// applied. The next attempt waits for the application and reads the tree again.
+		return nil, errSourcesMoved
 	}
 	to := graphState(st)
 	diff := collector.receipt(b, from, to)

@@ -3,8 +3,6 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/changeset"
@@ -153,20 +151,4 @@ func runApply(c *call, args json.RawMessage) (any, error) {
 	c.fallbacks = []any{applyCompact{minimumReceipt: minimum, Created: len(res.Created), Updated: len(res.Updated), Removed: len(res.Removed),
 		DerivedRefresh: res.DerivedRefresh.State, ReceiptSeq: res.Receipt.Seq}, minimum}
 	return res, nil
-}
-
-// recoverApplication finishes an application a killed worker left half done, once per
-// project when a worker first serves it, and says which way it went.
-func recoverApplication(ctx context.Context, d *project.Descriptor, policy string) {
-	desk, err := changeset.NewDesk(d, policy)
-	if err != nil {
-		return
-	}
-	r, err := desk.RecoverNow(ctx)
-	switch {
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "docforge worker: %s: recovering an interrupted application failed: %v\n", d.Root, err)
-	case r != nil:
-		fmt.Fprintf(os.Stderr, "docforge worker: %s: interrupted application of %s %s (%d files)\n", d.Root, r.ChangesetID, r.Action, r.Files)
-	}
 }

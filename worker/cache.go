@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -95,7 +96,6 @@ func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
 		return l
 	}
 	l := &live{root: b.ProjectRoot, policy: b.Policy()}
-	recoverApplication(s.bg, d, b.Policy())
 	if s.watch {
 		if w, err := startWatch(d, func() { s.schedule(l) }); err == nil {
 			l.watch = w
@@ -132,6 +132,10 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	for m := s.stats.maxInflight.Load(); n > m && !s.stats.maxInflight.CompareAndSwap(m, n); m = s.stats.maxInflight.Load() {
 	}
 	res, err := index.Sync(ctx, d, index.Options{Rebuild: rebuild, Policy: l.policy, Implementation: s.impl})
+	if err == nil && res.Recovered != nil {
+		r := res.Recovered
+		fmt.Fprintf(os.Stderr, "docforge worker: %s: interrupted application of %s %s (%d files)\n", d.Root, r.ChangesetID, r.Action, r.Files)
+	}
 	s.stats.inflight.Add(-1)
 	s.stats.syncs.Add(1)
 	if l.watch != nil {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -214,6 +215,9 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 		return err
 	}
 	if err == nil {
+		if r := res.Recovered; r != nil {
+			c.env.Warnings = append(c.env.Warnings, fmt.Sprintf("an interrupted application of changeset %s was %s before the sources were read", r.ChangesetID, strings.ReplaceAll(r.Action, "_", " ")))
+		}
 		c.sync = res
 		c.counts["files_changed"] = int64(res.FilesChanged)
 		c.counts["files_parsed"] = int64(res.FilesParsed)

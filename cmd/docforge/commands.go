@@ -220,15 +220,23 @@ func (e *env) snapshot() (*index.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy(), Implementation: implementation()}); err != nil {
-		if problem.CodeOf(err) != problem.ProjectInvalid {
+	res, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy(), Implementation: implementation()})
+	if err == nil && res.Recovered != nil {
+		fmt.Fprintf(e.stderr, "docforge: an interrupted application of %s was %s before the sources were read\n", res.Recovered.ChangesetID, strings.ReplaceAll(res.Recovered.Action, "_", " "))
+	}
+	if err != nil {
+		if code := problem.CodeOf(err); code != problem.ProjectInvalid && code != problem.SourceChanged {
 			return nil, err
 		}
 		snap, oerr := index.OpenWith(e.ctx, d, e.policy())
 		if oerr != nil {
 			return nil, err
 		}
-		fmt.Fprintf(e.stderr, "docforge: warning: the project has validation errors; answering from generation %d (run 'docforge validate')\n", snap.Info().Generation)
+		why := "the project has validation errors; answering from generation %d (run 'docforge validate')"
+		if problem.CodeOf(err) == problem.SourceChanged {
+			why = "the sources kept changing during the sync; answering from generation %d (run the command again once they settle)"
+		}
+		fmt.Fprintf(e.stderr, "docforge: warning: "+why+"\n", snap.Info().Generation)
 		return snap, nil
 	}
 	return index.OpenWith(e.ctx, d, e.policy())

@@ -61,6 +61,9 @@ func printSuspects(w io.Writer, rs []source.Review) {
 }
 
 func printSync(w io.Writer, r *index.Result) {
+	if rec := r.Recovered; rec != nil {
+		fmt.Fprintf(w, "an interrupted application of %s was %s (%d files) before the sources were read\n", rec.ChangesetID, strings.ReplaceAll(rec.Action, "_", " "), rec.Files)
+	}
 	g := r.Publication.Graph
 	switch r.Build {
 	case index.BuildNone:

@@ -57,7 +57,7 @@ type Recovery struct {
 
 func (k *Desk) applyDir() string { return k.d.StatePath("apply") }
 
-func (k *Desk) journalPath() string { return filepath.Join(k.applyDir(), "journal.json") }
+func (k *Desk) journalPath() string { return filepath.Join(k.applyDir(), "journal.json") } // Journaled's too
 
 func (k *Desk) backupPath(i int) string {
 	return filepath.Join(k.applyDir(), "before", fmt.Sprintf("%04d", i))
@@ -82,10 +82,44 @@ func (k *Desk) Recover(ctx context.Context) (*Recovery, error) {
 	} else if err := k.rollback(&j); err != nil {
 		return nil, err
 	}
+	k.removeTemps(&j)
 	if err := k.clearJournal(); err != nil {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// removeTemps removes the temporary files a killed write of a journaled file left beside it
+// (safefile's ".NAME.tmp-*"), which nothing else would remove and git would pick up.
+func (k *Desk) removeTemps(j *journal) {
+	for _, f := range j.Files {
+		abs := filepath.Join(k.d.Root, filepath.FromSlash(f.Path))
+		temps, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*"))
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}
+}
+
+// Settle finishes, before anything reads the sources, an application that is still running
+// (it waits for the changeset lock) or that a killed process left half done (its journal is
+// rolled forward or back, its temporary files removed). Every sync runs it first, so a half
+// applied tree is never indexed. With no journal it costs one stat.
+func Settle(ctx context.Context, d *project.Descriptor, policy string) (*Recovery, error) {
+	if !Journaled(d) {
+		return nil, nil
+	}
+	desk, err := NewDesk(d, policy)
+	if err != nil {
+		return nil, err
+	}
+	return desk.RecoverNow(ctx)
+}
+
+// Journaled reports whether an application's journal exists: one is running, or was killed.
+func Journaled(d *project.Descriptor) bool {
+	_, err := os.Stat(d.StatePath("apply", "journal.json"))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // rollback restores every journaled file to its saved bytes (or removes it).

@@ -1,0 +1,142 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/worker"
+)
+
+// soakRounds is n, or the count in DOCFORGE_SOAK_ROUNDS when 'make soak' sets it: the fault
+// suite's short forms run in make test, its long forms in make soak.
+func soakRounds(n int) int {
+	if v, err := strconv.Atoi(os.Getenv("DOCFORGE_SOAK_ROUNDS")); err == nil && v > 0 {
+		return v
+	}
+	return n
+}
+
+// An application killed at a random point while a worker serves the project: the worker's
+// next answer is the whole state before the application or the whole state after it, never a
+// mix, and says current only when it is what the files hold; the journal and the temporary
+// files of the killed write are gone once it has answered.
+func TestKilledApplyWithALiveWorker(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	d, _, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(t.TempDir(), "worker.sock")
+	startWorker(t, root, socket)
+	caller, err := worker.DialWorker(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer caller.Close()
+	ctx := context.Background()
+	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeProposal}
+	// titles returns the answered titles of the two nodes every changeset retitles, and the
+	// answer's staleness.
+	titles := func() (string, string, string) {
+		t.Helper()
+		var got [2]string
+		staleness := ""
+		for i, id := range []string{"arch.store", "arch.api"} {
+			out, err := caller.Call(ctx, b, "docforge_get_node", []byte(`{"node_id":"`+id+`"}`))
+			var env struct {
+				Staleness string `json:"staleness"`
+				Result    struct {
+					Title string `json:"title"`
+				} `json:"result"`
+			}
+			if err != nil || json.Unmarshal(out, &env) != nil {
+				t.Fatalf("get %s: %v %.300s", id, err, out)
+			}
+			got[i] = env.Result.Title
+			if staleness == "" || env.Staleness != "current" {
+				staleness = env.Staleness
+			}
+		}
+		return got[0], got[1], staleness
+	}
+	onDisk := func(rel string) string {
+		data, _ := os.ReadFile(filepath.Join(root, rel))
+		for _, l := range strings.Split(string(data), "\n") {
+			if s, ok := strings.CutPrefix(l, "title = "); ok {
+				return strings.Trim(s, `"`)
+			}
+		}
+		return ""
+	}
+	titles()
+	desk, err := changeset.NewDesk(d, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(11))
+	outcomes := map[string]int{}
+	for round := range soakRounds(8) {
+		store, api := onDisk("docs/architecture/store.md"), onDisk("docs/architecture/api.md")
+		nextStore, nextAPI := fmt.Sprintf("Store %d", round), fmt.Sprintf("API %d", round)
+		id := fmt.Sprintf("cs-kill-%d", round)
+		res, err := desk.Register(ctx, "agent", changeset.Request{ID: id, Title: "retitle", Operations: []changeset.Operation{
+			{Op: changeset.OpUpdate, NodeID: "arch.store", Fields: &changeset.Fields{Title: &nextStore}},
+			{Op: changeset.OpUpdate, NodeID: "arch.api", Fields: &changeset.Fields{Title: &nextAPI}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply := exec.Command(binary, "changeset", "apply", id, "--hash", res.Record.Hash)
+		apply.Dir = root
+		if err := apply.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Intn(80)) * time.Millisecond)
+		apply.Process.Signal(syscall.SIGKILL)
+		apply.Wait()
+
+		gotStore, gotAPI, staleness := titles()
+		switch {
+		case gotStore == store && gotAPI == api:
+			outcomes["before"]++
+		case gotStore == nextStore && gotAPI == nextAPI:
+			outcomes["after"]++
+		default:
+			t.Fatalf("round %d: a mixed state answered: %q, %q (before %q, %q; after %q, %q)", round, gotStore, gotAPI, store, api, nextStore, nextAPI)
+		}
+		if staleness != "current" || gotStore != onDisk("docs/architecture/store.md") || gotAPI != onDisk("docs/architecture/api.md") {
+			t.Fatalf("round %d: answered %q, %q (%s) but the files hold %q, %q", round, gotStore, gotAPI, staleness,
+				onDisk("docs/architecture/store.md"), onDisk("docs/architecture/api.md"))
+		}
+		// A journal that the kill left with no canonical write yet changes no source; the
+		// next sync settles it. Settle it now, as a sync would, before the next round.
+		if _, err := changeset.Settle(ctx, d, ""); err != nil {
+			t.Fatal(err)
+		}
+		if rec, err := desk.Store.Load(id); err == nil && changeset.Open(rec.Status) {
+			if _, err := desk.Abandon(ctx, "agent", id, "rolled back: the next round retitles again"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		filepath.WalkDir(filepath.Join(root, "docs"), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && strings.Contains(e.Name(), ".tmp-") {
+				t.Errorf("round %d: a temporary file of the killed write is left: %s", round, p)
+			}
+			return nil
+		})
+	}
+	t.Logf("outcomes: %v", outcomes)
+}
