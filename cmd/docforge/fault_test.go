@@ -140,3 +140,63 @@ func TestKilledApplyWithALiveWorker(t *testing.T) {
 	}
 	t.Logf("outcomes: %v", outcomes)
 }
+
+// generated writes a project of n linked Markdown nodes: big enough that a cold build takes
+// long enough to be interrupted.
+func generated(t *testing.T, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	desc := "schema_version = 1\n[project]\nid = \"gen\"\n[sources]\ncontent_roots = [\"docs\"]\n[relations]\nallowed = [\"depends_on\"]\n[families.arch]\nkinds = [\"component\"]\n"
+	if err := os.WriteFile(filepath.Join(root, "docforge.toml"), []byte(desc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		dir := filepath.Join(root, "docs", fmt.Sprintf("d%02d", i%50))
+		os.MkdirAll(dir, 0o755)
+		deps := ""
+		if i > 0 {
+			deps = fmt.Sprintf("[relations]\ndepends_on = [\"n%05d\"]\n", i/2)
+		}
+		body := fmt.Sprintf("+++\nid = \"n%05d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n%s+++\n# Node %d\n\n%s\n", i, i, deps, i,
+			strings.Repeat("Words about storage, replication and the write-ahead log. ", 20))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%05d.md", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// A caller that goes away while its call runs a cold build (a bridge killed, a client that
+// hangs up) cancels the build; the worker goes on serving every other caller, round after
+// round, and the published index is never lost.
+func TestCallerVanishingDuringAColdBuild(t *testing.T) {
+	root := generated(t, 3000)
+	socket := filepath.Join(t.TempDir(), "worker.sock")
+	cmd := startWorker(t, root, socket)
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	caller, err := worker.DialWorker(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer caller.Close()
+	b := worker.Binding{ProjectRoot: root}
+	if _, err := caller.Call(context.Background(), b, "docforge_sync", nil); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(3))
+	for round := range soakRounds(5) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(20+r.Intn(600))*time.Millisecond)
+		caller.Call(ctx, b, "docforge_sync", []byte(`{"rebuild":true}`))
+		cancel()
+		select {
+		case <-exited:
+			t.Fatalf("round %d: the worker exited when a caller went away during a cold build", round)
+		default:
+		}
+		out, err := caller.Call(context.Background(), b, "docforge_get_node", []byte(`{"node_id":"n00042"}`))
+		if err != nil || !strings.Contains(string(out), `"title":"Node 42"`) || !strings.Contains(string(out), `"staleness":"current"`) {
+			t.Fatalf("round %d: the next call: %v %.300s", round, err, out)
+		}
+	}
+}
