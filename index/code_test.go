@@ -88,7 +88,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("%s: build = %s, want incremental", step.name, inc.Build)
 		}
-		incDump := dump(t, index.PathsFor(d).Index)
+		incDump := dump(t, index.PathsFor(d, "").Index)
 		snap, err := index.Open(ctx, d)
 		must(t, err)
 		if got := hasEdge(t, snap, ingest, "calls", extra); got != step.edgeWant {
@@ -97,7 +97,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		snap.Close()
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if coldDump := dump(t, index.PathsFor(d).Index); coldDump != incDump {
+		if coldDump := dump(t, index.PathsFor(d, "").Index); coldDump != incDump {
 			t.Fatalf("%s: incremental and cold builds differ:\n%s", step.name, firstDiff(incDump, coldDump))
 		}
 	}
@@ -195,10 +195,25 @@ func TestNoASTPolicy(t *testing.T) {
 	must(t, err)
 	astSnap.Close()
 
-	// An index that holds Logic is refused under no-AST before any read.
+	// Each policy has its own published index: none under no-AST before a no-AST sync.
+	astPaths, noASTPaths := index.PathsFor(d, ""), index.PathsFor(d, golang.PolicyNoAST)
+	if astPaths.Dir == noASTPaths.Dir {
+		t.Fatalf("both policies publish into %s", astPaths.Dir)
+	}
+	if _, err := index.OpenWith(ctx, d, golang.PolicyNoAST); problem.CodeOf(err) != problem.IndexMissing {
+		t.Fatalf("open under no-AST before its sync: %v, want index_missing", err)
+	}
+	// An index that holds Logic is refused under no-AST before any read (the AST index,
+	// copied where the no-AST one belongs).
+	must(t, os.MkdirAll(noASTPaths.Dir, 0o755))
+	data, err := os.ReadFile(astPaths.Index)
+	must(t, err)
+	must(t, os.WriteFile(noASTPaths.Index, data, 0o644))
 	if _, err := index.OpenWith(ctx, d, golang.PolicyNoAST); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
 		t.Fatalf("open an index with Logic under no-AST: %v, want adapter_policy_forbids_logic", err)
 	}
+	must(t, os.RemoveAll(noASTPaths.Dir))
+	astGen := astSnapGeneration(t, d)
 
 	res, err := index.Sync(ctx, d, index.Options{Policy: golang.PolicyNoAST})
 	must(t, err)
@@ -226,9 +241,27 @@ func TestNoASTPolicy(t *testing.T) {
 	if _, err := snap.Logic(ctx, "go:example.com/courier/store.Log.State"); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
 		t.Errorf("Logic under no-AST: %v, want adapter_policy_forbids_logic", err)
 	}
-	if strings.Contains(dump(t, index.PathsFor(d).Index), "entry|") {
+	if strings.Contains(dump(t, noASTPaths.Index), "entry|") {
 		t.Error("the no-AST index holds Logic steps")
 	}
+	// The no-AST sync left the AST index alone, and syncs of the two policies in turn build
+	// nothing: neither rebuilds the other's index.
+	if g := astSnapGeneration(t, d); g != astGen {
+		t.Errorf("the AST index moved from generation %d to %d under a no-AST sync", astGen, g)
+	}
+	for _, policy := range []string{golang.PolicyAST, golang.PolicyNoAST, golang.PolicyAST} {
+		if res, err := index.Sync(ctx, d, index.Options{Policy: policy}); err != nil || res.Build != index.BuildNone {
+			t.Errorf("a %s sync after the other policy's: %v, %+v; want no build", policy, err, res)
+		}
+	}
+}
+
+func astSnapGeneration(t *testing.T, d *project.Descriptor) int64 {
+	t.Helper()
+	s, err := index.Open(context.Background(), d)
+	must(t, err)
+	defer s.Close()
+	return s.Info().Generation
 }
 
 // Extraction is keyed by content: a file whose stat changes but whose bytes do not is not

@@ -90,10 +90,10 @@ func TestLinkedTreeIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != want {
 			t.Errorf("round %d: build %s, want %s", round, inc.Build, want)
 		}
-		incDump := dump(t, index.PathsFor(d).Index)
+		incDump := dump(t, index.PathsFor(d, "").Index)
 		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if got := dump(t, index.PathsFor(d).Index); got != incDump {
+		if got := dump(t, index.PathsFor(d, "").Index); got != incDump {
 			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
 		}
 		if cold.Publication.Graph.EdgeHash != inc.Publication.Graph.EdgeHash {

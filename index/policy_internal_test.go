@@ -40,7 +40,7 @@ func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
 	if _, err := Sync(ctx, d, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	path := PathsFor(d).Index
+	path := PathsFor(d, "").Index
 	conn, err := openRead(ctx, path)
 	if err != nil {
 		t.Fatal(err)

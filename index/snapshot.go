@@ -53,7 +53,7 @@ func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
 // OpenWith opens the published index under an adapter policy. Under the no-AST policy an
 // index that contains Logic is refused before anything is read from it.
 func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snapshot, error) {
-	paths := PathsFor(d)
+	paths := PathsFor(d, policy)
 	// Stat before and after opening: equal signatures prove which inode SQLite opened, so the
 	// reported signature is the snapshot's own even if a publication raced the open.
 	for attempt := 0; attempt < 5; attempt++ {
@@ -152,8 +152,8 @@ func execInt(conn *sqlite.Conn, query string, out *int64, args ...any) error {
 func (s Signature) SameFile(o Signature) bool { return s.sameFile(o) }
 
 // PublishedSignature stats the published index file of d without opening it.
-func PublishedSignature(d *project.Descriptor) (Signature, error) {
-	return statSignature(PathsFor(d).Index)
+func PublishedSignature(d *project.Descriptor, policy string) (Signature, error) {
+	return statSignature(PathsFor(d, policy).Index)
 }
 
 // Publication signature states of ProbeSignature.
@@ -165,8 +165,8 @@ var (
 // ProbeSignature returns the five-field signature of the published index: the file's stat and
 // the generation its receipt records for exactly that file. It never opens SQLite, so a
 // manager can compare a viewer's signature with it on every health check.
-func ProbeSignature(d *project.Descriptor) (Signature, error) {
-	paths := PathsFor(d)
+func ProbeSignature(d *project.Descriptor, policy string) (Signature, error) {
+	paths := PathsFor(d, policy)
 	pub, err := ReadPublication(paths.Publication)
 	if err != nil {
 		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)

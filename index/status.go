@@ -32,7 +32,7 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 		return nil, err
 	}
 	st := &Status{SourceIdentity: inv.Identity()}
-	paths := PathsFor(d)
+	paths := PathsFor(d, policy)
 	pub, err := ReadPublication(paths.Publication)
 	if err != nil {
 		st.State, st.Reason = Unknown, "no valid publication receipt"
@@ -79,8 +79,8 @@ type DiffReceiptStatus struct {
 // CheckDiffReceipt classifies the latest generation-diff receipt. It is non-repairing: it
 // never opens SQLite, parses a source, builds or writes; it stats files, reads the two
 // receipts and takes the cheap source identity.
-func CheckDiffReceipt(ctx context.Context, d *project.Descriptor) *DiffReceiptStatus {
-	paths := PathsFor(d)
+func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string) *DiffReceiptStatus {
+	paths := PathsFor(d, policy)
 	out := func(state, reason string, r *GenerationDiff) *DiffReceiptStatus {
 		return &DiffReceiptStatus{State: state, Reason: reason, Receipt: r}
 	}

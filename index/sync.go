@@ -117,9 +117,14 @@ type Paths struct {
 	Dir, Index, Publication, Diff, Lock string
 }
 
-// PathsFor returns the index paths of a project.
-func PathsFor(d *project.Descriptor) Paths {
+// PathsFor returns the index paths of a project under an adapter policy. Each policy has
+// its own published index (the no-AST one in index-no-ast), so sessions of both policies on
+// one project never rebuild each other's index or stale each other's cursors.
+func PathsFor(d *project.Descriptor, policy string) Paths {
 	dir := d.StatePath("index")
+	if policy == golang.PolicyNoAST {
+		dir = d.StatePath("index-" + golang.PolicyNoAST)
+	}
 	return Paths{
 		Dir:         dir,
 		Index:       filepath.Join(dir, "index.db"),
@@ -208,7 +213,7 @@ type attempt struct {
 func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attempt) (res *Result, retErr error) {
 	start := time.Now()
 	clk := newClock()
-	paths := PathsFor(d)
+	paths := PathsFor(d, opts.Policy)
 	if err := os.MkdirAll(paths.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sync: create %s: %w", paths.Dir, err)
 	}

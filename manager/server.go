@@ -323,7 +323,7 @@ func (m *Manager) CheckSignature(ctx context.Context, req *docforgev2.CheckSigna
 		return nil, status.Errorf(codes.InvalidArgument, "project %s has no valid descriptor", b.ProjectRoot)
 	}
 	resp := &docforgev2.CheckSignatureResponse{ProtocolVersion: docforgev2.ProtocolVersion}
-	cur, err := index.ProbeSignature(d)
+	cur, err := index.ProbeSignature(d, b.Policy())
 	if err != nil {
 		resp.Reason = err.Error()
 		return resp, nil

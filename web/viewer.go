@@ -171,7 +171,7 @@ func (v *Viewer) Handler() http.Handler {
 
 // staleness says why the snapshot no longer matches the published index, or "" when it does.
 func (v *Viewer) staleness() string {
-	now, err := index.PublishedSignature(v.d)
+	now, err := index.PublishedSignature(v.d, v.snap.Info().Policy)
 	if err != nil {
 		return "the published index is gone: " + err.Error()
 	}

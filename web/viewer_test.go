@@ -272,7 +272,7 @@ func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 				}
 			case "altered":
 				later := time.Now().Add(time.Hour)
-				if err := os.Chtimes(index.PathsFor(r.d).Index, later, later); err != nil {
+				if err := os.Chtimes(index.PathsFor(r.d, "").Index, later, later); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -195,7 +195,7 @@ func (s *Service) rebuild(l *live) {
 
 // acquire returns the current snapshot, counted, if its file is still the published one.
 func (s *Service) acquire(l *live, d *project.Descriptor) *held {
-	sig, err := index.PublishedSignature(d)
+	sig, err := index.PublishedSignature(d, l.policy)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l.cur == nil || err != nil || !l.cur.snap.Info().Index.SameFile(sig) {

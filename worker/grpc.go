@@ -93,7 +93,7 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 		return resp, nil
 	}
 	// Health never opens SQLite: the signature is a stat and a receipt, freshness a stat walk.
-	if sig, err := index.ProbeSignature(d); err == nil {
+	if sig, err := index.ProbeSignature(d, g.binding.Policy()); err == nil {
 		resp.Index = SignatureToProto(sig)
 	}
 	if st, err := index.CheckStatus(ctx, d, g.binding.Policy()); err == nil {

@@ -132,7 +132,7 @@ func runGenerationDiff(c *call, args json.RawMessage) (any, error) {
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	st := index.CheckDiffReceipt(c.ctx, c.d)
+	st := index.CheckDiffReceipt(c.ctx, c.d, c.b.Policy())
 	page := &diffPage{PageSchemaVersion: 1, ReceiptState: st.State, Reason: st.Reason, Items: []json.RawMessage{}, Omissions: []Omission{}}
 	switch st.State {
 	case index.ReceiptCurrent, index.ReceiptStale:

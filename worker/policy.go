@@ -82,7 +82,7 @@ func runBootstrap(c *call, _ json.RawMessage) (any, error) {
 	first := "docforge_search"
 	return map[string]any{
 		"binding":          c.b,
-		"index_path":       filepath.ToSlash(index.PathsFor(c.d).Index),
+		"index_path":       filepath.ToSlash(index.PathsFor(c.d, c.b.Policy()).Index),
 		"index":            info,
 		"effective_policy": PolicyOf(c.b),
 		"capabilities":     CapabilitiesOf(c.b),

@@ -102,7 +102,7 @@ func (c *call) desk() (*changeset.Desk, error) {
 // publishedEnvelope fills the envelope from the published index without syncing: proposal
 // tools read the sources themselves.
 func (c *call) publishedEnvelope() {
-	if pub, err := index.ReadPublication(index.PathsFor(c.d).Publication); err == nil {
+	if pub, err := index.ReadPublication(index.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
 		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
 			c.env.Staleness = st.State

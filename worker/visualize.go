@@ -51,8 +51,8 @@ type ViewerStatus struct {
 func viewerKey(b Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
 
 // indexState compares a viewer's snapshot with the published index by stat and receipt.
-func indexState(d *project.Descriptor, served index.Signature) string {
-	pub, err := index.ProbeSignature(d)
+func indexState(d *project.Descriptor, policy string, served index.Signature) string {
+	pub, err := index.ProbeSignature(d, policy)
 	switch {
 	case err != nil:
 		return index.Unknown
@@ -73,7 +73,7 @@ func (s *Service) Viewer(b Binding) (ViewerStatus, bool) {
 	}
 	info := h.v.Snapshot().Info()
 	return ViewerStatus{Port: h.v.Port(), Index: info.Index, Started: h.started, LastActivity: h.v.LastActivity(),
-		SnapshotState: indexState(h.d, info.Index)}, true
+		SnapshotState: indexState(h.d, b.Policy(), info.Index)}, true
 }
 
 // StopViewer stops the binding's viewer; it reports whether one ran.
@@ -251,7 +251,7 @@ func runVisualizationStatus(c *call, raw json.RawMessage) (any, error) {
 			"note":      "no viewer runs for this project: docforge_visualize starts one"}, nil
 	}
 	info := h.v.Snapshot().Info()
-	idx := indexState(c.d, info.Index)
+	idx := indexState(c.d, c.b.Policy(), info.Index)
 	src := index.Unknown
 	if inv, err := source.Scan(c.ctx, c.d); err == nil {
 		src = index.Stale

@@ -103,7 +103,7 @@ func measureAdopted(ctx context.Context, dir string, files, runs int) (string, e
 	var cold []time.Duration
 	var res *index.Result
 	for k := 0; k < runs; k++ {
-		if err := os.RemoveAll(index.PathsFor(d).Dir); err != nil {
+		if err := os.RemoveAll(index.PathsFor(d, "").Dir); err != nil {
 			return "", err
 		}
 		if res, err = index.Sync(ctx, d, index.Options{}); err != nil {

@@ -58,7 +58,7 @@ func measureStamps(ctx context.Context, dir string, files, runs int) (string, er
 		return "", fmt.Errorf("unstamped cold sync: %w", err)
 	}
 	coldPlain := res.Elapsed
-	if err := os.RemoveAll(index.PathsFor(d).Dir); err != nil {
+	if err := os.RemoveAll(index.PathsFor(d, "").Dir); err != nil {
 		return "", err
 	}
 	desk, err := changeset.NewDesk(d, "")
