@@ -337,6 +337,16 @@ func TestWorkersAreSupervised(t *testing.T) {
 	if err != nil || same.Pid != first {
 		t.Errorf("operator session: %v %+v, want worker %d", err, same, first)
 	}
+	// The project through a symlink is the same project: the same worker, not a second
+	// publisher.
+	link := filepath.Join(t.TempDir(), "through-a-link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	linked, err := c.Acquire(ctx, worker.Binding{ProjectRoot: link, CapabilityMode: worker.ModeRead}, 0)
+	if err != nil || linked.Pid != first {
+		t.Errorf("the project through a symlink: %v %+v, want worker %d", err, linked, first)
+	}
 
 	syscall.Kill(int(first), syscall.SIGKILL)
 	for processAlive(int(first)) { // alive until reaped: the manager must wait for it

@@ -243,6 +243,9 @@ func (m *Manager) AcquireWorker(ctx context.Context, req *docforgev2.AcquireWork
 		return nil, err
 	}
 	b := worker.BindingFromProto(req.Binding)
+	if real, err := filepath.EvalSymlinks(b.ProjectRoot); err == nil && filepath.IsAbs(b.ProjectRoot) {
+		b.ProjectRoot = real // one worker per project, whichever path names it
+	}
 	key := workerKey(b)
 	s := m.slot(key)
 	s.mu.Lock()

@@ -72,6 +72,9 @@ func (b *Binding) Validate() (*project.Descriptor, error) {
 		}
 		return nil, bad("%s %s", filepath.Join(b.ProjectRoot, project.FileName), msg)
 	}
+	// The resolved root names the project: a path through a symlink is the same project,
+	// served by the same worker, not a second publisher of it.
+	b.ProjectRoot = d.Root
 	if b.ProposalWriter != "" && !slices.ContainsFunc(d.Proposals.Writers, func(w project.Writer) bool { return w.ID == b.ProposalWriter }) {
 		return nil, bad("--proposal-writer %q is not declared in [[proposals.writers]] of %s", b.ProposalWriter, project.FileName)
 	}

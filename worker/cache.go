@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/safefile"
 )
 
 // live is what a service keeps per binding between calls: the source watch, the last
@@ -26,6 +29,58 @@ type live struct {
 	// repaired is the failure of the watch that the last rebuild of it repaired, until a call
 	// has said so in its warnings.
 	repaired atomic.Pointer[string]
+	// publisher releases the binding's publisher lock, which this service holds while it
+	// serves the binding: one worker publishes a project's index under a policy, even when
+	// two managers each start one. nil while another process holds it; this service then
+	// answers read-only from what that one publishes (follower), and claims the lock again
+	// at every call, so it takes over once the other is gone.
+	publisher func()
+}
+
+// publisherLockFile is the publisher lock, in the policy's index folder; it holds the pid of
+// its holder.
+const publisherLockFile = "publisher.lock"
+
+// claim takes the binding's publisher lock if this service does not hold it yet and it is
+// free, and reports whether this service publishes. The watch starts with the claim: a
+// follower has nothing to prove current.
+func (s *Service) claim(l *live, d *project.Descriptor) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.publisher != nil {
+		return true
+	}
+	if s.bg.Err() != nil {
+		return false // closing
+	}
+	dir := index.PathsFor(d, l.policy).Dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
+	path := filepath.Join(dir, publisherLockFile)
+	unlock, ok, err := safefile.TryLock(path)
+	if err != nil || !ok {
+		return false
+	}
+	// Say who holds it, for a follower's warning; the lock itself is the flock.
+	os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+	l.publisher = unlock
+	if s.watch && l.watch == nil {
+		if w, err := startWatch(d, func() { s.schedule(l) }); err == nil {
+			l.watch = w
+		} else {
+			// Every call walks the tree; say why where 'docforge status' looks.
+			writeWatchHealth(d.StatePath(filepath.FromSlash(WatchHealthFile)),
+				WatchHealth{State: "off", LastError: err.Error(), At: time.Now().UTC().Format(time.RFC3339)})
+		}
+	}
+	return true
+}
+
+// publisherPid reads the pid the holder of a binding's publisher lock wrote, or "".
+func publisherPid(d *project.Descriptor, policy string) string {
+	data, _ := os.ReadFile(filepath.Join(index.PathsFor(d, policy).Dir, publisherLockFile))
+	return strings.TrimSpace(string(data))
 }
 
 type held struct {
@@ -96,15 +151,6 @@ func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
 		return l
 	}
 	l := &live{root: b.ProjectRoot, policy: b.Policy()}
-	if s.watch {
-		if w, err := startWatch(d, func() { s.schedule(l) }); err == nil {
-			l.watch = w
-		} else {
-			// Every call walks the tree; say why where 'docforge status' looks.
-			writeWatchHealth(d.StatePath(filepath.FromSlash(WatchHealthFile)),
-				WatchHealth{State: "off", LastError: err.Error(), At: time.Now().UTC().Format(time.RFC3339)})
-		}
-	}
 	s.lives[key] = l
 	return l
 }
@@ -246,6 +292,9 @@ func (s *Service) Close() error {
 	for k, l := range s.lives {
 		if l.watch != nil {
 			l.watch.close()
+		}
+		if l.publisher != nil {
+			l.publisher()
 		}
 		if l.cur != nil {
 			l.cur.snap.Close()

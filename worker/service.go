@@ -118,6 +118,8 @@ type call struct {
 	stages  map[string]float64
 	counts  map[string]int64
 	svc     *Service
+	// follower is set when another worker publishes the binding's index (follow).
+	follower bool
 	// fallbacks are smaller results to answer with, in order, when a committed mutation's
 	// full result does not fit; stageName and committed describe a mutation's failure.
 	fallbacks []any
@@ -191,6 +193,9 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 			c.env.Warnings = append(c.env.Warnings, msg)
 		}
 	}()
+	if !c.svc.claim(l, c.d) {
+		return c.follow(l, start)
+	}
 	trust := !rebuild && !explicit
 	if trust && c.fast(l, start) {
 		return nil
@@ -235,6 +240,52 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	c.snap = snap
 	info := snap.Info()
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
+	return nil
+}
+
+// followerWait bounds how long a follower waits for the publishing worker to catch up with
+// the sources before it answers stale.
+const followerWait = 3 * time.Second
+
+// follow answers from the index another worker publishes (this service could not claim the
+// publisher lock): it never syncs, waits a little for that worker to publish what the files
+// hold, and says that it follows and whether the answer is current.
+func (c *call) follow(l *live, start time.Time) error {
+	c.follower = true
+	deadline := time.Now().Add(followerWait)
+	var st *index.Status
+	for {
+		var err error
+		if st, err = index.CheckStatus(c.ctx, c.d, l.policy); err != nil {
+			return err
+		}
+		if st.State == index.Current || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	c.stage("follow", start)
+	snap, err := index.OpenWith(c.ctx, c.d, l.policy)
+	if err != nil {
+		return err
+	}
+	c.held = c.svc.install(l, snap)
+	c.snap = snap
+	info := snap.Info()
+	staleness := "current"
+	if st.State != index.Current {
+		staleness = "stale"
+	}
+	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
+	who := "another DocForge worker"
+	if pid := publisherPid(c.d, l.policy); pid != "" {
+		who += " (pid " + pid + ")"
+	}
+	c.env.Warnings = append(c.env.Warnings, who+" publishes this project's index, so this one answers read-only from what it publishes and never syncs itself")
 	return nil
 }
 

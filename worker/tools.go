@@ -283,7 +283,10 @@ func runSync(c *call, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	defer c.done()
-	if c.sync == nil {
+	switch {
+	case c.follower:
+		return map[string]any{"build": "none", "note": "another worker publishes this project's index; this one follows it (see warnings)"}, nil
+	case c.sync == nil:
 		return map[string]any{"build": "failed", "note": "validation errors; the previous generation stays published"}, nil
 	}
 	return c.sync, nil

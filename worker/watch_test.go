@@ -266,3 +266,32 @@ func TestWatchRepairsItselfAfterAnOverflow(t *testing.T) {
 		t.Errorf("the health file says %+v (read %v)", h, ok)
 	}
 }
+
+// Two services on one project (two managers' workers, say): the first to serve it publishes,
+// the second answers read-only from what the first publishes, says so, and never syncs; once
+// the first is gone the second takes over.
+func TestOnePublisherPerProject(t *testing.T) {
+	root := CopyExample(t, nil)
+	first, second := newWatched(t, root), newWatched(t, root)
+	if a := first.node("arch.store"); a.Error != nil || len(a.Warnings) != 0 {
+		t.Fatalf("the first service: %+v", a)
+	}
+	a := second.node("arch.store")
+	if a.Error != nil || a.Staleness != "current" || !strings.Contains(strings.Join(a.Warnings, " "), "answers read-only") {
+		t.Fatalf("the second service: %+v", a)
+	}
+	retitle(t, filepath.Join(root, "docs/architecture/store.md"), "Store, edited")
+	// The first publishes the edit (its watch schedules a rebuild); the second waits for it.
+	if a := second.node("arch.store"); a.Result.Title != "Store, edited" || a.Staleness != "current" {
+		t.Errorf("the follower after an edit: %+v", a)
+	}
+	if n := second.svc.Stats().Syncs; n != 0 {
+		t.Errorf("the follower ran %d syncs", n)
+	}
+	first.svc.Close()
+	retitle(t, filepath.Join(root, "docs/architecture/store.md"), "Store, edited again")
+	a = second.node("arch.store")
+	if a.Result.Title != "Store, edited again" || a.Staleness != "current" || len(a.Warnings) != 0 || second.svc.Stats().Syncs == 0 {
+		t.Errorf("after the publisher closed, the follower did not take over: %+v, %d syncs", a, second.svc.Stats().Syncs)
+	}
+}

@@ -40,3 +40,25 @@ func Lock(ctx context.Context, path string) (func(), error) {
 		}
 	}
 }
+
+// TryLock takes an exclusive flock on path (created if needed) if it is free, without
+// waiting. ok is false when another open file holds it, in this process or another.
+func TryLock(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); {
+	case err == nil:
+		return func() {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			f.Close()
+		}, true, nil
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		f.Close()
+		return nil, false, nil
+	default:
+		f.Close()
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+}
