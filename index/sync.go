@@ -153,6 +153,10 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 		if retErr != nil && ctx.Err() != nil && !errors.Is(retErr, ctx.Err()) {
 			retErr = fmt.Errorf("sync cancelled: %w (%v)", ctx.Err(), retErr)
 		}
+		// A full disk fails a build wherever it first writes; the published index is intact.
+		if retErr != nil && ctx.Err() == nil && problem.CodeOf(retErr) != problem.DiskFull && DiskFull(retErr) {
+			retErr = problem.Wrap(problem.DiskFull, retErr, "the disk is full, so the sync could not write a new index; the previous index stays published; free space and sync again")
+		}
 	}()
 	// Sources that change while a sync reads them (a checkout, a generator, a file deleted
 	// between the walk and its read) can make the build fail on a state that never existed

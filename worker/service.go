@@ -216,6 +216,9 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	case code == problem.SourceChanged:
 		staleness = "stale"
 		c.env.Warnings = append(c.env.Warnings, "the sources kept changing while the sync read them, so this answer comes from the last published generation; call again once they settle")
+	case code == problem.DiskFull:
+		staleness = "stale"
+		c.env.Warnings = append(c.env.Warnings, "disk_full: the disk is full, so no new index could be written and this answer comes from the last published generation; free space and call again")
 	default:
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -122,14 +123,21 @@ func Journaled(d *project.Descriptor) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// rollback restores every journaled file to its saved bytes (or removes it).
+// rollback restores every journaled file to its saved bytes (or removes it). The files the
+// application created go first: on a full disk, removing them frees the room that restoring
+// the others needs.
 func (k *Desk) rollback(j *journal) error {
-	for i, f := range j.Files {
-		abs := filepath.Join(k.d.Root, filepath.FromSlash(f.Path))
+	for _, f := range j.Files {
 		if !f.Existed {
+			abs := filepath.Join(k.d.Root, filepath.FromSlash(f.Path))
 			if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("roll back %s: %w", f.Path, err)
 			}
+		}
+	}
+	for i, f := range j.Files {
+		abs := filepath.Join(k.d.Root, filepath.FromSlash(f.Path))
+		if !f.Existed {
 			continue
 		}
 		data, err := os.ReadFile(k.backupPath(i))
@@ -226,6 +234,9 @@ func (k *Desk) Apply(ctx context.Context, applier, id, hash string) (*Applicatio
 		return nil, err
 	}
 	fail := func(cause error) (*Application, error) {
+		if safefile.NoSpace(cause) {
+			cause = problem.Wrap(problem.DiskFull, cause, "the disk filled up while applying %s; every file was restored", id)
+		}
 		if rerr := k.rollback(j); rerr != nil {
 			return nil, fmt.Errorf("apply %s: %w; rolling back also failed: %v (the journal %s stays for the next start)", id, cause, rerr, k.journalPath())
 		}
@@ -270,6 +281,9 @@ func (k *Desk) prepare(src *Sources, c *Checked, hash string, out *Application) 
 	if err := Confined(k.d.Root, k.d.StatePath(), k.applyDir(), project.StateDir); err != nil {
 		return nil, err
 	}
+	if err := k.checkSpace(src, c); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(k.applyDir(), "before"), 0o755); err != nil {
 		return nil, fmt.Errorf("prepare apply: %w", err)
 	}
@@ -312,6 +326,35 @@ func (k *Desk) prepare(src *Sources, c *Checked, hash string, out *Application) 
 		return nil, fmt.Errorf("prepare apply: journal: %w", err)
 	}
 	return j, nil
+}
+
+// spaceMargin is room kept free beyond what an application writes: the journal, the
+// receipt and the changeset's new version.
+const spaceMargin = 1 << 20
+
+// checkSpace refuses an application that the disk has no room for, before anything is
+// written: saved copies of the files it replaces, and each new file beside its temporary
+// copy, plus a margin.
+func (k *Desk) checkSpace(src *Sources, c *Checked) error {
+	need := int64(spaceMargin)
+	for _, rel := range c.Projection.Paths {
+		if abs, err := src.contentPath(rel); err == nil {
+			if st, err := os.Stat(abs); err == nil {
+				need += st.Size()
+			}
+		}
+		need += 2 * int64(len(c.Projection.Overlay.Files[rel]))
+	}
+	for _, dir := range []string{k.d.Root, k.d.StatePath()} {
+		var fs syscall.Statfs_t
+		if err := syscall.Statfs(dir, &fs); err != nil {
+			continue // no figure to check against: the writes will say
+		}
+		if free := int64(fs.Bavail) * int64(fs.Bsize); free < need {
+			return problem.Errorf(problem.DiskFull, "applying needs about %d bytes free on the disk holding %s and %d are; nothing was written", need, dir, free)
+		}
+	}
+	return nil
 }
 
 // writeCanonical writes (or removes) one content file, confined to its content root.

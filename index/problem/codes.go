@@ -44,6 +44,7 @@ const (
 	IndexCorrupt    Code = "index_corrupt"
 	IndexBusy       Code = "index_busy"
 	SourceChanged   Code = "source_changed"
+	DiskFull        Code = "disk_full"
 	NodeNotFound    Code = "node_not_found"
 	InvalidArgument Code = "invalid_argument"
 	Internal        Code = "internal"
@@ -93,7 +94,7 @@ func All() []Code {
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
 		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, AmbiguousMention, SuspectRelation, StampWithoutRelation, PathEscape, NotUTF8, FileTooLarge,
 		UnreadableFile, TooManyProblems, GoParseError,
-		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, SourceChanged, NodeNotFound, InvalidArgument,
+		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, SourceChanged, DiskFull, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
 		TaskContextUnavailable, ViewerUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
@@ -205,6 +206,9 @@ func Describe(c Code) Info {
 	case SourceChanged:
 		return Info{"a source file changed while DocForge was reading or writing it: a write left it alone, a sync kept the previous index",
 			"run the command again once the files settle; it reads them afresh"}
+	case DiskFull:
+		return Info{"the disk holding the project or its index is full: nothing new could be written, and what was published stays as it was",
+			"free space on that disk, then sync again; answers meanwhile come from the last published generation, marked stale"}
 	case NodeNotFound:
 		return Info{"no node has that ID",
 			"check the ID with 'docforge search' or 'docforge filter'"}

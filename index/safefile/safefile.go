@@ -1,10 +1,12 @@
 package safefile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFile replaces path with data (mode perm): write a temporary file in the same
@@ -75,4 +77,10 @@ func Fsync(path string) error {
 		return fmt.Errorf("fsync %s: %w", path, err)
 	}
 	return nil
+}
+
+// NoSpace reports whether err is a write that failed for want of room: ENOSPC, or EDQUOT
+// for an exhausted quota.
+func NoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
