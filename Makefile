@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build ui demo demo-manager test vet fmt-check bench eval eval-goroot clean generate generate-check
+.PHONY: all build ui demo demo-manager test vet fmt-check bench soak eval eval-goroot clean generate generate-check
 
 all: build
 
@@ -142,6 +142,17 @@ eval: build
 	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
 	mkdir -p bench-out
 	$(BIN)/docforge-eval --set $(EVAL_SET) --corpus $(EVAL_CORPUS) --work bench-out/eval --out bench-out/eval.md $(EVAL_FLAGS)
+
+# The fault suite's long forms (docs/benchmarks.md, "Faults"); make test runs the short ones.
+# Not part of make test. Needs root (a tmpfs is mounted for the full-disk case) and git.
+SOAK_SECONDS ?= 60
+SOAK_ROUNDS  ?= 50
+SOAK_TESTS   := TestBridgesUnderChurn|TestKilledApplyWithALiveWorker|TestCallerVanishingDuringAColdBuild|TestSyncUnderChurnIsNeverFalselyInvalid|TestWatch|TestFullDisk|TestOnePublisherPerProject
+soak: build
+	mkdir -p bench-out
+	DOCFORGE_SOAK_SECONDS=$(SOAK_SECONDS) DOCFORGE_SOAK_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -v -timeout 60m \
+		-run '^($(SOAK_TESTS))' ./cmd/docforge-mcp/ ./cmd/docforge/ ./index/ ./worker/ > bench-out/soak.log 2>&1; \
+		status=$$?; grep -E '^(--- |ok|FAIL)|soak:|outcomes:' bench-out/soak.log; exit $$status
 
 # A held-out check on code no one here wrote: net/http of the local Go toolchain, copied with a
 # go.mod (a code-only project), against cmd/docforge-eval/testdata/goroot-net-http.json.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
 )
 
@@ -48,7 +49,8 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 		}
 	}()
 	var falseInvalid, changed, ok int
-	for range 60 {
+	syncs := fixture.SoakRounds(60)
+	for range syncs {
 		res, err := index.Sync(ctx, d, index.Options{})
 		switch code := problem.CodeOf(err); {
 		case err == nil:
@@ -67,8 +69,9 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	t.Logf("soak: %d syncs under churn: %d ok, %d source_changed, %d project_invalid", syncs, ok, changed, falseInvalid)
 	if falseInvalid > 0 {
-		t.Errorf("%d of 60 syncs under churn said project_invalid (%d ok, %d source_changed)", falseInvalid, ok, changed)
+		t.Errorf("%d of %d syncs under churn said project_invalid (%d ok, %d source_changed)", falseInvalid, syncs, ok, changed)
 	}
 	if ok == 0 {
 		t.Errorf("no sync under churn succeeded (%d source_changed)", changed)

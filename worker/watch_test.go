@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 )
 
 // CopyExample copies the bundled example project's sources into a temporary directory and
@@ -103,7 +104,7 @@ func TestWatchFollowsRenamedFolders(t *testing.T) {
 	w := newWatched(t, root)
 	w.node("arch.store")
 	dir := filepath.Join(root, "docs", "architecture")
-	for i := range 10 {
+	for i := range fixture.SoakRounds(10) {
 		moved := filepath.Join(root, "docs", "renamed-"+strings.Repeat("x", i+1))
 		if err := os.Rename(dir, moved); err != nil {
 			t.Fatal(err)
@@ -135,7 +136,7 @@ func TestWatchSeesARootRemovedAndMadeAgain(t *testing.T) {
 	}
 	dir := filepath.Join(root, "docs", "architecture")
 	aside := filepath.Join(t.TempDir(), "architecture")
-	for i := range 3 {
+	for i := range fixture.SoakRounds(3) {
 		if err := os.Rename(dir, aside); err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +201,7 @@ func TestWatchSeesAGitCheckout(t *testing.T) {
 
 	w := newWatched(t, root)
 	w.node("arch.store")
-	for i := range 4 {
+	for i := range fixture.SoakRounds(4) {
 		git("checkout", "-q", "moved")
 		a := w.node("arch.store")
 		if a.Result.SourcePath != "docs/design/store.md" || a.Result.Title != "Store on the moved branch" || a.Staleness != "current" {

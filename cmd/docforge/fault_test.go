@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,15 +19,6 @@ import (
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/worker"
 )
-
-// soakRounds is n, or the count in DOCFORGE_SOAK_ROUNDS when 'make soak' sets it: the fault
-// suite's short forms run in make test, its long forms in make soak.
-func soakRounds(n int) int {
-	if v, err := strconv.Atoi(os.Getenv("DOCFORGE_SOAK_ROUNDS")); err == nil && v > 0 {
-		return v
-	}
-	return n
-}
 
 // An application killed at a random point while a worker serves the project: the worker's
 // next answer is the whole state before the application or the whole state after it, never a
@@ -89,7 +79,7 @@ func TestKilledApplyWithALiveWorker(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(11))
 	outcomes := map[string]int{}
-	for round := range soakRounds(8) {
+	for round := range fixture.SoakRounds(8) {
 		store, api := onDisk("docs/architecture/store.md"), onDisk("docs/architecture/api.md")
 		nextStore, nextAPI := fmt.Sprintf("Store %d", round), fmt.Sprintf("API %d", round)
 		id := fmt.Sprintf("cs-kill-%d", round)
@@ -138,7 +128,7 @@ func TestKilledApplyWithALiveWorker(t *testing.T) {
 			return nil
 		})
 	}
-	t.Logf("outcomes: %v", outcomes)
+	t.Logf("soak: %d applications killed at random points with a live worker: %d answered the state before, %d the state after, 0 a mix", outcomes["before"]+outcomes["after"], outcomes["before"], outcomes["after"])
 }
 
 // generated writes a project of n linked Markdown nodes: big enough that a cold build takes
@@ -183,7 +173,13 @@ func TestCallerVanishingDuringAColdBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewSource(3))
-	for round := range soakRounds(5) {
+	rounds := fixture.SoakRounds(5)
+	defer func() {
+		if !t.Failed() {
+			t.Logf("soak: %d callers gone during a cold build: the worker served on, every next call current", rounds)
+		}
+	}()
+	for round := range rounds {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(20+r.Intn(600))*time.Millisecond)
 		caller.Call(ctx, b, "docforge_sync", []byte(`{"rebuild":true}`))
 		cancel()
