@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,7 +114,7 @@ func TestWatchFollowsRenamedFolders(t *testing.T) {
 		if a := w.node("arch.store"); a.Error != nil || !strings.HasPrefix(a.Result.SourcePath, "docs/renamed-") {
 			t.Fatalf("round %d: after the rename: %+v", i, a)
 		}
-		title := "Store, round " + string(rune('a'+i))
+		title := fmt.Sprintf("Store, round %d", i)
 		retitle(t, filepath.Join(dir, "store.md"), title)
 		if a := w.node("arch.store"); a.Result.Title != title || a.Staleness != "current" {
 			t.Fatalf("round %d: an edit inside the renamed folder is not in the answer: title %q, staleness %s", i, a.Result.Title, a.Staleness)
@@ -154,7 +155,7 @@ func TestWatchSeesARootRemovedAndMadeAgain(t *testing.T) {
 		if a := w.node("arch.store"); a.Error != nil || a.Staleness != "current" {
 			t.Fatalf("round %d: the root is back but its node is not: %+v", i, a)
 		}
-		title := "Store again " + string(rune('a'+i))
+		title := fmt.Sprintf("Store again %d", i)
 		retitle(t, filepath.Join(dir, "store.md"), title)
 		if a := w.node("arch.store"); a.Result.Title != title {
 			t.Fatalf("round %d: an edit inside the re-created root is not seen: %q", i, a.Result.Title)

@@ -17,37 +17,60 @@ import (
 	"github.com/docforge/docforge/index/fixture"
 )
 
-// titleHistory records each title written to a source, with the time the write completed.
+// titleHistory records each title written to a source: when its write began and when its
+// rename had completed (zero until then).
 type titleHistory struct {
-	mu     sync.Mutex
-	titles []string
-	at     []time.Time
+	mu          sync.Mutex
+	titles      []string
+	begun, done []time.Time
 }
 
-func (h *titleHistory) add(title string) {
+// begin records a write about to start and returns its index for finish.
+func (h *titleHistory) begin(title string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.titles, h.at = append(h.titles, title), append(h.at, time.Now())
+	h.titles, h.begun, h.done = append(h.titles, title), append(h.begun, time.Now()), append(h.done, time.Time{})
+	return len(h.titles) - 1
+}
+
+func (h *titleHistory) finish(i int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done[i] = time.Now()
 }
 
 // valid reports whether an answer of title, to a call that ran from start to end, shows
-// what the file held: the title written last before the call began, or one written while
-// it ran. Anything older marked current is a stale answer served as fresh.
+// what the file may have held then: a write of that title began before the call ended, and
+// no later write had completed before the call began. Anything else marked current is a
+// stale answer served as fresh.
 func (h *titleHistory) valid(title string, start, end time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	last := -1
-	for i, at := range h.at {
-		if !at.After(start) {
-			last = i
+	for i := len(h.titles) - 1; i >= 0; i-- {
+		if h.titles[i] != title || h.begun[i].After(end) {
+			continue
+		}
+		for j := i + 1; j < len(h.titles); j++ {
+			if !h.done[j].IsZero() && h.done[j].Before(start) {
+				return false // a newer title was on disk before the call began
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// around describes the writes within a second of t.
+func (h *titleHistory) around(t time.Time) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var parts []string
+	for i, at := range h.begun {
+		if d := at.Sub(t); d > -time.Second && d < time.Second {
+			parts = append(parts, fmt.Sprintf("%q written from %s to %s", h.titles[i], at.Format("15:04:05.000000"), h.done[i].Format("15:04:05.000000")))
 		}
 	}
-	for i := max(last, 0); i < len(h.titles) && !h.at[i].After(end); i++ {
-		if h.titles[i] == title {
-			return true
-		}
-	}
-	return last >= 0 && h.titles[last] == title
+	return strings.Join(parts, ", ")
 }
 
 // Eight real bridges (the go-sdk client over stdio, each its own docforge-mcp process, one
@@ -69,8 +92,10 @@ func TestBridgesUnderChurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	hist := &titleHistory{}
-	hist.add("Shipment store")
+	hist.finish(hist.begin("Shipment store"))
 	write := func(title string) {
+		k := hist.begin(title)
+		defer hist.finish(k)
 		data := strings.Replace(string(src), `title = "Shipment store"`, `title = "`+title+`"`, 1)
 		tmp := page + ".tmp" // written by rename, as editors do
 		if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
@@ -79,9 +104,7 @@ func TestBridgesUnderChurn(t *testing.T) {
 		}
 		if err := os.Rename(tmp, page); err != nil {
 			t.Error(err)
-			return
 		}
-		hist.add(title)
 	}
 	duration := fixture.SoakDuration(4 * time.Second)
 	deadline := time.Now().Add(duration)
@@ -98,6 +121,7 @@ func TestBridgesUnderChurn(t *testing.T) {
 		latency        time.Duration
 		failed, stale  bool
 		staleAsCurrent bool
+		detail         string
 	}
 	results := make(chan outcome, 1<<16)
 	for _, cs := range sessions {
@@ -122,6 +146,8 @@ func TestBridgesUnderChurn(t *testing.T) {
 					o.stale = true
 				case !hist.valid(env.Result.Title, start, end):
 					o.staleAsCurrent = true
+					o.detail = fmt.Sprintf("answered %q in a call from %s to %s; %s", env.Result.Title,
+						start.Format("15:04:05.000000"), end.Format("15:04:05.000000"), hist.around(start))
 				}
 				results <- o
 			}
@@ -141,6 +167,9 @@ func TestBridgesUnderChurn(t *testing.T) {
 		}
 		if o.staleAsCurrent {
 			staleAsCurrent++
+			if staleAsCurrent <= 5 {
+				t.Logf("stale answer marked current: %s", o.detail)
+			}
 		}
 	}
 	slices.Sort(latencies)

@@ -149,7 +149,7 @@ func managerStatus(e *env, paths manager.Paths) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tPOLICY\tPID\tUPTIME\tGENERATION\tFRESHNESS\tCALLS\tSYNCS\tVIEWER")
+	fmt.Fprintln(tw, "PROJECT\tPOLICY\tPID\tUPTIME\tGENERATION\tFRESHNESS\tCALLS\tSYNCS\tWATCH\tVIEWER")
 	for _, w := range ws {
 		gen := "-"
 		if w.Index != nil {
@@ -160,10 +160,23 @@ func managerStatus(e *env, paths manager.Paths) error {
 			viewer = fmt.Sprintf("port %d, generation %d, %s, idle %v", v.Port, v.Index.GetGeneration(), v.SnapshotState,
 				now.Sub(time.UnixMilli(v.LastActivityUnixMs)).Truncate(time.Second))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\t%s\t%d\t%d\t%s\n", w.ProjectRoot, w.Policy, w.Pid, time.Duration(w.UptimeSec*float64(time.Second)).Truncate(time.Second),
-			gen, w.Freshness, w.Stats.GetCalls(), w.Stats.GetSyncs(), viewer)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\t%s\t%d\t%d\t%s\t%s\n", w.ProjectRoot, w.Policy, w.Pid, time.Duration(w.UptimeSec*float64(time.Second)).Truncate(time.Second),
+			gen, w.Freshness, w.Stats.GetCalls(), w.Stats.GetSyncs(), watchSummary(w.Stats), viewer)
 	}
 	return tw.Flush()
+}
+
+// watchSummary is a worker's source watch in a few words: its state, and its failures and
+// repairs when there were any (the last error is in --json).
+func watchSummary(st *docforgev2.WorkerStats) string {
+	state := st.GetWatchState()
+	if state == "" {
+		return "-"
+	}
+	if n := st.GetWatchFailures(); n > 0 {
+		state += fmt.Sprintf(" (%d failed, %d repaired)", n, st.GetWatchRepairs())
+	}
+	return state
 }
 
 func managerInstall(e *env, paths manager.Paths) error {
