@@ -301,12 +301,8 @@ func (wt *watch) unchanged(ctx context.Context) bool {
 		wt.mu.Unlock()
 		return false
 	}
-	wt.next++
-	name := barrierPrefix + strconv.Itoa(wt.next)
-	ch := make(chan struct{})
-	wt.waiting[name] = ch
 	wt.mu.Unlock()
-	if !wt.barrier(ctx, name, ch) {
+	if !wt.barrier(ctx) {
 		return false
 	}
 	wt.mu.Lock()
@@ -314,9 +310,20 @@ func (wt *watch) unchanged(ctx context.Context) bool {
 	return wt.proven == wt.changes && wt.failed == nil && !wt.rescan
 }
 
-// barrier writes the barrier file name and waits for its event, which the caller has
-// registered as ch: once it arrives, fsnotify has handled every event queued before it.
-func (wt *watch) barrier(ctx context.Context, name string, ch chan struct{}) bool {
+// barrier writes a uniquely named file into the barrier folder and waits for its event: once
+// it arrives, fsnotify has handled every event queued before it.
+func (wt *watch) barrier(ctx context.Context) bool {
+	wt.mu.Lock()
+	wt.next++
+	name := barrierPrefix + strconv.Itoa(wt.next)
+	ch := make(chan struct{})
+	wt.waiting[name] = ch
+	wt.mu.Unlock()
+	defer func() {
+		wt.mu.Lock()
+		delete(wt.waiting, name) // its event may never come
+		wt.mu.Unlock()
+	}()
 	if err := os.WriteFile(filepath.Join(wt.barrierDir, name), nil, 0o600); err != nil {
 		return false
 	}
@@ -343,13 +350,7 @@ func (wt *watch) beginSync(ctx context.Context) (int64, error) {
 	if !need {
 		return from, nil
 	}
-	wt.mu.Lock()
-	wt.next++
-	name := barrierPrefix + strconv.Itoa(wt.next)
-	ch := make(chan struct{})
-	wt.waiting[name] = ch
-	wt.mu.Unlock()
-	if !wt.barrier(ctx, name, ch) {
+	if !wt.barrier(ctx) {
 		return from, nil // still marked: the next sync tries again
 	}
 	wt.mu.Lock()
