@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -204,28 +203,34 @@ func (v *Viewer) source(r *http.Request) (any, error) {
 	if rel == "" || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, problem.Errorf(problem.PathEscape, "node %s has no readable source path", n.ID)
 	}
-	root, err := filepath.EvalSymlinks(v.d.Root)
-	if err != nil {
-		return nil, fmt.Errorf("resolve project root: %w", err)
+	// Confined when read, not only when indexed: the path must still resolve inside the root
+	// that declares it (a content or code root; symlinks followed), and the bytes must still
+	// be the ones this generation indexed, so a file swapped for a link to a secret after
+	// indexing is never served.
+	declared, ok := v.d.RootOf(n.SourcePath)
+	if !ok {
+		return nil, problem.Errorf(problem.PathEscape, "the source of %s is under no declared content or code root", n.ID)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, rel))
+	root, err := filepath.EvalSymlinks(filepath.Join(v.d.Root, filepath.FromSlash(declared)))
+	if err != nil {
+		return nil, problem.Wrap(problem.UnreadableFile, err, "the root of %s's source", n.ID)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(v.d.Root, rel))
 	if err != nil {
 		return nil, problem.Wrap(problem.UnreadableFile, err, "source of %s", n.ID)
 	}
 	if inside, err := filepath.Rel(root, real); err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
-		return nil, problem.Errorf(problem.PathEscape, "the source of %s resolves outside the project", n.ID)
+		return nil, problem.Errorf(problem.PathEscape, "the source of %s resolves outside its root %s", n.ID, declared)
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return nil, problem.Wrap(problem.UnreadableFile, err, "source of %s", n.ID)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
 		return nil, problem.Errorf(problem.UnreadableFile, "the source of %s is not a regular file", n.ID)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSourceBytes+1))
+	data, current, err := v.snap.SourceFile(r.Context(), n.SourcePath)
 	if err != nil {
 		return nil, problem.Wrap(problem.UnreadableFile, err, "source of %s", n.ID)
+	}
+	if !current {
+		return nil, problem.Errorf(problem.SourceChanged, "the source of %s is no longer the file generation %d indexed; open the viewer again after the next sync", n.ID, v.snap.Info().Generation)
 	}
 	truncated := len(data) > MaxSourceBytes
 	if truncated {
@@ -304,6 +309,8 @@ func writeError(w http.ResponseWriter, err error) {
 		status = http.StatusForbidden
 	case problem.UnreadableFile:
 		status = http.StatusUnprocessableEntity
+	case problem.SourceChanged:
+		status = http.StatusConflict
 	}
 	remediation := pe.Problem.Remediation
 	if remediation == "" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/web"
 )
@@ -355,5 +356,33 @@ func TestViewerServesOnlyItsPage(t *testing.T) {
 		if resp.Header.Get("Content-Security-Policy") == "" {
 			t.Errorf("%s: no CSP", path)
 		}
+	}
+}
+
+// A source swapped, after indexing, for a link to a secret elsewhere in the project (outside
+// every declared root), or edited since the generation, is never served.
+func TestViewerSourceIsTheGenerationsOwn(t *testing.T) {
+	r := startViewer(t)
+	cookie := map[string]string{"Cookie": r.session(t)}
+	secret := filepath.Join(r.root, ".env")
+	if err := os.WriteFile(secret, []byte("TOKEN=secret-inside-the-project\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(r.root, "docs", "architecture", "store.md")
+	if err := os.Remove(store); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, store); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := r.do(t, "GET", "/api/source?id=arch.store", cookie)
+	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret-inside") || !strings.Contains(body, "path_escape") {
+		t.Fatalf("a link to a secret in the project: status %d: %s", resp.StatusCode, body)
+	}
+	api := filepath.Join(r.root, "docs", "architecture", "api.md")
+	fixture.Append(t, api, "\nAn edit the viewer's generation has not seen.\n")
+	resp, body = r.do(t, "GET", "/api/source?id=arch.api", cookie)
+	if resp.StatusCode != http.StatusConflict || strings.Contains(body, "has not seen") || !strings.Contains(body, "source_changed") {
+		t.Fatalf("an edited source: status %d: %s", resp.StatusCode, body)
 	}
 }

@@ -612,8 +612,18 @@ func Within(root, p string) bool {
 // ContentRootOf returns the content root holding the project-relative path rel (the deepest
 // one, when roots nest) and whether there is one.
 func (d *Descriptor) ContentRootOf(rel string) (string, bool) {
+	return deepestRoot(d.Sources.ContentRoots, rel)
+}
+
+// RootOf returns the content or code root holding the project-relative path rel (the
+// deepest one, when roots nest) and whether there is one.
+func (d *Descriptor) RootOf(rel string) (string, bool) {
+	return deepestRoot(append(slices.Clone(d.Sources.ContentRoots), d.Sources.CodeRoots...), rel)
+}
+
+func deepestRoot(roots []string, rel string) (string, bool) {
 	best, found := "", false
-	for _, r := range d.Sources.ContentRoots {
+	for _, r := range roots {
 		if (r == "." || strings.HasPrefix(rel, r+"/")) && (!found || len(r) > len(best) || best == ".") {
 			best, found = r, true
 		}
