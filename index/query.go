@@ -3,10 +3,13 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -271,13 +274,31 @@ type SearchResult struct {
 // weigh most, prose is stemmed, identifiers also match by their parts), first among the nodes
 // holding every query word, then among those holding any. A word ending in * matches as a
 // prefix; the query language of FTS5 is not exposed.
-func (s *Snapshot) Search(ctx context.Context, query string, limit int) (*SearchResult, error) {
+func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *SearchResult, retErr error) {
 	limit = s.capLimit(limit, DefaultSearchLimit)
 	query = strings.TrimSpace(query)
-	terms := queryTerms(query)
 	if query == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "search needs a non-empty query")
 	}
+	if n := utf8.RuneCountInString(query); n > MaxSearchChars {
+		return nil, problem.Errorf(problem.InvalidArgument, "a search query holds at most %d characters; this one has %d", MaxSearchChars, n)
+	}
+	terms := queryTerms(query)
+	if len(terms) > MaxSearchTerms {
+		return nil, problem.Errorf(problem.InvalidArgument, "a search query holds at most %d words; this one has %d", MaxSearchTerms, len(terms))
+	}
+	for _, t := range terms {
+		if t.prefix && utf8.RuneCountInString(t.text) < MinPrefixChars {
+			return nil, problem.Errorf(problem.InvalidArgument, "a prefix search needs at least %d characters before the *; %q matches too much to rank", MinPrefixChars, t.text+"*")
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, searchDeadline)
+	defer cancel()
+	defer func() {
+		if retErr != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			res, retErr = nil, problem.Errorf(problem.InvalidArgument, "the search did not finish within %s; use fewer or rarer words", searchDeadline)
+		}
+	}()
 	out := &SearchResult{Query: query, Hits: []SearchHit{}, Limit: limit}
 	seen := map[string]bool{}
 	add := func(h SearchHit) bool {
@@ -400,6 +421,15 @@ type term struct {
 
 // queryTerms splits a query into its words (letters, digits and underscores, the tokens
 // lexicon analyzes), marking those that end in * as prefixes.
+// Search bounds: a query's characters and words, the letters a prefix needs, and the time
+// SQLite may spend on one search.
+const (
+	MaxSearchChars = 1000
+	MaxSearchTerms = 32
+	MinPrefixChars = 2
+	searchDeadline = 5 * time.Second
+)
+
 func queryTerms(q string) []term {
 	var out []term
 	var cur strings.Builder

@@ -2,10 +2,12 @@ package index_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/index/problem"
 )
 
 // searchProject is a small Go module with a document: a declaration, its tests and a caller
@@ -79,5 +81,29 @@ func TestSearchRanking(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A search is bounded before SQLite sees it: characters, words and prefix lengths, each
+// refused with invalid_argument naming the bound.
+func TestSearchBounds(t *testing.T) {
+	snap := searchProject(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, query string
+		ok          bool
+	}{
+		{"a long identifier", strings.Repeat("x", index.MaxSearchChars), true},
+		{"too many characters", strings.Repeat("x", index.MaxSearchChars+1), false},
+		{"as many words as allowed", strings.TrimSpace(strings.Repeat("list ", index.MaxSearchTerms)), true},
+		{"too many words", strings.TrimSpace(strings.Repeat("list ", index.MaxSearchTerms+1)), false},
+		{"a one-letter prefix", "a*", false},
+		{"thousands of one-letter prefixes", strings.Repeat("a* ", 4000), false},
+		{"a two-letter prefix", "li*", true},
+	} {
+		_, err := snap.Search(ctx, tc.query, 10)
+		if tc.ok && err != nil || !tc.ok && problem.CodeOf(err) != problem.InvalidArgument {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
 }

@@ -89,7 +89,7 @@ func readTools() []ToolSpec {
 			InputSchema: object(map[string]any{"node_id": nodeIDProp}, "node_id"), ReadOnly: true, syncs: true, run: runGetNode},
 		{Name: "docforge_get_logic", Description: "The possible static control paths of one Go func or method node (steps and edges). Refused under the no-AST policy.",
 			InputSchema: object(map[string]any{"node_id": nodeIDProp}, "node_id"), ReadOnly: true, syncs: true, run: runGetLogic},
-		{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some. A word ending in * matches as a prefix.",
+		{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some. A word ending in * matches as a prefix (of 2 letters or more). A query holds at most 1,000 characters and 32 words.",
 			InputSchema: object(map[string]any{"query": str("an identifier, a name, or words describing what you look for"), "limit": limitProp}, "query"), ReadOnly: true, syncs: true, run: runSearch},
 		{Name: "docforge_filter_nodes", Description: "Nodes whose metadata matches every given field, ordered by ID.",
 			InputSchema: object(map[string]any{"family": str("family"), "kind": str("kind"), "status": str("status"), "authority": str("authority"),
