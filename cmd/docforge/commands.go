@@ -24,10 +24,12 @@ import (
 type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
-	root           string
-	json           bool
-	noAST          bool
-	args           []string
+	// tty is stderr unescaped, for the progress line only (terminal.go).
+	tty   io.Writer
+	root  string
+	json  bool
+	noAST bool
+	args  []string
 
 	// Command-specific flags.
 	limit   int
@@ -251,7 +253,7 @@ func runSync(e *env) error {
 		return err
 	}
 	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Implementation: implementation()}
-	progress := newProgress(e.stderr)
+	progress := newProgress(e.tty)
 	opts.Progress = progress.update
 	res, err := index.Sync(e.ctx, d, opts)
 	progress.done()

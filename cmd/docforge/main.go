@@ -91,7 +91,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("docforge "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	env := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	// Everything printed goes through the terminal escape; the progress line alone, which
+	// draws with a carriage return and prints no content, writes to stderr itself.
+	env := &env{ctx: ctx, stdout: newTerminalWriter(stdout), stderr: newTerminalWriter(stderr), tty: stderr}
 	fs.StringVar(&env.root, "project-root", "", "project root `DIR` (default: nearest docforge.toml above the current directory)")
 	fs.BoolVar(&env.json, "json", false, "print JSON for scripts")
 	fs.BoolVar(&env.noAST, "no-ast", false, "read Go code with the lexical declaration scanner: no go/ast, no function Logic")

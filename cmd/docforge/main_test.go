@@ -303,3 +303,17 @@ func TestInitAdoptsAGoModuleWhole(t *testing.T) {
 		})
 	}
 }
+
+// What the CLI prints from project content cannot drive the terminal: an escape sequence in
+// a page's body comes out as visible text in search results.
+func TestCLIEscapesProjectContentForTheTerminal(t *testing.T) {
+	root := fixture.Temp(t, filepath.Join("..", "..", "examples", "courier"))
+	fixture.Append(t, filepath.Join(root, "docs/architecture/store.md"), "\nZanzibar \x1b[2K\rfake status \x1b]0;owned\x07 here.\n")
+	out, errOut, code := docforge(t, root, "search", "zanzibar")
+	if code != 0 || !strings.Contains(out, `\u001b[2K`) || !strings.Contains(out, `\u0007`) {
+		t.Fatalf("exit %d: %q %s", code, out, errOut)
+	}
+	if strings.ContainsAny(out+errOut, "\x1b\r\x07") {
+		t.Errorf("a raw control character reached the terminal: %q", out)
+	}
+}

@@ -2,6 +2,7 @@ package changeset
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,5 +177,39 @@ func TestCacheReusesUntilASourceChanges(t *testing.T) {
 	after, _ := c.Load(ctx, d, "")
 	if after == a || after.ContentHash("arch.store") == a.ContentHash("arch.store") {
 		t.Fatal("an edited source was served from the cache")
+	}
+}
+
+// A changeset's own text is bounded and plain: people read it in lists and reviews, where a
+// control character would drive their terminal and a megabyte title would make the
+// changeset unreadable.
+func TestChangesetTextIsBoundedAndPlain(t *testing.T) {
+	d := example(t)
+	desk, _ := NewDesk(d, "")
+	title := "Event store"
+	ops := []Operation{{Op: OpUpdate, NodeID: "arch.store", Fields: &Fields{Title: &title}}}
+	for i, tc := range []struct {
+		name               string
+		title, description string
+		ok                 bool
+	}{
+		{"plain", "Rename the store", "Two lines,\n\tindented.", true},
+		{"an escape sequence in the title", "\x1b[2K\rcs-fake ready", "", false},
+		{"a NUL in the title", "a\x00b", "", false},
+		{"a newline in the title", "two\nlines", "", false},
+		{"a title of 3.5 MB", strings.Repeat("t", 3_500_000), "", false},
+		{"a carriage return in the description", "ok", "a\rb", false},
+		{"a description over the bound", "ok", strings.Repeat("d", MaxDescriptionChars+1), false},
+	} {
+		_, err := desk.Register(context.Background(), "agent", Request{ID: fmt.Sprintf("cs-text-%d", i), Title: tc.title, Description: tc.description, Operations: ops})
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case !tc.ok && problem.CodeOf(err) != problem.InvalidArgument:
+			t.Errorf("%s: %v, want invalid_argument", tc.name, err)
+		}
+		if tc.ok && err == nil {
+			desk.Abandon(context.Background(), "agent", fmt.Sprintf("cs-text-%d", i), "done")
+		}
 	}
 }

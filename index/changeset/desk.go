@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
@@ -137,6 +139,12 @@ func (k *Desk) newChangeset(writer string, dr Request) (*Changeset, error) {
 	}
 	if strings.TrimSpace(dr.Title) == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "title is required: one line saying what the change is for")
+	}
+	if err := checkText("title", dr.Title, MaxTitleChars, false); err != nil {
+		return nil, err
+	}
+	if err := checkText("description", dr.Description, MaxDescriptionChars, true); err != nil {
+		return nil, err
 	}
 	return &Changeset{SchemaVersion: SchemaVersion, ID: id, ProjectID: k.d.Project.ID, Writer: writer,
 		Title: dr.Title, Description: dr.Description, Operations: slices.Clone(dr.Operations)}, nil
@@ -372,4 +380,25 @@ func (k *Desk) markStale(ctx context.Context, id string) (*Record, error) {
 		return rec, err
 	}
 	return k.Store.Commit(rec, rec.Changeset, "stale", Stale, "docforge", "a node it touches changed since its hash was captured", k.now())
+}
+
+// Bounds of a changeset's own text: people read it in lists and reviews.
+const (
+	MaxTitleChars       = 200
+	MaxDescriptionChars = 8000
+)
+
+// checkText refuses text longer than limit characters, or holding a control character (a
+// terminal would act on it: clear a line, move the cursor); multiline text may hold
+// newlines and tabs.
+func checkText(field, text string, limit int, multiline bool) error {
+	if n := utf8.RuneCountInString(text); n > limit {
+		return problem.Errorf(problem.InvalidArgument, "%s holds at most %d characters; this one has %d", field, limit, n)
+	}
+	for i, r := range text {
+		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) {
+			return problem.Errorf(problem.InvalidArgument, "%s holds the control character U+%04X at byte %d; use plain text", field, r, i)
+		}
+	}
+	return nil
 }

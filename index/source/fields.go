@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
@@ -129,6 +131,22 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 			b.add(withNode(problem.New(problem.UnknownFamily, b.atValue("family", 0), "node %s: family %q is not declared (declared: %s)", label, f.Family, strings.Join(b.d.FamilyNames(), ", ")), f.ID))
 		case f.Kind != "" && !kindOK:
 			b.add(withNode(problem.New(problem.UnknownKind, b.atValue("kind", 0), "node %s: kind %q is not allowed in family %q (allowed: %s)", label, f.Kind, f.Family, strings.Join(b.d.Families[f.Family].Kinds, ", ")), f.ID))
+		}
+	}
+	// One-line fields never hold control characters: a terminal acts on them (an ESC
+	// sequence clears a line and draws a fake status), and a NUL cuts a C string.
+	for _, fl := range []struct {
+		key string
+		val *string
+	}{{"title", &n.Title}, {"status", &n.Status}, {"language", &n.Language}} {
+		if i := strings.IndexFunc(*fl.val, unicode.IsControl); i >= 0 {
+			r, _ := utf8.DecodeRuneInString((*fl.val)[i:])
+			if b.lenient {
+				*fl.val = strings.Join(strings.FieldsFunc(*fl.val, unicode.IsControl), " ")
+				b.add(withNode(problem.Warn(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X, which is left out", label, fl.key, r), f.ID))
+				continue
+			}
+			b.add(withNode(problem.New(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X at byte %d; a %s is one line of plain text", label, fl.key, r, i, fl.key), f.ID))
 		}
 	}
 	if f.Authority != "" && !b.d.HasAuthority(f.Authority) {
