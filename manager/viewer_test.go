@@ -14,11 +14,10 @@ import (
 	"github.com/docforge/docforge/worker"
 )
 
-// viewerSession opens a viewer URL as the page does: the fragment's token is exchanged for
-// the session cookie, which later requests carry.
+// viewerSession opens a viewer URL as the page does: the fragment's token is checked once
+// and then sent in a header on every request.
 type viewerSession struct {
-	origin string
-	cookie *http.Cookie
+	origin, auth string
 }
 
 func openViewer(t *testing.T, raw string) *viewerSession {
@@ -27,19 +26,9 @@ func openViewer(t *testing.T, raw string) *viewerSession {
 	if err != nil || u.Host == "" || !strings.HasPrefix(u.Fragment, "token=") {
 		t.Fatalf("viewer URL %q", raw)
 	}
-	s := &viewerSession{origin: "http://" + u.Host}
-	req, _ := http.NewRequest("GET", s.origin+"/api/session", nil)
-	req.Header.Set("Authorization", "Bearer "+strings.TrimPrefix(u.Fragment, "token="))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("token exchange: %v", err)
-	}
-	resp.Body.Close()
-	for _, c := range resp.Cookies() {
-		s.cookie = c
-	}
-	if resp.StatusCode != 200 || s.cookie == nil {
-		t.Fatalf("token exchange: %s", resp.Status)
+	s := &viewerSession{origin: "http://" + u.Host, auth: "Bearer " + strings.TrimPrefix(u.Fragment, "token=")}
+	if code, _, err := s.get("/api/session"); err != nil || code != 200 {
+		t.Fatalf("token check: %d %v", code, err)
 	}
 	return s
 }
@@ -48,7 +37,7 @@ func openViewer(t *testing.T, raw string) *viewerSession {
 // viewer does not answer at all.
 func (s *viewerSession) get(path string) (int, map[string]any, error) {
 	req, _ := http.NewRequest("GET", s.origin+path, nil)
-	req.AddCookie(s.cookie)
+	req.Header.Set("Authorization", s.auth)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -18,13 +18,15 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //   - name exactly the listener's loopback address as Host (a DNS-rebound name does not);
 //   - come from the viewer's own origin when the browser says where it comes from (Origin,
 //     Referer, Sec-Fetch-Site);
-//   - for the API, carry the session cookie, which only the token exchange sets.
+//   - for the API, carry the viewer's token in an Authorization header.
 //
-// No CORS header is ever sent, so other origins cannot read answers either.
+// No credential ever lives in a cookie: browsers send a 127.0.0.1 cookie to every port of
+// that address, so any other local listener would receive it. The page keeps the token in
+// its own origin's sessionStorage (origins, unlike cookies, are per port) and sends it on
+// each request. No CORS header is ever sent, so other origins cannot read answers either.
 type guard struct {
-	addr   string // "127.0.0.1:PORT"
-	token  []byte // 32 random bytes
-	cookie string // per-port name: cookies are not isolated by port
+	addr  string // "127.0.0.1:PORT"
+	token []byte // 32 random bytes
 }
 
 func (g *guard) origin() string { return "http://" + g.addr }
@@ -69,10 +71,10 @@ func (g *guard) sameOrigin(ref string) bool {
 	return err == nil && u.Scheme == "http" && u.Host == g.addr
 }
 
-// authorized reports whether the request carries the session cookie.
+// authorized reports whether the request carries the viewer's token.
 func (g *guard) authorized(r *http.Request) bool {
-	c, err := r.Cookie(g.cookie)
-	return err == nil && g.valid(c.Value)
+	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && g.valid(bearer)
 }
 
 // valid compares a hex token with the viewer's in constant time.
@@ -81,15 +83,13 @@ func (g *guard) valid(hexToken string) bool {
 	return err == nil && len(got) == len(g.token) && subtle.ConstantTimeCompare(got, g.token) == 1
 }
 
-// exchange turns the token the page read from its URL fragment (never sent to a server by
-// the browser on its own) into an HttpOnly, SameSite=Strict session cookie. The page sends it
-// once, in an Authorization header, so it appears in no URL, history or log.
-func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
-	bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || !g.valid(bearer) {
+// session answers whether the token the page read from its URL fragment (never sent to a
+// server by the browser on its own) is this viewer's: the page asks once, before its first
+// request, so that a wrong URL is reported as such. It sets nothing.
+func (g *guard) session(w http.ResponseWriter, r *http.Request) {
+	if !g.authorized(r) {
 		refuse(w, http.StatusUnauthorized, "missing or wrong viewer token: open the URL docforge_visualize printed, with its #token part")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: hex.EncodeToString(g.token), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	writeJSON(w, http.StatusOK, map[string]any{"session": "established"})
 }

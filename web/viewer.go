@@ -56,9 +56,8 @@ func New(d *project.Descriptor, snap *index.Snapshot, ln net.Listener) (*Viewer,
 		return nil, fmt.Errorf("viewer token: %w", err)
 	}
 	addr := ln.Addr().String()
-	port := addr[strings.LastIndexByte(addr, ':')+1:]
 	v := &Viewer{d: d, snap: snap, ln: ln, page: Page(),
-		g: &guard{addr: addr, token: token, cookie: "docforge_viewer_" + port}}
+		g: &guard{addr: addr, token: token}}
 	v.last.Store(time.Now().UnixNano())
 	v.srv = &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	return v, nil
@@ -109,12 +108,12 @@ func (v *Viewer) Serve(ctx context.Context) error {
 // Handler is the guarded handler, for Serve and for tests.
 func (v *Viewer) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/session", v.g.exchange)
+	mux.HandleFunc("GET /api/session", v.g.session)
 	mux.HandleFunc("GET /{file...}", v.servePage)
 	api := func(path string, params []string, fn func(r *http.Request) (any, error)) {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			if !v.g.authorized(r) {
-				refuse(w, http.StatusUnauthorized, "no viewer session: open the URL docforge_visualize printed")
+				refuse(w, http.StatusUnauthorized, "no viewer token: open the URL docforge_visualize printed, with its #token part")
 				return
 			}
 			v.last.Store(time.Now().UnixNano())

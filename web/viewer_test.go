@@ -96,23 +96,21 @@ func (r *viewerRig) do(t *testing.T, method, path string, header map[string]stri
 	return resp, string(body)
 }
 
-// session exchanges the token for the cookie and returns the Cookie header to send.
+// session checks the token with the viewer, as the page does first, and returns the
+// Authorization header value every API request carries. No response sets a cookie.
 func (r *viewerRig) session(t *testing.T) string {
 	t.Helper()
-	resp, body := r.do(t, "GET", "/api/session", map[string]string{"Authorization": "Bearer " + r.token})
-	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 {
-		t.Fatalf("token exchange: %d %s", resp.StatusCode, body)
+	auth := "Bearer " + r.token
+	resp, body := r.do(t, "GET", "/api/session", map[string]string{"Authorization": auth})
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 0 || resp.Header.Get("Set-Cookie") != "" {
+		t.Fatalf("token check: %d %s, cookies %v (a credential must never live in a cookie)", resp.StatusCode, body, resp.Cookies())
 	}
-	c := resp.Cookies()[0]
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Fatalf("the session cookie must be HttpOnly, SameSite=Strict, Path=/: %+v", c)
-	}
-	return c.Name + "=" + c.Value
+	return auth
 }
 
 func TestViewerRefusesWhatIsNotItsOwnPage(t *testing.T) {
 	r := startViewer(t)
-	cookie := r.session(t)
+	auth := r.session(t)
 	host := strings.TrimPrefix(r.origin, "http://")
 	port := host[strings.LastIndexByte(host, ':')+1:]
 	for _, tc := range []struct {
@@ -125,20 +123,21 @@ func TestViewerRefusesWhatIsNotItsOwnPage(t *testing.T) {
 		{"no session", "GET", "/api/node?id=arch.store", nil, http.StatusUnauthorized},
 		{"wrong token exchange", "GET", "/api/session", map[string]string{"Authorization": "Bearer " + strings.Repeat("0", 64)}, http.StatusUnauthorized},
 		{"token not in a header", "GET", "/api/session?token=" + r.token, nil, http.StatusUnauthorized},
-		{"wrong cookie", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie[:strings.IndexByte(cookie, '=')+1] + strings.Repeat("ab", 32)}, http.StatusUnauthorized},
-		{"another port's cookie name", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": "docforge_viewer_1" + cookie[strings.IndexByte(cookie, '='):]}, http.StatusUnauthorized},
-		{"foreign Host (DNS rebinding)", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Host": "evil.example:" + port}, http.StatusForbidden},
-		{"localhost is not the listener's exact address", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Host": "localhost:" + port}, http.StatusForbidden},
-		{"foreign Origin", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Origin": "http://evil.example"}, http.StatusForbidden},
-		{"foreign Referer", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Referer": "http://evil.example/x"}, http.StatusForbidden},
-		{"cross-site fetch", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
-		{"POST", "POST", "/api/node?id=arch.store", map[string]string{"Cookie": cookie}, http.StatusMethodNotAllowed},
+		{"wrong token", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": "Bearer " + strings.Repeat("ab", 32)}, http.StatusUnauthorized},
+		{"the token in a cookie is no credential", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": "docforge_viewer_" + port + "=" + r.token}, http.StatusUnauthorized},
+		{"the token in the query is no credential", "GET", "/api/node?id=arch.store&token=" + r.token, nil, http.StatusUnauthorized},
+		{"foreign Host (DNS rebinding)", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": auth, "Host": "evil.example:" + port}, http.StatusForbidden},
+		{"localhost is not the listener's exact address", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": auth, "Host": "localhost:" + port}, http.StatusForbidden},
+		{"foreign Origin", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": auth, "Origin": "http://evil.example"}, http.StatusForbidden},
+		{"foreign Referer", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": auth, "Referer": "http://evil.example/x"}, http.StatusForbidden},
+		{"cross-site fetch", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": auth, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"POST", "POST", "/api/node?id=arch.store", map[string]string{"Authorization": auth}, http.StatusMethodNotAllowed},
 		{"PUT on the exchange", "PUT", "/api/session", map[string]string{"Authorization": "Bearer " + r.token}, http.StatusMethodNotAllowed},
-		{"unknown parameter", "GET", "/api/node?id=arch.store&sql=1", map[string]string{"Cookie": cookie}, http.StatusBadRequest},
-		{"repeated parameter", "GET", "/api/node?id=arch.store&id=arch.api", map[string]string{"Cookie": cookie}, http.StatusBadRequest},
-		{"a path is not a node ID", "GET", "/api/source?id=../../../etc/passwd", map[string]string{"Cookie": cookie}, http.StatusNotFound},
-		{"unknown endpoint", "GET", "/api/sql", map[string]string{"Cookie": cookie}, http.StatusNotFound},
-		{"same origin is fine", "GET", "/api/node?id=arch.store", map[string]string{"Cookie": cookie, "Origin": r.origin, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
+		{"unknown parameter", "GET", "/api/node?id=arch.store&sql=1", map[string]string{"Authorization": auth}, http.StatusBadRequest},
+		{"repeated parameter", "GET", "/api/node?id=arch.store&id=arch.api", map[string]string{"Authorization": auth}, http.StatusBadRequest},
+		{"a path is not a node ID", "GET", "/api/source?id=../../../etc/passwd", map[string]string{"Authorization": auth}, http.StatusNotFound},
+		{"unknown endpoint", "GET", "/api/sql", map[string]string{"Authorization": auth}, http.StatusNotFound},
+		{"same origin is fine", "GET", "/api/node?id=arch.store", map[string]string{"Authorization": auth, "Origin": r.origin, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := r.do(t, tc.method, tc.path, tc.header)
@@ -159,10 +158,10 @@ func TestViewerRefusesWhatIsNotItsOwnPage(t *testing.T) {
 
 func TestViewerEndpoints(t *testing.T) {
 	r := startViewer(t)
-	cookie := map[string]string{"Cookie": r.session(t)}
+	auth := map[string]string{"Authorization": r.session(t)}
 	get := func(path string, v any) {
 		t.Helper()
-		resp, body := r.do(t, "GET", path, cookie)
+		resp, body := r.do(t, "GET", path, auth)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
 		}
@@ -217,7 +216,7 @@ func TestViewerEndpoints(t *testing.T) {
 			t.Errorf("%s: %+v", view, fr)
 		}
 	}
-	if resp, _ := r.do(t, "GET", "/api/flow?id=arch.store&depth=99", cookie); resp.StatusCode != http.StatusBadRequest {
+	if resp, _ := r.do(t, "GET", "/api/flow?id=arch.store&depth=99", auth); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("a depth past the bound is a bad request: %d", resp.StatusCode)
 	}
 	var src struct {
@@ -234,7 +233,7 @@ func TestViewerEndpoints(t *testing.T) {
 // the project after indexing is refused.
 func TestViewerSourceReadIsConfined(t *testing.T) {
 	r := startViewer(t)
-	cookie := map[string]string{"Cookie": r.session(t)}
+	auth := map[string]string{"Authorization": r.session(t)}
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
 		t.Fatal(err)
@@ -246,7 +245,7 @@ func TestViewerSourceReadIsConfined(t *testing.T) {
 	if err := os.Symlink(outside, store); err != nil {
 		t.Fatal(err)
 	}
-	resp, body := r.do(t, "GET", "/api/source?id=arch.store", cookie)
+	resp, body := r.do(t, "GET", "/api/source?id=arch.store", auth)
 	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\"") || !strings.Contains(body, "path_escape") {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
@@ -257,8 +256,8 @@ func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 	for _, change := range []string{"replaced", "altered"} {
 		t.Run(change, func(t *testing.T) {
 			r := startViewer(t)
-			cookie := map[string]string{"Cookie": r.session(t)}
-			if resp, body := r.do(t, "GET", "/api/status", cookie); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"state":"current"`) {
+			auth := map[string]string{"Authorization": r.session(t)}
+			if resp, body := r.do(t, "GET", "/api/status", auth); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"state":"current"`) {
 				t.Fatalf("before: %d %s", resp.StatusCode, body)
 			}
 			switch change {
@@ -277,7 +276,7 @@ func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			resp, body := r.do(t, "GET", "/api/node?id=arch.store", cookie)
+			resp, body := r.do(t, "GET", "/api/node?id=arch.store", auth)
 			if resp.StatusCode != http.StatusConflict || !strings.Contains(body, `"state":"stale"`) || !strings.Contains(body, "docforge_visualize again") {
 				t.Fatalf("after: %d %s", resp.StatusCode, body)
 			}
@@ -289,7 +288,7 @@ func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 // between them, and its bounds.
 func TestViewerNeighborhood(t *testing.T) {
 	r := startViewer(t)
-	cookie := map[string]string{"Cookie": r.session(t)}
+	auth := map[string]string{"Authorization": r.session(t)}
 	type result struct {
 		Focus string
 		Nodes []struct {
@@ -304,7 +303,7 @@ func TestViewerNeighborhood(t *testing.T) {
 	}
 	get := func(path string) (int, result) {
 		t.Helper()
-		resp, body := r.do(t, "GET", path, cookie)
+		resp, body := r.do(t, "GET", path, auth)
 		var out result
 		json.Unmarshal([]byte(body), &out)
 		return resp.StatusCode, out
@@ -363,7 +362,7 @@ func TestViewerServesOnlyItsPage(t *testing.T) {
 // every declared root), or edited since the generation, is never served.
 func TestViewerSourceIsTheGenerationsOwn(t *testing.T) {
 	r := startViewer(t)
-	cookie := map[string]string{"Cookie": r.session(t)}
+	auth := map[string]string{"Authorization": r.session(t)}
 	secret := filepath.Join(r.root, ".env")
 	if err := os.WriteFile(secret, []byte("TOKEN=secret-inside-the-project\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -375,13 +374,13 @@ func TestViewerSourceIsTheGenerationsOwn(t *testing.T) {
 	if err := os.Symlink(secret, store); err != nil {
 		t.Fatal(err)
 	}
-	resp, body := r.do(t, "GET", "/api/source?id=arch.store", cookie)
+	resp, body := r.do(t, "GET", "/api/source?id=arch.store", auth)
 	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret-inside") || !strings.Contains(body, "path_escape") {
 		t.Fatalf("a link to a secret in the project: status %d: %s", resp.StatusCode, body)
 	}
 	api := filepath.Join(r.root, "docs", "architecture", "api.md")
 	fixture.Append(t, api, "\nAn edit the viewer's generation has not seen.\n")
-	resp, body = r.do(t, "GET", "/api/source?id=arch.api", cookie)
+	resp, body = r.do(t, "GET", "/api/source?id=arch.api", auth)
 	if resp.StatusCode != http.StatusConflict || strings.Contains(body, "has not seen") || !strings.Contains(body, "source_changed") {
 		t.Fatalf("an edited source: status %d: %s", resp.StatusCode, body)
 	}

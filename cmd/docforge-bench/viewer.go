@@ -24,7 +24,7 @@ import (
 const viewerSamples = 200
 
 // measureViewer serves a synced project's index in a real viewer on loopback and times, over
-// HTTP with the session cookie, the neighbourhood endpoint for focus nodes spread across the
+// HTTP with the token in a header, the neighbourhood endpoint for focus nodes spread across the
 // project; then, when Chromium and playwright-core are installed, how long the page takes in
 // headless Chromium from navigation to a drawn 300-node neighbourhood.
 func measureViewer(ctx context.Context, proj string) (string, error) {
@@ -61,10 +61,12 @@ func measureViewer(ctx context.Context, proj string) (string, error) {
 		return "", fmt.Errorf("viewer bench: session: %w", err)
 	}
 	resp.Body.Close()
-	cookie := resp.Cookies()[0]
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("viewer bench: the token was refused: %s", resp.Status)
+	}
 	get := func(path string) (time.Duration, map[string]any, error) {
 		req, _ := http.NewRequest("GET", origin+path, nil)
-		req.AddCookie(cookie)
+		req.Header.Set("Authorization", "Bearer "+token)
 		t0 := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
@@ -86,7 +88,7 @@ func measureViewer(ctx context.Context, proj string) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Viewer (graph-browser@18), %d-node project\n\n", snap.Info().NodeCount)
-	fmt.Fprintf(&b, "In-process viewer on a real loopback listener, timed over HTTP with the session cookie, "+
+	fmt.Fprintf(&b, "In-process viewer on a real loopback listener, timed over HTTP with the token in a header, "+
 		"%d focus nodes spread evenly over the index (one request each, after one warm-up pass).\n\n", len(ids))
 	b.WriteString("| endpoint | p50 ms | p95 ms | max ms | median nodes | median edges |\n|---|---:|---:|---:|---:|---:|\n")
 	var big url.Values // the page query of a focus whose neighbourhood fills the page's 300 nodes

@@ -4,19 +4,25 @@
 (function () {
   'use strict';
   const params = new URLSearchParams(location.search);
-  // The token is in the fragment, which the browser never sends; it is exchanged once, in a
-  // header, for the session cookie and then removed from the address bar and history.
-  const token = /(?:^|&)token=([0-9a-f]+)/.exec(location.hash.slice(1));
-  const session = token
-    ? fetch('/api/session', { headers: { Authorization: 'Bearer ' + token[1] }, credentials: 'same-origin' }).then((resp) => {
-      history.replaceState(null, '', location.pathname + location.search);
-      if (!resp.ok) throw new Error('The viewer refused this token. Open the exact URL docforge_visualize (or docforge view) printed.');
-    })
-    : Promise.resolve(); // an earlier exchange's cookie may still hold; the first answer says
+  // The token is in the fragment, which the browser never sends. The page keeps it in this
+  // origin's sessionStorage (per port, unlike cookies, which browsers send to every port of
+  // 127.0.0.1), removes it from the address bar and history, and sends it in a header on
+  // every request. A reload finds it in sessionStorage.
+  const key = 'docforge-viewer-token';
+  const fromURL = /(?:^|&)token=([0-9a-f]+)/.exec(location.hash.slice(1));
+  if (fromURL) {
+    sessionStorage.setItem(key, fromURL[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  const token = sessionStorage.getItem(key);
+  const headers = token ? { Accept: 'application/json', Authorization: 'Bearer ' + token } : { Accept: 'application/json' };
+  const session = fetch('/api/session', { headers, credentials: 'omit' }).then((resp) => {
+    if (!resp.ok) throw new Error('The viewer refused this token. Open the exact URL docforge_visualize (or docforge view) printed.');
+  });
   // get fetches one API URL and reads its JSON as soon as it arrives, while the main script may
   // still be loading; main.js interprets the status.
   const get = (url) => session
-    .then(() => fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } }))
+    .then(() => fetch(url, { headers, credentials: 'omit' }))
     .then((resp) => resp.json().catch(() => ({})).then((body) => ({ status: resp.status, ok: resp.ok, statusText: resp.statusText, body })));
   // viewURL is the endpoint of one view of a node (Logic needs its kind checked first).
   function viewURL(view, id, depth) {

@@ -1,4 +1,4 @@
-// The graph-browser@18 page. It talks only to its own viewer (same origin, session cookie) and
+// The graph-browser@18 page. It talks only to its own viewer (same origin, its token in a header) and
 // never changes project data: every interaction below is a read or a client-side view change.
 import cytoscape from 'cytoscape';
 import dagre from 'cytoscape-dagre';

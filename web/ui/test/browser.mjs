@@ -55,6 +55,12 @@ async function check(url, outdir, logicNode, suspectEdge) {
     await page.goto(url);
     await ready(page, 'nodes');
     assert(!(await page.url()).includes('token='), 'the token is removed from the address bar');
+    // No credential lives in a cookie (a 127.0.0.1 cookie goes to every port); a reload finds
+    // the token in this origin's sessionStorage and draws again.
+    assert((await context.cookies()).length === 0, 'the viewer sets no cookie');
+    await page.reload();
+    await ready(page, 'nodes');
+    assert((await context.cookies()).length === 0, 'no cookie after a reload either');
     const focus = await page.evaluate(() => document.body.dataset.focus);
     const nodes = await page.evaluate(() => window.docforgeView.visibleNodes());
     assert(nodes.length >= 3 && nodes.includes(focus), `Nodes shows the focus and its neighbours (${nodes.length})`);
