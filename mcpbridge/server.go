@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/worker"
 )
 
@@ -16,6 +18,10 @@ import (
 type Caller interface {
 	Call(ctx context.Context, b worker.Binding, tool string, args json.RawMessage) (json.RawMessage, error)
 }
+
+// MaxArgumentBytes bounds the JSON arguments of one tool call: the largest legitimate ones
+// (a changeset operation with a page body) are far smaller.
+const MaxArgumentBytes = 1 << 20
 
 // NewServer returns the MCP server of one immutable binding.
 func NewServer(b worker.Binding, caller Caller) *mcp.Server {
@@ -32,7 +38,15 @@ func NewServer(b worker.Binding, caller Caller) *mcp.Server {
 		}
 		name := spec.Name
 		server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			out, err := caller.Call(ctx, b, name, req.Params.Arguments)
+			var out json.RawMessage
+			var err error
+			if n := len(req.Params.Arguments); n > MaxArgumentBytes {
+				// Refused here, with the bound: forwarded, it would fail as the worker being
+				// unreachable, which says to retry.
+				out, err = worker.ErrorResult(b, problem.InvalidArgument, fmt.Sprintf("the arguments of %s hold %d bytes; a call's arguments hold at most %d", name, n, MaxArgumentBytes))
+			} else {
+				out, err = caller.Call(ctx, b, name, req.Params.Arguments)
+			}
 			// The envelope goes out once, as text: the tools declare no output schema, and a
 			// structured copy would double every response on the wire.
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}

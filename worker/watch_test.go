@@ -19,7 +19,7 @@ import (
 
 // CopyExample copies the bundled example project's sources into a temporary directory and
 // lets edit change the copy. It is exported to the package's external tests too.
-func CopyExample(t *testing.T, edit func(root string)) string {
+func CopyExample(t testing.TB, edit func(root string)) string {
 	t.Helper()
 	root := t.TempDir()
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {

@@ -88,7 +88,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// failure here is reported by that call, with its code.
 	go session.Prepare(ctx, b)
 	server := mcpbridge.NewServer(b, session)
-	transport := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	// The gate answers a malformed, batched or oversized line with a JSON-RPC error, so that
+	// one bad line never ends the session.
+	in, out := mcpbridge.Gate(stdin, stdout)
+	transport := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
 	// Stdin's end ends the session and this process, never the worker: the manager owns it.
 	if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real bridge, fed raw lines: a malformed line, a batch, deep nesting, a non-object and
+// an oversized call each get a JSON-RPC error or a tool error, and the session goes on to
+// answer the next well-formed request.
+func TestBadLinesKeepTheSession(t *testing.T) {
+	rt := newRuntime(t)
+	root := exampleRoot(t)
+	cmd := exec.Command(bin, "--project-root", root)
+	cmd.Env = rt.env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	// next reads responses until one has the wanted id ("null" for the gate's own errors).
+	next := func(id string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the bridge closed its output while a response to id %s was due (exit: %v)", id, cmd.ProcessState)
+				}
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("not JSON: %v: %.200s", err, l)
+				}
+				if got, _ := json.Marshal(m["id"]); string(got) == id {
+					return m
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no response with id %s", id)
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	next("1")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, bad := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":`,
+		`[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`,
+		strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
+		`"a string"`,
+	} {
+		send(bad)
+		if m := next("null"); m["error"] == nil {
+			t.Fatalf("no error for %.40s: %v", bad, m)
+		}
+	}
+	big := strings.Repeat("x", 2<<20)
+	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"docforge_search","arguments":{"query":%q}}}`, big))
+	m := next("7")
+	text, _ := json.Marshal(m["result"])
+	if !strings.Contains(string(text), `invalid_argument`) || !strings.Contains(string(text), "at most") {
+		t.Fatalf("an oversized call: %.300s", text)
+	}
+	send(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
+	if m := next("8"); m["result"] == nil {
+		t.Fatalf("tools/list after the bad lines: %v", m)
+	}
+}
