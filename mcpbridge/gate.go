@@ -12,8 +12,8 @@ import (
 
 // Bounds of one inbound JSON-RPC line.
 const (
-	// MaxLineBytes bounds one message line: a tool's arguments are far smaller (MaxArgumentBytes).
-	MaxLineBytes = 8 << 20
+	// MaxLineBytes bounds one message line: room for MaxArgumentBytes of arguments, escaped.
+	MaxLineBytes = 12 << 20
 	// MaxDepth bounds the nesting of objects and arrays in one message.
 	MaxDepth = 64
 )

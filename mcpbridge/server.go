@@ -19,9 +19,9 @@ type Caller interface {
 	Call(ctx context.Context, b worker.Binding, tool string, args json.RawMessage) (json.RawMessage, error)
 }
 
-// MaxArgumentBytes bounds the JSON arguments of one tool call: the largest legitimate ones
-// (a changeset operation with a page body) are far smaller.
-const MaxArgumentBytes = 1 << 20
+// MaxArgumentBytes bounds the JSON arguments of one tool call: room for a changeset whose
+// operations carry whole page bodies, below worker.MaxMessageBytes.
+const MaxArgumentBytes = 8 << 20
 
 // NewServer returns the MCP server of one immutable binding.
 func NewServer(b worker.Binding, caller Caller) *mcp.Server {

@@ -28,10 +28,18 @@ func DialOptions() []grpc.DialOption {
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, Timeout: keepaliveTime, PermitWithoutStream: true}),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 20 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 			MinConnectTimeout: 2 * time.Second}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(MaxMessageBytes), grpc.MaxCallRecvMsgSize(MaxMessageBytes)),
 	}
 }
 
+// MaxMessageBytes bounds one gRPC message between bridge, manager and worker: above the
+// bridge's bound on a call's arguments (mcpbridge.MaxArgumentBytes) and any response
+// (max_response_chars), so that a call the bridge forwards is never refused as too large on
+// the way, which a caller would read as the worker being unreachable.
+const MaxMessageBytes = 16 << 20
+
 // ServerKeepalive lets clients ping as often as ClientKeepalive does.
 func ServerKeepalive() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveTime / 2, PermitWithoutStream: true})}
+	return []grpc.ServerOption{grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveTime / 2, PermitWithoutStream: true}),
+		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes)}
 }

@@ -75,12 +75,20 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 			t.Fatalf("no error for %.40s: %v", bad, m)
 		}
 	}
-	big := strings.Repeat("x", 2<<20)
+	big := strings.Repeat("x", 9<<20)
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"docforge_search","arguments":{"query":%q}}}`, big))
 	m := next("7")
 	text, _ := json.Marshal(m["result"])
 	if !strings.Contains(string(text), `invalid_argument`) || !strings.Contains(string(text), "at most") {
 		t.Fatalf("an oversized call: %.300s", text)
+	}
+	// Six megabytes fit the bound and reach the worker (not worker_unavailable, which says to
+	// retry), whose search refuses the query with its own bound.
+	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"docforge_search","arguments":{"query":%q}}}`, strings.Repeat("y", 6<<20)))
+	m = next("9")
+	text, _ = json.Marshal(m["result"])
+	if !strings.Contains(string(text), `invalid_argument`) || strings.Contains(string(text), "worker_unavailable") {
+		t.Fatalf("a 6 MB call: %.300s", text)
 	}
 	send(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
 	if m := next("8"); m["result"] == nil {
