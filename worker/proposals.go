@@ -75,7 +75,8 @@ func proposalTools() []ToolSpec {
 		{Name: "docforge_propose_node_delete", Description: "Queue the deletion of a node (its file, or its record).",
 			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp}, "node_id"), mutates: true, run: propose(changeset.OpDelete)},
 		{Name: "docforge_validate_changeset", Description: "Project a changeset onto the current sources in memory and run the full loader validation, conflict and staleness checks. Writes nothing but a stale receipt when it finds one. Paged problems.",
-			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runValidateChangeset},
+			// Not read-only: finding the changeset stale, it appends a stale receipt.
+			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), run: runValidateChangeset},
 		{Name: "docforge_get_changeset_diff", Description: "Per-node unified diffs of fields and body and relation additions and removals, with the operations. Paged; a diff too large for any page comes as canonical_json_chunk pages to concatenate.",
 			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runChangesetDiff},
 		{Name: "docforge_preview_changeset", Description: "Render one declared view with the changeset applied into one HTML file under preview_root. Never touches canonical files or declared outputs.",
@@ -227,9 +228,18 @@ func runPropose(c *call, op string, args json.RawMessage) (any, error) {
 	if op == changeset.OpRelationshipUpdate && len(a.Add)+len(a.Remove)+len(a.Confirm) == 0 {
 		return nil, problem.Errorf(problem.InvalidArgument, "the relationship list is empty: give add, remove or confirm")
 	}
-	return c.mutate("docforge_propose_node_"+strings.TrimPrefix(op, "node_"), func(d *changeset.Desk, w string) (*changeset.Result, error) {
+	return c.mutate(proposeTool(op), func(d *changeset.Desk, w string) (*changeset.Result, error) {
 		return d.Propose(c.ctx, w, a.ChangesetID, a.Operation)
 	})
+}
+
+// proposeTool is the name of the tool that queues op: docforge_propose_node_OP, but
+// docforge_propose_relationship_update for relations.
+func proposeTool(op string) string {
+	if op == changeset.OpRelationshipUpdate {
+		return "docforge_propose_relationship_update"
+	}
+	return "docforge_propose_node_" + op
 }
 
 type changesetArgs struct {
@@ -340,6 +350,9 @@ func (c *call) page(tool string, pa pageArgs, params any, collection string, str
 	pos = min(pos, len(stream))
 	p := pack(stream, ids, pos, c.pageLimit(pa.Limit), c.pageBudget(frame), omittedForSize)
 	frame[key] = p.entries
+	if p.entries == nil {
+		frame[key] = []json.RawMessage{} // an empty page is [], never null
+	}
 	if len(p.omissions) > 0 {
 		frame["summaries"] = p.omissions
 	}

@@ -41,7 +41,17 @@ var (
 
 // ValidDocID reports whether id is acceptable for a documentation node.
 func ValidDocID(id string) bool {
-	return len(id) <= MaxIDLength && docIDPattern.MatchString(id) && !strings.Contains(id, "//") && !strings.HasSuffix(id, "/")
+	if len(id) > MaxIDLength || !docIDPattern.MatchString(id) || strings.HasSuffix(id, "/") {
+		return false
+	}
+	// No empty, "." or ".." segment: an ID reads like a path in URLs and file names, and
+	// a/../b would name b from somewhere else.
+	for seg := range strings.SplitSeq(id, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidTargetID reports whether id may name a relation target: a documentation ID or a code
