@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -28,5 +29,26 @@ func TestEmptyChangesetListIsAnEmptyArray(t *testing.T) {
 	out, err := w.svc.Call(context.Background(), Binding{ProjectRoot: w.b.ProjectRoot}, "docforge_list_changesets", []byte(`{}`))
 	if err != nil || !strings.Contains(string(out), `"changesets":[]`) || strings.Contains(string(out), `"changesets":null`) {
 		t.Errorf("%v: %.300s", err, out)
+	}
+}
+
+// A number below (or above) its schema's bound is refused with the bound, not replaced by the
+// default.
+func TestOutOfRangeNumbersAreRefused(t *testing.T) {
+	w := newWatched(t, CopyExample(t, nil))
+	for _, tc := range []struct{ tool, args string }{
+		{"docforge_search", `{"query":"store","limit":0}`},
+		{"docforge_search", `{"query":"store","limit":-1}`},
+		{"docforge_impact", `{"node_id":"arch.store","depth":-1}`},
+		{"docforge_backlinks", `{"node_id":"arch.store","limit":0}`},
+		{"docforge_get_task_context", `{"kind":"change","task":"store","budget":0}`},
+		{"docforge_get_task_context", `{"kind":"change","task":"store","budget":100000000}`},
+		{"docforge_list_changesets", `{"limit":-5}`},
+	} {
+		out, err := w.svc.Call(context.Background(), w.b, tc.tool, []byte(tc.args))
+		var te *ToolError
+		if !errors.As(err, &te) || te.Code != "invalid_argument" || !strings.Contains(string(out), "must be at") {
+			t.Errorf("%s %s: %v %.200s", tc.tool, tc.args, err, out)
+		}
 	}
 }

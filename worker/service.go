@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -149,6 +151,9 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 	spec, ok := c.svc.tools[tool]
 	if !ok {
 		return nil, problem.Errorf(problem.InvalidArgument, "no tool %q in this server", tool)
+	}
+	if err := checkBounds(spec.InputSchema, args); err != nil {
+		return nil, err
 	}
 	if err := c.svc.impl.Check(); err != nil {
 		return nil, err
@@ -382,6 +387,38 @@ func (c *call) fit() (json.RawMessage, error) {
 }
 
 // decodeArgs reads a tool's arguments strictly: unknown fields are errors.
+// checkBounds refuses a top-level integer argument outside the minimum or maximum its tool's
+// schema declares (a limit of 0 or -1), naming the bound, rather than replacing it silently.
+// Types and unknown names are decodeArgs' to refuse.
+func checkBounds(schema map[string]any, args json.RawMessage) error {
+	props, _ := schema["properties"].(map[string]any)
+	var given map[string]json.RawMessage
+	if len(props) == 0 || json.Unmarshal(args, &given) != nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(given)) {
+		prop, _ := props[name].(map[string]any)
+		if prop["type"] != "integer" {
+			continue
+		}
+		var n json.Number
+		if json.Unmarshal(given[name], &n) != nil {
+			continue
+		}
+		v, err := n.Float64()
+		if err != nil {
+			continue
+		}
+		if lo, ok := prop["minimum"].(int); ok && v < float64(lo) {
+			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at least %d", name, n, lo)
+		}
+		if hi, ok := prop["maximum"].(int); ok && v > float64(hi) {
+			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at most %d", name, n, hi)
+		}
+	}
+	return nil
+}
+
 func decodeArgs(args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		return nil

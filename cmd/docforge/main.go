@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/docforge/docforge/index"
@@ -109,6 +110,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
+		return exitUsage
+	}
+	// A count given on the command line is at least 1: a zero or negative one is a mistake,
+	// never a request for the default.
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "limit", "depth", "budget":
+			if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 && bad == "" {
+				bad = fmt.Sprintf("--%s is %d; it must be at least 1", f.Name, n)
+			}
+		}
+	})
+	if bad != "" {
+		fmt.Fprintf(stderr, "docforge %s: %s\n", args[0], bad)
 		return exitUsage
 	}
 	if len(positional) < cmd.minArgs || len(positional) > cmd.maxArgs {

@@ -317,3 +317,14 @@ func TestCLIEscapesProjectContentForTheTerminal(t *testing.T) {
 		t.Errorf("a raw control character reached the terminal: %q", out)
 	}
 }
+
+// A count below 1 on the command line is a usage error naming the bound.
+func TestCountFlagsBelowOneAreRefused(t *testing.T) {
+	root := fixture.Temp(t, filepath.Join("..", "..", "examples", "courier"))
+	for _, args := range [][]string{{"search", "store", "--limit", "0"}, {"impact", "arch.store", "--depth", "-1"}, {"search", "store", "--limit=-3"}} {
+		_, errOut, code := docforge(t, root, args...)
+		if code != 2 || !strings.Contains(errOut, "must be at least 1") {
+			t.Errorf("docforge %v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
