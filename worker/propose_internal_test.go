@@ -52,3 +52,12 @@ func TestOutOfRangeNumbersAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// The contract's limits are named as the descriptor names them, not as Go does.
+func TestSessionContractLimitsUseContractNames(t *testing.T) {
+	w := newWatched(t, CopyExample(t, nil))
+	out, _ := w.svc.Call(context.Background(), w.b, "docforge_bootstrap", []byte(`{}`))
+	if !strings.Contains(string(out), `"max_results":`) || strings.Contains(string(out), `"MaxResults"`) {
+		t.Errorf("%.600s", out)
+	}
+}

@@ -145,19 +145,19 @@ type Family struct {
 
 // Limits bounds results and inputs.
 type Limits struct {
-	MaxResults       int   `toml:"max_results"`
-	MaxResponseChars int   `toml:"max_response_chars"`
-	MaxFileBytes     int64 `toml:"max_file_bytes"`
+	MaxResults       int   `toml:"max_results" json:"max_results"`
+	MaxResponseChars int   `toml:"max_response_chars" json:"max_response_chars"`
+	MaxFileBytes     int64 `toml:"max_file_bytes" json:"max_file_bytes"`
 }
 
 // View is a declared render output.
 type View struct {
-	ID       string   `toml:"id"`
-	Title    string   `toml:"title"`
-	Families []string `toml:"families"`
-	Kinds    []string `toml:"kinds"`
-	Tags     []string `toml:"tags"`
-	Output   string   `toml:"output"`
+	ID       string   `toml:"id" json:"id"`
+	Title    string   `toml:"title" json:"title"`
+	Families []string `toml:"families" json:"families"`
+	Kinds    []string `toml:"kinds" json:"kinds"`
+	Tags     []string `toml:"tags" json:"tags"`
+	Output   string   `toml:"output" json:"output"`
 }
 
 // RenderSettings are the project's choices for rendered views.
