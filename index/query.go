@@ -37,7 +37,9 @@ type NodeView struct {
 	Body     string          `json:"body"`
 	Outgoing []Link          `json:"outgoing"`
 	Incoming []Link          `json:"incoming"`
-	// IncomingTruncated is set when the node has more incoming relations than were listed.
+	// OutgoingTruncated and IncomingTruncated are set when the node has more relations that
+	// way than were listed (max_results each way).
+	OutgoingTruncated bool `json:"outgoing_truncated"`
 	IncomingTruncated bool `json:"incoming_truncated"`
 }
 
@@ -111,7 +113,7 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 		if err != nil {
 			return fmt.Errorf("get node %s: %w", id, err)
 		}
-		if v.Outgoing, _, err = s.links(conn, key, true, s.maxResults); err != nil {
+		if v.Outgoing, v.OutgoingTruncated, err = s.links(conn, key, true, s.maxResults); err != nil {
 			return err
 		}
 		v.Incoming, v.IncomingTruncated, err = s.links(conn, key, false, s.maxResults)
@@ -177,8 +179,17 @@ func (s *Snapshot) Dependencies(ctx context.Context, id string, limit int) (*Lin
 	return s.linkList(ctx, id, limit, true)
 }
 
+// Neighbours lists up to limit relations of a node one way, past the project's max_results:
+// for a caller that pages and accounts for everything it leaves out (the context tool).
+func (s *Snapshot) Neighbours(ctx context.Context, id string, outgoing bool, limit int) (*LinkList, error) {
+	return s.linkListUpTo(ctx, id, limit, outgoing)
+}
+
 func (s *Snapshot) linkList(ctx context.Context, id string, limit int, outgoing bool) (*LinkList, error) {
-	limit = s.capLimit(limit, DefaultListLimit)
+	return s.linkListUpTo(ctx, id, s.capLimit(limit, DefaultListLimit), outgoing)
+}
+
+func (s *Snapshot) linkListUpTo(ctx context.Context, id string, limit int, outgoing bool) (*LinkList, error) {
 	out := &LinkList{NodeID: id, Limit: limit}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		key, ok := lookupKey(conn, id)

@@ -97,23 +97,31 @@ func runContext(c *call, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 	}
+	// Every neighbour is either an entry or an omission: the lists are read past max_results
+	// (up to the evidence ceiling and one more), and what lies past even that is one omission
+	// that says how to see the rest.
 	for _, id := range focus {
-		out, err := c.snap.Dependencies(c.ctx, id, 0)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range out.Links {
-			if err := add(l.NodeID, "outgoing "+l.Relation+" from "+id); err != nil {
+		for _, outgoing := range []bool{true, false} {
+			links, err := c.snap.Neighbours(c.ctx, id, outgoing, maxEvidence+1)
+			if err != nil {
 				return nil, err
 			}
-		}
-		in, err := c.snap.Backlinks(c.ctx, id, 0)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range in.Links {
-			if err := add(l.NodeID, "incoming "+l.Relation+" to "+id); err != nil {
-				return nil, err
+			for _, l := range links.Links {
+				reason := "incoming " + l.Relation + " to " + id
+				if outgoing {
+					reason = "outgoing " + l.Relation + " from " + id
+				}
+				if err := add(l.NodeID, reason); err != nil {
+					return nil, err
+				}
+			}
+			if links.Truncated {
+				tool := "docforge_backlinks"
+				if outgoing {
+					tool = "docforge_dependencies"
+				}
+				omissions = append(omissions, contextItem{Type: "omission", NodeID: id, Omitted: "evidence limit",
+					Reasons: []string{fmt.Sprintf("more than %d relations of %s that way; list them with %s", maxEvidence, id, tool)}})
 			}
 		}
 	}

@@ -2,7 +2,12 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -59,5 +64,68 @@ func TestSessionContractLimitsUseContractNames(t *testing.T) {
 	out, _ := w.svc.Call(context.Background(), w.b, "docforge_bootstrap", []byte(`{}`))
 	if !strings.Contains(string(out), `"max_results":`) || strings.Contains(string(out), `"MaxResults"`) {
 		t.Errorf("%.600s", out)
+	}
+}
+
+// A hub with more neighbours than max_results: the context lists every one (entries, across
+// pages), and get_node says that its outgoing relations were cut.
+func TestContextAccountsForEveryNeighbour(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"docforge.toml": "schema_version = 1\n[project]\nid = \"hub\"\n[sources]\ncontent_roots = [\"docs\"]\n[relations]\nallowed = [\"depends_on\"]\n[families.arch]\nkinds = [\"component\"]\n[limits]\nmax_results = 50\n"}
+	var all []string
+	for i := range 80 {
+		id := fmt.Sprintf("n%02d", i)
+		all = append(all, `"`+id+`"`)
+		files["docs/"+id+".md"] = "+++\nid = \"" + id + "\"\nkind = \"component\"\nfamily = \"arch\"\n[relations]\ndepends_on = [\"hub\"]\n+++\n"
+	}
+	files["docs/hub.md"] = "+++\nid = \"hub\"\nkind = \"component\"\nfamily = \"arch\"\n+++\n"
+	files["docs/fan.md"] = "+++\nid = \"fan\"\nkind = \"component\"\nfamily = \"arch\"\n[relations]\ndepends_on = [" + strings.Join(all, ", ") + "]\n+++\n"
+	for rel, text := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := newWatched(t, root)
+	seen := map[string]bool{}
+	cursor := ""
+	for range 20 {
+		args := `{"node_id":"hub","limit":30}`
+		if cursor != "" {
+			args = `{"node_id":"hub","limit":30,"cursor":"` + cursor + `"}`
+		}
+		out, err := w.svc.Call(context.Background(), w.b, "docforge_get_context", []byte(args))
+		var env struct {
+			Result struct {
+				Items []struct {
+					NodeID string `json:"node_id"`
+				} `json:"items"`
+				Pagination struct {
+					Total      int    `json:"total"`
+					HasMore    bool   `json:"has_more"`
+					NextCursor string `json:"next_cursor"`
+				} `json:"pagination"`
+			} `json:"result"`
+		}
+		if err != nil || json.Unmarshal(out, &env) != nil {
+			t.Fatalf("%v %.300s", err, out)
+		}
+		if env.Result.Pagination.Total != 81 {
+			t.Fatalf("total %d, want the hub and its 80 dependents", env.Result.Pagination.Total)
+		}
+		for _, it := range env.Result.Items {
+			seen[it.NodeID] = true
+		}
+		if !env.Result.Pagination.HasMore {
+			break
+		}
+		cursor = env.Result.Pagination.NextCursor
+	}
+	if len(seen) != 81 {
+		t.Errorf("the pages held %d of 81 nodes", len(seen))
+	}
+	out, _ := w.svc.Call(context.Background(), w.b, "docforge_get_node", []byte(`{"node_id":"fan"}`))
+	if !strings.Contains(string(out), `"outgoing_truncated":true`) {
+		t.Errorf("get_node of a node with 80 relations and max_results 50: %s", regexp.MustCompile(`"[a-z_]*truncated[a-z_]*":[a-z]+`).FindAllString(string(out), -1))
 	}
 }
