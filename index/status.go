@@ -111,8 +111,16 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string)
 		return out(ReceiptUnverified, "the index the receipt names is gone", nil)
 	}
 	pub, perr := ReadPublication(paths.Publication)
-	if !sig.sameFile(r.Index) || perr != nil || pub.Graph.Generation != r.To.Generation {
+	switch {
+	case perr != nil:
+		return out(ReceiptUnverified, "the publication receipt is missing or corrupt, so no generation can be proven", nil)
+	case !pub.Index.sameFile(sig):
+		return out(ReceiptUnverified, "the index file is not the one its publication receipt describes", nil)
+	case pub.Graph.Generation != r.To.Generation:
 		return out(ReceiptStale, "a later publication replaced the generation this receipt describes", r)
+	case !sig.sameFile(r.Index):
+		// The same generation in another file: nothing proves which one the receipt describes.
+		return out(ReceiptUnverified, "the index was replaced without a new generation", nil)
 	}
 	inv, err := source.Scan(ctx, d)
 	if err != nil {

@@ -436,6 +436,23 @@ func TestGenerationDiffStates(t *testing.T) {
 	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unverified" {
 		t.Errorf("corrupt receipt: %s", r.Result)
 	}
+	// A corrupt publication receipt, or an index file swapped at the same generation, prove
+	// no generation: unverified, not stale.
+	callTool(t, cs, "docforge_sync", map[string]any{"rebuild": true})
+	publication := filepath.Join(root, ".docforge/index/publication.json")
+	good, _ := os.ReadFile(publication)
+	os.WriteFile(publication, []byte("{corrupt"), 0o600)
+	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unverified" {
+		t.Errorf("corrupt publication receipt: %s", r.Result)
+	}
+	os.WriteFile(publication, good, 0o600)
+	idx := filepath.Join(root, ".docforge/index/index.db")
+	data, _ := os.ReadFile(idx)
+	os.Remove(idx)
+	os.WriteFile(idx, data, 0o600) // the same bytes in a new file: another inode, the same generation
+	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "unverified" {
+		t.Errorf("an index swapped at the same generation: %s", r.Result)
+	}
 	// A receipt that is a symlink fails the file-type check.
 	receipt := filepath.Join(root, ".docforge/index/generation-diff.json")
 	os.Remove(receipt)
