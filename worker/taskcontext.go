@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
@@ -67,7 +68,7 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
-	capsule, err := taskcontext.Build(c.ctx, c.snap, req, policyHash, c.taskFrame())
+	capsule, err := taskcontext.BuildPaged(c.ctx, c.snap, req, policyHash, c.taskFrame(), c.d.Limits.MaxResponseChars-c.cursorChars())
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +122,14 @@ func (c *call) taskFrame() int {
 		frame += len(marshal(&diagnostics{Version: 1, StagesMs: stages, Counters: counts})) + len(`,"diagnostics":`)
 	}
 	return frame
+}
+
+// cursorChars is the room a page's next_cursor takes at most: a capsule laid out for one
+// page leaves it, in case the page's entry count (max_results) still cuts it.
+func (c *call) cursorChars() int {
+	hash := "sha256:" + strings.Repeat("0", 64)
+	return len(`,"next_cursor":""`) + len(cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: 1 << 40, Operation: "docforge_get_task_context",
+		Params: hash, Collection: hash, Position: 1 << 20}.encode())
 }
 
 // taskFrameSlack covers what the measured frame cannot know yet: page counters and a cursor.

@@ -148,6 +148,14 @@ type Capsule struct {
 // what the caller's response adds around the capsule (its envelope and page fields), in
 // bytes, so that the whole response stays within the budget.
 func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash string, reserve int) (*Capsule, error) {
+	return BuildPaged(ctx, snap, r, policyHash, reserve, 0)
+}
+
+// BuildPaged is Build for responses of at most pageChars characters each (0: no such bound).
+// No response may be longer than that, so the capsule is laid out for the smaller of the
+// budget and one page: the header goes tight when it must (as for a small budget), and the
+// evidence fits, rather than a page that cannot hold the header it repeats.
+func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash string, reserve, pageChars int) (*Capsule, error) {
 	vocabulary, err := snap.RelationNames(ctx)
 	if err != nil {
 		return nil, err
@@ -185,7 +193,11 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 
 	// The whole response must fit: the header (with the token gap that may follow) first;
 	// a budget too small for the plan drops it, and the focus terms, before any evidence.
-	limit := r.Budget*4 - reserve
+	room := r.Budget * 4
+	if pageChars > 0 {
+		room = min(room, pageChars)
+	}
+	limit := room - reserve
 	tight := false
 	headerBytes := func() int {
 		// The capsule hash is set last; the token gap may be added after selection.
@@ -209,6 +221,9 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	}
 	avail := limit - headerBytes()
 	if avail < 0 {
+		if room < r.Budget*4 {
+			return nil, problem.Errorf(problem.ResultTooLarge, "a response of at most %d characters cannot hold even this capsule's header (its hashes, binding and gaps), the envelope and a cursor; raise max_response_chars by %d", pageChars, -avail)
+		}
 		least := (r.Budget*4 - avail + 3) / 4
 		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
 	}
