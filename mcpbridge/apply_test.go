@@ -35,7 +35,11 @@ func TestApplicationGate(t *testing.T) {
 		want bool
 	}{
 		{worker.Binding{ProjectRoot: root}, false},
-		{worker.Binding{ProjectRoot: root, CanonicalApplier: "maintainer"}, false}, // proposal mode
+		// No mode with an applier bound is the application-enabled factory (the contract's
+		// factory default), which adds exact-hash application.
+		{worker.Binding{ProjectRoot: root, CanonicalApplier: "maintainer"}, true},
+		// operator adds no tool in the current contract, application among them.
+		{worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeOperator, CanonicalApplier: "maintainer"}, false},
 		{worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"}, true},
 	} {
 		if got := slices.Contains(toolNames(t, tc.b), "docforge_apply_changeset"); got != tc.want {
@@ -125,5 +129,48 @@ func TestApplyCompactReceipt(t *testing.T) {
 	must(t, cs, "docforge_apply_changeset", map[string]any{"changeset_id": "cs-long", "changeset_hash": m.Hash}, &got)
 	if !got.Compact || !got.Committed || got.Status != "applied" || got.Hash != m.Hash || got.Updated != 1 || got.DerivedRefresh != "refreshed" {
 		t.Fatalf("compact application receipt: %+v", got)
+	}
+}
+
+// For every capability mode and gate: the registered tools and excluded_operations never
+// overlap, and both match the contract's table (docs/architecture.md, "Capability modes").
+func TestCapabilityModesAndGates(t *testing.T) {
+	root := example(t)
+	for _, mode := range []string{"", worker.ModeRead, worker.ModeProposal, worker.ModeApplication, worker.ModeOperator} {
+		for _, applier := range []string{"", "maintainer"} {
+			for _, writer := range []string{"", "agent"} {
+				b := worker.Binding{ProjectRoot: root, CapabilityMode: mode, CanonicalApplier: applier, ProposalWriter: writer}
+				if _, err := b.Validate(); err != nil {
+					if mode == worker.ModeApplication && applier == "" {
+						continue // fails closed at start, as it must
+					}
+					t.Fatalf("%+v: %v", b, err)
+				}
+				tools := worker.ToolsFor(b)
+				var names []string
+				proposal := false
+				for _, s := range tools {
+					names = append(names, s.Name)
+					proposal = proposal || s.Proposal()
+				}
+				excluded := worker.PolicyOf(b).Excluded
+				applies := slices.Contains(names, "docforge_apply_changeset")
+				wantApply := applier != "" && (mode == worker.ModeApplication || mode == "")
+				if applies != wantApply {
+					t.Errorf("%+v: apply registered %v, want %v", b, applies, wantApply)
+				}
+				for _, op := range []string{"canonical_application", "canonical_write"} {
+					if slices.Contains(excluded, op) == applies {
+						t.Errorf("%+v: %s excluded %v while apply registered %v", b, op, !applies, applies)
+					}
+				}
+				if proposal != (b.CapabilityMode != worker.ModeRead) {
+					t.Errorf("%+v: proposal tools registered %v", b, proposal)
+				}
+				if caps := worker.CapabilitiesOf(b); caps.CanonicalApplication != applies || !slices.Equal(caps.Tools, names) {
+					t.Errorf("%+v: capabilities %+v disagree with the registered tools", b, caps)
+				}
+			}
+		}
 	}
 }

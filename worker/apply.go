@@ -23,7 +23,7 @@ func applyTool() ToolSpec {
 
 // applicationGated reports whether a binding registers the application tool.
 func applicationGated(b Binding) bool {
-	return b.CanonicalApplier != "" && (b.CapabilityMode == ModeApplication || b.CapabilityMode == ModeOperator)
+	return b.CanonicalApplier != "" && b.CapabilityMode == ModeApplication
 }
 
 // Refresh reports how the derived state followed a canonical application.

@@ -83,7 +83,12 @@ func (b *Binding) Validate() (*project.Descriptor, error) {
 	}
 	switch b.CapabilityMode {
 	case "":
-		b.CapabilityMode = ModeProposal // the ordinary project factory's surface
+		// The factory defaults: a bound canonical applier makes the application-enabled
+		// factory, anything else the ordinary project factory.
+		b.CapabilityMode = ModeProposal
+		if b.CanonicalApplier != "" {
+			b.CapabilityMode = ModeApplication
+		}
 	case ModeRead, ModeProposal, ModeOperator:
 	case ModeApplication:
 		if b.CanonicalApplier == "" {

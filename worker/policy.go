@@ -43,13 +43,15 @@ func PolicyOf(b Binding) EffectivePolicy {
 	p := EffectivePolicy{
 		SchemaVersion: 1, CapabilityMode: b.CapabilityMode, NoAST: b.NoAST, Adapter: index.AdapterName + "@" + index.AdapterVersion,
 		AdapterPolicy: b.Policy(), ASTAnalysis: !b.NoAST, LogicIndexing: !b.NoAST, AdapterUpgrade: !b.NoAST, Diagnostics: b.Diagnostics,
-		Excluded: []string{"arbitrary_filesystem_access", "canonical_write", "cross_project_retrieval", "git_mutation", "network_binding", "shell_execution"},
+		Excluded: []string{"arbitrary_filesystem_access", "cross_project_retrieval", "git_mutation", "network_binding", "shell_execution"},
 	}
 	if b.NoAST {
 		p.Excluded = append(p.Excluded, "adapter_ast_upgrade", "function_logic_extraction")
 	}
-	if b.CanonicalApplier == "" || b.CapabilityMode != ModeApplication {
-		p.Excluded = append(p.Excluded, "canonical_application")
+	// Canonical files are written only by exact-hash application, so both are excluded
+	// exactly when the application tool is not registered.
+	if !applicationGated(b) {
+		p.Excluded = append(p.Excluded, "canonical_application", "canonical_write")
 	}
 	slices.Sort(p.Excluded)
 	return p
