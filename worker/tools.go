@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
@@ -99,7 +100,7 @@ func readTools() []ToolSpec {
 		{Name: "docforge_dependencies", Description: "Relations a node declares (its outgoing edges).",
 			InputSchema: object(map[string]any{"node_id": nodeIDProp, "limit": limitProp}, "node_id"), ReadOnly: true, syncs: true, run: runDependencies},
 		{Name: "docforge_impact", Description: "Nodes a change to node_id may affect, breadth first, bounded by depth, result limit and a candidate-edge work budget; says which bound truncated it.",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp, "depth": integer("levels to follow (default 3, at most 10)", 1),
+			InputSchema: object(map[string]any{"node_id": nodeIDProp, "depth": map[string]any{"type": "integer", "minimum": 1, "maximum": index.MaxImpactDepth, "description": fmt.Sprintf("levels to follow (default 3, at most %d)", index.MaxImpactDepth)},
 				"limit": limitProp, "budget": integer("candidate edges to examine at most", 1)}, "node_id"), ReadOnly: true, syncs: true, run: runImpact},
 		{Name: "docforge_get_context", Description: "Bounded context for a node (node_id) or a lexical query: the focus nodes with bodies, then their direct neighbours, then explicit omission evidence; paged with limit and cursor.",
 			InputSchema: object(map[string]any{"node_id": nodeIDProp, "query": str("lexical query choosing the focus nodes instead of node_id"),
@@ -171,11 +172,25 @@ type nodeArgs struct {
 }
 
 func (a nodeArgs) check() error {
-	if a.NodeID == "" {
-		return problem.Errorf(problem.InvalidArgument, "node_id is required")
+	return checkNodeID("node_id", a.NodeID)
+}
+
+// checkNodeID refuses what can be no node's ID before any lookup: empty, over the length
+// bound, or outside the ID syntax (a control character, a path traversal).
+func checkNodeID(field, id string) error {
+	switch {
+	case id == "":
+		return problem.Errorf(problem.InvalidArgument, "%s is required", field)
+	case len(id) > maxNodeIDBytes:
+		return problem.Errorf(problem.InvalidArgument, "%s holds at most %d bytes; this one has %d", field, maxNodeIDBytes, len(id))
+	case strings.IndexFunc(id, unicode.IsControl) >= 0 || !source.ValidTargetID(id):
+		return problem.Errorf(problem.InvalidArgument, "%s %q is not a node ID: documentation IDs are lowercase letters, digits and . _ - / (no empty, . or .. segment), code IDs start with go:", field, id)
 	}
 	return nil
 }
+
+// maxNodeIDBytes bounds a node ID argument: code IDs (go: and an import path) are the longest.
+const maxNodeIDBytes = 1024
 
 // nodeResult is a node whose body may be cut to fit the response limit.
 type nodeResult struct {

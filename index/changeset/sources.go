@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
@@ -171,6 +172,9 @@ func (s *Sources) readFile(rel string) (string, bool, error) {
 // contentPath checks that rel names a content file the loader would read and that no symlink
 // leads it out of its content root, and returns its absolute path.
 func (s *Sources) contentPath(rel string) (string, error) {
+	if err := checkPath(rel); err != nil {
+		return "", err
+	}
 	if _, ok := source.ContentFormat(s.d, rel); !ok {
 		return "", escape("%q is not a content file path: it must be a relative, clean, slash-separated .md or .toml path under a content root (%s), not excluded and without hidden segments",
 			rel, strings.Join(s.d.Sources.ContentRoots, ", "))
@@ -185,4 +189,30 @@ func (s *Sources) contentPath(rel string) (string, error) {
 		}
 	}
 	return "", escape("%q is under no content root", rel)
+}
+
+// Bounds of a path a changeset names: what file systems hold (255 bytes a name) and what a
+// reviewer can read.
+const (
+	MaxPathBytes    = 1024
+	MaxSegmentBytes = 255
+)
+
+// checkPath refuses a path with a control character (a NUL ends it early for the system) or
+// longer than a file system holds, before anything resolves it.
+func checkPath(rel string) error {
+	if len(rel) > MaxPathBytes {
+		return problem.Errorf(problem.InvalidArgument, "a path holds at most %d bytes; this one has %d", MaxPathBytes, len(rel))
+	}
+	for i, r := range rel {
+		if unicode.IsControl(r) {
+			return problem.Errorf(problem.InvalidArgument, "path %q holds the control character U+%04X at byte %d", rel, r, i)
+		}
+	}
+	for seg := range strings.SplitSeq(rel, "/") {
+		if len(seg) > MaxSegmentBytes {
+			return problem.Errorf(problem.InvalidArgument, "a name in a path holds at most %d bytes; %.40q... has %d", MaxSegmentBytes, seg, len(seg))
+		}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/docforge/docforge/index/problem"
@@ -68,9 +69,17 @@ func OpenStore(d *project.Descriptor) (*Store, error) {
 // keeps the check free of races between resolving and writing. rootRel names the declared
 // root in the error.
 func Confined(projectRoot, root, abs, rootRel string) error {
+	// Messages name paths relative to the project: a machine path says nothing to a client
+	// and tells it about the host.
+	shown := func(p string) string {
+		if r, err := filepath.Rel(projectRoot, p); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+		return filepath.Base(p)
+	}
 	rel, err := filepath.Rel(root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return escape("%s is outside %s", abs, rootRel)
+		return escape("%s is outside %s", shown(abs), rootRel)
 	}
 	if rel, err := filepath.Rel(projectRoot, root); err != nil || strings.HasPrefix(rel, "..") {
 		return escape("%s is outside the project", rootRel)
@@ -83,11 +92,14 @@ func Confined(projectRoot, root, abs, rootRel string) error {
 			}
 			continue
 		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return problem.Errorf(problem.InvalidArgument, "%s passes through a file as if it were a folder", shown(abs))
+		}
 		if err != nil {
-			return fmt.Errorf("resolve %s: %w", p, err)
+			return problem.Wrap(problem.InvalidArgument, err, "%s cannot be resolved", shown(p))
 		}
 		if real != p {
-			return escape("%s resolves to %s through a symlink; %s must be a real directory", p, real, rootRel)
+			return escape("%s resolves to %s through a symlink; %s must be a real directory", shown(p), shown(real), rootRel)
 		}
 		return nil
 	}
