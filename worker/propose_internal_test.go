@@ -129,3 +129,25 @@ func TestContextAccountsForEveryNeighbour(t *testing.T) {
 		t.Errorf("get_node of a node with 80 relations and max_results 50: %s", regexp.MustCompile(`"[a-z_]*truncated[a-z_]*":[a-z]+`).FindAllString(string(out), -1))
 	}
 }
+
+// Every envelope names its project and the generation it concerns, also for tools that do not
+// sync and for failures after the index was published.
+func TestEnvelopesCarryIdentity(t *testing.T) {
+	w := newWatched(t, CopyExample(t, nil))
+	w.node("arch.store")
+	for _, tool := range []string{"docforge_visualization_status", "docforge_stop_visualization", "docforge_get_generation_diff", "docforge_list_changesets"} {
+		out, _ := w.svc.Call(context.Background(), w.b, tool, []byte(`{}`))
+		var env struct {
+			Project struct {
+				ID string `json:"id"`
+			} `json:"project"`
+			Revision   int64  `json:"revision"`
+			SourceHash string `json:"source_hash"`
+			Staleness  string `json:"staleness"`
+		}
+		json.Unmarshal(out, &env)
+		if env.Project.ID != "courier" || env.Revision < 1 || env.SourceHash == "" || env.Staleness == "unknown" {
+			t.Errorf("%s: %+v", tool, env)
+		}
+	}
+}

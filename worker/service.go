@@ -140,11 +140,48 @@ func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.Ra
 	c := &call{ctx: ctx, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
 	c.env = envelope{ContentNotice: ContentNotice, Adapter: index.AdapterName + "@" + index.AdapterVersion, Policy: b.Policy(), Staleness: "unknown"}
 	payload, err := c.run(tool, args)
+	c.identify(err)
 	if err != nil {
 		return c.fail(err)
 	}
 	c.env.Result = payload
 	return c.fit()
+}
+
+// identify gives an envelope that no sync filled (a tool that does not sync, a failure before
+// the sync) the project's identity and the published generation it would answer from, so
+// that every answer says which project and index it concerns. Without a proof that the
+// index is current it says stale (a worker that must restart), or what a stat walk says.
+func (c *call) identify(err error) {
+	if c.env.Revision != 0 {
+		return
+	}
+	if c.env.Project.Root == "" {
+		c.env.Project.Root = c.b.ProjectRoot
+	}
+	d := c.d
+	if d == nil {
+		if loaded, _, lerr := project.Load(c.b.ProjectRoot); lerr == nil && loaded != nil {
+			d = loaded
+		}
+	}
+	if d == nil {
+		return // no descriptor to name the project by: the error says why
+	}
+	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+	pub, perr := index.ReadPublication(index.PathsFor(d, c.b.Policy()).Publication)
+	if perr != nil {
+		return
+	}
+	c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
+	switch {
+	case err != nil && problem.CodeOf(err) == problem.AdapterRestartRequired:
+		c.env.Staleness = index.Stale
+	case c.env.Staleness == index.Unknown:
+		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy()); serr == nil {
+			c.env.Staleness = st.State
+		}
+	}
 }
 
 func (c *call) run(tool string, args json.RawMessage) (any, error) {
