@@ -88,3 +88,22 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 		t.Fatalf("after the churn: %+v %v", st, err)
 	}
 }
+
+// A generation-diff receipt that kept only part of its transition says which limit omitted
+// the rest.
+func TestDiffRetentionNamesItsLimit(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	root := genProject(t, 1100, r)
+	d := load(t, root)
+	if _, err := index.Sync(context.Background(), d, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := index.ReadGenerationDiff(index.PathsFor(d, "").Diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret := diff.Retention
+	if ret.TotalItems <= index.DiffMaxItems || ret.Omitted == 0 || ret.OmittedBy != "max_items" {
+		t.Errorf("retention %+v: want details past %d items omitted by max_items", ret, index.DiffMaxItems)
+	}
+}

@@ -57,6 +57,8 @@ func TestImpactDirectionsAndBounds(t *testing.T) {
 		{"result limit", index.ImpactOptions{Limit: 2}, "a/1/depends_on/incoming c/1/implemented_by/outgoing", "result_limit"},
 		// Incoming candidates are examined first: a and u take the two-edge budget.
 		{"work budget", index.ImpactOptions{Budget: 2}, "a/1/depends_on/incoming u/1/relates_to/incoming", "work_budget"},
+		// Both bounds cut: the budget stops the walk, and of what it found the limit keeps one.
+		{"both bounds", index.ImpactOptions{Budget: 2, Limit: 1}, "a/1/depends_on/incoming", "work_budget,result_limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := snap.Impact(ctx, "b", tc.opts)
@@ -70,7 +72,11 @@ func TestImpactDirectionsAndBounds(t *testing.T) {
 					t.Errorf("hit %s lacks its summary: %+v", n.ID, n)
 				}
 			}
-			if strings.Join(got, " ") != tc.want || r.TruncatedBy != tc.by || r.Truncated != (tc.by != "") {
+			by := r.TruncatedBy
+			if len(r.TruncatedByAll) > 1 {
+				by = strings.Join(r.TruncatedByAll, ",")
+			}
+			if strings.Join(got, " ") != tc.want || by != tc.by || r.Truncated != (tc.by != "") {
 				t.Errorf("got %v (truncated %v by %q), want %s by %q", got, r.Truncated, r.TruncatedBy, tc.want, tc.by)
 			}
 			if tc.opts.Budget > 0 && r.EdgesExamined != tc.opts.Budget {

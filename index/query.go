@@ -639,8 +639,10 @@ type ImpactResult struct {
 	Budget        int         `json:"budget"`
 	EdgesExamined int         `json:"edges_examined"`
 	Truncated     bool        `json:"truncated"`
-	// TruncatedBy names the bound that stopped the traversal: "result_limit" or "work_budget".
-	TruncatedBy string `json:"truncated_by,omitempty"`
+	// TruncatedBy names the bound that stopped the traversal: "result_limit" or "work_budget";
+	// TruncatedByAll lists every bound that cut, when both did.
+	TruncatedBy    string   `json:"truncated_by,omitempty"`
+	TruncatedByAll []string `json:"truncated_by_all,omitempty"`
 }
 
 // impactFollowsForward reports whether a relation is phrased from the depended-upon side
@@ -709,6 +711,7 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 			if exp.Exhausted {
 				// The budget is spent: the rest of this level is not examined at all.
 				out.Truncated, out.TruncatedBy = true, "work_budget"
+				out.TruncatedByAll = append(out.TruncatedByAll, "work_budget")
 				break
 			}
 		}
@@ -719,6 +722,7 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 			if out.TruncatedBy == "" {
 				out.TruncatedBy = "result_limit"
 			}
+			out.TruncatedByAll = append(out.TruncatedByAll, "result_limit")
 		}
 		refs := make([]NodeRef, len(found))
 		for i, h := range found {

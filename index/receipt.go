@@ -92,6 +92,8 @@ type Retention struct {
 	TotalItems    int64 `json:"total_items"`
 	RetainedItems int   `json:"retained_items"`
 	Omitted       int64 `json:"omitted_items"`
+	// OmittedBy names the limit that stopped retention: "max_items" or "max_bytes".
+	OmittedBy string `json:"omitted_by,omitempty"`
 }
 
 // GenerationDiff is the latest primary-graph transition receipt.
@@ -116,13 +118,13 @@ type GenerationDiff struct {
 // diffCollector receives a transition's items in their final order, hashes all of them and
 // keeps those that fit the retention limits.
 type diffCollector struct {
-	summary  DiffSummary
-	items    []DiffItem
-	bytes    int
-	total    int64
-	full     hash.Hash
-	retained hash.Hash
-	stopped  bool // retention reached: later items are hashed, never kept
+	summary   DiffSummary
+	items     []DiffItem
+	bytes     int
+	total     int64
+	full      hash.Hash
+	retained  hash.Hash
+	stoppedBy string // the retention limit reached ("max_items", "max_bytes"): later items are hashed, never kept
 }
 
 func newDiffCollector() *diffCollector {
@@ -152,13 +154,17 @@ func (c *diffCollector) add(it DiffItem) error {
 	}
 	c.full.Write(b)
 	c.full.Write([]byte{'\n'})
-	if !c.stopped && len(c.items) < DiffMaxItems && c.bytes+len(b)+1 <= DiffMaxBytes {
+	switch {
+	case c.stoppedBy != "":
+	case len(c.items) >= DiffMaxItems:
+		c.stoppedBy = "max_items"
+	case c.bytes+len(b)+1 > DiffMaxBytes:
+		c.stoppedBy = "max_bytes"
+	default:
 		c.items = append(c.items, it)
 		c.bytes += len(b) + 1
 		c.retained.Write(b)
 		c.retained.Write([]byte{'\n'})
-	} else {
-		c.stopped = true
 	}
 	return nil
 }
@@ -179,7 +185,7 @@ func (c *diffCollector) receipt(b binding, from *GraphState, to GraphState) *Gen
 		To:                   to,
 		Summary:              c.summary,
 		Retention: Retention{MaxItems: DiffMaxItems, MaxBytes: DiffMaxBytes, TotalItems: c.total,
-			RetainedItems: len(c.items), Omitted: c.total - int64(len(c.items))},
+			RetainedItems: len(c.items), Omitted: c.total - int64(len(c.items)), OmittedBy: c.stoppedBy},
 		RetainedItemsHash: "sha256:" + hex.EncodeToString(c.retained.Sum(nil)),
 		FullItemsHash:     "sha256:" + hex.EncodeToString(c.full.Sum(nil)),
 		Items:             items,
