@@ -415,15 +415,32 @@ func (c *call) fit() (json.RawMessage, error) {
 	if c.env.Error != nil {
 		// Even the error does not fit: drop its problem list, which is the only part that grows.
 		c.env.Error.Problems = nil
-		return marshal(c.env), nil
+		return c.squeezed(limit), nil
 	}
 	c.env.Result = nil
 	c.env.Error = &errorBody{Code: problem.ResultTooLarge, Message: fmt.Sprintf("the smallest answer is over max_response_chars (%d)", limit),
 		Remediation: problem.Describe(problem.ResultTooLarge).Remediation}
-	return marshal(c.env), &ToolError{Code: problem.ResultTooLarge, Message: c.env.Error.Message}
+	return c.squeezed(limit), &ToolError{Code: problem.ResultTooLarge, Message: c.env.Error.Message}
 }
 
-// decodeArgs reads a tool's arguments strictly: unknown fields are errors.
+// squeezed encodes an error envelope within limit characters, however long its texts: the
+// message and remediation are shortened, then the project's name and root left out; the
+// code, the identity hashes and the content notice always stay.
+func (c *call) squeezed(limit int) json.RawMessage {
+	out := marshal(c.env)
+	for _, text := range []*string{&c.env.Error.Message, &c.env.Error.Remediation, &c.env.Project.Root, &c.env.Project.Name} {
+		if over := len(out) - limit; over > 0 {
+			r := []rune(*text)
+			*text = string(r[:max(0, len(r)-over-3)])
+			if *text != "" {
+				*text += "…"
+			}
+			out = marshal(c.env)
+		}
+	}
+	return out
+}
+
 // checkBounds refuses a top-level integer argument outside the minimum or maximum its tool's
 // schema declares (a limit of 0 or -1), naming the bound, rather than replacing it silently.
 // Types and unknown names are decodeArgs' to refuse.
@@ -456,6 +473,7 @@ func checkBounds(schema map[string]any, args json.RawMessage) error {
 	return nil
 }
 
+// decodeArgs reads a tool's arguments strictly: unknown fields are errors.
 func decodeArgs(args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		return nil

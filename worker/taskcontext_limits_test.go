@@ -37,3 +37,32 @@ func TestTaskContextFitsSmallResponseLimits(t *testing.T) {
 		}
 	}
 }
+
+// At the smallest max_response_chars, an error (the preflight refusal of a mutation among
+// them) still fits the limit it enforces.
+func TestErrorsFitTheSmallestResponseLimit(t *testing.T) {
+	// A project deep in the file system: its root is in every envelope.
+	root := filepath.Join(CopyExample(t, nil), strings.Repeat("a-long-folder-name/", 20))
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, ".docforge"))
+	p := filepath.Join(root, "docforge.toml")
+	src, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(src), "max_response_chars = 65536", "max_response_chars = 1024", 1)), 0o644)
+	w := newWatched(t, root)
+	b := Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	for _, tc := range []struct{ tool, args string }{
+		{"docforge_register_changes", `{"changeset_id":"cs-small","title":"` + strings.Repeat("t", 150) + `","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"` + strings.Repeat("x", 150) + `"}}]}`},
+		{"docforge_get_task_context", `{"kind":"change","task":"store"}`},
+		{"docforge_get_node", `{"node_id":"arch.nope"}`},
+	} {
+		out, err := w.svc.Call(context.Background(), b, tc.tool, []byte(tc.args))
+		if len(out) > 1024 {
+			t.Errorf("%s: %d characters at max_response_chars 1024 (%v): %.200s", tc.tool, len(out), err, out)
+		}
+		if err != nil && strings.Contains(err.Error(), "internal") {
+			t.Errorf("%s: %v", tc.tool, err)
+		}
+	}
+}
