@@ -314,7 +314,7 @@ func runListChangesets(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, bad, err := d.Store.List()
+	recs, bad, err := d.ListCurrent(c.ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -151,3 +151,26 @@ func TestEnvelopesCarryIdentity(t *testing.T) {
 		}
 	}
 }
+
+// A ready changeset whose base moved lists as stale, before any validation recorded it.
+func TestStaleChangesetListsAsStale(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	b := Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	out, err := w.svc.Call(context.Background(), b, "docforge_register_changes", []byte(`{"changeset_id":"cs-base","title":"t","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"Event store"}}]}`))
+	if err != nil {
+		t.Fatalf("%v %.300s", err, out)
+	}
+	retitle(t, filepath.Join(root, "docs/architecture/store.md"), "Moved on")
+	w.node("arch.store") // the index follows the edit
+	list := func(args string) string {
+		out, _ := w.svc.Call(context.Background(), b, "docforge_list_changesets", []byte(args))
+		return string(out)
+	}
+	if l := list(`{}`); strings.Contains(l, "cs-base") {
+		t.Errorf("a stale changeset is listed with draft and ready work: %.400s", l)
+	}
+	if l := list(`{"status":"stale"}`); !strings.Contains(l, `"changeset_id":"cs-base"`) || !strings.Contains(l, `"status":"stale"`) {
+		t.Errorf("the stale changeset is not listed as stale: %s", l[strings.Index(l, `"result"`):])
+	}
+}

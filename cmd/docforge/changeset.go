@@ -173,7 +173,7 @@ func person() string {
 }
 
 func changesetList(e *env, desk *changeset.Desk) error {
-	recs, bad, err := desk.Store.List()
+	recs, bad, err := desk.ListCurrent(e.ctx)
 	if err != nil {
 		return err
 	}

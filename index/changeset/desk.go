@@ -402,3 +402,28 @@ func checkText(field, text string, limit int, multiline bool) error {
 	}
 	return nil
 }
+
+// ListCurrent is Store.List with each draft or ready changeset whose base moved listed as
+// what it is, stale, though no validation has recorded it yet. It only reads: no stale
+// receipt is written.
+func (k *Desk) ListCurrent(ctx context.Context) ([]*Record, []error, error) {
+	recs, bad, err := k.Store.List()
+	if err != nil {
+		return nil, nil, err
+	}
+	var src *Sources
+	for _, r := range recs {
+		if r.Status != Draft && r.Status != Ready {
+			continue
+		}
+		if src == nil {
+			if src, err = k.Sources(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
+		if len(src.Check(r.Changeset, recs, false).Report.Stale) > 0 {
+			r.Status = Stale
+		}
+	}
+	return recs, bad, nil
+}
