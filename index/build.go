@@ -82,7 +82,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	var refs []graph.Edge
 	var next int64
 	done := 0
-	err = source.NewLoader(d, b.policy).Each(ctx, inv.Files, func(p source.Parsed) error {
+	err = source.NewLoader(d, b.policy).CountWork(b.work).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
 			progress(done, len(inv.Files))

@@ -153,7 +153,7 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 
 	linksOn := d.Sources.Links.On()
 	var parsed []source.Parsed
-	loader := source.NewLoader(d, b.policy)
+	loader := source.NewLoader(d, b.policy).CountWork(b.work)
 	known := make(map[string]string, len(dl.changed))
 	for _, f := range dl.changed {
 		if o, ok := old[f.Path]; ok && o.file.Format == f.Format {

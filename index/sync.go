@@ -79,6 +79,10 @@ type Result struct {
 	Timings []Timing `json:"timings"`
 	// Attempts is how many times the sync ran: more than 1 when sources changed under it.
 	Attempts int `json:"attempts"`
+	// ParseTime and ExtractTime are the time its loaders spent parsing documents and records
+	// and extracting code (summed over goroutines, so they may exceed Elapsed).
+	ParseTime   time.Duration `json:"-"`
+	ExtractTime time.Duration `json:"-"`
 	// Recovered is the interrupted application the sync finished before reading the sources.
 	Recovered *changeset.Recovery `json:"recovered_application,omitempty"`
 	// Published is when, from the start, the new generation was published (renamed into place
@@ -162,15 +166,19 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 	// between the walk and its read) can make the build fail on a state that never existed
 	// on disk. Such a sync is tried again on a fresh walk, a bounded number of times.
 	var recovered *changeset.Recovery
+	var parse, extract time.Duration
 	for n := 1; ; n++ {
 		var a attempt
 		res, retErr = syncOnce(ctx, d, opts, &a)
 		if a.recovered != nil {
 			recovered = a.recovered
 		}
+		parse += time.Duration(a.work.ParseNanos.Load())
+		extract += time.Duration(a.work.ExtractNanos.Load())
 		if retErr == nil || ctx.Err() != nil || !sourcesMoved(ctx, d, a.identity, retErr) {
 			if res != nil {
 				res.Attempts, res.Recovered = n, recovered
+				res.ParseTime, res.ExtractTime = parse, extract
 			}
 			return res, retErr
 		}
@@ -211,6 +219,7 @@ func sourcesMoved(ctx context.Context, d *project.Descriptor, identity string, e
 type attempt struct {
 	identity  string              // of the tree it walked
 	recovered *changeset.Recovery // the interrupted application it finished first
+	work      source.Work         // the parse and extraction time of its loaders
 }
 
 // syncOnce is one attempt of Sync.
@@ -238,6 +247,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	a.identity = inv.Identity()
 	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
+	b.work = &a.work
 	pub, _ := ReadPublication(paths.Publication)
 	sig, sigErr := statSignature(paths.Index)
 	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&

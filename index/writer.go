@@ -402,8 +402,9 @@ type binding struct {
 	root           string
 	descriptorHash string
 	policy         string
-	build          string // "cold" or "incremental", for diagnostics only
-	fingerprint    string // the implementation that built it, for diagnostics only
+	build          string       // "cold" or "incremental", for diagnostics only
+	fingerprint    string       // the implementation that built it, for diagnostics only
+	work           *source.Work // where loaders add their parse and extraction time, or nil
 }
 
 func (b binding) sameAs(m map[string]string) bool {

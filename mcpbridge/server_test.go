@@ -246,8 +246,30 @@ func TestDiagnosticsAreContentFree(t *testing.T) {
 	cs := connect(t, worker.Binding{ProjectRoot: example(t), Diagnostics: true})
 	r, _, _ := callTool(t, cs, "docforge_search", map[string]any{"query": "late events"})
 	d := string(r.Diagnostics)
-	if !strings.Contains(d, `"stages_ms"`) || !strings.Contains(d, `"sync"`) {
+	var got struct {
+		Stages   map[string]float64 `json:"stages_ms"`
+		Counters map[string]int64   `json:"counters"`
+	}
+	if err := json.Unmarshal(r.Diagnostics, &got); err != nil {
 		t.Fatalf("diagnostics = %s", d)
+	}
+	// The fixed stages and counters, the same on every call; this first call synced and
+	// parsed every source.
+	for _, k := range []string{"source_parsing", "adapter_extraction", "index", "rendering", "viewer_manager", "tool", "total"} {
+		if _, ok := got.Stages[k]; !ok || len(got.Stages) != 7 {
+			t.Errorf("stage %s missing, or other stages: %s", k, d)
+		}
+	}
+	if got.Counters["syncs"] != 1 || got.Counters["files_parsed"] == 0 || got.Stages["source_parsing"] <= 0 || len(got.Counters) != 5 {
+		t.Errorf("diagnostics of a first call: %s", d)
+	}
+	r, _, _ = callTool(t, cs, "docforge_visualization_status", nil)
+	var again struct {
+		Stages map[string]float64 `json:"stages_ms"`
+	}
+	json.Unmarshal(r.Diagnostics, &again)
+	if len(again.Stages) != 7 {
+		t.Errorf("the stages change from call to call: %s", r.Diagnostics)
 	}
 	for _, leak := range []string{"late", "events", "courier", "arch.", "docs/", "SELECT"} {
 		if strings.Contains(d, leak) {

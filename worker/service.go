@@ -110,6 +110,7 @@ func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service
 // call is the state of one tool call.
 type call struct {
 	ctx     context.Context
+	tool    string
 	b       Binding
 	d       *project.Descriptor
 	snap    *index.Snapshot
@@ -122,6 +123,8 @@ type call struct {
 	svc     *Service
 	// follower is set when another worker publishes the binding's index (follow).
 	follower bool
+	// noDiagnostics drops the diagnostics of an answer whose budget cannot hold them.
+	noDiagnostics bool
 	// fallbacks are smaller results to answer with, in order, when a committed mutation's
 	// full result does not fit; stageName and committed describe a mutation's failure.
 	fallbacks []any
@@ -137,7 +140,7 @@ func (c *call) stage(name string, since time.Time) {
 // result is the structured error result and the error is a *ToolError naming its code.
 func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
 	s.stats.calls.Add(1)
-	c := &call{ctx: ctx, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
+	c := &call{ctx: ctx, tool: tool, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
 	c.env = envelope{ContentNotice: ContentNotice, Adapter: index.AdapterName + "@" + index.AdapterVersion, Policy: b.Policy(), Staleness: "unknown"}
 	payload, err := c.run(tool, args)
 	c.identify(err)
@@ -385,9 +388,8 @@ func (c *call) fit() (json.RawMessage, error) {
 	if c.d != nil {
 		limit = c.d.Limits.MaxResponseChars
 	}
-	if c.b.Diagnostics {
-		c.env.Diagnostics = &diagnostics{Version: 1, StagesMs: c.stages, Counters: c.counts}
-		c.stages["total"] = float64(time.Since(c.started).Microseconds()) / 1000
+	if c.b.Diagnostics && !c.noDiagnostics {
+		c.env.Diagnostics = c.diagnostics()
 	}
 	out := marshal(c.env)
 	if len(out) <= limit {
@@ -471,6 +473,35 @@ func checkBounds(schema map[string]any, args json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// diagnostics folds the call's measurements into the fixed stages: a sync's loaders' parse
+// and extraction time (summed over goroutines) are their own stages, the rest of syncing,
+// opening and proving the index is index work, and the tool's own time counts as rendering
+// or viewer-manager work for the tools that do that.
+func (c *call) diagnostics() *diagnostics {
+	// The same keys on every answer, 0 where nothing ran: the contract's fixed aggregate.
+	stages := map[string]float64{"source_parsing": 0, "adapter_extraction": 0, "index": 0, "rendering": 0, "viewer_manager": 0, "tool": 0, "total": 0}
+	counts := map[string]int64{"files_changed": 0, "files_parsed": 0, "syncs": 0, "walks_skipped": 0, "edges_examined": 0}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	index := c.stages["sync"] + c.stages["open"] + c.stages["watch"] + c.stages["follow"]
+	if c.sync != nil {
+		stages["source_parsing"], stages["adapter_extraction"] = ms(c.sync.ParseTime), ms(c.sync.ExtractTime)
+		counts["syncs"] = 1
+	}
+	stages["index"] = index
+	switch tool := c.stages["tool"]; {
+	case strings.HasPrefix(c.tool, "docforge_render") || c.tool == "docforge_preview_changeset" || c.tool == "docforge_apply_changeset":
+		stages["rendering"] = tool
+	case strings.Contains(c.tool, "visuali"):
+		stages["viewer_manager"] = tool
+	default:
+		stages["tool"] = tool
+	}
+	stages["total"] = ms(time.Since(c.started))
+	counts["files_changed"], counts["files_parsed"], counts["walks_skipped"] = c.counts["files_changed"], c.counts["files_parsed"], c.counts["walks_skipped"]
+	counts["edges_examined"] = c.counts["task_edges_examined"]
+	return &diagnostics{Version: 1, StagesMs: stages, Counters: counts}
 }
 
 // decodeArgs reads a tool's arguments strictly: unknown fields are errors.

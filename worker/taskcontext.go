@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/docforge/docforge/index"
@@ -69,6 +68,12 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 	}
 	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
 	capsule, err := taskcontext.BuildPaged(c.ctx, c.snap, req, policyHash, c.taskFrame(), c.d.Limits.MaxResponseChars-c.cursorChars())
+	if err != nil && c.b.Diagnostics && problem.CodeOf(err) == problem.InvalidArgument {
+		// A budget that holds the capsule but not the diagnostics too: they are the first
+		// field to go, as when the response limit is short.
+		c.noDiagnostics = true
+		capsule, err = taskcontext.BuildPaged(c.ctx, c.snap, req, policyHash, c.taskFrame(), c.d.Limits.MaxResponseChars-c.cursorChars())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +120,16 @@ func (c *call) taskFrame() int {
 	all := len(marshal(c.env))
 	c.env.Result = nil
 	frame := all - len(marshal(empty)) + taskFrameSlack
-	if c.b.Diagnostics {
-		// fit adds them last: today's stages and counters, with the ones still to come.
-		stages, counts := maps.Clone(c.stages), maps.Clone(c.counts)
-		stages["total"], stages["tool"], counts["task_edges_examined"] = 99999.999, 99999.999, 9999999
-		frame += len(marshal(&diagnostics{Version: 1, StagesMs: stages, Counters: counts})) + len(`,"diagnostics":`)
+	if c.b.Diagnostics && !c.noDiagnostics {
+		// fit adds them last: the fixed keys, each at its widest value.
+		d := c.diagnostics()
+		for k := range d.StagesMs {
+			d.StagesMs[k] = 99999.999
+		}
+		for k := range d.Counters {
+			d.Counters[k] = 9999999
+		}
+		frame += len(marshal(d)) + len(`,"diagnostics":`)
 	}
 	return frame
 }

@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/graph"
@@ -40,7 +42,17 @@ type Loader struct {
 	modules *golang.Modules
 	known   map[string]string // path -> content hash already extracted
 	overlay *Overlay
+	work    *Work
 }
+
+// Work accumulates the time a loader's reads spent, summed over its goroutines: parsing
+// documents and records, and extracting code through the Go adapter. Diagnostics report it.
+type Work struct {
+	ParseNanos, ExtractNanos atomic.Int64
+}
+
+// CountWork makes the loader add the time of every read and parse to w.
+func (l *Loader) CountWork(w *Work) *Loader { l.work = w; return l }
 
 // SkipUnchanged makes the loader compare each file's content hash with hashes[path] and skip
 // parsing when they are equal: extraction is keyed by content, so a file whose stat changed
@@ -101,6 +113,15 @@ func (l *Loader) ContentHash(f File) (string, error) {
 // ReadAndParse reads one inventoried file and parses it. The read is bounded by the file size
 // limit, so an oversized file is never loaded whole.
 func (l *Loader) ReadAndParse(f File) Parsed {
+	if l.work != nil {
+		defer func(start time.Time) {
+			if f.Format == GoFile || f.Format == GoPackage {
+				l.work.ExtractNanos.Add(int64(time.Since(start)))
+			} else {
+				l.work.ParseNanos.Add(int64(time.Since(start)))
+			}
+		}(time.Now())
+	}
 	d := l.d
 	out := Parsed{File: f}
 	if f.Format == GoPackage {
