@@ -205,3 +205,50 @@ func processState(pid int) string {
 	}
 	return ""
 }
+
+// Hostile input on the command line: each bad invocation exits with its code and the error
+// code it names, prints no raw control character, and changes no canonical file.
+func TestHostileCLIInput(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	tree := func() string {
+		var b strings.Builder
+		filepath.WalkDir(filepath.Join(root, "docs"), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				data, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "%s %x\n", p, data)
+			}
+			return nil
+		})
+		return b.String()
+	}
+	before := tree()
+	for _, tc := range []struct {
+		args []string
+		code string
+	}{
+		{[]string{"get", "../../etc/passwd"}, "node_not_found"},
+		{[]string{"get", "arch\x1b[2Jstore"}, "node_not_found"},
+		{[]string{"search", strings.Repeat("x", 2000)}, "invalid_argument"},
+		{[]string{"search", strings.Repeat("a* ", 100)}, "invalid_argument"},
+		{[]string{"task-context", "--kind", "hack", "store"}, "invalid_argument"},
+		{[]string{"task-context", "--kind", "change", strings.Repeat("word ", 3000)}, "invalid_argument"},
+		{[]string{"impact", "arch.nope"}, "node_not_found"},
+		{[]string{"changeset", "show", "../../x"}, ""},
+		{[]string{"changeset", "apply", "cs-nope", "--hash", "sha256:00"}, ""},
+	} {
+		out, errOut, code := docforge(t, root, append(tc.args, "--json")...)
+		if code == 0 {
+			t.Errorf("docforge %.60q: exit 0", tc.args)
+			continue
+		}
+		if tc.code != "" && !strings.Contains(out, `"code": "`+tc.code+`"`) && !strings.Contains(out, `"code":"`+tc.code+`"`) {
+			t.Errorf("docforge %.60q: exit %d, want %s: %.300s %.300s", tc.args, code, tc.code, out, errOut)
+		}
+		if strings.ContainsAny(out+errOut, "\x1b\x00") {
+			t.Errorf("docforge %.60q: a raw control character in the output", tc.args)
+		}
+	}
+	if tree() != before {
+		t.Error("hostile CLI input changed the canonical files")
+	}
+}
