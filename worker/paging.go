@@ -79,13 +79,17 @@ func pack(stream []json.RawMessage, ids []string, pos, limit, budget int, reason
 }
 
 // pageBudget is what entries of a page may take: the response limit less the envelope and
-// page frame, measured, with headroom for the cursor and counters.
+// page frame, measured, with room for the longest cursor and the page counters.
 func (c *call) pageBudget(frame any) int {
 	c.env.Result = frame
 	frameChars := len(marshal(c.env))
 	c.env.Result = nil
-	return c.d.Limits.MaxResponseChars - frameChars - 1024
+	return c.d.Limits.MaxResponseChars - frameChars - c.cursorChars() - pageCounterChars
 }
+
+// pageCounterChars is room for the page counters (returned, total, position) at their
+// widest, beyond what the measured empty frame holds.
+const pageCounterChars = 48
 
 func (c *call) pageLimit(requested int) int {
 	if requested <= 0 {

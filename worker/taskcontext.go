@@ -134,11 +134,11 @@ func (c *call) taskFrame() int {
 	return frame
 }
 
-// cursorChars is the room a page's next_cursor takes at most: a capsule laid out for one
-// page leaves it, in case the page's entry count (max_results) still cuts it.
+// cursorChars is the room a page's next_cursor takes at most (of this call's tool): a
+// capsule laid out for one page leaves it, in case the page's entry count still cuts it.
 func (c *call) cursorChars() int {
 	hash := "sha256:" + strings.Repeat("0", 64)
-	return len(`,"next_cursor":""`) + len(cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: 1 << 40, Operation: "docforge_get_task_context",
+	return len(`,"next_cursor":""`) + len(cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: 1 << 40, Operation: c.tool,
 		Params: hash, Collection: hash, Position: 1 << 20}.encode())
 }
 

@@ -222,7 +222,7 @@ func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash
 	avail := limit - headerBytes()
 	if avail < 0 {
 		if room < r.Budget*4 {
-			return nil, problem.Errorf(problem.ResultTooLarge, "a response of at most %d characters cannot hold even this capsule's header (its hashes, binding and gaps), the envelope and a cursor; raise max_response_chars by %d", pageChars, -avail)
+			return nil, problem.Errorf(problem.ResultTooLarge, "one response (max_response_chars, less room for a cursor: %d characters) cannot hold even this capsule's header (its hashes, binding and gaps) and the envelope; raise max_response_chars by %d", pageChars, -avail)
 		}
 		least := (r.Budget*4 - avail + 3) / 4
 		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
