@@ -138,8 +138,14 @@ func (c *call) taskFrame() int {
 // capsule laid out for one page leaves it, in case the page's entry count still cuts it.
 func (c *call) cursorChars() int {
 	hash := "sha256:" + strings.Repeat("0", 64)
-	return len(`,"next_cursor":""`) + len(cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: 1 << 40, Operation: c.tool,
-		Params: hash, Collection: hash, Position: 1 << 20}.encode())
+	// The widest values a cursor of this call can hold: the next generations, and a position
+	// within any stream a page can cut (far below 100,000 entries).
+	gen := int64(1 << 20)
+	if c.snap != nil {
+		gen = c.snap.Info().Generation * 10
+	}
+	return len(`,"next_cursor":""`) + len(cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: gen, Operation: c.tool,
+		Params: hash, Collection: hash, Position: 99999}.encode())
 }
 
 // taskFrameSlack covers what the measured frame cannot know yet: page counters and a cursor.
