@@ -229,28 +229,6 @@ func TestViewerEndpoints(t *testing.T) {
 	}
 }
 
-// The indexed source path is confined when it is read: a file swapped for a symlink out of
-// the project after indexing is refused.
-func TestViewerSourceReadIsConfined(t *testing.T) {
-	r := startViewer(t)
-	auth := map[string]string{"Authorization": r.session(t)}
-	outside := filepath.Join(t.TempDir(), "secret.txt")
-	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(r.root, "docs", "architecture", "store.md")
-	if err := os.Remove(store); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, store); err != nil {
-		t.Fatal(err)
-	}
-	resp, body := r.do(t, "GET", "/api/source?id=arch.store", auth)
-	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\"") || !strings.Contains(body, "path_escape") {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
-}
-
 // A replaced or altered index file is answered as stale, with what to do.
 func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 	for _, change := range []string{"replaced", "altered"} {
@@ -358,29 +336,42 @@ func TestViewerServesOnlyItsPage(t *testing.T) {
 	}
 }
 
-// A source swapped, after indexing, for a link to a secret elsewhere in the project (outside
-// every declared root), or edited since the generation, is never served.
+// Source reads are confined when they are made, not only when the source was indexed: a
+// file swapped after indexing for a link to a secret, outside the project or elsewhere in it
+// (outside every declared root), is refused, and so is one edited since the generation.
 func TestViewerSourceIsTheGenerationsOwn(t *testing.T) {
 	r := startViewer(t)
 	auth := map[string]string{"Authorization": r.session(t)}
-	secret := filepath.Join(r.root, ".env")
-	if err := os.WriteFile(secret, []byte("TOKEN=secret-inside-the-project\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(r.root, "docs", "architecture", "store.md")
-	if err := os.Remove(store); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(secret, store); err != nil {
-		t.Fatal(err)
-	}
-	resp, body := r.do(t, "GET", "/api/source?id=arch.store", auth)
-	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "secret-inside") || !strings.Contains(body, "path_escape") {
-		t.Fatalf("a link to a secret in the project: status %d: %s", resp.StatusCode, body)
+	for _, tc := range []struct {
+		name, secret, node string
+		status             int
+		code               string
+	}{
+		{"a link out of the project", filepath.Join(t.TempDir(), "secret.txt"), "arch.store", http.StatusForbidden, "path_escape"},
+		{"a link to a secret in the project", filepath.Join(r.root, ".env"), "arch.notifier", http.StatusForbidden, "path_escape"},
+	} {
+		if err := os.WriteFile(tc.secret, []byte("TOKEN=secret-value\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n, err := r.v.Snapshot().Get(context.Background(), tc.node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := filepath.Join(r.root, filepath.FromSlash(n.SourcePath))
+		if err := os.Remove(page); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(tc.secret, page); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := r.do(t, "GET", "/api/source?id="+tc.node, auth)
+		if resp.StatusCode != tc.status || strings.Contains(body, "secret-value") || !strings.Contains(body, tc.code) {
+			t.Errorf("%s: status %d: %s", tc.name, resp.StatusCode, body)
+		}
 	}
 	api := filepath.Join(r.root, "docs", "architecture", "api.md")
 	fixture.Append(t, api, "\nAn edit the viewer's generation has not seen.\n")
-	resp, body = r.do(t, "GET", "/api/source?id=arch.api", auth)
+	resp, body := r.do(t, "GET", "/api/source?id=arch.api", auth)
 	if resp.StatusCode != http.StatusConflict || strings.Contains(body, "has not seen") || !strings.Contains(body, "source_changed") {
 		t.Fatalf("an edited source: status %d: %s", resp.StatusCode, body)
 	}
