@@ -146,7 +146,9 @@ func runApply(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
+	// The application refreshed the index: answer with the generation it published.
+	c.env.Revision = 0
+	c.identify(nil)
 	minimum := minimumReceipt{ReceiptVersion: 1, Compact: true, MutationCommitted: true, ChangesetID: res.ChangesetID, Hash: res.Hash, Status: res.Status, Operation: res.Operation}
 	c.fallbacks = []any{applyCompact{minimumReceipt: minimum, Created: len(res.Created), Updated: len(res.Updated), Removed: len(res.Removed),
 		DerivedRefresh: res.DerivedRefresh.State, ReceiptSeq: res.Receipt.Seq}, minimum}

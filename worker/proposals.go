@@ -100,17 +100,6 @@ func (c *call) desk() (*changeset.Desk, error) {
 	return d, err
 }
 
-// publishedEnvelope fills the envelope from the published index without syncing: proposal
-// tools read the sources themselves.
-func (c *call) publishedEnvelope() {
-	if pub, err := index.ReadPublication(index.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
-		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
-		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
-			c.env.Staleness = st.State
-		}
-	}
-}
-
 // minimumReceipt is the smallest exact success receipt of a mutation; preflight checks that
 // it fits before anything is written.
 type minimumReceipt struct {
@@ -193,7 +182,6 @@ func (c *call) mutate(tool string, fn func(d *changeset.Desk, writer string) (*c
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
 	return c.committedResult(tool, res), nil
 }
 
@@ -318,7 +306,6 @@ func runListChangesets(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
 	var stream []json.RawMessage
 	var ids []string
 	for _, r := range recs {
@@ -379,7 +366,6 @@ func runGetChangeset(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
 	stream, ids := operationStream(rec.Changeset)
 	cs := rec.Changeset
 	frame := map[string]any{"changeset_id": cs.ID, "title": cs.Title, "description": cs.Description, "writer": cs.Writer, "project_id": cs.ProjectID,
@@ -411,7 +397,6 @@ func runValidateChangeset(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
 	rep := checked.Report
 	var stream []json.RawMessage
 	var ids []string
@@ -440,7 +425,6 @@ func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
 	checked := src.Check(rec.Changeset, nil, false)
 	changes := src.Changes(checked)
 	collection := hashJSON("diff", []string{rec.Hash, src.Identity()})
@@ -554,7 +538,6 @@ func runPreview(c *call, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.publishedEnvelope()
 	return out, nil
 }
 

@@ -152,9 +152,10 @@ func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.Ra
 }
 
 // identify gives an envelope that no sync filled (a tool that does not sync, a failure before
-// the sync) the project's identity and the published generation it would answer from, so
-// that every answer says which project and index it concerns. Without a proof that the
-// index is current it says stale (a worker that must restart), or what a stat walk says.
+// the sync) the project's identity and the published generation it concerns, so that every
+// answer says which project and index it is about; its staleness is what a stat walk says
+// (stale for a worker that must restart). The one place that reads the publication for an
+// envelope.
 func (c *call) identify(err error) {
 	if c.env.Revision != 0 {
 		return
@@ -180,7 +181,7 @@ func (c *call) identify(err error) {
 	switch {
 	case err != nil && problem.CodeOf(err) == problem.AdapterRestartRequired:
 		c.env.Staleness = index.Stale
-	case c.env.Staleness == index.Unknown:
+	default:
 		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy()); serr == nil {
 			c.env.Staleness = st.State
 		}
@@ -218,6 +219,10 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		defer c.done()
+	} else {
+		// A tool that does not sync answers about the published index: say which, before it
+		// runs, so that a mutation's preflight measures the envelope it will send.
+		c.identify(nil)
 	}
 	start := time.Now()
 	out, err := spec.run(c, args)

@@ -245,7 +245,6 @@ func runVisualizationStatus(c *call, raw json.RawMessage) (any, error) {
 	h := s.viewers[viewerKey(c.b)]
 	s.mu.Unlock()
 	if h == nil {
-		c.env.Staleness = index.Unknown
 		return map[string]any{"template": web.Template, "state": "stopped", "snapshot_state": index.Unknown, "staleness": index.Unknown,
 			"freshness": map[string]string{"index": index.Unknown, "source": index.Unknown},
 			"note":      "no viewer runs for this project: docforge_visualize starts one"}, nil

@@ -58,7 +58,10 @@ type Recovery struct {
 
 func (k *Desk) applyDir() string { return k.d.StatePath("apply") }
 
-func (k *Desk) journalPath() string { return filepath.Join(k.applyDir(), "journal.json") } // Journaled's too
+func (k *Desk) journalPath() string { return journalPath(k.d) }
+
+// journalPath is where an application in progress keeps its journal.
+func journalPath(d *project.Descriptor) string { return d.StatePath("apply", "journal.json") }
 
 func (k *Desk) backupPath(i int) string {
 	return filepath.Join(k.applyDir(), "before", fmt.Sprintf("%04d", i))
@@ -119,7 +122,7 @@ func Settle(ctx context.Context, d *project.Descriptor, policy string) (*Recover
 
 // Journaled reports whether an application's journal exists: one is running, or was killed.
 func Journaled(d *project.Descriptor) bool {
-	_, err := os.Stat(d.StatePath("apply", "journal.json"))
+	_, err := os.Stat(journalPath(d))
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
