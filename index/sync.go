@@ -194,6 +194,21 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 	}
 }
 
+// StaleReason says, for a failed sync, why the previous generation still answers (the
+// project is invalid, its sources kept changing, the disk is full: each leaves the published
+// index intact and usable), and false for a failure that leaves nothing to answer from.
+func StaleReason(err error) (string, bool) {
+	switch problem.CodeOf(err) {
+	case problem.ProjectInvalid:
+		return "the project has validation errors", err != nil
+	case problem.SourceChanged:
+		return "the sources kept changing while the sync read them", err != nil
+	case problem.DiskFull:
+		return "disk_full: the disk is full, so no new index could be written", err != nil
+	}
+	return "", false
+}
+
 // maxSyncAttempts bounds the attempts of a sync whose sources change under it.
 const maxSyncAttempts = 4
 

@@ -258,19 +258,14 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	res, err := c.svc.syncLocked(c.ctx, l, c.d, rebuild)
 	c.stage("sync", start)
 	staleness := "current"
-	switch code := problem.CodeOf(err); {
-	case err == nil:
-	case code == problem.ProjectInvalid:
+	if err != nil {
+		reason, ok := index.StaleReason(err)
+		if !ok {
+			return err
+		}
 		staleness = "stale"
-		c.env.Warnings = append(c.env.Warnings, "the project has validation errors, so this answer comes from the last published generation; run docforge_validate_project")
-	case code == problem.SourceChanged:
-		staleness = "stale"
-		c.env.Warnings = append(c.env.Warnings, "the sources kept changing while the sync read them, so this answer comes from the last published generation; call again once they settle")
-	case code == problem.DiskFull:
-		staleness = "stale"
-		c.env.Warnings = append(c.env.Warnings, "disk_full: the disk is full, so no new index could be written and this answer comes from the last published generation; free space and call again")
-	default:
-		return err
+		c.env.Warnings = append(c.env.Warnings, fmt.Sprintf("%s, so this answer comes from the last published generation; %s",
+			reason, problem.Describe(problem.CodeOf(err)).Remediation))
 	}
 	if err == nil {
 		if r := res.Recovered; r != nil {

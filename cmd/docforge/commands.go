@@ -227,21 +227,15 @@ func (e *env) snapshot() (*index.Snapshot, error) {
 		fmt.Fprintf(e.stderr, "docforge: an interrupted application of %s was %s before the sources were read\n", res.Recovered.ChangesetID, strings.ReplaceAll(res.Recovered.Action, "_", " "))
 	}
 	if err != nil {
-		if code := problem.CodeOf(err); code != problem.ProjectInvalid && code != problem.SourceChanged && code != problem.DiskFull {
+		reason, ok := index.StaleReason(err)
+		if !ok {
 			return nil, err
 		}
 		snap, oerr := index.OpenWith(e.ctx, d, e.policy())
 		if oerr != nil {
 			return nil, err
 		}
-		why := "the project has validation errors; answering from generation %d (run 'docforge validate')"
-		switch problem.CodeOf(err) {
-		case problem.SourceChanged:
-			why = "the sources kept changing during the sync; answering from generation %d (run the command again once they settle)"
-		case problem.DiskFull:
-			why = "disk_full: the disk is full, so no new index could be written; answering from generation %d (free space and run the command again)"
-		}
-		fmt.Fprintf(e.stderr, "docforge: warning: "+why+"\n", snap.Info().Generation)
+		fmt.Fprintf(e.stderr, "docforge: warning: %s; answering from generation %d (%s)\n", reason, snap.Info().Generation, problem.Describe(problem.CodeOf(err)).Remediation)
 		return snap, nil
 	}
 	return index.OpenWith(e.ctx, d, e.policy())
