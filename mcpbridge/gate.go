@@ -36,7 +36,7 @@ func Gate(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, tooLong, err := readLine(br, MaxLineBytes)
-			if reply := Check(line, tooLong); reply != nil {
+			if reply := checkLine(line, tooLong); reply != nil {
 				w.Write(reply)
 			} else if len(bytes.TrimSpace(line)) > 0 {
 				if _, werr := pw.Write(append(line, '\n')); werr != nil {
@@ -71,9 +71,9 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 	}
 }
 
-// Check returns the JSON-RPC error response for a line that is not one well-formed message,
+// checkLine returns the JSON-RPC error response for a line that is not one well-formed message,
 // or nil for a line to pass on (and for a blank one).
-func Check(line []byte, tooLong bool) []byte {
+func checkLine(line []byte, tooLong bool) []byte {
 	trimmed := bytes.TrimSpace(line)
 	switch {
 	case tooLong:

@@ -66,14 +66,14 @@ func TestGateAnswersBadLines(t *testing.T) {
 	}
 }
 
-// FuzzCheck: no line makes the gate panic; a line it passes on is one JSON-RPC object within
+// FuzzCheckLine: no line makes the gate panic; a line it passes on is one JSON-RPC object within
 // the depth bound, and its answer to any other line is one valid JSON-RPC error.
-func FuzzCheck(f *testing.F) {
+func FuzzCheckLine(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x"}`, `[1]`, `{`, `"\"`, `{"a":[[[{}]]]}`, "\x00", `{"jsonrpc":"2.0","id":{"x":1}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		reply := Check(line, false)
+		reply := checkLine(line, false)
 		if reply == nil {
 			trimmed := bytes.TrimSpace(line)
 			if len(trimmed) > 0 && (!json.Valid(trimmed) || trimmed[0] != '{' || depth(trimmed) > MaxDepth) {

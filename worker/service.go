@@ -219,9 +219,11 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		defer c.done()
-	} else {
-		// A tool that does not sync answers about the published index: say which, before it
-		// runs, so that a mutation's preflight measures the envelope it will send.
+	} else if spec.mutates || spec.preview || spec.destructive {
+		// A mutation answers about the published index: say which before it runs, so that its
+		// preflight measures the envelope it will send. Other tools that do not sync are
+		// identified after they run, and only if they did not say themselves (render status
+		// proves currency without a walk; this must not add one).
 		c.identify(nil)
 	}
 	start := time.Now()
