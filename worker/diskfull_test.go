@@ -61,12 +61,7 @@ func fill(t *testing.T, dir string) string {
 func TestFullDiskAnswersFromThePublishedIndex(t *testing.T) {
 	disk := tmpfs(t, "24m")
 	root := filepath.Join(disk, "project")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
-		t.Fatal(err)
-	}
-	for _, derived := range []string{".docforge", "site"} {
-		os.RemoveAll(filepath.Join(root, derived))
-	}
+	copyExampleTo(t, root)
 	w := newWatched(t, root)
 	if a := w.node("arch.store"); a.Error != nil || a.Staleness != "current" {
 		t.Fatalf("before the disk fills: %+v", a)

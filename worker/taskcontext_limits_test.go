@@ -47,11 +47,8 @@ func TestTaskContextFitsSmallResponseLimits(t *testing.T) {
 // them) still fits the limit it enforces.
 func TestErrorsFitTheSmallestResponseLimit(t *testing.T) {
 	// A project deep in the file system: its root is in every envelope.
-	root := filepath.Join(CopyExample(t, nil), strings.Repeat("a-long-folder-name/", 20))
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
-		t.Fatal(err)
-	}
-	os.RemoveAll(filepath.Join(root, ".docforge"))
+	root := filepath.Join(t.TempDir(), strings.Repeat("a-long-folder-name/", 20))
+	copyExampleTo(t, root)
 	p := filepath.Join(root, "docforge.toml")
 	src, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(src), "max_response_chars = 65536", "max_response_chars = 1024", 1)), 0o644)

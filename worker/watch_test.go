@@ -17,23 +17,23 @@ import (
 	"github.com/docforge/docforge/index/fixture"
 )
 
-// CopyExample copies the bundled example project's sources into a temporary directory and
-// lets edit change the copy. It is exported to the package's external tests too.
+// CopyExample copies the bundled example project's sources (not its state or rendered site)
+// into a temporary directory and lets edit change the copy. It is exported to the package's
+// external tests too.
 func CopyExample(t testing.TB, edit func(root string)) string {
 	t.Helper()
 	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "examples", "courier"))); err != nil {
-		t.Fatal(err)
-	}
-	for _, derived := range []string{".docforge", "site"} {
-		if err := os.RemoveAll(filepath.Join(root, derived)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyExampleTo(t, root)
 	if edit != nil {
 		edit(root)
 	}
 	return root
+}
+
+// copyExampleTo copies the example's sources into dst.
+func copyExampleTo(t testing.TB, dst string) {
+	t.Helper()
+	fixture.Copy(t, filepath.Join("..", "examples", "courier"), dst, func(rel string) bool { return !strings.HasPrefix(rel, "site"+string(filepath.Separator)) })
 }
 
 // watched is a service with its source watch on, and the binding of one project.
