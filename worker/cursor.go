@@ -6,50 +6,76 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 )
 
-// cursor is a version-1 pagination cursor: canonical JSON (encoding/json writes struct fields
-// in declaration order, so equal cursors encode to equal bytes), base64url without padding,
-// with a domain-separated SHA-256 checksum against corruption. It is opaque to clients and
-// binds everything a page depends on; it is not an authorization token.
+// cursor is what a version-1 pagination cursor binds: the project, adapter, generation,
+// operation, the request's other parameters and the whole ordered collection, and a position.
+// It is opaque to clients and not an authorization token.
 type cursor struct {
+	Project    string
+	Adapter    string
+	Generation int64
+	Operation  string
+	Params     string // hash of the request's other arguments
+	Collection string // hash of the whole ordered collection
+	Position   int
+}
+
+// wireCursor is a cursor as it travels: canonical JSON (encoding/json writes struct fields in
+// declaration order, so equal cursors encode to equal bytes), base64url without padding. The
+// bindings are folded into one 128-bit hash and the domain-separated SHA-256 checksum is cut to
+// 128 bits: a cursor rides on every page, and at the smallest response limit its size decides
+// whether a page holds any evidence at all. 128 bits still detect any corruption or mix-up.
+type wireCursor struct {
 	Version    int    `json:"v"`
-	Project    string `json:"project"`
-	Adapter    string `json:"adapter"`
-	Generation int64  `json:"generation"`
+	Generation int64  `json:"g"`
 	Operation  string `json:"op"`
-	Params     string `json:"params"`     // hash of the request's other arguments
-	Collection string `json:"collection"` // hash of the whole ordered collection
-	Position   int    `json:"position"`
-	Checksum   string `json:"checksum,omitempty"`
+	Binding    string `json:"b"` // the project, adapter, operation, params and collection
+	Position   int    `json:"i"`
+	Checksum   string `json:"c,omitempty"`
 }
 
-const cursorDomain = "docforge.cursor.v1\x00"
+const (
+	cursorDomain        = "docforge.cursor.v1\x00"
+	cursorBindingDomain = "docforge.cursor.binding.v1"
+	// cursorHashHex is how many hex digits of a hash a cursor keeps (128 bits).
+	cursorHashHex = 32
+	// maxCursorChars bounds what decodeCursor reads.
+	maxCursorChars = 4096
+)
 
-// maxCursorChars bounds what decodeCursor reads.
-const maxCursorChars = 4096
+// binding is the short hash of everything a cursor binds besides generation and position.
+func (c cursor) binding() string {
+	h := hashJSON(cursorBindingDomain, []string{c.Project, c.Adapter, c.Operation, c.Params, c.Collection})
+	return strings.TrimPrefix(h, "sha256:")[:cursorHashHex]
+}
 
-func (c cursor) checksum() string {
-	c.Checksum = ""
-	body, _ := json.Marshal(c) // a struct of strings and integers always marshals
+func (w wireCursor) checksum() string {
+	w.Checksum = ""
+	body, _ := json.Marshal(w) // a struct of strings and integers always marshals
 	sum := sha256.Sum256(append([]byte(cursorDomain), body...))
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:])[:cursorHashHex]
 }
 
-func (c cursor) encode() string {
-	c.Version = 1
-	c.Checksum = c.checksum()
-	body, _ := json.Marshal(c)
+func (w wireCursor) encode() string {
+	w.Version = 1
+	w.Checksum = w.checksum()
+	body, _ := json.Marshal(w)
 	return base64.RawURLEncoding.EncodeToString(body)
 }
 
+func (c cursor) encode() string {
+	return wireCursor{Generation: c.Generation, Operation: c.Operation, Binding: c.binding(), Position: c.Position}.encode()
+}
+
 // decodeCursor parses a cursor and checks its integrity; it fails closed on anything else.
-func decodeCursor(s string) (cursor, error) {
-	bad := func(why string) (cursor, error) {
-		return cursor{}, problem.Errorf(problem.InvalidCursor, "cursor is not valid: %s", why)
+func decodeCursor(s string) (wireCursor, error) {
+	bad := func(why string) (wireCursor, error) {
+		return wireCursor{}, problem.Errorf(problem.InvalidCursor, "cursor is not valid: %s", why)
 	}
 	if len(s) > maxCursorChars {
 		return bad("too long")
@@ -60,32 +86,31 @@ func decodeCursor(s string) (cursor, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	var c cursor
-	if err := dec.Decode(&c); err != nil || dec.More() {
+	var w wireCursor
+	if err := dec.Decode(&w); err != nil || dec.More() {
 		return bad("not a cursor object")
 	}
-	if c.Version != 1 {
+	if w.Version != 1 {
 		return bad("unknown version")
 	}
-	if c.Checksum != c.checksum() {
+	if w.Checksum != w.checksum() {
 		return bad("checksum mismatch")
 	}
-	if c.Position < 0 {
+	if w.Position < 0 {
 		return bad("negative position")
 	}
-	return c, nil
+	return w, nil
 }
 
 // resume checks that a decoded cursor belongs to this exact request and collection, and
 // returns its position. A cursor of another generation, request or collection is stale.
-func (c cursor) resume(want cursor) (int, error) {
-	if c.Project != want.Project || c.Operation != want.Operation || c.Adapter != want.Adapter ||
-		c.Generation != want.Generation || c.Params != want.Params || c.Collection != want.Collection {
-		pe := problem.Errorf(problem.StaleCursor, "the cursor was issued for another generation, request or collection (cursor generation %d, current %d)", c.Generation, want.Generation)
+func (w wireCursor) resume(want cursor) (int, error) {
+	if w.Generation != want.Generation || w.Operation != want.Operation || w.Binding != want.binding() {
+		pe := problem.Errorf(problem.StaleCursor, "the cursor was issued for another generation, project, request or collection (cursor generation %d, current %d)", w.Generation, want.Generation)
 		pe.Problem.Remediation = "restart_pagination"
 		return 0, pe
 	}
-	return c.Position, nil
+	return w.Position, nil
 }
 
 // hashJSON hashes a value's JSON under a domain, for params and collection bindings.

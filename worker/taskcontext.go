@@ -67,21 +67,24 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
-	capsule, err := taskcontext.BuildPaged(c.ctx, c.snap, req, policyHash, c.taskFrame(), c.d.Limits.MaxResponseChars-c.cursorChars())
-	if err != nil && c.b.Diagnostics && problem.CodeOf(err) == problem.InvalidArgument {
-		// A budget that holds the capsule but not the diagnostics too: they are the first
-		// field to go, as when the response limit is short.
-		c.noDiagnostics = true
-		capsule, err = taskcontext.BuildPaged(c.ctx, c.snap, req, policyHash, c.taskFrame(), c.d.Limits.MaxResponseChars-c.cursorChars())
+	col, err := taskcontext.Collect(c.ctx, c.snap, req, policyHash)
+	if err != nil {
+		return nil, err
 	}
+	limit := c.d.Limits.MaxResults
+	if a.Limit > 0 {
+		limit = min(a.Limit, limit)
+	}
+	capsule, cursorRoom, err := c.layOutTask(col, a.Cursor != "", limit)
 	if err != nil {
 		return nil, err
 	}
 	// The cursor binds the request, the effective policy and the plan (params), and the
 	// collection and capsule (collection); the generation is bound on its own.
-	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: capsule.Binding.Generation, Operation: "docforge_get_task_context",
-		Params:     hashJSON("docforge.task.cursor.params", []string{capsule.RequestHash, policyHash, capsule.PlanHash}),
-		Collection: hashJSON("docforge.task.cursor.collection", []string{capsule.CollectionHash, capsule.CapsuleHash})}
+	id := capsule.Identity
+	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: id.Binding.Generation, Operation: "docforge_get_task_context",
+		Params:     hashJSON("docforge.task.cursor.params", []string{id.RequestHash, policyHash, id.PlanHash}),
+		Collection: hashJSON("docforge.task.cursor.collection", []string{id.CollectionHash, capsule.CapsuleHash})}
 	pos, err := resumeAt(a.Cursor, want)
 	if err != nil {
 		return nil, err
@@ -89,15 +92,12 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 	if pos > len(capsule.Stream) {
 		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d stream entries", pos, len(capsule.Stream))
 	}
-	limit := c.d.Limits.MaxResults
-	if a.Limit > 0 {
-		limit = min(a.Limit, limit)
-	}
 	page := &taskPage{Capsule: capsule, Plan: capsule.Plan, PlanOmitted: capsule.PlanOmitted, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
-	budget := c.pageBudget(page)
+	// pageBudget keeps room for a cursor; a capsule laid out for one page needs none.
+	budget := c.pageBudget(page) + c.cursorChars() - cursorRoom
 	if budget < minTaskPageChars {
 		page.Plan, page.PlanOmitted = nil, true
-		budget = c.pageBudget(page)
+		budget = c.pageBudget(page) + c.cursorChars() - cursorRoom
 	}
 	p := pack(capsule.Stream, capsule.IDs, pos, limit, budget, omittedForResponse)
 	page.Items = append(page.Items, p.entries...)
@@ -107,19 +107,43 @@ func runTaskContext(c *call, args json.RawMessage) (any, error) {
 			Detail: fmt.Sprintf("%d stream entries are larger than a whole response may be (max_response_chars %d); they are listed by hash in response_omissions and consumed; fetch one with docforge_get_node", len(p.omissions), c.d.Limits.MaxResponseChars)})
 	}
 	page.Pagination = pagination(want, p, len(capsule.Stream), pos)
-	c.counts["task_edges_examined"] = int64(capsule.Counts.EdgesExamined)
+	c.counts["task_edges_examined"] = int64(col.Examined())
 	return page, nil
 }
 
+// layOutTask lays a collection out for this call's response limit. Room for a cursor is kept
+// only when the stream needs more than one page (entries past limit), or when this page
+// continues one: every page of a capsule is laid out alike, so the first page decides. A
+// diagnostics aggregate is the first thing to go when the budget holds the capsule alone.
+func (c *call) layOutTask(col *taskcontext.Collected, continued bool, limit int) (capsule *taskcontext.Capsule, cursorRoom int, err error) {
+	layOut := func(cursorRoom int) (*taskcontext.Capsule, error) {
+		capsule, err := col.Layout(c.ctx, c.taskFrame(), c.d.Limits.MaxResponseChars-cursorRoom)
+		if err != nil && c.b.Diagnostics && !c.noDiagnostics && problem.CodeOf(err) == problem.InvalidArgument {
+			c.noDiagnostics = true
+			capsule, err = col.Layout(c.ctx, c.taskFrame(), c.d.Limits.MaxResponseChars-cursorRoom)
+		}
+		return capsule, err
+	}
+	if !continued {
+		if capsule, err = layOut(0); err != nil || len(capsule.Stream) <= limit {
+			return capsule, 0, err
+		}
+	}
+	cursorRoom = c.cursorChars()
+	capsule, err = layOut(cursorRoom)
+	return capsule, cursorRoom, err
+}
+
 // taskFrame is what a task-context response adds around the capsule, in bytes: the envelope
-// and the page fields, measured with an empty capsule, with room for the page counters and
-// a cursor. The capsule keeps the whole response within its token budget with it.
+// and the page fields, measured with an empty capsule, with room for the page counters as
+// pageBudget keeps it (so that what the capsule lays out for one page, the page holds). The
+// capsule keeps the whole response within its token budget with it.
 func (c *call) taskFrame() int {
 	empty := &taskcontext.Capsule{}
 	c.env.Result = &taskPage{Capsule: empty, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
 	all := len(marshal(c.env))
 	c.env.Result = nil
-	frame := all - len(marshal(empty)) + taskFrameSlack
+	frame := all - len(marshal(empty)) + pageCounterChars
 	if c.b.Diagnostics && !c.noDiagnostics {
 		// fit adds them last: the fixed keys, each at its widest value.
 		d := c.diagnostics()
@@ -147,6 +171,3 @@ func (c *call) cursorChars() int {
 	return len(`,"next_cursor":""`) + len(cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: gen, Operation: c.tool,
 		Params: hash, Collection: hash, Position: 99999}.encode())
 }
-
-// taskFrameSlack covers what the measured frame cannot know yet: page counters and a cursor.
-const taskFrameSlack = 16

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,35 +11,97 @@ import (
 	"testing"
 )
 
-// Task context at small max_response_chars: the capsule is laid out for one page (its header
-// tight, its evidence within the page), so 2,560 characters answer (2,048 usually), 3,072
-// with evidence, and every answer fits; a limit too small even for the header says how much
-// more it needs.
+// Task context at every max_response_chars a descriptor accepts (from 1,024): each page fits,
+// the header gives way before evidence (plan, then prose, then the hashes capsule_hash binds),
+// pages of one entry walk the whole stream within the limit, and only a project whose envelope
+// alone leaves no room for a header is refused, saying by how much to raise the limit.
 func TestTaskContextFitsSmallResponseLimits(t *testing.T) {
-	for _, n := range []int{1024, 2048, 2560, 3072, 4096} {
-		root := CopyExample(t, func(root string) {
+	const args = `"kind":"change","task":"change how the shipment store writes events","budget":2000`
+	for _, tc := range []struct {
+		limit     int
+		deep      bool // a project root of over 200 characters
+		wantItems bool
+		wantBare  bool // header_omitted
+	}{
+		{limit: 1024, wantBare: true},
+		{limit: 1280, wantItems: true, wantBare: true},
+		{limit: 2048, wantItems: true},
+		{limit: 3072, wantItems: true},
+		{limit: 4096, wantItems: true},
+		{limit: 1024, deep: true},
+	} {
+		name := fmt.Sprintf("%d/deep=%v", tc.limit, tc.deep)
+		setLimit := func(root string) {
 			p := filepath.Join(root, "docforge.toml")
 			s, _ := os.ReadFile(p)
-			os.WriteFile(p, []byte(strings.Replace(string(s), "max_response_chars = 65536", fmt.Sprint("max_response_chars = ", n), 1)), 0o644)
-		})
+			os.WriteFile(p, []byte(strings.Replace(string(s), "max_response_chars = 65536", fmt.Sprint("max_response_chars = ", tc.limit), 1)), 0o644)
+		}
+		var root string
+		if tc.deep {
+			root = filepath.Join(t.TempDir(), strings.Repeat("a-long-folder-name/", 12))
+			copyExampleTo(t, root)
+			setLimit(root)
+		} else {
+			root = CopyExample(t, setLimit)
+		}
 		w := newWatched(t, root)
-		out, err := w.svc.Call(context.Background(), w.b, "docforge_get_task_context", []byte(`{"kind":"change","task":"change how the shipment store writes events","budget":2000}`))
-		var te *ToolError
-		switch {
-		case n == 1024:
-			// Too small for the header: said with the room it needs.
+		out, err := w.svc.Call(context.Background(), w.b, "docforge_get_task_context", []byte("{"+args+"}"))
+		if len(out) > tc.limit {
+			t.Errorf("%s: %d characters", name, len(out))
+		}
+		if tc.deep {
+			var te *ToolError
 			if !errors.As(err, &te) || te.Code != "result_too_large" || !strings.Contains(string(out), "raise max_response_chars by") {
-				t.Errorf("%d: %v %.300s", n, err, out)
+				t.Errorf("%s: %v %.300s", name, err, out)
 			}
-		case n == 2048 && err != nil:
-			// At the edge: the project root's length decides; a refusal must say by how much.
-			if !errors.As(err, &te) || te.Code != "result_too_large" || !strings.Contains(string(out), "raise max_response_chars by") {
-				t.Errorf("%d: %v %.300s", n, err, out)
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v %.300s", name, err, out)
+			continue
+		}
+		var page struct {
+			Result struct {
+				HeaderOmitted bool              `json:"header_omitted"`
+				CapsuleHash   string            `json:"capsule_hash"`
+				RequestHash   string            `json:"request_hash"`
+				Items         []json.RawMessage `json:"items"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(out, &page); err != nil {
+			t.Fatal(err)
+		}
+		r := page.Result
+		if r.CapsuleHash == "" || r.HeaderOmitted != tc.wantBare || (r.RequestHash == "") != tc.wantBare || (len(r.Items) > 0) != tc.wantItems {
+			t.Errorf("%s: header_omitted %v, request_hash %q, %d items: %.400s", name, r.HeaderOmitted, r.RequestHash, len(r.Items), out)
+		}
+		// One entry a page: every page within the limit, the same capsule, the whole stream.
+		cursor, seen := "", 0
+		for range 50 {
+			req := `{` + args + `,"limit":1`
+			if cursor != "" {
+				req += `,"cursor":"` + cursor + `"`
 			}
-		case err != nil || len(out) > n:
-			t.Errorf("%d: %v, %d characters: %.200s", n, err, len(out), out)
-		case n >= 3072 && strings.Contains(string(out), `"items":[]`):
-			t.Errorf("%d: no evidence: %.300s", n, out)
+			out, err := w.svc.Call(context.Background(), w.b, "docforge_get_task_context", []byte(req+"}"))
+			if err != nil || len(out) > tc.limit {
+				t.Fatalf("%s: page %d: %v, %d characters: %.300s", name, seen, err, len(out), out)
+			}
+			var p struct {
+				Result struct {
+					CapsuleHash string            `json:"capsule_hash"`
+					Items       []json.RawMessage `json:"items"`
+					Omissions   []json.RawMessage `json:"response_omissions"`
+					Pagination  Pagination        `json:"pagination"`
+				} `json:"result"`
+			}
+			json.Unmarshal(out, &p)
+			seen += len(p.Result.Items) + len(p.Result.Omissions)
+			if cursor = p.Result.Pagination.NextCursor; cursor == "" {
+				if seen != p.Result.Pagination.Total {
+					t.Errorf("%s: paged through %d of %d entries", name, seen, p.Result.Pagination.Total)
+				}
+				break
+			}
 		}
 	}
 }

@@ -357,8 +357,9 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 			TokenOmitted               int `json:"token_omitted"`
 			EdgesExamined              int `json:"edges_examined"`
 		}
-		CapsuleHash string `json:"capsule_hash"`
-		Gaps        []struct {
+		CapsuleHash   string `json:"capsule_hash"`
+		HeaderOmitted bool   `json:"header_omitted"`
+		Gaps          []struct {
 			Kind, Limit, Category, Detail string
 			Categories                    []string
 			Step, Count                   int
@@ -415,8 +416,12 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 			fmt.Fprintf(w, "  %d %s: %s\n", s.Step, s.Op, s.Purpose)
 		}
 	}
-	fmt.Fprintf(w, "collected %d nodes (%d edges examined); %d selected in %d of %d tokens; capsule %s\n\n",
-		p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
+	if p.HeaderOmitted {
+		fmt.Fprintf(w, "header and counts left out to fit max_response_chars; %d of %d tokens; capsule %s\n\n", p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
+	} else {
+		fmt.Fprintf(w, "collected %d nodes (%d edges examined); %d selected in %d of %d tokens; capsule %s\n\n",
+			p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
+	}
 	for _, it := range p.Items {
 		if it.Type == "omission" {
 			title := ""

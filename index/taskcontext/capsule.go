@@ -118,17 +118,21 @@ type Capsule struct {
 	Version int `json:"capsule_version"`
 	// Request repeats the request; a tight capsule leaves it out (request_hash binds it).
 	Request     *RequestEcho `json:"request,omitempty"`
-	RequestHash string       `json:"request_hash"`
+	RequestHash string       `json:"request_hash,omitempty"`
 	// Plan is the derived plan; a budget too small for it carries plan_hash alone, with
 	// PlanOmitted set (the plan is derived from the request, so it can be derived again).
-	Plan           *Plan   `json:"plan,omitempty"`
-	PlanOmitted    bool    `json:"plan_omitted,omitempty"`
-	PlanHash       string  `json:"plan_hash"`
-	Binding        Binding `json:"binding"`
-	CollectionHash string  `json:"collection_hash"`
+	Plan        *Plan `json:"plan,omitempty"`
+	PlanOmitted bool  `json:"plan_omitted,omitempty"`
+	// HeaderOmitted says that a response too small even for a tight header leaves out
+	// request_hash, plan_hash, binding and collection_hash (capsule_hash binds them all, and
+	// the envelope's revision is the generation) and counts (the gaps keep what is missing).
+	HeaderOmitted  bool    `json:"header_omitted,omitempty"`
+	PlanHash       string  `json:"plan_hash,omitempty"`
+	Binding        Binding `json:"binding,omitzero"`
+	CollectionHash string  `json:"collection_hash,omitempty"`
 	CapsuleHash    string  `json:"capsule_hash"`
 	Budget         Budget  `json:"budget"`
-	Counts         Counts  `json:"counts"`
+	Counts         Counts  `json:"counts,omitzero"`
 	// FocusTerms and FocusMatch say, for a lexical focus, how common each term is, which
 	// terms the ranking used, and how it matched ("any", "all" or "too_common"). A budget
 	// too small for the plan leaves the terms out too.
@@ -139,8 +143,16 @@ type Capsule struct {
 	// Stream is the JSON of each stream entry; IDs their node IDs.
 	Stream []json.RawMessage `json:"-"`
 	IDs    []string          `json:"-"`
-	// FullPlan is the plan whether or not the response carries it.
-	FullPlan Plan `json:"-"`
+	// FullPlan is the plan whether or not the response carries it; Identity likewise the
+	// header's hashes and binding.
+	FullPlan Plan     `json:"-"`
+	Identity Identity `json:"-"`
+}
+
+// Identity is what a capsule is bound to and built from, whatever its response carries.
+type Identity struct {
+	RequestHash, PlanHash, CollectionHash string
+	Binding                               Binding
 }
 
 // Build derives the plan of a normalized request, runs it on snap, and assembles the capsule.
@@ -151,11 +163,30 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 	return BuildPaged(ctx, snap, r, policyHash, reserve, 0)
 }
 
-// BuildPaged is Build for responses of at most pageChars characters each (0: no such bound).
-// No response may be longer than that, so the capsule is laid out for the smaller of the
-// budget and one page: the header goes tight when it must (as for a small budget), and the
-// evidence fits, rather than a page that cannot hold the header it repeats.
+// BuildPaged is Build for responses of at most pageChars characters each (0: no such bound):
+// Collect, then Layout.
 func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash string, reserve, pageChars int) (*Capsule, error) {
+	c, err := Collect(ctx, snap, r, policyHash)
+	if err != nil {
+		return nil, err
+	}
+	return c.Layout(ctx, reserve, pageChars)
+}
+
+// Collected is a task's evidence, collected and ranked on one snapshot, before it is laid out
+// for a budget and a page size. Layout does not change it, so it can be laid out again.
+type Collected struct {
+	snap   *index.Snapshot
+	r      Request
+	col    *collection
+	header Capsule
+}
+
+// Examined is how many candidate edges the collection examined.
+func (c *Collected) Examined() int { return c.col.examined }
+
+// Collect derives the plan of a normalized request, runs it on snap, and ranks what it found.
+func Collect(ctx context.Context, snap *index.Snapshot, r Request, policyHash string) (*Collected, error) {
 	vocabulary, err := snap.RelationNames(ctx)
 	if err != nil {
 		return nil, err
@@ -166,12 +197,10 @@ func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash
 		return nil, err
 	}
 	info := snap.Info()
-	capsule := &Capsule{Version: CapsuleVersion, Request: &RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID},
+	capsule := Capsule{Version: CapsuleVersion, Request: &RequestEcho{Kind: r.Kind, TaskChars: utf8.RuneCountInString(r.Task), FocusNodeID: r.FocusNodeID},
 		RequestHash: hashOf("docforge.task.request.v1", r), FullPlan: plan, PlanHash: hashOf("docforge.task.plan.v1", plan),
 		Binding: Binding{Generation: info.Generation, SourceHash: info.SourceHash, PolicyHash: policyHash, VocabularyHash: vocabularyHash(vocabulary)},
 		Budget:  Budget{Tokens: r.Budget, Estimator: Estimator}, FocusTerms: col.terms, FocusMatch: col.mode, Gaps: col.gaps}
-	capsule.Plan = &capsule.FullPlan
-	binding := capsule.Binding // hashed whole, whatever the response carries
 	if err := hydrate(ctx, snap, col); err != nil {
 		return nil, err
 	}
@@ -190,6 +219,21 @@ func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash
 		Mode  string            `json:"focus_match"`
 		Gaps  []Gap             `json:"gaps"`
 	}{ids, col.terms, col.mode, col.gaps})
+	capsule.Identity = Identity{capsule.RequestHash, capsule.PlanHash, capsule.CollectionHash, capsule.Binding}
+	return &Collected{snap: snap, r: r, col: col, header: capsule}, nil
+}
+
+// Layout assembles the capsule for responses of at most pageChars characters each (0: no
+// such bound), reserve of them taken by what the caller adds around the capsule. No response
+// may be longer than a page, so the capsule is laid out for the smaller of the budget and one
+// page: the header goes tight when it must (as for a small budget), and the evidence fits,
+// rather than a page that cannot hold the header it repeats.
+func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsule, error) {
+	snap, r, col := c.snap, c.r, c.col
+	capsule := new(Capsule)
+	*capsule = c.header
+	capsule.Plan = &capsule.FullPlan
+	capsule.Gaps = slices.Clone(c.header.Gaps)
 
 	// The whole response must fit: the header (with the token gap that may follow) first;
 	// a budget too small for the plan drops it, and the focus terms, before any evidence.
@@ -219,10 +263,17 @@ func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash
 			capsule.Gaps[i].Detail = ""
 		}
 	}
+	if tight && limit-headerBytes() < minEntryRoom {
+		// Not even one pointer would fit beside the tight header: the page keeps capsule_hash,
+		// which binds the hashes and binding it leaves out.
+		capsule.HeaderOmitted = true
+		capsule.RequestHash, capsule.PlanHash, capsule.CollectionHash, capsule.Binding = "", "", "", Binding{}
+		capsule.Counts = Counts{}
+	}
 	avail := limit - headerBytes()
 	if avail < 0 {
 		if room < r.Budget*4 {
-			return nil, problem.Errorf(problem.ResultTooLarge, "one response (max_response_chars, less room for a cursor: %d characters) cannot hold even this capsule's header (its hashes, binding and gaps) and the envelope; raise max_response_chars by %d", pageChars, -avail)
+			return nil, problem.Errorf(problem.ResultTooLarge, "one response (max_response_chars, less any room for a cursor: %d characters) cannot hold even this capsule's header (its hashes, binding and gaps) and the envelope; raise max_response_chars by %d", pageChars, -avail)
 		}
 		least := (r.Budget*4 - avail + 3) / 4
 		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
@@ -233,9 +284,11 @@ func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash
 		return nil, err
 	}
 	capsule.Stream, capsule.IDs = sel.stream, sel.ids
-	capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
-	capsule.Counts.TokenOmitted = len(col.items) - sel.selected
-	if n := capsule.Counts.TokenOmitted; n > 0 {
+	if !capsule.HeaderOmitted {
+		capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
+		capsule.Counts.TokenOmitted = len(col.items) - sel.selected
+	}
+	if n := len(col.items) - sel.selected; n > 0 {
 		g := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n}
 		if !tight {
 			g.Detail = fmt.Sprintf("%d items did not fit; the best %d are listed as omissions; raise budget", n, sel.pointers)
@@ -259,9 +312,13 @@ func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash
 		Budget     Budget   `json:"budget"`
 		Gaps       []Gap    `json:"gaps"`
 		Entries    []string `json:"entries"`
-	}{capsule.RequestHash, capsule.PlanHash, capsule.CollectionHash, binding, capsule.Budget, capsule.Gaps, entryHashes})
+	}{capsule.Identity.RequestHash, capsule.Identity.PlanHash, capsule.Identity.CollectionHash, capsule.Identity.Binding, capsule.Budget, capsule.Gaps, entryHashes})
 	return capsule, nil
 }
+
+// minEntryRoom is about what one evidence pointer takes: a page that cannot hold one beside
+// its tight header leaves the header's bound hashes out.
+const minEntryRoom = 240
 
 // tokenGapDetail is room kept for the token-limit gap's detail, added after selection;
 // hashPlaceholder stands for the capsule hash, set after the header is measured.
