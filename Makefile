@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build ui demo demo-manager test vet fmt-check bench soak eval eval-goroot clean generate generate-check
+.PHONY: all build ui ui-check test-tools demo demo-manager test vet fmt-check bench soak eval eval-goroot clean generate generate-check
 
 all: build
 
@@ -12,19 +12,39 @@ build: ui
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 # The graph browser page: web/ui's sources bundled with esbuild (npm packages pinned by its
-# package-lock.json) into web/ui/dist, which the docforge binary embeds. Without it the viewer
-# answers "page not built" and docforge_visualize says viewer_unavailable.
+# package-lock.json) into web/ui/dist, which the docforge binary embeds. The bundle is
+# committed, so 'go install ./cmd/...' gives a viewer that serves the page; 'make ui' rebuilds
+# it after an edit, and 'make ui-check' (part of 'make test') fails when the committed bundle
+# is not what a fresh build of the sources makes.
 UI        := web/ui
 UI_BUNDLE := $(UI)/dist/app.js
+UI_FILES  := app.js index.html boot.js app.css
 ui: $(UI_BUNDLE)
 
 $(UI)/node_modules/.installed: $(UI)/package.json $(UI)/package-lock.json
 	cd $(UI) && npm ci --no-audit --no-fund
 	touch $@
 
+# ui_into DIR: bundle the page into DIR.
+ui_into = cd $(UI) && ./node_modules/.bin/esbuild src/main.js --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$(1)/app.js && \
+	cp src/index.html src/boot.js src/app.css $(1)/
+
 $(UI_BUNDLE): $(UI)/node_modules/.installed $(wildcard $(UI)/src/*)
-	cd $(UI) && ./node_modules/.bin/esbuild src/main.js --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=dist/app.js
-	cp $(UI)/src/index.html $(UI)/src/boot.js $(UI)/src/app.css $(UI)/dist/
+	$(call ui_into,dist)
+
+ui-check: $(UI)/node_modules/.installed
+	@tmp=$$(mktemp -d) && ($(call ui_into,$$tmp)) && \
+	for f in $(UI_FILES); do \
+		cmp -s $$tmp/$$f $(UI)/dist/$$f || { echo "web/ui/dist/$$f is not what web/ui/src builds: run 'make ui' and commit web/ui/dist" >&2; rm -rf $$tmp; exit 1; }; \
+	done; rm -rf $$tmp
+
+# apt_need CMD,PACKAGE: install Debian's PACKAGE when CMD is missing, as root or through sudo,
+# so that 'make test' on a fresh Debian machine with Go and Node needs no other step.
+apt_need = command -v $(1) >/dev/null || { \
+	if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
+	else echo "$(1) is missing: install Debian's $(2) (apt-get install $(2)), then run make again" >&2; exit 1; fi; \
+	echo "== installing Debian's $(2) (for $(1))"; \
+	$$sudo apt-get update -qq && $$sudo apt-get install -y -qq --no-install-recommends $(2) >/dev/null; }
 
 # The main job: build, sync and validate the bundled example, run a few queries.
 demo: build
@@ -85,7 +105,7 @@ PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 PROTO_GEN := $(abspath $(BIN))/protogen
 
 $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc:
-	@command -v protoc >/dev/null || { echo "protoc is missing: install Debian's protobuf-compiler (apt-get install protobuf-compiler)" >&2; exit 1; }
+	@$(call apt_need,protoc,protobuf-compiler)
 	mkdir -p $(PROTO_GEN)
 	$(GO) build -o $(PROTO_GEN)/protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go
 	GOBIN=$(PROTO_GEN) $(GO) install $(PROTOC_GEN_GO_GRPC)
@@ -109,10 +129,16 @@ generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 	done; rm -rf $$tmp
 
 # Every test, with the race detector. The MCP end-to-end test drives docforge-mcp with the
-# official TypeScript SDK, installed from the npm registry as package-lock.json pins it.
+# official TypeScript SDK, installed from the npm registry as package-lock.json pins it; the
+# browser tests drive Debian's Chromium; the fault suite checks out real git branches.
 TS_CLIENT := mcpbridge/testdata/ts-client
-test: fmt-check vet generate-check ui $(TS_CLIENT)/node_modules/.installed
+test: fmt-check vet generate-check ui-check test-tools $(TS_CLIENT)/node_modules/.installed
 	$(GO) test -race -count=1 ./...
+
+test-tools:
+	@$(call apt_need,chromium,chromium)
+	@$(call apt_need,git,git)
+	@$(call apt_need,gcc,gcc)
 
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
@@ -139,7 +165,7 @@ EVAL_SET    ?= ../shared/eval/go-sdk-3d6450f.json
 EVAL_CORPUS ?= ../shared/corpora/go-sdk-3d6450f.tar.gz
 EVAL_FLAGS  ?=
 eval: build
-	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
+	@$(call apt_need,rg,ripgrep)
 	mkdir -p bench-out
 	$(BIN)/docforge-eval --set $(EVAL_SET) --corpus $(EVAL_CORPUS) --work bench-out/eval --out bench-out/eval.md $(EVAL_FLAGS)
 
@@ -158,7 +184,7 @@ soak: build
 # go.mod (a code-only project), against cmd/docforge-eval/testdata/goroot-net-http.json.
 EVAL_GOROOT := bench-out/eval-goroot/http
 eval-goroot: build
-	@command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null; }
+	@$(call apt_need,rg,ripgrep)
 	rm -rf $(dir $(EVAL_GOROOT)) && mkdir -p $(EVAL_GOROOT)
 	cp -r $$($(GO) env GOROOT)/src/net/http/. $(EVAL_GOROOT)/ && chmod -R u+w $(EVAL_GOROOT)
 	printf 'module net/http\n' > $(EVAL_GOROOT)/go.mod
@@ -166,4 +192,4 @@ eval-goroot: build
 	$(BIN)/docforge-eval --set cmd/docforge-eval/testdata/goroot-net-http.json --project $(EVAL_GOROOT) --out bench-out/eval-goroot.md $(EVAL_FLAGS)
 
 clean:
-	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(UI)/node_modules $(UI)/dist/*.js $(UI)/dist/*.css $(UI)/dist/*.html
+	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(UI)/node_modules

@@ -12,7 +12,8 @@ import (
 const Template = "graph-browser@18"
 
 // bundle is the page the Makefile builds with esbuild from web/ui (npm packages pinned by its
-// package-lock.json). Only a placeholder is committed: the bundle holds third-party code.
+// package-lock.json). The built bundle is committed so that 'go install' gives the whole
+// viewer; 'make ui-check' keeps it equal to a fresh build of the sources.
 //
 //go:embed all:ui/dist
 var bundle embed.FS
@@ -56,7 +57,7 @@ func (v *Viewer) servePage(w http.ResponseWriter, r *http.Request) {
 	if !PageBuilt(v.page) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("The graph browser page was not built into this docforge binary. Run 'make build' (it bundles web/ui with esbuild) and visualize again.\n"))
+		w.Write([]byte("The graph browser page was not built into this docforge binary. Run 'make ui' (it bundles web/ui with esbuild), rebuild docforge and visualize again.\n"))
 		return
 	}
 	data, err := fs.ReadFile(v.page, name)

@@ -19,7 +19,7 @@ func TestServePage(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"not built", fstest.MapFS{".gitkeep": {}}, "/", http.StatusServiceUnavailable, "make build"},
+		{"not built", fstest.MapFS{".gitkeep": {}}, "/", http.StatusServiceUnavailable, "make ui"},
 		{"index", built, "/", http.StatusOK, "text/html"},
 		{"script", built, "/app.js", http.StatusOK, "text/javascript"},
 		{"style", built, "/app.css", http.StatusOK, "text/css"},
@@ -39,5 +39,13 @@ func TestServePage(t *testing.T) {
 	}
 	if PageBuilt(fstest.MapFS{"index.html": {}, "boot.js": {}, "app.js": {}}) {
 		t.Error("a page without its stylesheet counts as built")
+	}
+}
+
+// The committed bundle is embedded: a docforge built with plain 'go build' or 'go install'
+// serves the whole page, not the "not built" notice.
+func TestEmbeddedPageIsBuilt(t *testing.T) {
+	if !PageBuilt(Page()) {
+		t.Fatal("web/ui/dist lacks a built page: run 'make ui' and commit web/ui/dist")
 	}
 }

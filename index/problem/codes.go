@@ -238,7 +238,7 @@ func Describe(c Code) Info {
 			"use docforge_get_context, which this server's provider answers; or connect a server without a custom provider"}
 	case ViewerUnavailable:
 		return Info{"the graph browser cannot run here: its page was not built into this binary, or the process is a one-shot command that would take the viewer with it",
-			"build with 'make build' (which bundles the page), and visualize through the manager: docforge-mcp or 'docforge view'"}
+			"if web/ui/dist was removed, run 'make ui' and rebuild; visualize through the manager: docforge-mcp or 'docforge view'"}
 	case ManagerUnavailable:
 		return Info{"no DocForge manager answers on the per-user socket",
 			"run 'docforge manager start' (or drop --no-autostart so the bridge starts one); 'docforge manager status' shows the socket it tried"}
