@@ -555,6 +555,7 @@ type indexTargets struct {
 	conn     *sqlite.Conn
 	err      error
 	declared source.Declarations // code nodes by mention name, read once when first asked
+	routes   source.RouteIndex   // files with nodes by route name, likewise
 }
 
 // Declared answers a mention from the index: the code nodes are read once per build. Every
@@ -590,6 +591,27 @@ func (t *indexTargets) NodesIn(path string) []source.FileNode {
 		t.err = fmt.Errorf("read nodes of %s: %w", path, err)
 	}
 	return out
+}
+
+// Routed answers a route lookup from the index: the files with nodes are read once per build.
+// Every file keeps its node IDs in an incremental build (resolveDeltaLinks checks), and a
+// delta that adds or removes a file holding nodes is a cold build, so they are the new
+// generation's.
+func (t *indexTargets) Routed(name string) []string {
+	if t.routes == nil {
+		var paths []string
+		err := sqlitex.Execute(t.conn, `SELECT DISTINCT source_path FROM nodes`, &sqlitex.ExecOptions{
+			ResultFunc: func(s *sqlite.Stmt) error {
+				paths = append(paths, s.ColumnText(0))
+				return nil
+			},
+		})
+		if err != nil && t.err == nil {
+			t.err = fmt.Errorf("read node files: %w", err)
+		}
+		t.routes = source.NewRouteIndex(paths)
+	}
+	return t.routes[name]
 }
 
 func (t *indexTargets) Has(id string) bool {

@@ -39,10 +39,17 @@ func writePage(t *testing.T, root string, i, pages int, r *rand.Rand) {
 		switch j := r.Intn(pages + 2); {
 		case j >= pages:
 			body += fmt.Sprintf("A [missing page](p%03d.md).\n", pages+10+j)
-		case r.Intn(2) == 0:
-			body += fmt.Sprintf("See [page %d](./p%03d.md#part-%d).\n", j, j, r.Intn(3))
 		default:
-			body += fmt.Sprintf("See [page %d](p%03d).\n", j, j)
+			switch r.Intn(4) {
+			case 0:
+				body += fmt.Sprintf("See [page %d](./p%03d.md#part-%d).\n", j, j, r.Intn(3))
+			case 1:
+				body += fmt.Sprintf("See [page %d](p%03d).\n", j, j)
+			case 2: // a Hugo ref, found by its unique name
+				body += fmt.Sprintf("See {{< relref \"p%03d\" >}}.\n", j)
+			default: // a route, case aside
+				body += fmt.Sprintf("See [page %d](/P%03d/).\n", j, j)
+			}
 		}
 	}
 	p := filepath.Join(root, "docs", fmt.Sprintf("p%03d.md", i))

@@ -499,3 +499,48 @@ func TestSuspectRelationsAreMarked(t *testing.T) {
 		t.Errorf("want exactly the relation to Normalize marked, got %q", marked)
 	}
 }
+
+// Warnings never make a project invalid: a tree with more warnings than render collects (200)
+// renders.
+func TestManyWarningsStillRender(t *testing.T) {
+	root := t.TempDir()
+	desc := `schema_version = 1
+[project]
+id = "warned"
+[sources]
+content_roots = ["docs"]
+[sources.defaults]
+id = "path"
+kind = "page"
+family = "docs"
+[sources.links]
+dangling = "warning"
+[relations]
+allowed = ["relates_to"]
+[families.docs]
+kinds = ["page"]
+[[views]]
+id = "all"
+title = "All"
+families = ["docs"]
+output = "site/all.html"
+`
+	if err := os.WriteFile(filepath.Join(root, "docforge.toml"), []byte(desc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+	var body strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&body, "[gone %d](gone-%d.md)\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "docs", "page.md"), []byte("# Page\n\n"+body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := load(t, root)
+	if _, err := Load(context.Background(), d, ""); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if pub := publish(t, d); len(pub) != 1 {
+		t.Errorf("published %d views", len(pub))
+	}
+}

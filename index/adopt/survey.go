@@ -65,12 +65,26 @@ func Take(root string) (*Survey, error) {
 		if err := s.countGo(root); err != nil {
 			return nil, err
 		}
-		// Every Markdown file of the module: the root README, CONTRIBUTING, package READMEs
-		// and design notes document the code as much as a docs folder does.
-		if n, err := countMarkdown(root); err != nil {
+		if s.GoFiles == 0 {
+			// A go.mod with no Go code is a Hugo module or a tool's pin, not a program.
+			s.GoModule, s.CodeRoots = "", nil
+		} else if n, err := countMarkdown(root); err != nil {
 			return nil, err
-		} else if n > 0 {
+		} else if n > 0 && s.Generator != "hugo" {
+			// Every Markdown file of the module: the root README, CONTRIBUTING, package
+			// READMEs and design notes document the code as much as a docs folder does.
 			s.Roots = []string{"."}
+		}
+	}
+	if s.Generator == "hugo" && len(s.Roots) == 0 {
+		// Hugo builds pages from its content folders only (README.md beside hugo.toml is
+		// not a page): the configured ones, else content/.
+		for _, dir := range hugoContentDirs(root) {
+			if n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(dir))); err != nil {
+				return nil, err
+			} else if n > 0 && !slices.Contains(s.Roots, dir) {
+				s.Roots = append(s.Roots, dir)
+			}
 		}
 	}
 	for _, c := range candidateRoots {
@@ -218,7 +232,11 @@ func (s *Survey) Descriptor(id, name string) string {
 		fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
 		fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
 		fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n\n")
-		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n\n")
+		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n")
+		if s.Generator == "hugo" {
+			fmt.Fprintf(&b, "site = \"hugo\"              # links find pages as Hugo does: relative, from the content root, by unique name\n")
+		}
+		b.WriteString("\n")
 	}
 	allowed := []string{"relates_to", "contains", "depends_on", "implements", "documents", "supersedes"}
 	if s.GoModule != "" {

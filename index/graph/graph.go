@@ -102,6 +102,14 @@ type Link struct {
 	// Mention is a backticked Go name (pkg.Name, Type.Method, Name) that relates the node to
 	// the one declaration it names; a link with a mention has no Paths and no ID.
 	Mention string
+	// Routes are the Paths as site routes (lower-case, no extension, an index file standing
+	// for its folder), tried when no path is a node file as written: set for a link written
+	// as a route (no extension) and for a Hugo ref. Hugo lower-cases URLs, so
+	// /methods/site/language/ is content/methods/site/Language.md.
+	Routes []string
+	// Unique, for a Hugo ref, is the route the one page it names may end with anywhere in the
+	// site: Hugo's last resort is a unique page or bundle name.
+	Unique string
 }
 
 // ContentHash computes a node's content hash from its content, the relations it declares,

@@ -76,7 +76,9 @@ type List struct {
 	Limit   int
 	items   []Problem
 	dropped int
-	errors  int
+	// droppedErrors counts the dropped problems of error severity.
+	droppedErrors int
+	errors        int
 }
 
 // Add records p, or counts it as dropped when the list is full.
@@ -90,6 +92,9 @@ func (l *List) Add(p Problem) {
 	}
 	if len(l.items) >= limit {
 		l.dropped++
+		if p.Severity == SeverityError {
+			l.droppedErrors++
+		}
 		return
 	}
 	l.items = append(l.items, p)
@@ -113,8 +118,12 @@ func (l *List) Len() int { return len(l.items) + l.dropped }
 func (l *List) Problems() []Problem {
 	out := slices.Clone(l.items)
 	Sort(out)
-	if l.dropped > 0 {
-		out = append(out, New(TooManyProblems, Location{}, "%d more problems were not reported", l.dropped))
+	switch {
+	case l.droppedErrors > 0:
+		out = append(out, New(TooManyProblems, Location{}, "%d more problems were not reported (%d of them errors)", l.dropped, l.droppedErrors))
+	case l.dropped > 0:
+		// Only warnings were left out: the entry says so, and makes nothing invalid.
+		out = append(out, Warn(TooManyProblems, Location{}, "%d more warnings were not reported", l.dropped))
 	}
 	return out
 }

@@ -122,7 +122,16 @@ type Links struct {
 	// CodeRelation is the relation those become; default documents (the link relation when
 	// the project does not allow documents).
 	CodeRelation string `toml:"code_relation"`
+	// Site is how a link written as a route (no extension) finds its page: "github" (the
+	// default: relative to the file; a leading / from the project root, then each content
+	// root) or "hugo" (as Hugo's page lookup: relative to the page, then from each content
+	// root, case aside, then by a unique page or bundle name). Hugo ref shortcodes resolve
+	// the Hugo way either way.
+	Site string `toml:"site"`
 }
+
+// HugoSite reports whether route links resolve as Hugo's page lookup does.
+func (l Links) HugoSite() bool { return l.Site == "hugo" }
 
 // CodeOn reports whether links and mentions reach code nodes.
 func (l Links) CodeOn() bool { return l.On() && l.Code != nil && *l.Code }
@@ -413,6 +422,7 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 		v.add(problem.UndeclaredRelation, "sources.links", "links become %q relations, which [relations].allowed does not list; add it, or set sources.links.relation to a declared relation", l.Relation)
 	}
 	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
+	v.choice("sources.links.site", &l.Site, "github", "hugo")
 	if l.Code == nil {
 		on := len(d.Sources.CodeRoots) > 0
 		l.Code = &on

@@ -24,6 +24,7 @@ type Checker struct {
 	resolved *resolvedLinks
 	// declared indexes the code nodes by the names a mention may use, once asked.
 	declared Declarations
+	routes   RouteIndex
 	// reviews and pairs cache Reviews and relationsByPair until the next Add: a
 	// validation asks for them several times.
 	reviews []Review
@@ -71,7 +72,7 @@ func (c *Checker) Add(f *graph.Fragment) {
 		c.files[f.Path] = nodes
 		c.links = append(c.links, f.Links...)
 	}
-	c.resolved, c.reviews, c.pairs, c.declared = nil, nil, nil, nil
+	c.resolved, c.reviews, c.pairs, c.declared, c.routes = nil, nil, nil, nil, nil
 }
 
 // Declared answers a mention from the fragments added so far.
@@ -87,6 +88,14 @@ func (c *Checker) Declared(name string) []string {
 
 // NodesIn and Has make the checker the link targets of its own fragments.
 func (c *Checker) NodesIn(path string) []FileNode { return c.files[path] }
+
+// Routed answers a route lookup from the fragments added so far.
+func (c *Checker) Routed(name string) []string {
+	if c.routes == nil {
+		c.routes = NewRouteIndex(slices.Collect(maps.Keys(c.files)))
+	}
+	return c.routes[name]
+}
 
 // linkOutcome resolves the links once all fragments are in.
 func (c *Checker) linkOutcome() *resolvedLinks {

@@ -2,7 +2,9 @@ package source
 
 import (
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,8 +26,9 @@ type linkDest struct {
 }
 
 var (
-	// A reference definition: up to three spaces, [label]:, the destination.
-	refDefinition = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)`)
+	// A reference definition: up to three spaces, [label]:, the destination. A label that
+	// starts with ^ is a footnote, not a link.
+	refDefinition = regexp.MustCompile(`^ {0,3}\[[^\]^][^\]]*\]:[ \t]*(<[^>]*>|\S+)`)
 	// Hugo's {{< relref "x" >}}, {{% ref "x" %}} and the path= form.
 	hugoRef = regexp.MustCompile(`\{\{[<%]\s*(?:rel)?ref\s+(?:path=)?"([^"]+)"\s*[>%]\}\}`)
 	// A URL scheme (https:, mailto:) or a protocol-relative //host link: external.
@@ -37,7 +40,10 @@ var (
 func appendLinks(out []linkDest, line string, lineNo int) []linkDest {
 	col := func(i int) int { return utf8.RuneCountInString(line[:i]) + 1 }
 	if m := refDefinition.FindStringSubmatchIndex(line); m != nil {
-		out = append(out, linkDest{dest: strings.Trim(line[m[2]:m[3]], "<>"), line: lineNo, column: col(m[2])})
+		// A shortcode as the destination is the site's to expand, not a path.
+		if dest := strings.Trim(line[m[2]:m[3]], "<>"); !strings.HasPrefix(dest, "{{") {
+			out = append(out, linkDest{dest: dest, line: lineNo, column: col(m[2])})
+		}
 		return out
 	}
 	for _, m := range hugoRef.FindAllStringSubmatchIndex(line, -1) {
@@ -103,13 +109,146 @@ func inCodeRoot(d *project.Descriptor, p string) bool {
 	return false
 }
 
+// RouteOf is a file's site route: its project-relative path lower-cased, without a Markdown
+// extension, an index file (_index.md, index.md, README.md) standing for its folder.
+func RouteOf(p string) string {
+	route, _ := routeAndLanguage(p)
+	return route
+}
+
+// languageTag is a Hugo translation's language in its file name: about.fr.md, _index.pt-br.md.
+var languageTag = regexp.MustCompile(`\.([a-z]{2}(?:-[a-z]{2,4})?)$`)
+
+// routeAndLanguage is RouteOf, and the language tag the file name carries ("" for none): a
+// Hugo site's translations share one route.
+func routeAndLanguage(p string) (route, lang string) {
+	p = strings.ToLower(p)
+	if ext := path.Ext(p); ext == ".md" || ext == ".markdown" {
+		p = strings.TrimSuffix(p, ext)
+		if m := languageTag.FindStringSubmatchIndex(p); m != nil {
+			p, lang = p[:m[0]], p[m[2]:m[3]]
+		}
+	}
+	if dir, base := path.Split(p); indexNames[base] && dir != "" {
+		p = strings.TrimSuffix(dir, "/")
+	}
+	return p, lang
+}
+
+// sameLanguageFirst orders the files of one route for a link from the file at from: its own
+// language first, then files without a language tag, then the rest in path order.
+func sameLanguageFirst(paths []string, from string) []string {
+	_, want := routeAndLanguage(from)
+	rank := func(p string) int {
+		switch _, lang := routeAndLanguage(p); lang {
+		case want:
+			return 0
+		case "":
+			return 1
+		}
+		return 2
+	}
+	out := slices.Clone(paths)
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
+
+// RouteName is the last segment of a route: what a route index is keyed by.
+func RouteName(route string) string { return path.Base(route) }
+
+// linkRoutes fills a link's Routes and Unique from its candidate bases (see graph.Link).
+func linkRoutes(bases []string, dest string, hugoRef bool) (routes []string, unique string) {
+	for _, b := range bases {
+		if r := RouteOf(b); !slices.Contains(routes, r) {
+			routes = append(routes, r)
+		}
+	}
+	if hugoRef {
+		unique = RouteOf(strings.TrimLeft(path.Clean("/"+dest), "/"))
+	}
+	return routes, unique
+}
+
 // linkFrom turns a destination written in the file at rel into the candidate files it may
 // name. ok is false for links that are not relations: external URLs, anchors in the same
 // page, other file types, and paths outside every content root.
-func linkFrom(d *project.Descriptor, rel string, ld linkDest) (paths []string, anchor string, ok bool) {
+func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok bool) {
+	paths, anchor, bases, ok := linkPaths(d, rel, ld)
+	if !ok || outsideFile(d, ld) {
+		return graph.Link{}, false
+	}
+	l = graph.Link{Paths: paths, Anchor: anchor}
+	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	if ext := strings.ToLower(path.Ext(path.Base(dest))); ext == "" || ld.fromRoots {
+		l.Routes, l.Unique = linkRoutes(bases, dest, hugoLookup(d, ld))
+	}
+	return l, true
+}
+
+// outsideFile reports whether a root-relative link outside a Hugo site names a file that
+// exists outside every content root: GitHub reads /README.md from the repository root (or
+// the project root), so the link is sound but names no node, and is no relation.
+func outsideFile(d *project.Descriptor, ld linkDest) bool {
+	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	if !strings.HasPrefix(dest, "/") || ld.fromRoots || d.Sources.Links.HugoSite() || d.Root == "" {
+		return false
+	}
+	p := path.Clean(dest)[1:]
+	if p == "" {
+		return false
+	}
+	if _, in := d.ContentRootOf(p); !in && fileExists(filepath.Join(d.Root, filepath.FromSlash(p))) {
+		return true
+	}
+	if repo := repositoryRoot(d.Root); repo != "" && repo != d.Root {
+		full := filepath.Join(repo, filepath.FromSlash(p))
+		rel, err := filepath.Rel(d.Root, full)
+		inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if !inside && fileExists(full) {
+			return true
+		}
+	}
+	return false
+}
+
+// repositoryRoot is the nearest folder at or above dir holding .git, or "".
+func repositoryRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// hugoLookup reports whether a link resolves as Hugo's page lookup does: a ref shortcode, or
+// in a Hugo site ([sources.links] site = "hugo") any link written as a route.
+func hugoLookup(d *project.Descriptor, ld linkDest) bool {
+	if ld.fromRoots {
+		return true
+	}
+	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	return d.Sources.Links.HugoSite() && path.Ext(path.Base(dest)) == ""
+}
+
+// linkPaths is linkFrom's path work: the candidate files, the anchor, and the bases (the
+// destination joined to each folder it may be relative to) the candidates were made from.
+func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, anchor string, bases []string, ok bool) {
 	dest := strings.TrimSpace(ld.dest)
 	if dest == "" || strings.HasPrefix(dest, "#") || externalDest.MatchString(dest) {
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	dest, anchor, _ = strings.Cut(dest, "#")
 	dest, _, _ = strings.Cut(dest, "?")
@@ -119,14 +258,13 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (paths []string, a
 	ext := strings.ToLower(path.Ext(path.Base(dest)))
 	code := d.Sources.Links.CodeOn()
 	if ext != "" && !linkExtensions[ext] && !(code && ext == ".go") {
-		return nil, "", false
+		return nil, "", nil, false
 	}
-	var bases []string
 	rooted := strings.HasPrefix(dest, "/")
 	if !rooted {
 		bases = append(bases, path.Join(path.Dir(rel), dest))
 	}
-	if rooted || ld.fromRoots {
+	if rooted || hugoLookup(d, ld) {
 		// A root-relative link names the project root (GitHub) or a content root (Hugo,
 		// Docusaurus routes).
 		if rooted {
@@ -136,10 +274,8 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (paths []string, a
 			bases = append(bases, path.Join(r, strings.TrimPrefix(dest, "/")))
 		}
 	}
+	bases = slices.DeleteFunc(bases, func(b string) bool { return b == ".." || strings.HasPrefix(b, "../") || b == "." })
 	for _, b := range bases {
-		if b == ".." || strings.HasPrefix(b, "../") || b == "." {
-			continue
-		}
 		var forms []string
 		if ext != "" {
 			forms = []string{b}
@@ -157,19 +293,19 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (paths []string, a
 			paths = append(paths, b)
 		}
 	}
-	return paths, anchor, len(paths) > 0
+	return paths, anchor, bases, len(paths) > 0
 }
 
 // nodeLinks converts a node's link destinations and wiki references into links.
 func nodeLinks(d *project.Descriptor, rel, source string, dests []linkDest, wiki []wikiRef) []graph.Link {
 	var out []graph.Link
 	for _, ld := range dests {
-		paths, anchor, ok := linkFrom(d, rel, ld)
+		l, ok := linkFrom(d, rel, ld)
 		if !ok {
 			continue
 		}
-		out = append(out, graph.Link{Source: source, Paths: paths, Anchor: anchor, Dest: ld.dest,
-			At: problem.Location{Path: rel, Line: ld.line, Column: ld.column}})
+		l.Source, l.Dest, l.At = source, ld.dest, problem.Location{Path: rel, Line: ld.line, Column: ld.column}
+		out = append(out, l)
 	}
 	for _, w := range wiki {
 		id, anchor, _ := strings.Cut(w.target, "#")
@@ -262,6 +398,80 @@ type LinkTargets interface {
 	Has(id string) bool
 	// Declared returns the code nodes a mention's name may mean.
 	Declared(name string) []string
+	// Routed returns the files holding nodes whose route (RouteOf) ends in the segment name,
+	// in path order.
+	Routed(name string) []string
+}
+
+// RouteIndex keys files by the last segment of their route, for LinkTargets.Routed.
+type RouteIndex map[string][]string
+
+// NewRouteIndex indexes the files at paths, which it sorts.
+func NewRouteIndex(paths []string) RouteIndex {
+	slices.Sort(paths)
+	idx := RouteIndex{}
+	for _, p := range paths {
+		name := RouteName(RouteOf(p))
+		idx[name] = append(idx[name], p)
+	}
+	return idx
+}
+
+// pick names the node a link reaches in one file: the file's only node, or of several the
+// one whose ID or anchor the link's anchor names ("" for none).
+func pick(nodes []FileNode, anchor string) string {
+	if len(nodes) == 1 {
+		return nodes[0].ID
+	}
+	for _, n := range nodes {
+		if anchor != "" && (n.ID == anchor || n.Anchor == anchor) {
+			return n.ID
+		}
+	}
+	return ""
+}
+
+// routeTarget resolves a link by its routes when none of its paths is a node file as written:
+// a file whose route is one of them (case aside), else for a Hugo ref the one page anywhere
+// whose route ends with it. Several such pages are ambiguous: the link names none of them.
+func routeTarget(l graph.Link, t LinkTargets) (target string, ambiguous []string) {
+	for _, r := range l.Routes {
+		var same []string
+		for _, p := range t.Routed(RouteName(r)) {
+			if RouteOf(p) == r {
+				same = append(same, p)
+			}
+		}
+		for _, p := range sameLanguageFirst(same, l.At.Path) {
+			if id := pick(t.NodesIn(p), l.Anchor); id != "" {
+				return id, nil
+			}
+		}
+	}
+	if l.Unique == "" {
+		return "", nil
+	}
+	// Translations of one page share its route: they are one hit, in the link's language.
+	byRoute := map[string][]string{}
+	var routes []string
+	for _, p := range t.Routed(RouteName(l.Unique)) {
+		if r := RouteOf(p); r == l.Unique || strings.HasSuffix(r, "/"+l.Unique) {
+			if byRoute[r] == nil {
+				routes = append(routes, r)
+			}
+			byRoute[r] = append(byRoute[r], p)
+		}
+	}
+	switch len(routes) {
+	case 0:
+		return "", nil
+	case 1:
+		return pick(t.NodesIn(sameLanguageFirst(byRoute[routes[0]], l.At.Path)[0]), l.Anchor), nil
+	}
+	for _, r := range routes {
+		ambiguous = append(ambiguous, byRoute[r][0])
+	}
+	return "", ambiguous
 }
 
 // ResolveLinks turns links into edges of the descriptor's link relation. A link names the
@@ -319,22 +529,22 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 					return !strings.HasPrefix(n.ID, graph.CodePrefix) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
 				})
 			}
-			if len(nodes) == 1 {
-				target = nodes[0].ID
-			}
-			for _, n := range nodes {
-				if len(nodes) > 1 && l.Anchor != "" && (n.ID == l.Anchor || n.Anchor == l.Anchor) {
-					target = n.ID
-				}
-			}
-			if target != "" {
+			if target = pick(nodes, l.Anchor); target != "" {
 				break
 			}
 			if len(nodes) > 1 && several == "" {
 				several = p
 			}
 		}
+		var ambiguous []string
+		if target == "" && several == "" && len(l.Routes) > 0 {
+			target, ambiguous = routeTarget(l, t)
+		}
 		switch {
+		case len(ambiguous) > 1:
+			shown := ambiguous[:min(len(ambiguous), 4)]
+			dangling(l, "node %s: link %q may name any of %d pages (%s%s); write more of its path", l.Source, l.Dest, len(ambiguous),
+				strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(ambiguous) > 4])
 		case target == "" && several != "":
 			dangling(l, "node %s: link %q names %s, which holds several nodes; add #ID to say which", l.Source, l.Dest, several)
 		case target == "":

@@ -1,0 +1,31 @@
+package problem
+
+import "testing"
+
+// The entry for problems left out of a full list is an error only when errors were left out.
+func TestTooManyProblemsIsAnErrorOnlyForErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		warnings, errors int
+		want             Severity
+	}{
+		{"warnings only", 5, 0, SeverityWarning},
+		{"an error left out", 3, 3, SeverityError},
+	} {
+		l := List{Limit: 2}
+		for range tc.warnings {
+			l.Add(Warn(DanglingLink, Location{Path: "a.md"}, "w"))
+		}
+		for range tc.errors {
+			l.Add(New(DanglingLink, Location{Path: "b.md"}, "e"))
+		}
+		ps := l.Problems()
+		last := ps[len(ps)-1]
+		if last.Code != TooManyProblems || last.Severity != tc.want {
+			t.Errorf("%s: last %v, want too_many_problems of severity %s", tc.name, last, tc.want)
+		}
+		if got := len(Errors(ps)) > 0; got != (tc.errors > 0) {
+			t.Errorf("%s: errors reported %v", tc.name, got)
+		}
+	}
+}
