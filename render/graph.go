@@ -28,7 +28,37 @@ type Graph struct {
 	// exact bytes. Receipts bind both.
 	SourceIdentity string
 	SourceHash     string
+
+	// targets answers link destinations in bodies: the nodes of each file, by path and route.
+	targets *fileTargets
 }
+
+// fileTargets is the graph as link resolution sees it (source.LinkTargets), built once and
+// then only read, by every rendering goroutine.
+type fileTargets struct {
+	files  map[string][]source.FileNode
+	ids    map[string]bool
+	routes source.RouteIndex
+}
+
+func newFileTargets(nodes []*graph.Node) *fileTargets {
+	t := &fileTargets{files: map[string][]source.FileNode{}, ids: map[string]bool{}}
+	for _, n := range nodes {
+		t.files[n.SourcePath] = append(t.files[n.SourcePath], source.FileNode{ID: n.ID, Anchor: n.Anchor})
+		t.ids[n.ID] = true
+	}
+	paths := make([]string, 0, len(t.files))
+	for p := range t.files {
+		paths = append(paths, p)
+	}
+	t.routes = source.NewRouteIndex(paths)
+	return t
+}
+
+func (t *fileTargets) NodesIn(path string) []source.FileNode { return t.files[path] }
+func (t *fileTargets) Has(id string) bool                    { return t.ids[id] }
+func (t *fileTargets) Declared(string) []string              { return nil }
+func (t *fileTargets) Routed(name string) []string           { return t.routes[name] }
 
 // Suspect returns the review of the relations from one node to another when they are suspect.
 func (g *Graph) Suspect(from, to string) (source.Review, bool) {
@@ -103,6 +133,8 @@ func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay
 		g.out[e.Source] = append(g.out[e.Source], e)
 		g.in[e.Target] = append(g.in[e.Target], e)
 	}
+	// The nodes of a file in the order the file holds them, before they are sorted by ID.
+	g.targets = newFileTargets(g.Nodes)
 	slices.SortFunc(g.Nodes, func(a, b *graph.Node) int { return strings.Compare(a.ID, b.ID) })
 	return g, nil
 }

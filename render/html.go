@@ -77,6 +77,14 @@ func Selects(v project.View, n *graph.Node) bool {
 // Options tune a render without changing its bytes.
 type Options struct {
 	Workers int // goroutines converting bodies; 0: GOMAXPROCS
+	// Report, when set, receives what the render left out of the page.
+	Report *Report
+}
+
+// Report is what a render left out: each Hugo shortcode DocForge does not render, by name,
+// with how many times it was dropped.
+type Report struct {
+	Shortcodes map[string]int `json:"shortcodes_removed,omitempty"`
 }
 
 // Render returns the HTML page of one view: the same sources always give the same bytes.
@@ -101,7 +109,14 @@ func (r Renderer) RenderTo(w io.Writer, d *project.Descriptor, g *Graph, viewID 
 			nodes = append(nodes, n)
 		}
 	}
-	p := &page{d: d, g: g, view: v, nodes: nodes, home: map[string]string{}}
+	p := &page{d: d, g: g, view: v, nodes: nodes, home: map[string]string{}, removed: map[string]int{}}
+	if opts.Report != nil {
+		defer func() {
+			if len(p.removed) > 0 {
+				opts.Report.Shortcodes = p.removed
+			}
+		}()
+	}
 	// A node links to the first declared view that shows it.
 	for _, other := range d.Views {
 		for _, n := range g.Nodes {
@@ -120,6 +135,50 @@ type page struct {
 	view  project.View
 	nodes []*graph.Node
 	home  map[string]string // node ID -> output path of the view that shows it first
+
+	mu      sync.Mutex
+	removed map[string]int // shortcodes left out, by name
+}
+
+// linkHref is where a destination written in the file from leads from this page (see
+// converter.link): the section of the node it names, with the heading its anchor names; the
+// source file of a node on no page; or, for a path that names no node, that file relative to
+// the page. "" keeps the destination as written (a ref that names nothing, a path outside
+// the project).
+func (p *page) linkHref(from, dest string, hugoRef bool) string {
+	if id, anchor, ok := source.Destination(p.d, from, dest, hugoRef, p.g.targets); ok {
+		n := p.g.Node(id)
+		if h := p.href(id); h != "" {
+			// A record's anchor names the record (its section); a Markdown anchor a heading.
+			if anchor != "" && anchor != id && n != nil && !strings.HasSuffix(n.SourcePath, ".toml") {
+				h += "--" + source.Slug(anchor)
+			}
+			return h
+		}
+		if n != nil {
+			return relPath(path.Dir(p.view.Output), n.SourcePath)
+		}
+	}
+	if hugoRef {
+		return ""
+	}
+	file, frag, _ := strings.Cut(dest, "#")
+	file, _, _ = strings.Cut(file, "?")
+	if file == "" {
+		return ""
+	}
+	target := path.Join(path.Dir(from), file)
+	if strings.HasPrefix(file, "/") {
+		target = path.Clean(file)[1:]
+	}
+	if target == "" || target == ".." || strings.HasPrefix(target, "../") {
+		return ""
+	}
+	href := relPath(path.Dir(p.view.Output), target)
+	if frag != "" {
+		href += "#" + frag
+	}
+	return href
 }
 
 // href is where a reference to id points from this page: an anchor here, another view's page,
@@ -187,6 +246,12 @@ func (p *page) render(w io.Writer, workers int, r Renderer) error {
 
 func (p *page) converter() *converter {
 	c := newConverter(p.d.Render.RawHTML)
+	c.link = p.linkHref
+	c.removed = func(name string) {
+		p.mu.Lock()
+		p.removed[name]++
+		p.mu.Unlock()
+	}
 	c.resolve = func(id string) (string, string) {
 		title := ""
 		if n := p.g.Node(id); n != nil {
@@ -405,5 +470,8 @@ dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;font-s
 pre{background:#f6f6f6;padding:.75rem;overflow:auto}pre.raw-html{border-left:3px solid #c90}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
 h3.rel{font-size:1rem;margin-bottom:.25rem}ul.rel{margin-top:0}.suspect{background:#fff3cd;color:#7a4b00;border:1px solid #e0b252;border-radius:3px;padding:0 .3em;font-size:.85em}
+blockquote.callout{margin:1rem 0;padding:.4rem .9rem;border-left:4px solid #4a7bd0;background:#f1f5fc}
+.callout-title{font-weight:600;margin:.2rem 0}.callout-tip{border-color:#2f9e58;background:#eff9f2}
+.callout-warning,.callout-caution{border-color:#d08a00;background:#fff7e6}.callout-important{border-color:#8250df;background:#f6f0ff}
 footer{margin-top:3rem;color:#777;font-size:.85em}
 `

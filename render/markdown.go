@@ -3,7 +3,9 @@ package render
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -25,7 +27,14 @@ type converter struct {
 	ids     *pageIDs
 	prefix  []byte // the current node's prefix for heading and footnote IDs
 	title   string // the current node's title: a leading heading equal to it is dropped
+	from    string // the current node's source path, which its links are relative to
 	resolve func(id string) (href, title string)
+	// link is where a link destination written in the file from points on this page: a
+	// node's section, a file relative to the page, or "" to keep it as written. hugoRef marks
+	// a ref or relref argument.
+	link func(from, dest string, hugoRef bool) string
+	// removed counts a shortcode left out of the page.
+	removed func(name string)
 }
 
 func newConverter(rawHTML bool) *converter {
@@ -42,7 +51,7 @@ func newConverter(rawHTML bool) *converter {
 			extension.NewFootnote(extension.WithFootnoteIDPrefixFunction(func(ast.Node) []byte { return c.prefix }))),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
 			parser.WithInlineParsers(util.Prioritized(wikiLinks{c}, 150)), // before the link parser (200)
-			parser.WithASTTransformers(util.Prioritized(bodyShape{c}, 100))),
+			parser.WithASTTransformers(util.Prioritized(bodyShape{c}, 100), util.Prioritized(linkShape{c}, 110), util.Prioritized(calloutShape{}, 120))),
 		goldmark.WithRendererOptions(ropts...),
 	)
 	return c
@@ -51,10 +60,112 @@ func newConverter(rawHTML bool) *converter {
 // convert writes the HTML of n's body.
 func (c *converter) convert(w io.Writer, n *graph.Node) error {
 	c.prefix = append(append(c.prefix[:0], anchorOf(n.ID)...), "--"...)
-	c.title = n.Title
+	c.title, c.from = n.Title, n.SourcePath
 	clear(c.ids.used) // IDs carry the node's prefix, so uniqueness within the node suffices
 	pc := parser.NewContext(parser.WithIDs(c.ids))
-	return c.md.Convert([]byte(n.Body), w, parser.WithContext(pc))
+	body := shortcodes(n.Body, func(dest string) string { return c.link(c.from, dest, true) }, c.removed)
+	return c.md.Convert([]byte(body), w, parser.WithContext(pc))
+}
+
+// linkShape points the body's links and images where they lead from the rendered page: a
+// same-node anchor at its prefixed heading ID, a link to a node at its section, a file
+// relative to the page instead of to the source. External URLs are left alone.
+type linkShape struct{ c *converter }
+
+func (t linkShape) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch l := n.(type) {
+		case *ast.Link:
+			dest := string(l.Destination)
+			if len(l.Title) > 0 && strings.HasSuffix(dest, "#"+anchorOf(string(l.Title))) {
+				return ast.WalkContinue, nil // a wiki link, already resolved
+			}
+			l.Destination = []byte(t.c.rewrite(dest))
+		case *ast.Image:
+			l.Destination = []byte(t.c.rewrite(string(l.Destination)))
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// rewrite is where one destination in the current body leads from the page.
+func (c *converter) rewrite(dest string) string {
+	switch {
+	case strings.HasPrefix(dest, resolvedScheme):
+		return dest[len(resolvedScheme):]
+	case dest == "" || externalURL.MatchString(dest):
+		return dest
+	case strings.HasPrefix(dest, "#"):
+		return "#" + string(c.prefix) + source.Slug(dest[1:])
+	}
+	if href := c.link(c.from, dest, false); href != "" {
+		return href
+	}
+	return dest
+}
+
+// externalURL is a destination with a scheme (https:, mailto:) or a protocol-relative one.
+var externalURL = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)`)
+
+// calloutShape turns a blockquote that opens with a GitHub alert marker ([!NOTE], [!TIP],
+// [!WARNING], ...; Hugo's notice shortcodes become one) into a callout: classed, with its
+// kind as a title instead of the marker.
+type calloutShape struct{}
+
+var alertMarker = regexp.MustCompile(`^\[!([A-Za-z]+)\]$`)
+
+func (calloutShape) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	src := reader.Source()
+	var quotes []*ast.Blockquote
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if q, ok := n.(*ast.Blockquote); ok && entering {
+			quotes = append(quotes, q)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, q := range quotes {
+		para, ok := q.FirstChild().(*ast.Paragraph)
+		if !ok {
+			continue
+		}
+		// The marker is the paragraph's first line: its text nodes up to a line break.
+		var marker []byte
+		var nodes []ast.Node
+		for n := para.FirstChild(); n != nil; n = n.NextSibling() {
+			t, ok := n.(*ast.Text)
+			if !ok {
+				break
+			}
+			marker = append(marker, t.Segment.Value(src)...)
+			nodes = append(nodes, n)
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				break
+			}
+		}
+		m := alertMarker.FindSubmatch(bytes.TrimSpace(marker))
+		if m == nil {
+			continue
+		}
+		for _, n := range nodes {
+			para.RemoveChild(para, n)
+		}
+		if para.ChildCount() == 0 {
+			q.RemoveChild(q, para)
+		}
+		kind := strings.ToLower(string(m[1]))
+		q.SetAttributeString("class", []byte("callout callout-"+kind))
+		title := ast.NewParagraph()
+		title.SetAttributeString("class", []byte("callout-title"))
+		title.AppendChild(title, ast.NewString([]byte(strings.ToUpper(kind[:1])+kind[1:])))
+		if first := q.FirstChild(); first != nil {
+			q.InsertBefore(q, first, title)
+		} else {
+			q.AppendChild(q, title)
+		}
+	}
 }
 
 // pageIDs gives body headings IDs unique on the page: the node's prefix, then the slug the

@@ -84,6 +84,8 @@ type Published struct {
 	Bytes  int    `json:"bytes"`
 	SHA256 string `json:"output_sha256"`
 	Nodes  int    `json:"nodes"`
+	// Shortcodes counts the Hugo shortcodes the page left out, by name.
+	Shortcodes map[string]int `json:"shortcodes_removed,omitempty"`
 }
 
 // PublishOptions tune Publish; Fault interrupts it at a named step (tests).
@@ -102,7 +104,7 @@ func Publish(ctx context.Context, d *project.Descriptor, policy string, views []
 		}
 	}
 	if len(views) == 0 {
-		return nil, problem.Errorf(problem.InvalidArgument, "%s declares no [[views]]; add one to render", project.FileName)
+		return nil, problem.Errorf(problem.InvalidArgument, "%s declares no [[views]]; add one to render (docs/project-format.md, Views)", project.FileName)
 	}
 	for _, id := range views {
 		if _, err := ViewByID(d, id); err != nil {
@@ -126,7 +128,10 @@ func Publish(ctx context.Context, d *project.Descriptor, policy string, views []
 			}
 			return nil
 		}
-		page, err := writePage(abs, d, g, v, opts.Options, fault)
+		var report Report
+		pageOpts := opts.Options
+		pageOpts.Report = &report
+		page, err := writePage(abs, d, g, v, pageOpts, fault)
 		if err != nil {
 			return out, err
 		}
@@ -146,7 +151,7 @@ func Publish(ctx context.Context, d *project.Descriptor, policy string, views []
 		if err := safefile.WriteFile(receiptPath(d, id), append(b, '\n'), 0o644); err != nil {
 			return out, fmt.Errorf("render %s receipt: %w", id, err)
 		}
-		out = append(out, Published{View: id, Output: v.Output, Bytes: int(page.Bytes), SHA256: rec.OutputSHA256, Nodes: rec.Nodes})
+		out = append(out, Published{View: id, Output: v.Output, Bytes: int(page.Bytes), SHA256: rec.OutputSHA256, Nodes: rec.Nodes, Shortcodes: report.Shortcodes})
 	}
 	return out, nil
 }

@@ -544,3 +544,113 @@ output = "site/all.html"
 		t.Errorf("published %d views", len(pub))
 	}
 }
+
+// writeSite writes a project (descriptor and files, project-relative) and loads it.
+func writeSite(t *testing.T, descriptor string, files map[string]string) *project.Descriptor {
+	t.Helper()
+	root := t.TempDir()
+	files["docforge.toml"] = descriptor
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return load(t, root)
+}
+
+// A Hugo page renders as Hugo would show it: ref and relref are links to the target's
+// section (on this page or another view's), notices and GitHub alerts are callouts, a
+// {{< >}} block's input is code, other shortcodes are left out and counted; Markdown links
+// to pages point at their sections (with the heading an anchor names), links to other files
+// are relative to the page, and same-node anchors reach the prefixed heading IDs.
+func TestHugoPagesRender(t *testing.T) {
+	d := writeSite(t, `schema_version = 1
+[project]
+id = "site"
+[sources]
+content_roots = ["content"]
+[sources.defaults]
+id = "path"
+kind = "page"
+family = "docs"
+family_from_folder = true
+foreign_fields = "ignore"
+[sources.links]
+site = "hugo"
+[relations]
+allowed = ["relates_to"]
+[families.docs]
+kinds = ["page"]
+[families.decisions]
+kinds = ["page"]
+[[views]]
+id = "docs"
+title = "Docs"
+families = ["docs"]
+output = "site/docs.html"
+[[views]]
+id = "decisions"
+title = "Decisions"
+families = ["decisions"]
+output = "site/decisions.html"
+`, map[string]string{
+		"README.md":                       "# Repo\n",
+		"content/docs/api.md":             "+++\ntitle = \"API\"\n+++\nThe API.\n",
+		"content/decisions/adr-001.md":    "+++\ntitle = \"ADR 1\"\n+++\n## Context\n\nWhy.\n",
+		"content/docs/guide.md": "+++\ntitle = \"Guide\"\n+++\n" + strings.Join([]string{
+			`See [the API]({{< relref "api.md" >}}) and [the decision]({{% relref "/decisions/adr-001#context" %}}).`,
+			`Also [api](api.md), [adr](../decisions/adr-001.md#context), [readme](../../README.md) and [below](#Usage).`,
+			``,
+			`{{% notice warning %}}`,
+			`Mind the gap.`,
+			`{{% /notice %}}`,
+			``,
+			`> [!TIP]`,
+			`> A tip.`,
+			``,
+			`{{< figure src="x.png" >}}`,
+			``,
+			`{{< code-toggle file=hugo >}}`,
+			`[[cascade]]`,
+			`{{< /code-toggle >}}`,
+			``,
+			`## Usage`,
+		}, "\n") + "\n",
+	})
+	pub, err := Publish(context.Background(), d, "", nil, PublishOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(d.Root, "site", "docs.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, want := range []string{
+		`<a href="#docs/api">the API</a>`,
+		`<a href="decisions.html#decisions/adr-001--context">the decision</a>`,
+		`<a href="#docs/api">api</a>`,
+		`<a href="decisions.html#decisions/adr-001--context">adr</a>`,
+		`<a href="../README.md">readme</a>`,
+		`<a href="#docs/guide--usage">below</a>`,
+		`id="docs/guide--usage"`,
+		`<blockquote class="callout callout-warning">`,
+		`<p class="callout-title">Warning</p>`,
+		`<blockquote class="callout callout-tip">`,
+		"<pre><code>[[cascade]]\n</code></pre>",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	for _, gone := range []string{"{{", ".md\"", "[!TIP]"} {
+		if strings.Contains(strings.ReplaceAll(html, `"../README.md"`, ""), gone) {
+			t.Errorf("the page still holds %q", gone)
+		}
+	}
+	if got := pub[0].Shortcodes; pub[0].View != "docs" || got["figure"] != 1 || got["code-toggle"] != 1 || len(got) != 2 {
+		t.Errorf("report of view %s: %v, want figure and code-toggle once each", pub[0].View, got)
+	}
+}

@@ -328,3 +328,53 @@ func TestCountFlagsBelowOneAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// init on a Hugo site takes its configured content folder (here a module mount, beside a
+// go.mod without Go code, as Hugo modules have), resolves links as Hugo does, and declares a
+// view per family, so render works at once; render --status with no views says so.
+func TestInitAdoptsAHugoSite(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"hugo.toml":                   "title = \"Site\"\n[module]\n[[module.mounts]]\nsource = \"content/en\"\ntarget = \"content\"\n",
+		"go.mod":                      "module example.com/site\n\ngo 1.22\n",
+		"README.md":                   "# The site's repository\n",
+		"content/en/_index.md":        "+++\ntitle = \"Home\"\n+++\nStart with {{< relref \"install\" >}}.\n",
+		"content/en/guide/install.md": "+++\ntitle = \"Install\"\n+++\n{{% notice tip %}}\nRead [usage](/Guide/Usage/).\n{{% /notice %}}\n",
+		"content/en/guide/usage.md":   "+++\ntitle = \"Usage\"\n+++\nSee [install]({{< ref \"guide/install.md\" >}}).\n",
+	})
+	out, stderr, code := docforge(t, root, "init")
+	if code != 0 {
+		t.Fatalf("init exit %d: %s %s", code, out, stderr)
+	}
+	for _, want := range []string{"existing hugo documentation tree", "content roots: content/en", "links: 3 found, 3 relations", "problems: 0 errors, 0 warnings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("init output lacks %q:\n%s", want, out)
+		}
+	}
+	desc, _ := os.ReadFile(filepath.Join(root, "docforge.toml"))
+	for _, want := range []string{`site = "hugo"`, "[[views]]\nid = \"guide\"", "code_roots"} {
+		if strings.Contains(string(desc), want) != (want != "code_roots") {
+			t.Errorf("descriptor: %q present %v:\n%s", want, !(want != "code_roots"), desc)
+		}
+	}
+	out, stderr, code = docforge(t, root, "render")
+	if code != 0 || !strings.Contains(out, "wrote site/guide.html") {
+		t.Fatalf("render: %d %s %s", code, out, stderr)
+	}
+	page, _ := os.ReadFile(filepath.Join(root, "site", "guide.html"))
+	if !strings.Contains(string(page), `callout callout-tip`) || strings.Contains(string(page), "{{") {
+		t.Errorf("the guide page keeps shortcodes or lost its callout")
+	}
+	if out, _, code := docforge(t, root, "render", "--status"); code != 0 || !strings.Contains(out, "current") {
+		t.Errorf("render --status: %d %s", code, out)
+	}
+
+	noViews := fixture.Temp(t, "../../examples/testdata/adopt-docusaurus")
+	docforge(t, noViews, "init")
+	p := filepath.Join(noViews, "docforge.toml")
+	d, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(string(d[:strings.Index(string(d), "\n# 'docforge render'")])+"\n"), 0o644)
+	if out, _, code := docforge(t, noViews, "render", "--status"); code != 0 || !strings.Contains(out, "no views:") {
+		t.Errorf("render --status with no views: %d %s", code, out)
+	}
+}

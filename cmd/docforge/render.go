@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -19,6 +21,10 @@ func runRender(e *env) error {
 			return err
 		}
 		st := rep.Views
+		if len(st) == 0 && !e.json {
+			fmt.Fprintf(e.stdout, "no views: %s declares no [[views]], so nothing is rendered or checked; add one (docs/project-format.md, Views)\n", "docforge.toml")
+			return nil
+		}
 		if e.json {
 			if err := e.writeJSON(e.stdout, map[string]any{"views": st}); err != nil {
 				return err
@@ -49,8 +55,19 @@ func runRender(e *env) error {
 	if e.json {
 		return e.writeJSON(e.stdout, map[string]any{"published": pub, "renderer": render.HTML.ID()})
 	}
+	removed := map[string]int{}
 	for _, p := range pub {
 		fmt.Fprintf(e.stdout, "wrote %s: view %s, %d nodes, %d bytes, %s\n", p.Output, p.View, p.Nodes, p.Bytes, p.SHA256)
+		for name, n := range p.Shortcodes {
+			removed[name] += n
+		}
+	}
+	if len(removed) > 0 {
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(removed)) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", name, removed[name]))
+		}
+		fmt.Fprintf(e.stdout, "left out Hugo shortcodes DocForge does not render (their inner text kept): %s\n", strings.Join(parts, ", "))
 	}
 	return nil
 }

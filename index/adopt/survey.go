@@ -251,8 +251,19 @@ func (s *Survey) Descriptor(id, name string) string {
 		for _, f := range s.Families() {
 			fmt.Fprintf(&b, "\n[families.%s]\nkinds = [\"page\"]\n", f)
 		}
+		// One rendered page per family, so that 'docforge render' works at once.
+		fmt.Fprintf(&b, "\n# 'docforge render' writes one HTML page per view; edit or merge them as you like.\n")
+		for _, f := range s.Families() {
+			fmt.Fprintf(&b, "[[views]]\nid = %q\ntitle = %q\nfamilies = [%q]\noutput = \"site/%s.html\"\n\n", f, viewTitle(f), f, f)
+		}
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// viewTitle is a family's name as a page title: getting_started is "Getting started".
+func viewTitle(family string) string {
+	t := strings.ReplaceAll(family, "_", " ")
+	return strings.ToUpper(t[:1]) + t[1:]
 }
 
 // Families are the family names the descriptor declares: the default and one per usable

@@ -474,6 +474,50 @@ func routeTarget(l graph.Link, t LinkTargets) (target string, ambiguous []string
 	return "", ambiguous
 }
 
+// resolveLink finds the node one link names (see ResolveLinks): target, or "" with the first
+// candidate file that holds several nodes (several), or the pages a Hugo name fits
+// (ambiguous).
+func resolveLink(l graph.Link, t LinkTargets) (target, several string, ambiguous []string) {
+	if l.ID != "" {
+		if t.Has(l.ID) {
+			return l.ID, "", nil
+		}
+		return "", "", nil
+	}
+	for _, p := range l.Paths {
+		nodes := t.NodesIn(p)
+		if strings.HasSuffix(p, ".go") {
+			// A Go file holds its file node first, then its declarations: name the file.
+			nodes = slices.DeleteFunc(slices.Clone(nodes), func(n FileNode) bool {
+				return !strings.HasPrefix(n.ID, graph.CodePrefix) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
+			})
+		}
+		if target = pick(nodes, l.Anchor); target != "" {
+			return target, "", nil
+		}
+		if len(nodes) > 1 && several == "" {
+			several = p
+		}
+	}
+	if several == "" && len(l.Routes) > 0 {
+		target, ambiguous = routeTarget(l, t)
+	}
+	return target, several, ambiguous
+}
+
+// Destination resolves one link destination written in the file at from, as a sync resolves
+// a link there: the node it names and its anchor, or ok false for a destination that is no
+// relation or names no node. hugoRef marks the argument of a ref or relref shortcode.
+func Destination(d *project.Descriptor, from, dest string, hugoRef bool, t LinkTargets) (id, anchor string, ok bool) {
+	l, ok := linkFrom(d, from, linkDest{dest: dest, fromRoots: hugoRef})
+	if !ok {
+		return "", "", false
+	}
+	l.At = problem.Location{Path: from}
+	id, _, _ = resolveLink(l, t)
+	return id, l.Anchor, id != ""
+}
+
 // ResolveLinks turns links into edges of the descriptor's link relation. A link names the
 // first of its candidate files that holds nodes: the file's only node, or in a file of
 // several records the one whose ID or anchor the link's anchor names. A link to nothing is a
@@ -512,34 +556,11 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 			}
 			continue
 		}
-		target := ""
-		if l.ID != "" {
-			if !t.Has(l.ID) {
-				dangling(l, "node %s: wiki link [[%s]] names no node", l.Source, l.Dest)
-				continue
-			}
-			target = l.ID
+		if l.ID != "" && !t.Has(l.ID) {
+			dangling(l, "node %s: wiki link [[%s]] names no node", l.Source, l.Dest)
+			continue
 		}
-		several := ""
-		for _, p := range l.Paths {
-			nodes := t.NodesIn(p)
-			if strings.HasSuffix(p, ".go") {
-				// A Go file holds its file node first, then its declarations: name the file.
-				nodes = slices.DeleteFunc(slices.Clone(nodes), func(n FileNode) bool {
-					return !strings.HasPrefix(n.ID, graph.CodePrefix) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
-				})
-			}
-			if target = pick(nodes, l.Anchor); target != "" {
-				break
-			}
-			if len(nodes) > 1 && several == "" {
-				several = p
-			}
-		}
-		var ambiguous []string
-		if target == "" && several == "" && len(l.Routes) > 0 {
-			target, ambiguous = routeTarget(l, t)
-		}
+		target, several, ambiguous := resolveLink(l, t)
 		switch {
 		case len(ambiguous) > 1:
 			shown := ambiguous[:min(len(ambiguous), 4)]
