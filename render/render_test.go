@@ -596,9 +596,9 @@ title = "Decisions"
 families = ["decisions"]
 output = "site/decisions.html"
 `, map[string]string{
-		"README.md":                       "# Repo\n",
-		"content/docs/api.md":             "+++\ntitle = \"API\"\n+++\nThe API.\n",
-		"content/decisions/adr-001.md":    "+++\ntitle = \"ADR 1\"\n+++\n## Context\n\nWhy.\n",
+		"README.md":                    "# Repo\n",
+		"content/docs/api.md":          "+++\ntitle = \"API\"\n+++\nThe API.\n",
+		"content/decisions/adr-001.md": "+++\ntitle = \"ADR 1\"\n+++\n## Context\n\nWhy.\n",
 		"content/docs/guide.md": "+++\ntitle = \"Guide\"\n+++\n" + strings.Join([]string{
 			`See [the API]({{< relref "api.md" >}}) and [the decision]({{% relref "/decisions/adr-001#context" %}}).`,
 			`Also [api](api.md), [adr](../decisions/adr-001.md#context), [readme](../../README.md) and [below](#Usage).`,
