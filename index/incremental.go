@@ -30,6 +30,14 @@ var errNeedsValidation = errors.New("delta does not validate")
 // incremental build starts: see movesLinkTargets.)
 var errNeedsColdBuild = errors.New("delta moves link targets")
 
+// deltaOutcome is what an incremental build reports besides the index it writes: how many
+// files it parsed, and the warnings of the files it re-read (the other files' warnings were
+// reported when they last changed).
+type deltaOutcome struct {
+	parsed   int
+	warnings []problem.Problem
+}
+
 // delta is the set of files an incremental build re-reads or drops.
 type delta struct {
 	changed []source.File // new or different stat
@@ -129,7 +137,7 @@ type oldNode struct {
 // incrementalBuild applies dl to the copy at path (already holding the previous generation)
 // and records the transition in c. st arrives holding the previous state and leaves holding
 // the new one.
-func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector, parsedFiles *int) (retErr error) {
+func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector, out *deltaOutcome) (retErr error) {
 	conn, err := openWrite(ctx, path, 16)
 	if err != nil {
 		return err
@@ -170,6 +178,9 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			if pr.Severity == "error" {
 				return errNeedsValidation
 			}
+			if !p.Unchanged {
+				out.warnings = append(out.warnings, pr)
+			}
 		}
 		parsed = append(parsed, p)
 		return nil
@@ -186,7 +197,7 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	}
 
 	// The nodes and out-edges the delta files held before.
-	*parsedFiles = len(reparsed)
+	out.parsed = len(reparsed)
 	paths := append(slices.Clone(dl.removed), reparsed...)
 	olds := map[string]oldNode{}
 	oldEdges := map[graph.Edge][3]int64{}
@@ -206,9 +217,11 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	}
 	anchors := map[graph.Edge]string{}
 	if linksOn {
-		if err := resolveDeltaLinks(conn, d, parsed, oldIDs, anchors); err != nil {
+		warned, err := resolveDeltaLinks(conn, d, parsed, oldIDs, anchors)
+		if err != nil {
 			return err
 		}
+		out.warnings = append(out.warnings, warned...)
 	}
 	for id, on := range olds {
 		if strings.HasPrefix(id, graph.CodePrefix) {
@@ -507,7 +520,7 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 // Every file keeps the node IDs it had (the caller checks), so the index answers for the
 // delta's files too. A delta file whose IDs changed needs a cold build; a dangling link that
 // the project counts as an error needs validation.
-func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, oldIDs map[string][]string, anchors map[graph.Edge]string) error {
+func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, oldIDs map[string][]string, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
 	for _, p := range parsed {
 		if p.Unchanged {
 			continue
@@ -518,7 +531,7 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 		}
 		slices.Sort(ids)
 		if !slices.Equal(ids, slices.Sorted(slices.Values(oldIDs[p.File.Path]))) {
-			return errNeedsColdBuild
+			return nil, errNeedsColdBuild
 		}
 	}
 	targets := &indexTargets{conn: conn}
@@ -535,10 +548,10 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 		}
 		edges, probs := source.ResolveLinks(d, f.Links, targets)
 		if targets.err != nil {
-			return targets.err
+			return nil, targets.err
 		}
 		if len(problem.Errors(probs)) > 0 {
-			return errNeedsValidation
+			return nil, errNeedsValidation
 		}
 		for _, e := range edges {
 			if _, declared := anchors[e.Edge]; !declared || e.Anchor != "" {
@@ -546,8 +559,9 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 			}
 		}
 		f.Edges = append(f.Edges, edges...)
+		warnings = append(warnings, probs...)
 	}
-	return nil
+	return warnings, nil
 }
 
 // indexTargets answers link resolution from an index being built.

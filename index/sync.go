@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,8 +74,11 @@ type Result struct {
 	FilesChanged int          `json:"files_changed"`
 	// FilesParsed counts the files actually parsed: a changed stat with unchanged content is
 	// not parsed again, since extraction is keyed by content hash.
-	FilesParsed int               `json:"files_parsed"`
-	Warnings    []problem.Problem `json:"warnings"`
+	FilesParsed int `json:"files_parsed"`
+	// Warnings are the first MaxResultWarnings warnings of the sources read; WarningCount
+	// counts them all.
+	Warnings     []problem.Problem `json:"warnings"`
+	WarningCount int               `json:"warning_count"`
 	// Timings says where the time went, phase by phase, so a slow sync explains itself.
 	Timings []Timing `json:"timings"`
 	// Attempts is how many times the sync ran: more than 1 when sources changed under it.
@@ -268,7 +272,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&
 		pub.Graph.SourceIdentity == inv.Identity() && pub.matches(b) {
 		clk.mark("compare_receipt")
-		return &Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start)}, nil
+		return (&Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
 	}
 
 	// Read what the published index holds, if it is usable.
@@ -299,7 +303,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 			return nil, err
 		}
 		clk.mark("receipts")
-		return &Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start)}, nil
+		return (&Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
 	}
 
 	nextGen := int64(1)
@@ -322,6 +326,9 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	kind := BuildCold
 	var dl delta
 	filesParsed := len(inv.Files)
+	// The warnings a sync reports: the scan's, and those of every file a cold build reads or
+	// of the files an incremental build re-reads.
+	buildWarnings := inv.Problems
 	if prevUsable && !opts.Rebuild {
 		dl = computeDelta(inv, prevFiles)
 		if dl.size() <= max(256, len(inv.Files)/4) && !dl.movesLinkTargets(d, prevFiles) {
@@ -337,7 +344,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 			return nil, err
 		}
 		clk.mark("receipts")
-		return &Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, FilesChanged: dl.size(), Warnings: warnings(inv.Problems), Timings: clk.marks, Elapsed: time.Since(start)}, nil
+		return (&Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, FilesChanged: dl.size(), Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
 	}
 	if err := fault(opts, StepBuild); err != nil {
 		return nil, err
@@ -353,7 +360,9 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 			return nil, err
 		}
 		clk.mark("copy")
-		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector, &filesParsed)
+		var delta deltaOutcome
+		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector, &delta)
+		filesParsed, buildWarnings = delta.parsed, append(slices.Clone(inv.Problems), delta.warnings...)
 		switch {
 		case errors.Is(err, errNeedsValidation):
 			return nil, invalidProject(ctx, d, b.policy)
@@ -384,6 +393,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 		if errs := problem.Errors(probs); len(errs) > 0 {
 			return nil, projectInvalid(probs)
 		}
+		buildWarnings = probs // inv.Problems among them
 		clk.mark("build")
 		if err := finishCold(ctx, tmp, paths.Index, sigErr == nil && prev != nil, collector); err != nil {
 			return nil, err
@@ -402,10 +412,10 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	if err != nil {
 		return nil, err
 	}
-	return &Result{
+	return (&Result{
 		Build: kind, Generation: st.generation, Publication: pub, Summary: &diff.Summary,
-		FilesChanged: dl.size(), FilesParsed: filesParsed, Warnings: warnings(inv.Problems), Timings: clk.marks, Published: clk.published, Elapsed: time.Since(start),
-	}, nil
+		FilesChanged: dl.size(), FilesParsed: filesParsed, Timings: clk.marks, Published: clk.published, Elapsed: time.Since(start),
+	}).withWarnings(buildWarnings), nil
 }
 
 // onlyStatsChanged reports whether every file of the delta still has the content the index
@@ -618,6 +628,19 @@ func warnings(probs []problem.Problem) []problem.Problem {
 		}
 	}
 	return out
+}
+
+// MaxResultWarnings bounds the warnings a Result lists; WarningCount counts them all.
+const MaxResultWarnings = 20
+
+// withWarnings sets r's warnings from a sync's problems: the count, and the first few in
+// source order ('docforge validate' lists every one).
+func (r *Result) withWarnings(probs []problem.Problem) *Result {
+	w := warnings(probs)
+	problem.Sort(w)
+	r.WarningCount = len(w)
+	r.Warnings = w[:min(len(w), MaxResultWarnings)]
+	return r
 }
 
 func randomSuffix() string {

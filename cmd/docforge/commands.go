@@ -241,6 +241,9 @@ func (e *env) snapshot() (*index.Snapshot, error) {
 	return index.OpenWith(e.ctx, d, e.policy())
 }
 
+// syncWarningsShown is how many warnings sync prints; validate prints them all.
+const syncWarningsShown = 5
+
 func runSync(e *env) error {
 	d, err := e.descriptor()
 	if err != nil {
@@ -258,7 +261,19 @@ func runSync(e *env) error {
 		return e.writeJSON(e.stdout, res)
 	}
 	printSync(e.stdout, res)
-	printProblems(e.stderr, res.Warnings)
+	if n := res.WarningCount; n > 0 {
+		shown := res.Warnings[:min(len(res.Warnings), syncWarningsShown)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf("; the first %d below, 'docforge validate' lists every one", len(shown))
+		}
+		noun := "warnings"
+		if n == 1 {
+			noun = "warning"
+		}
+		fmt.Fprintf(e.stderr, "%d %s%s:\n", n, noun, more)
+		printProblems(e.stderr, shown)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -376,5 +377,26 @@ func TestInitAdoptsAHugoSite(t *testing.T) {
 	os.WriteFile(p, []byte(string(d[:strings.Index(string(d), "\n# 'docforge render'")])+"\n"), 0o644)
 	if out, _, code := docforge(t, noViews, "render", "--status"); code != 0 || !strings.Contains(out, "no views:") {
 		t.Errorf("render --status with no views: %d %s", code, out)
+	}
+}
+
+// sync says what it published with: the number of warnings and the first few, after a cold
+// build and after an incremental one (the changed file's).
+func TestSyncReportsWarnings(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/testdata/adopt-docusaurus")
+	docforge(t, root, "init")
+	var links strings.Builder
+	for i := range 7 {
+		fmt.Fprintf(&links, "[gone](gone-%d.md)\n", i)
+	}
+	writeTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n" + links.String()})
+	_, stderr, code := docforge(t, root, "sync")
+	if code != 0 || !strings.Contains(stderr, "8 warnings; the first 5 below") || strings.Count(stderr, "warning dangling_link") != 5 {
+		t.Fatalf("cold sync: exit %d\n%s", code, stderr)
+	}
+	writeTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n[gone](gone-0.md)\n"})
+	out, stderr, code := docforge(t, root, "sync")
+	if code != 0 || !strings.Contains(out, "incremental") || !strings.Contains(stderr, "1 warning:\ndocs/broken.md:3:8: warning dangling_link") {
+		t.Errorf("incremental sync: exit %d\n%s%s", code, out, stderr)
 	}
 }
