@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,7 @@ type env struct {
 
 	noAutostart bool
 	noOpen      bool
+	stop        bool
 	writer      string
 	status      bool
 	deep        bool
@@ -62,6 +64,34 @@ type command struct {
 	minArgs, maxArgs int
 	flags            func(*flag.FlagSet, *env)
 	run              func(*env) error
+}
+
+// examples are the command lines each command's --help shows; TestEveryCommandTeaches keeps
+// one for every command.
+var examples = map[string]string{
+	"init":         "docforge init\ndocforge init --name \"Courier\" ../courier",
+	"sync":         "docforge sync\ndocforge sync --rebuild --json",
+	"validate":     "docforge validate\ndocforge validate --json | jq .problems",
+	"review":       "docforge review arch.store\ndocforge review --dry-run arch.store design.api",
+	"stamp":        "docforge stamp --all --dry-run\ndocforge stamp --all",
+	"drift":        "docforge drift",
+	"status":       "docforge status\ndocforge status --json",
+	"search":       "docforge search \"late events\"\ndocforge search 'retr*' --limit 5",
+	"get":          "docforge get req.event-order",
+	"filter":       "docforge filter --family requirements --tag api",
+	"backlinks":    "docforge backlinks arch.store",
+	"deps":         "docforge deps arch.store --json",
+	"context":      "docforge context arch.store --limit 3\ndocforge context --query \"late events\"",
+	"task-context": "docforge task-context --kind change \"rename the index publisher\"\ndocforge task-context --kind test --focus arch.store \"cover the retry path\"",
+	"diff":         "docforge diff --limit 20",
+	"worker":       "docforge worker --socket /tmp/docforge-worker.sock",
+	"manager":      "docforge manager start\ndocforge manager status",
+	"changeset":    "docforge changeset list\ndocforge changeset diff cs-rename-store\ndocforge changeset apply cs-rename-store --hash sha256:...",
+	"render":       "docforge render\ndocforge render --status --deep",
+	"call":         "docforge call docforge_search '{\"query\":\"late events\",\"limit\":2}'",
+	"view":         "docforge view arch.store\ndocforge view --stop",
+	"logic":        "docforge logic go:example.com/courier/store.Log.State",
+	"impact":       "docforge impact arch.store --depth 2",
 }
 
 func commands() map[string]command {
@@ -155,6 +185,7 @@ func commands() map[string]command {
 				fs.StringVar(&e.query, "query", "", "open with this lexical `QUERY` instead of a focus node")
 				fs.StringVar(&e.id, "view", "", "the first `VIEW`: nodes (default), flow, web or logic (these three need an ID)")
 				fs.BoolVar(&e.noOpen, "no-open", false, "print the URL only; do not start a browser")
+				fs.BoolVar(&e.stop, "stop", false, "stop the project's running viewer instead")
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
 			}, runView},
 		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
@@ -372,10 +403,41 @@ func runGet(e *env) error {
 }
 
 func runFilter(e *env) error {
+	d, err := e.descriptor()
+	if err != nil {
+		return err
+	}
+	if err := checkDeclared(d, e.filter.Family, e.filter.Kind); err != nil {
+		return err
+	}
 	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
 		l, err := s.FilterNodes(e.ctx, e.filter, e.limit)
 		return l, func(w io.Writer) { printNodeList(w, l) }, err
 	})
+}
+
+// checkDeclared refuses a family or kind the project does not declare (the Go adapter's code
+// family and kinds count when there are code roots), suggesting the closest declared name:
+// a filter on a misspelt name would otherwise list nothing, as if nothing matched.
+func checkDeclared(d *project.Descriptor, family, kind string) error {
+	families := d.FamilyNames()
+	var kinds []string
+	for _, f := range d.Families {
+		kinds = append(kinds, f.Kinds...)
+	}
+	if len(d.Sources.CodeRoots) > 0 {
+		families = append(families, golang.Family)
+		kinds = append(kinds, golang.KindPackage, golang.KindFile, golang.KindType, golang.KindFunc, golang.KindMethod, golang.KindVar, golang.KindConst)
+	}
+	slices.Sort(kinds)
+	kinds = slices.Compact(kinds)
+	if family != "" && !slices.Contains(families, family) {
+		return problem.Errorf(problem.InvalidArgument, "--family %q is not a declared family%s; declared: %s", family, problem.Suggest(family, families), strings.Join(families, ", "))
+	}
+	if kind != "" && !slices.Contains(kinds, kind) {
+		return problem.Errorf(problem.InvalidArgument, "--kind %q is not a declared kind%s; declared: %s", kind, problem.Suggest(kind, kinds), strings.Join(kinds, ", "))
+	}
+	return nil
 }
 
 func runBacklinks(e *env) error {
@@ -517,11 +579,7 @@ const taskContextHelp = `Gather the evidence for one task, as docforge_get_task_
 focus (--focus ID, else the nodes the task's words match), then the nodes the task kind's
 relation categories reach, each with its source, content hash, graph path from the focus and
 what the graph cannot prove about it, within a token --budget; then the gaps: categories the
-project does not declare, searches that found nothing, and limits that cut the proof short.
-
-Example:
-  docforge task-context --kind change "rename the index publisher"
-  docforge task-context --kind test --focus arch.store "cover the retry path"`
+project does not declare, searches that found nothing, and limits that cut the proof short.`
 
 func runTaskContext(e *env) error {
 	if e.kind == "" {

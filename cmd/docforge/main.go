@@ -8,9 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/docforge/docforge/index"
@@ -35,6 +38,9 @@ Commands:
   sync                   bring the index up to date with the sources
   validate               check every source; print every problem with its position
   status                 say whether the index is current, without building anything
+  review ID...           confirm a document's relations after reading what they point at
+  stamp --all            stamp every never-reviewed relation once, when adopting DocForge
+  drift                  per document: relations confirmed, suspect, dangling, never reviewed
   search QUERY           find nodes by ID, ID prefix, then full text
   get ID                 show one node: metadata, relations, body
   filter                 list nodes by --family --kind --status --authority --tag ...
@@ -51,7 +57,8 @@ Commands:
   changeset list|show|validate|diff|preview|abandon|apply [ID]
                          review the changesets agents proposed; only apply (by exact hash)
                          writes canonical files
-  view [ID]              open the graph browser (Nodes, Flow, Web, Logic) on the current index
+  view [ID]              open the graph browser (Nodes, Flow, Web, Logic) on the current index;
+                         --stop stops it
   call TOOL [ARGS_JSON]  run one MCP tool through the manager's worker, as an MCP session does
   manager run|start|stop|status|install
                          the per-user daemon that runs one worker per project for MCP sessions
@@ -65,7 +72,8 @@ Flags every command accepts:
 
 Exit codes: 0 ok, 1 validation problems, 2 usage error, unknown node or a request the policy
 forbids, 3 internal error.
-Run 'docforge <command> --help' for a command's own flags.
+Flags go before or after the command. Run 'docforge <command> --help' for a command's own
+flags and an example.
 `
 
 func main() {
@@ -85,13 +93,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	cmd, ok := commands()[args[0]]
+	cmds := commands()
+	args = commandFirst(cmds, args)
+	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "docforge: unknown command %q\n\n%s", args[0], usage)
+		if strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(stderr, "docforge: no command given (flags alone: %s)\n\n%s", strings.Join(args, " "), usage)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "docforge: unknown command %q%s\n\n%s", args[0], problem.Suggest(args[0], slices.Collect(maps.Keys(cmds))), usage)
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("docforge "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package's own messages are replaced by ours (with a suggestion) below.
+	fs.SetOutput(io.Discard)
 	// Everything printed goes through the terminal escape; the progress line alone, which
 	// draws with a carriage return and prints no content, writes to stderr itself.
 	env := &env{ctx: ctx, stdout: newTerminalWriter(stdout), stderr: newTerminalWriter(stderr), tty: stderr}
@@ -101,15 +116,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cmd.flags != nil {
 		cmd.flags(fs, env)
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: docforge %s %s\n\n%s\n\nFlags:\n", args[0], cmd.args, cmd.help)
+	printUsage := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: docforge %s [flags] %s\n\n%s\n", args[0], cmd.args, cmd.help)
+		if ex := examples[args[0]]; ex != "" {
+			fmt.Fprintf(w, "\nExample:\n  %s\n", strings.ReplaceAll(ex, "\n", "\n  "))
+		}
+		fmt.Fprintf(w, "\nFlags:\n")
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
+	fs.Usage = func() {}
 	positional, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout) // asked for: the answer, on stdout
 		return exitOK
 	}
 	if err != nil {
+		fmt.Fprintf(stderr, "docforge %s: %s%s\n", args[0], err, flagSuggestion(fs, err))
+		fmt.Fprintf(stderr, "Run 'docforge %s --help' for its flags and an example.\n", args[0])
 		return exitUsage
 	}
 	// A count given on the command line is at least 1: a zero or negative one is a mistake,
@@ -118,8 +143,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "limit", "depth", "budget":
-			if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 && bad == "" {
+			n, err := strconv.Atoi(f.Value.String())
+			switch {
+			case err != nil || bad != "":
+			case n < 1:
 				bad = fmt.Sprintf("--%s is %d; it must be at least 1", f.Name, n)
+			case f.Name == "depth" && n > index.MaxImpactDepth:
+				bad = fmt.Sprintf("--depth is %d; it must be from 1 to %d", n, index.MaxImpactDepth)
 			}
 		}
 	})
@@ -128,12 +158,64 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if len(positional) < cmd.minArgs || len(positional) > cmd.maxArgs {
-		fmt.Fprintf(stderr, "docforge %s: expected %s\n", args[0], cmd.args)
-		fs.Usage()
+		fmt.Fprintf(stderr, "docforge %s: expected %s\n\n", args[0], cmd.args)
+		printUsage(stderr)
 		return exitUsage
 	}
 	env.args = positional
 	return env.report(cmd.run(env))
+}
+
+// globalValueFlags are the flags every command takes that have a value.
+var globalValueFlags = map[string]bool{"project-root": true}
+
+// commandFirst moves the command to the front when flags come before it (docforge
+// --project-root X get ID): the first argument that is neither a flag nor the value of one.
+// Which flags take values is read from every command's flag set.
+func commandFirst(cmds map[string]command, args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return args
+	}
+	takesValue := maps.Clone(globalValueFlags)
+	for _, c := range cmds {
+		if c.flags == nil {
+			continue
+		}
+		fs := flag.NewFlagSet("", flag.ContinueOnError)
+		c.flags(fs, &env{})
+		fs.VisitAll(func(f *flag.Flag) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				takesValue[f.Name] = true
+			}
+		})
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return args
+		}
+		if !strings.HasPrefix(a, "-") {
+			out := append([]string{a}, args[:i]...)
+			return append(out, args[i+1:]...)
+		}
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && takesValue[name] {
+			i++ // its value
+		}
+	}
+	return args
+}
+
+// flagSuggestion is " (did you mean --x?)" for an unknown flag close to a defined one.
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	const prefix = "flag provided but not defined: -"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return problem.Suggest(strings.TrimPrefix(msg[len(prefix):], "-"), names)
 }
 
 // parseInterspersed lets flags follow positional arguments (docforge search wal --json).

@@ -400,3 +400,39 @@ func TestSyncReportsWarnings(t *testing.T) {
 		t.Errorf("incremental sync: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// The CLI a newcomer meets: flags before or after the command, mistakes answered with the
+// range or the closest declared name (exit 2), and plain output where there is nothing.
+func TestFriendlyCLI(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no manager answers here
+	for _, tc := range []struct {
+		name        string
+		args        []string
+		code        int
+		out, errOut string // substrings
+	}{
+		{"flags before the command", []string{"--project-root", root, "--json", "get", "arch.store"}, 0, `"id": "arch.store"`, ""},
+		{"flags after the command", []string{"get", "arch.store", "--project-root", root}, 0, "arch.store  Shipment store", ""},
+		{"help on stdout", []string{"--project-root", root, "impact", "--help"}, 0, "Example:\n  docforge impact arch.store --depth 2", ""},
+		{"unknown command", []string{"serch", "x"}, 2, "", `unknown command "serch" (did you mean "search"?)`},
+		{"unknown flag", []string{"search", "--project-root", root, "--limt", "3", "x"}, 2, "", `not defined: -limt (did you mean "limit"?)`},
+		{"depth out of range", []string{"impact", "--project-root", root, "arch.store", "--depth", "99"}, 2, "", "--depth is 99; it must be from 1 to 10"},
+		{"limit out of range", []string{"search", "--project-root", root, "x", "--limit", "-5"}, 2, "", "--limit is -5; it must be at least 1"},
+		{"unknown family", []string{"filter", "--project-root", root, "--family", "requirement"}, 2, "", `(did you mean "requirements"?)`},
+		{"unknown kind", []string{"filter", "--project-root", root, "--kind", "fnuc"}, 2, "", `(did you mean "func"?)`},
+		{"focus named", []string{"task-context", "--project-root", root, "--kind", "change", "--focus", "arch.store", "x"}, 0, "1 focus on arch.store\n", ""},
+		{"nothing found", []string{"context", "--project-root", root, "--query", "zzzqqq"}, 0, "no items\n", ""},
+		{"stop without a viewer", []string{"view", "--project-root", root, "--stop"}, 0, "no viewer was running", ""},
+	} {
+		out, errOut, code := docforge(t, root, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOut) {
+			t.Errorf("%s: exit %d (want %d)\nstdout: %s\nstderr: %s", tc.name, code, tc.code, out, errOut)
+		}
+	}
+	// A misspelt family in a source gets the same suggestion from validate.
+	writeTree(t, root, map[string]string{"docs/architecture/typo.md": "+++\nid = \"arch.typo\"\ntitle = \"Typo\"\nkind = \"component\"\nfamily = \"architecure\"\n+++\n"})
+	if out, _, code := docforge(t, root, "validate"); code != 1 || !strings.Contains(out, `family "architecure" is not declared (did you mean "architecture"?)`) {
+		t.Errorf("validate with a misspelt family: exit %d\n%s", code, out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/docforge/docforge/index"
@@ -90,7 +91,9 @@ func printSearch(w io.Writer, r *index.SearchResult) {
 	for i, h := range r.Hits {
 		fmt.Fprintf(w, "%2d. %s  %s  [%s/%s]  (%s", i+1, h.ID, h.Title, h.Family, h.Kind, h.Match)
 		if h.Match == "text" {
-			fmt.Fprintf(w, " %.2f", h.Score)
+			// Three significant digits: on a small project BM25 scores are small, and two
+			// decimals would print them all as 0.00.
+			fmt.Fprintf(w, " %s", strconv.FormatFloat(h.Score, 'g', 3, 64))
 		}
 		fmt.Fprintln(w, ")")
 		if h.Snippet != "" {
@@ -224,7 +227,14 @@ func printPagination(w io.Writer, pg struct {
 	HasMore                   bool   `json:"has_more"`
 	NextCursor                string `json:"next_cursor"`
 }) {
-	fmt.Fprintf(w, "items %d-%d of %d", pg.Position+1, pg.Position+pg.Returned, pg.Total)
+	switch {
+	case pg.Total == 0:
+		fmt.Fprint(w, "no items")
+	case pg.Returned == 0:
+		fmt.Fprintf(w, "no items on this page (position %d of %d)", pg.Position, pg.Total)
+	default:
+		fmt.Fprintf(w, "items %d-%d of %d", pg.Position+1, pg.Position+pg.Returned, pg.Total)
+	}
 	if pg.HasMore {
 		fmt.Fprintf(w, "; next page: --cursor %s", pg.NextCursor)
 	}
@@ -340,12 +350,13 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 	var p struct {
 		Plan struct {
 			Steps []struct {
-				Step                      int
-				Op, Purpose, Mode, NodeID string
-				Direction                 string
-				Categories, Terms         []string
-				MaxDepth                  int      `json:"max_depth"`
-				IDCandidates              []string `json:"id_candidates"`
+				Step              int
+				Op, Purpose, Mode string
+				NodeID            string `json:"node_id"`
+				Direction         string
+				Categories, Terms []string
+				MaxDepth          int      `json:"max_depth"`
+				IDCandidates      []string `json:"id_candidates"`
 			}
 		}
 		Budget struct {

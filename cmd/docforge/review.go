@@ -16,19 +16,13 @@ front matter (or record) under [stamps]. Read what changed first: 'docforge vali
 
 Re-stamps suspect relations, stamps relations never reviewed, and drops stamps that name
 no relation of the node. Nothing else in the file changes, and a file edited meanwhile is
-left alone. --dry-run says what it would do and writes nothing.
-
-  docforge review arch.store
-  docforge review --dry-run arch.store design.api`
+left alone. --dry-run says what it would do and writes nothing.`
 
 const stampHelp = `Stamp every relation of every document node that has never been reviewed: once, when
 DocForge is adopted on an existing project, so that from then on a change to a target
 marks the relations to it suspect. Stamped relations are left as they are: a suspect one
 stays suspect until 'docforge review NODE' (a person who read it) confirms it, unless
---confirm-suspect re-stamps those too.
-
-  docforge stamp --all
-  docforge stamp --all --dry-run`
+--confirm-suspect re-stamps those too.`
 
 const driftHelp = `Print, per document, how many of its relations are confirmed, suspect (the target changed
 since the stamp), dangling (the target is gone) and never reviewed, worst first. Reads the

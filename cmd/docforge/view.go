@@ -2,19 +2,21 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 
+	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/worker"
 )
 
 const viewHelp = `Open the graph browser on the project: the project's worker (under the per-user manager,
 started when none answers) serves the current index on a token-protected loopback URL, which
 this prints and opens in your browser when one is available. The viewer keeps running after
-this command returns, until an hour passes without browser activity or
-'docforge call docforge_stop_visualization' stops it.
+this command returns, until an hour passes without browser activity or 'docforge view --stop'
+stops it.
 
   docforge view                          the overview
   docforge view arch.store               the neighbourhood of one node
@@ -40,12 +42,37 @@ func runView(e *env) error {
 		args["view"] = e.id
 	}
 	raw, _ := json.Marshal(args)
+	if e.stop && (len(args) > 0 || e.noOpen) {
+		return usageError("docforge view --stop takes no node, --query, --view or --no-open")
+	}
+	if e.stop {
+		// Only a running manager can hold a viewer: none answering means none runs.
+		e.noAutostart = true
+	}
 	session, err := e.managerSession()
 	if err != nil {
 		return err
 	}
 	defer session.Close()
-	out, err := session.Call(e.ctx, worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}, "docforge_visualize", raw)
+	binding := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	if e.stop {
+		out, err := session.Call(e.ctx, binding, "docforge_stop_visualization", []byte("{}"))
+		if te := (*worker.ToolError)(nil); errors.As(err, &te) && te.Code == problem.ManagerUnavailable {
+			fmt.Fprintln(e.stdout, "no viewer was running for this project (no manager answers)")
+			return nil
+		}
+		result, err := e.payload("docforge_stop_visualization", out, err)
+		if err != nil || result == nil {
+			return err
+		}
+		var r struct{ Note string }
+		if err := json.Unmarshal(result, &r); err != nil {
+			return fmt.Errorf("docforge_stop_visualization: %w", err)
+		}
+		fmt.Fprintln(e.stdout, r.Note)
+		return nil
+	}
+	out, err := session.Call(e.ctx, binding, "docforge_visualize", raw)
 	result, err := e.payload("docforge_visualize", out, err)
 	if err != nil || result == nil {
 		return err // result is nil when --json printed the envelope

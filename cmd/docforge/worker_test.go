@@ -252,7 +252,8 @@ func TestManagerSocketActivation(t *testing.T) {
 }
 
 // 'docforge view' gets a viewer from the manager's worker, prints its URL, and returns while
-// the viewer keeps serving; a second run reuses it; a bad view is refused with its code.
+// the viewer keeps serving; a second run reuses it; a bad view is refused with its code;
+// 'view --stop' stops it.
 func TestViewCommand(t *testing.T) {
 	root := fixture.Temp(t, "../../examples/courier")
 	run, _ := managerEnv(t)
@@ -289,5 +290,14 @@ func TestViewCommand(t *testing.T) {
 	out, code = run("manager", "status")
 	if code != 0 || !strings.Contains(out, "port "+origin[strings.LastIndex(origin, ":")+1:]) {
 		t.Errorf("manager status does not show the viewer: %s", out)
+	}
+	// view --stop stops it: its URL no longer answers.
+	out, code = run("view", "--project-root", root, "--stop")
+	if code != 0 || !strings.Contains(out, "the viewer stopped") {
+		t.Errorf("view --stop: %d %s", code, out)
+	}
+	if resp, err := http.Get(origin + "/"); err == nil {
+		resp.Body.Close()
+		t.Errorf("the viewer still answers after view --stop: %s", resp.Status)
 	}
 }

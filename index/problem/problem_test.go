@@ -29,3 +29,22 @@ func TestTooManyProblemsIsAnErrorOnlyForErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	for _, tc := range []struct {
+		word       string
+		candidates []string
+		want       string
+	}{
+		{"serch", []string{"search", "sync", "status"}, ` (did you mean "search"?)`},
+		{"fnuc", []string{"func", "file"}, ` (did you mean "func"?)`},
+		{"depnds_on", []string{"depends_on", "documents"}, ` (did you mean "depends_on"?)`},
+		{"Requirements", []string{"requirements"}, ` (did you mean "requirements"?)`},
+		{"xyz", []string{"search", "sync"}, ""},
+		{"a", []string{"b"}, ""},
+	} {
+		if got := Suggest(tc.word, tc.candidates); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+}

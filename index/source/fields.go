@@ -138,9 +138,9 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 		famOK, kindOK := b.d.FamilyAllows(f.Family, f.Kind)
 		switch {
 		case !famOK:
-			b.add(withNode(problem.New(problem.UnknownFamily, b.atValue("family", 0), "node %s: family %q is not declared (declared: %s)", label, f.Family, strings.Join(b.d.FamilyNames(), ", ")), f.ID))
+			b.add(withNode(problem.New(problem.UnknownFamily, b.atValue("family", 0), "node %s: family %q is not declared%s (declared: %s)", label, f.Family, problem.Suggest(f.Family, b.d.FamilyNames()), strings.Join(b.d.FamilyNames(), ", ")), f.ID))
 		case f.Kind != "" && !kindOK:
-			b.add(withNode(problem.New(problem.UnknownKind, b.atValue("kind", 0), "node %s: kind %q is not allowed in family %q (allowed: %s)", label, f.Kind, f.Family, strings.Join(b.d.Families[f.Family].Kinds, ", ")), f.ID))
+			b.add(withNode(problem.New(problem.UnknownKind, b.atValue("kind", 0), "node %s: kind %q is not allowed in family %q%s (allowed: %s)", label, f.Kind, f.Family, problem.Suggest(f.Kind, b.d.Families[f.Family].Kinds), strings.Join(b.d.Families[f.Family].Kinds, ", ")), f.ID))
 		}
 	}
 	// One-line fields never hold control characters: a terminal acts on them (an ESC
@@ -160,7 +160,7 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 		}
 	}
 	if f.Authority != "" && !b.d.HasAuthority(f.Authority) {
-		b.add(withNode(problem.New(problem.UnknownAuthority, b.atValue("authority", 0), "node %s: authority %q is not declared (declared: %s)", label, f.Authority, strings.Join(b.d.Authority.Allowed, ", ")), f.ID))
+		b.add(withNode(problem.New(problem.UnknownAuthority, b.atValue("authority", 0), "node %s: authority %q is not declared%s (declared: %s)", label, f.Authority, problem.Suggest(f.Authority, b.d.Authority.Allowed), strings.Join(b.d.Authority.Allowed, ", ")), f.ID))
 	}
 	var tags []string
 	for i, t := range f.Tags {
@@ -193,7 +193,7 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 	for _, rel := range rels {
 		key := "relations." + rel
 		if !b.d.HasRelation(rel) {
-			b.add(withNode(problem.New(problem.UndeclaredRelation, b.at(key), "node %s: relation %q is not declared in [relations].allowed", label, rel), f.ID))
+			b.add(withNode(problem.New(problem.UndeclaredRelation, b.at(key), "node %s: relation %q is not declared in [relations].allowed%s", label, rel, problem.Suggest(rel, b.d.Relations.Allowed)), f.ID))
 			continue
 		}
 		for i, target := range f.Relations[rel] {
