@@ -436,3 +436,27 @@ func TestFriendlyCLI(t *testing.T) {
 		t.Errorf("validate with a misspelt family: exit %d\n%s", code, out)
 	}
 }
+
+// stamp --all never rewrites a document without front matter into one (GitHub would show the
+// block): such files are left unstamped and counted; review of one says what to do.
+func TestStampLeavesPlainMarkdownAlone(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/testdata/adopt-github")
+	docforge(t, root, "init")
+	writeTree(t, root, map[string]string{"docs/storage/wal.md": "+++\ntitle = \"Write-ahead log\"\n+++\n## Recovery\n\nSee [Operations](../operations/README.md) and [the top](../README.md).\n"})
+	readme := filepath.Join(root, "docs", "README.md")
+	before, _ := os.ReadFile(readme)
+	out, stderr, code := docforge(t, root, "stamp", "--all")
+	if code != 0 || !strings.Contains(out, "left unstamped:") || !strings.Contains(out, "docs/README.md") || !strings.Contains(out, "stamped 2 relation targets in 1 nodes") {
+		t.Fatalf("stamp --all: exit %d\n%s%s", code, out, stderr)
+	}
+	if after, _ := os.ReadFile(readme); !bytes.Equal(before, after) {
+		t.Errorf("a README without front matter was rewritten:\n%s", after)
+	}
+	wal, _ := os.ReadFile(filepath.Join(root, "docs", "storage", "wal.md"))
+	if !strings.Contains(string(wal), "[stamps]") {
+		t.Errorf("the document with front matter was not stamped:\n%s", wal)
+	}
+	if _, stderr, code := docforge(t, root, "review", "index"); code != 2 || !strings.Contains(stderr, "has no front matter to hold review stamps") {
+		t.Errorf("review of a plain document: exit %d %s", code, stderr)
+	}
+}

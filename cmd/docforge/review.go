@@ -61,7 +61,12 @@ func printConfirmations(w io.Writer, cs []changeset.Confirmation, dry, quiet boo
 		verb = "would stamp"
 	}
 	var nodes, stamped, unchanged, suspect, dangling, dropped int
+	var unstampable []string
 	for _, c := range cs {
+		if c.Unstampable != "" {
+			unstampable = append(unstampable, c.Path)
+			continue
+		}
 		stamped += len(c.Stamped)
 		unchanged += c.Unchanged
 		suspect += len(c.Suspect)
@@ -87,6 +92,15 @@ func printConfirmations(w io.Writer, cs []changeset.Confirmation, dry, quiet boo
 	}
 	fmt.Fprintf(w, "%s %d relation targets in %d nodes; %d already current, %d left suspect, %d dangling, %d stamps dropped\n",
 		verb, stamped, nodes, unchanged, suspect, dangling, dropped)
+	if n := len(unstampable); n > 0 {
+		shown := unstampable[:min(n, 5)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(", and %d more", n-len(shown))
+		}
+		fmt.Fprintf(w, "left unstamped: %d documents without front matter, which stamps would rewrite into one (%s%s); add a +++ block to review them\n",
+			n, strings.Join(shown, ", "), more)
+	}
 }
 
 func runDrift(e *env) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -38,6 +39,10 @@ type Confirmation struct {
 	Dropped []string `json:"dropped,omitempty"`
 	// Dangling are relation targets that do not exist: nothing to confirm.
 	Dangling []string `json:"dangling,omitempty"`
+	// Unstampable says why the node was left unstamped: a Markdown file without front
+	// matter has no place for stamps, and stamping it would rewrite it into one (a README
+	// that GitHub would then show with a metadata block).
+	Unstampable string `json:"unstampable,omitempty"`
 }
 
 // Changed reports whether the confirmation rewrites the node's stamps.
@@ -58,6 +63,7 @@ func (k *Desk) Confirm(ctx context.Context, ids []string, opt ConfirmOptions) ([
 
 func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, error) {
 	targets := s.relationTargets()
+	explicit := len(ids) > 0
 	if len(ids) == 0 {
 		for _, rel := range s.order {
 			for _, n := range s.frags[rel].Nodes {
@@ -77,6 +83,13 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 			return nil, problem.Errorf(problem.NodeNotFound, "no node %q exists; check the ID with 'docforge search'", id)
 		case strings.HasPrefix(id, graph.CodePrefix):
 			return nil, problem.Errorf(problem.InvalidArgument, "%s is a code node: its relations come from the code and carry no stamps; review the documents that point at it ('docforge backlinks %s')", id, id)
+		}
+		if !s.hasFrontMatter(at.path) {
+			if explicit {
+				return nil, problem.Errorf(problem.InvalidArgument, "%s (%s) has no front matter to hold review stamps; add a +++ block (its TOML keys may be empty) and review it again", id, at.path)
+			}
+			out = append(out, Confirmation{NodeID: id, Path: at.path, Stamped: []string{}, Unstampable: "no front matter"})
+			continue
 		}
 		stamps, c := s.confirmNode(at.node, targets[id], opt)
 		c.Path = at.path
@@ -122,6 +135,20 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 		}
 	}
 	return out, nil
+}
+
+// hasFrontMatter reports whether the file at rel can hold stamps: a record file always, a
+// Markdown file when it opens with a +++ or --- block.
+func (s *Sources) hasFrontMatter(rel string) bool {
+	if ext := strings.ToLower(path.Ext(rel)); ext != ".md" && ext != ".markdown" {
+		return true
+	}
+	text, ok, err := s.readFile(rel)
+	if err != nil || !ok {
+		return true // the write reports it
+	}
+	text = strings.TrimPrefix(text, "\uFEFF")
+	return strings.HasPrefix(text, "+++") || strings.HasPrefix(text, "---")
 }
 
 // writeStamped replaces one content file, unless it changed since it was read: a person's
