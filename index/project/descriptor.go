@@ -128,6 +128,10 @@ type Links struct {
 	// root, case aside, then by a unique page or bundle name). Hugo ref shortcodes resolve
 	// the Hugo way either way.
 	Site string `toml:"site"`
+	// Ignore are destinations, exactly as written, that are no links to judge: what a site's
+	// own link render hook gives meaning to (Hugo's documentation writes [term](g) for a
+	// glossary entry).
+	Ignore []string `toml:"ignore"`
 }
 
 // HugoSite reports whether route links resolve as Hugo's page lookup does.

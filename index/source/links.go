@@ -247,7 +247,7 @@ func hugoLookup(d *project.Descriptor, ld linkDest) bool {
 // destination joined to each folder it may be relative to) the candidates were made from.
 func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, anchor string, bases []string, ok bool) {
 	dest := strings.TrimSpace(ld.dest)
-	if dest == "" || strings.HasPrefix(dest, "#") || externalDest.MatchString(dest) {
+	if dest == "" || strings.HasPrefix(dest, "#") || externalDest.MatchString(dest) || slices.Contains(d.Sources.Links.Ignore, dest) {
 		return nil, "", nil, false
 	}
 	dest, anchor, _ = strings.Cut(dest, "#")
