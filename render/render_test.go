@@ -503,8 +503,11 @@ func TestSuspectRelationsAreMarked(t *testing.T) {
 // Warnings never make a project invalid: a tree with more warnings than render collects (200)
 // renders.
 func TestManyWarningsStillRender(t *testing.T) {
-	root := t.TempDir()
-	desc := `schema_version = 1
+	var body strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&body, "[gone %d](gone-%d.md)\n", i, i)
+	}
+	d := writeSite(t, `schema_version = 1
 [project]
 id = "warned"
 [sources]
@@ -524,19 +527,7 @@ id = "all"
 title = "All"
 families = ["docs"]
 output = "site/all.html"
-`
-	if err := os.WriteFile(filepath.Join(root, "docforge.toml"), []byte(desc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
-	var body strings.Builder
-	for i := range 250 {
-		fmt.Fprintf(&body, "[gone %d](gone-%d.md)\n", i, i)
-	}
-	if err := os.WriteFile(filepath.Join(root, "docs", "page.md"), []byte("# Page\n\n"+body.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := load(t, root)
+`, map[string]string{"docs/page.md": "# Page\n\n" + body.String()})
 	if _, err := Load(context.Background(), d, ""); err != nil {
 		t.Fatalf("load: %v", err)
 	}

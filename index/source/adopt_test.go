@@ -3,8 +3,6 @@ package source_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,19 +36,11 @@ kinds = ["page"]
 // adoptProject writes a project with the adoption descriptor and the given docs/ files.
 func adoptProject(t *testing.T, foreign, dangling string, files map[string]string) *project.Descriptor {
 	t.Helper()
-	root := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(fmt.Sprintf(adoptDescriptor, foreign, dangling)), 0o644))
-	must(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	docs := map[string]string{"docs/": ""}
 	for name, content := range files {
-		p := filepath.Join(root, "docs", name)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(content), 0o644))
+		docs["docs/"+name] = content
 	}
-	d, probs, err := project.Load(root)
-	if err != nil || d == nil {
-		t.Fatalf("descriptor: %v %v", err, probs)
-	}
-	return d
+	return writeTree(t, t.TempDir(), fmt.Sprintf(adoptDescriptor, foreign, dangling), docs)
 }
 
 // outcome is the sorted nodes (id|title|family|kind), edges (with anchors) and problems.

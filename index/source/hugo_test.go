@@ -29,13 +29,18 @@ allowed = ["relates_to"]
 kinds = ["page"]
 `
 
-// writeTree writes files (project-relative) and the descriptor under a new root.
+// writeTree writes files (project-relative; a name ending in / is a folder) and the
+// descriptor under root, and loads the project.
 func writeTree(t *testing.T, root, descriptor string, files map[string]string) *project.Descriptor {
 	t.Helper()
 	must(t, os.MkdirAll(root, 0o755))
 	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(descriptor), 0o644))
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
+		if strings.HasSuffix(name, "/") { // a folder, maybe empty
+			must(t, os.MkdirAll(p, 0o755))
+			continue
+		}
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
