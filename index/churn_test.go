@@ -12,6 +12,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // Files created, replaced and deleted while syncs run never make a sync report the project
@@ -98,7 +99,7 @@ func TestDiffRetentionNamesItsLimit(t *testing.T) {
 	if _, err := index.Sync(context.Background(), d, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	diff, err := index.ReadGenerationDiff(index.PathsFor(d, "").Diff)
+	diff, err := index.ReadGenerationDiff(publication.PathsFor(d, "").Diff)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // courier copies the example project, Go code included, into a temporary directory.
@@ -88,7 +89,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("%s: build = %s, want incremental", step.name, inc.Build)
 		}
-		incDump := dump(t, index.PathsFor(d, "").Index)
+		incDump := dump(t, publication.PathsFor(d, "").Index)
 		snap, err := index.Open(ctx, d)
 		must(t, err)
 		if got := hasEdge(t, snap, ingest, "calls", extra); got != step.edgeWant {
@@ -97,7 +98,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		snap.Close()
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if coldDump := dump(t, index.PathsFor(d, "").Index); coldDump != incDump {
+		if coldDump := dump(t, publication.PathsFor(d, "").Index); coldDump != incDump {
 			t.Fatalf("%s: incremental and cold builds differ:\n%s", step.name, firstDiff(incDump, coldDump))
 		}
 	}
@@ -196,7 +197,7 @@ func TestNoASTPolicy(t *testing.T) {
 	astSnap.Close()
 
 	// Each policy has its own published index: none under no-AST before a no-AST sync.
-	astPaths, noASTPaths := index.PathsFor(d, ""), index.PathsFor(d, golang.PolicyNoAST)
+	astPaths, noASTPaths := publication.PathsFor(d, ""), publication.PathsFor(d, golang.PolicyNoAST)
 	if astPaths.Dir == noASTPaths.Dir {
 		t.Fatalf("both policies publish into %s", astPaths.Dir)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 )
 
@@ -92,10 +93,10 @@ func TestDocumentsToCode(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "net", "conn.go"), []byte("package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Connect() { Open() }\n"), 0o644))
 	_, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	inc := dump(t, index.PathsFor(d, "").Index)
+	inc := dump(t, publication.PathsFor(d, "").Index)
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dump(t, index.PathsFor(d, "").Index); cold != inc {
+	if cold := dump(t, publication.PathsFor(d, "").Index); cold != inc {
 		t.Fatalf("incremental and cold indexes differ:\n%s", firstDiff(inc, cold))
 	}
 	if strings.Contains(inc, "design|documents|go:example.com/dc/net.Dial|") || !strings.Contains(inc, "design|documents|go:example.com/dc/store.Builder.WithReadOnly|") {
@@ -108,10 +109,10 @@ func TestDocumentsToCode(t *testing.T) {
 	if res.Build != index.BuildIncremental {
 		t.Errorf("a document edit: build %s", res.Build)
 	}
-	inc = dump(t, index.PathsFor(d, "").Index)
+	inc = dump(t, publication.PathsFor(d, "").Index)
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dump(t, index.PathsFor(d, "").Index); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
+	if cold := dump(t, publication.PathsFor(d, "").Index); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
 		t.Fatalf("after a document edit:\n%s", firstDiff(inc, cold))
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 const descriptor = `schema_version = 1
@@ -157,7 +158,7 @@ func TestColdAndIncrementalBuildsAreEquivalent(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("round %d: build = %s, want incremental", round, inc.Build)
 		}
-		incDump := dump(t, index.PathsFor(d, "").Index)
+		incDump := dump(t, publication.PathsFor(d, "").Index)
 		incPub := inc.Publication.Graph
 
 		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
@@ -165,7 +166,7 @@ func TestColdAndIncrementalBuildsAreEquivalent(t *testing.T) {
 		if cold.Build != index.BuildCold {
 			t.Fatalf("rebuild = %s", cold.Build)
 		}
-		if got := dump(t, index.PathsFor(d, "").Index); got != incDump {
+		if got := dump(t, publication.PathsFor(d, "").Index); got != incDump {
 			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
 		}
 		cp := cold.Publication.Graph
@@ -211,7 +212,7 @@ func TestNoChangeSyncDoesNothingAndEditIsIncremental(t *testing.T) {
 	if inc.Build != index.BuildIncremental || inc.Generation != first.Generation+1 || inc.Summary.NodesChanged != 1 {
 		t.Fatalf("edit: %+v", inc)
 	}
-	diff, err := index.ReadGenerationDiff(index.PathsFor(d, "").Diff)
+	diff, err := index.ReadGenerationDiff(publication.PathsFor(d, "").Diff)
 	must(t, err)
 	if diff.From == nil || diff.From.Generation != first.Generation || diff.To.Generation != inc.Generation || diff.Index != inc.Publication.Index {
 		t.Fatalf("diff receipt does not bind the transition: %+v", diff)
@@ -321,7 +322,7 @@ func TestKilledPublisherLeavesAPublishedIndex(t *testing.T) {
 					t.Fatalf("child was not killed: %v", err)
 				}
 			})
-			if matches, _ := filepath.Glob(filepath.Join(index.PathsFor(d, "").Dir, "index.db.tmp-*")); len(matches) != 0 {
+			if matches, _ := filepath.Glob(filepath.Join(publication.PathsFor(d, "").Dir, "index.db.tmp-*")); len(matches) != 0 {
 				t.Fatalf("temporary files left after recovery: %v", matches)
 			}
 		})

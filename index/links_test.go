@@ -10,6 +10,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // linkedDescriptor adopts a tree of YAML pages whose relations are Markdown links.
@@ -97,10 +98,10 @@ func TestLinkedTreeIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != want {
 			t.Errorf("round %d: build %s, want %s", round, inc.Build, want)
 		}
-		incDump := dump(t, index.PathsFor(d, "").Index)
+		incDump := dump(t, publication.PathsFor(d, "").Index)
 		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if got := dump(t, index.PathsFor(d, "").Index); got != incDump {
+		if got := dump(t, publication.PathsFor(d, "").Index); got != incDump {
 			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
 		}
 		if cold.Publication.Graph.EdgeHash != inc.Publication.Graph.EdgeHash {

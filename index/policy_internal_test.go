@@ -9,6 +9,7 @@ import (
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // Under the no-AST policy a built file that holds Logic must fail verification, which runs
@@ -40,7 +41,7 @@ func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
 	if _, err := Sync(ctx, d, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	path := PathsFor(d, "").Index
+	path := publication.PathsFor(d, "").Index
 	conn, err := openRead(ctx, path)
 	if err != nil {
 		t.Fatal(err)

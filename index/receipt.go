@@ -8,13 +8,10 @@ import (
 	"fmt"
 	"hash"
 	"io/fs"
-	"os"
 
 	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/index/publication"
 )
-
-// ReceiptSchemaVersion is the version of both receipt files.
-const ReceiptSchemaVersion = 1
 
 // Retention limits of the generation-diff receipt: details beyond either are omitted for
 // good; counts and the full collection hash still cover them.
@@ -23,45 +20,10 @@ const (
 	DiffMaxBytes = 1 << 20
 )
 
-// Signature identifies one published index file exactly. Health checks compare it with a stat
-// of the published file, without opening SQLite.
-type Signature struct {
-	Device     uint64 `json:"device"`
-	Inode      uint64 `json:"inode"`
-	Size       int64  `json:"size"`
-	MtimeNs    int64  `json:"mtime_ns"`
-	Generation int64  `json:"generation"`
-}
-
-// GraphState summarises one generation of the primary graph.
-type GraphState struct {
-	Generation     int64  `json:"generation"`
-	SourceIdentity string `json:"source_identity"`
-	SourceHash     string `json:"source_hash"`
-	NodeHash       string `json:"node_hash"`
-	EdgeHash       string `json:"edge_hash"`
-	NodeCount      int64  `json:"node_count"`
-	EdgeCount      int64  `json:"edge_count"`
-}
-
-func graphState(st *state) GraphState {
+func graphState(st *state) publication.GraphState {
 	s, n, e := st.Hashes()
-	return GraphState{st.generation, st.identity, s, n, e, st.nodes.Count(), st.edges.Count()}
-}
-
-// Publication is the publication receipt, written after every publication.
-type Publication struct {
-	ReceiptSchemaVersion int        `json:"receipt_schema_version"`
-	ProjectID            string     `json:"project_id"`
-	ProjectRoot          string     `json:"project_root"`
-	IndexSchemaVersion   int        `json:"index_schema_version"`
-	Adapter              string     `json:"adapter"`
-	Policy               string     `json:"policy"`
-	DescriptorHash       string     `json:"descriptor_hash"`
-	Index                Signature  `json:"index"`
-	Graph                GraphState `json:"graph"`
-	Build                string     `json:"build"`
-	ReceiptHash          string     `json:"receipt_hash"`
+	return publication.GraphState{Generation: st.generation, SourceIdentity: st.identity, SourceHash: s, NodeHash: n, EdgeHash: e,
+		NodeCount: st.nodes.Count(), EdgeCount: st.edges.Count()}
 }
 
 // DiffSummary holds the exact counts of one transition.
@@ -98,21 +60,21 @@ type Retention struct {
 
 // GenerationDiff is the latest primary-graph transition receipt.
 type GenerationDiff struct {
-	ReceiptSchemaVersion int         `json:"receipt_schema_version"`
-	Kind                 string      `json:"kind"`
-	ProjectID            string      `json:"project_id"`
-	ProjectRoot          string      `json:"project_root"`
-	Adapter              string      `json:"adapter"`
-	IndexSchemaVersion   int         `json:"index_schema_version"`
-	From                 *GraphState `json:"from"`
-	To                   GraphState  `json:"to"`
-	Index                Signature   `json:"index"`
-	Summary              DiffSummary `json:"summary"`
-	Retention            Retention   `json:"retention"`
-	RetainedItemsHash    string      `json:"retained_items_hash"`
-	FullItemsHash        string      `json:"full_items_hash"`
-	Items                []DiffItem  `json:"items"`
-	ReceiptHash          string      `json:"receipt_hash"`
+	ReceiptSchemaVersion int                     `json:"receipt_schema_version"`
+	Kind                 string                  `json:"kind"`
+	ProjectID            string                  `json:"project_id"`
+	ProjectRoot          string                  `json:"project_root"`
+	Adapter              string                  `json:"adapter"`
+	IndexSchemaVersion   int                     `json:"index_schema_version"`
+	From                 *publication.GraphState `json:"from"`
+	To                   publication.GraphState  `json:"to"`
+	Index                publication.Signature   `json:"index"`
+	Summary              DiffSummary             `json:"summary"`
+	Retention            Retention               `json:"retention"`
+	RetainedItemsHash    string                  `json:"retained_items_hash"`
+	FullItemsHash        string                  `json:"full_items_hash"`
+	Items                []DiffItem              `json:"items"`
+	ReceiptHash          string                  `json:"receipt_hash"`
 }
 
 // diffCollector receives a transition's items in their final order, hashes all of them and
@@ -169,13 +131,13 @@ func (c *diffCollector) add(it DiffItem) error {
 	return nil
 }
 
-func (c *diffCollector) receipt(b binding, from *GraphState, to GraphState) *GenerationDiff {
+func (c *diffCollector) receipt(b binding, from *publication.GraphState, to publication.GraphState) *GenerationDiff {
 	items := c.items
 	if items == nil {
 		items = []DiffItem{}
 	}
 	return &GenerationDiff{
-		ReceiptSchemaVersion: ReceiptSchemaVersion,
+		ReceiptSchemaVersion: publication.ReceiptSchemaVersion,
 		Kind:                 "primary_graph_transition",
 		ProjectID:            b.projectID,
 		ProjectRoot:          b.root,
@@ -192,84 +154,14 @@ func (c *diffCollector) receipt(b binding, from *GraphState, to GraphState) *Gen
 	}
 }
 
-// sealed returns the JSON of a receipt whose ReceiptHash field is set to the hash of the
-// receipt with that field empty. set stores the hash into the receipt.
-func sealed(v any, set func(string)) ([]byte, error) {
-	set("")
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode receipt: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	set("sha256:" + hex.EncodeToString(sum[:]))
-	out, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("encode receipt: %w", err)
-	}
-	return append(out, '\n'), nil
-}
-
-// receipt is what both receipt types share: a schema version and a self-hash field.
-type receipt interface {
-	*Publication | *GenerationDiff
-}
-
-func receiptFields(v any) (version *int, hash *string) {
-	switch r := v.(type) {
-	case *Publication:
-		return &r.ReceiptSchemaVersion, &r.ReceiptHash
-	case *GenerationDiff:
-		return &r.ReceiptSchemaVersion, &r.ReceiptHash
-	}
-	panic("index: not a receipt") // unreachable: the type set above is closed
-}
-
-// readVerified reads a receipt at path and checks its version and self-hash.
-func readVerified[R receipt](path string, r R) (R, error) {
-	if err := readReceipt(path, r); err != nil {
-		return nil, err
-	}
-	version, hash := receiptFields(r)
-	want := *hash
-	*hash = ""
-	b, err := json.Marshal(r)
-	*hash = want
-	sum := sha256.Sum256(b)
-	if err != nil || *version != ReceiptSchemaVersion || want != "sha256:"+hex.EncodeToString(sum[:]) {
-		return nil, fmt.Errorf("receipt %s: %w", path, errCorruptReceipt)
-	}
-	return r, nil
-}
-
-// ReadPublication reads and verifies the publication receipt at path.
-func ReadPublication(path string) (*Publication, error) { return readVerified(path, &Publication{}) }
-
 // ReadGenerationDiff reads and verifies the generation-diff receipt at path.
 func ReadGenerationDiff(path string) (*GenerationDiff, error) {
-	return readVerified(path, &GenerationDiff{})
+	return publication.ReadVerified(path, &GenerationDiff{})
 }
 
-var errCorruptReceipt = errors.New("receipt is corrupt or of another version")
-
-// maxReceiptBytes bounds what a receipt reader loads; a larger file is foreign or corrupt.
-const maxReceiptBytes = 4 << 20
-
-func readReceipt(path string, v any) error {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxReceiptBytes {
-		return fmt.Errorf("receipt %s: %w", path, errCorruptReceipt)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("receipt %s: %w: %v", path, errCorruptReceipt, err)
-	}
-	return nil
+// Fields gives the receipt's schema version and self-hash (publication.Receipt).
+func (d *GenerationDiff) Fields() (version *int, hash *string) {
+	return &d.ReceiptSchemaVersion, &d.ReceiptHash
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

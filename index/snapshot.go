@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // Snapshot is one published generation opened for reading. It stays consistent however many
@@ -36,12 +36,12 @@ type Snapshot struct {
 // Info identifies the generation a snapshot holds.
 type Info struct {
 	ProjectID string `json:"project_id"`
-	GraphState
+	publication.GraphState
 	Adapter string `json:"adapter"`
 	Policy  string `json:"policy"`
 	// Fingerprint is the implementation that built this index, when it was recorded.
-	Fingerprint string    `json:"adapter_fingerprint,omitempty"`
-	Index       Signature `json:"index"`
+	Fingerprint string                `json:"adapter_fingerprint,omitempty"`
+	Index       publication.Signature `json:"index"`
 }
 
 // Open opens the published index of d. It does not synchronise; call Sync first when the
@@ -53,11 +53,11 @@ func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
 // OpenWith opens the published index under an adapter policy. Under the no-AST policy an
 // index that contains Logic is refused before anything is read from it.
 func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snapshot, error) {
-	paths := PathsFor(d, policy)
+	paths := publication.PathsFor(d, policy)
 	// Stat before and after opening: equal signatures prove which inode SQLite opened, so the
 	// reported signature is the snapshot's own even if a publication raced the open.
 	for attempt := 0; attempt < 5; attempt++ {
-		before, err := statSignature(paths.Index)
+		before, err := publication.Stat(paths.Index)
 		if err != nil {
 			if os.IsNotExist(err) {
 				return nil, problem.Errorf(problem.IndexMissing, "no index at %s", paths.Index)
@@ -69,12 +69,12 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 			return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot open %s", paths.Index)
 		}
 		m, merr := readMeta(conn)
-		after, serr := statSignature(paths.Index)
+		after, serr := publication.Stat(paths.Index)
 		if merr != nil {
 			conn.Close()
 			return nil, problem.Wrap(problem.IndexCorrupt, merr, "cannot read %s", paths.Index)
 		}
-		if serr != nil || !before.sameFile(after) {
+		if serr != nil || !before.SameFile(after) {
 			conn.Close()
 			continue
 		}
@@ -148,36 +148,7 @@ func execInt(conn *sqlite.Conn, query string, out *int64, args ...any) error {
 	})
 }
 
-// SameFile reports whether two signatures name the same file version (the generation aside).
-func (s Signature) SameFile(o Signature) bool { return s.sameFile(o) }
-
 // PublishedSignature stats the published index file of d without opening it.
-func PublishedSignature(d *project.Descriptor, policy string) (Signature, error) {
-	return statSignature(PathsFor(d, policy).Index)
-}
-
-// Publication signature states of ProbeSignature.
-var (
-	ErrNoPublication   = errors.New("no verifiable publication receipt")
-	ErrReceiptMismatch = errors.New("the index file is not the one its receipt describes")
-)
-
-// ProbeSignature returns the five-field signature of the published index: the file's stat and
-// the generation its receipt records for exactly that file. It never opens SQLite, so a
-// manager can compare a viewer's signature with it on every health check.
-func ProbeSignature(d *project.Descriptor, policy string) (Signature, error) {
-	paths := PathsFor(d, policy)
-	pub, err := ReadPublication(paths.Publication)
-	if err != nil {
-		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
-	}
-	sig, err := statSignature(paths.Index)
-	if err != nil {
-		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
-	}
-	if !pub.Index.sameFile(sig) {
-		return Signature{}, ErrReceiptMismatch
-	}
-	sig.Generation = pub.Graph.Generation
-	return sig, nil
+func PublishedSignature(d *project.Descriptor, policy string) (publication.Signature, error) {
+	return publication.Stat(publication.PathsFor(d, policy).Index)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 )
 
@@ -19,10 +20,10 @@ const (
 // Status is the cheap staleness check: a stat walk of the sources and a stat of the index,
 // compared with the publication receipt. It never opens SQLite, parses a source, or writes.
 type Status struct {
-	State          string       `json:"staleness"`
-	SourceIdentity string       `json:"source_identity"`
-	Publication    *Publication `json:"publication,omitempty"`
-	Reason         string       `json:"reason,omitempty"`
+	State          string                   `json:"staleness"`
+	SourceIdentity string                   `json:"source_identity"`
+	Publication    *publication.Publication `json:"publication,omitempty"`
+	Reason         string                   `json:"reason,omitempty"`
 }
 
 // CheckStatus reports whether the published index of d is current.
@@ -32,8 +33,8 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 		return nil, err
 	}
 	st := &Status{SourceIdentity: inv.Identity()}
-	paths := PathsFor(d, policy)
-	pub, err := ReadPublication(paths.Publication)
+	paths := publication.PathsFor(d, policy)
+	pub, err := publication.Read(paths.Publication)
 	if err != nil {
 		st.State, st.Reason = Unknown, "no valid publication receipt"
 		if isNotExist(err) {
@@ -42,13 +43,13 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 		return st, nil
 	}
 	st.Publication = pub
-	sig, err := statSignature(paths.Index)
+	sig, err := publication.Stat(paths.Index)
 	switch {
 	case err != nil:
 		st.State, st.Reason = Unknown, "the published index file is missing"
-	case !pub.Index.sameFile(sig):
+	case !pub.Index.SameFile(sig):
 		st.State, st.Reason = Unknown, "the index file is not the one the receipt describes"
-	case !pub.matches(bindingFor(d, policy, "")):
+	case !receiptMatches(pub, bindingFor(d, policy, "")):
 		st.State, st.Reason = Stale, "the descriptor, adapter or policy changed"
 	case pub.Graph.SourceIdentity != inv.Identity():
 		st.State, st.Reason = Stale, "sources changed since generation was published"
@@ -80,7 +81,7 @@ type DiffReceiptStatus struct {
 // never opens SQLite, parses a source, builds or writes; it stats files, reads the two
 // receipts and takes the cheap source identity.
 func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string) *DiffReceiptStatus {
-	paths := PathsFor(d, policy)
+	paths := publication.PathsFor(d, policy)
 	out := func(state, reason string, r *GenerationDiff) *DiffReceiptStatus {
 		return &DiffReceiptStatus{State: state, Reason: reason, Receipt: r}
 	}
@@ -106,19 +107,19 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string)
 	if r.ProjectID != d.Project.ID || r.ProjectRoot != d.Root || r.IndexSchemaVersion != SchemaVersion || r.Adapter != AdapterName+"@"+AdapterVersion {
 		return out(ReceiptUnverified, "the receipt belongs to another project, root, schema or adapter", nil)
 	}
-	sig, err := statSignature(paths.Index)
+	sig, err := publication.Stat(paths.Index)
 	if err != nil {
 		return out(ReceiptUnverified, "the index the receipt names is gone", nil)
 	}
-	pub, perr := ReadPublication(paths.Publication)
+	pub, perr := publication.Read(paths.Publication)
 	switch {
 	case perr != nil:
 		return out(ReceiptUnverified, "the publication receipt is missing or corrupt, so no generation can be proven", nil)
-	case !pub.Index.sameFile(sig):
+	case !pub.Index.SameFile(sig):
 		return out(ReceiptUnverified, "the index file is not the one its publication receipt describes", nil)
 	case pub.Graph.Generation != r.To.Generation:
 		return out(ReceiptStale, "a later publication replaced the generation this receipt describes", r)
-	case !sig.sameFile(r.Index):
+	case !sig.SameFile(r.Index):
 		// The same generation in another file: nothing proves which one the receipt describes.
 		return out(ReceiptUnverified, "the index was replaced without a new generation", nil)
 	}
@@ -129,7 +130,7 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string)
 	if inv.Identity() != r.To.SourceIdentity {
 		return out(ReceiptStale, "the sources changed since this generation; sync to publish the next one", r)
 	}
-	if again, err := statSignature(paths.Index); err != nil || !again.sameFile(sig) {
+	if again, err := publication.Stat(paths.Index); err != nil || !again.SameFile(sig) {
 		return out(ReceiptUnverified, "the index changed while it was being checked", nil)
 	}
 	return out(ReceiptCurrent, "", r)

@@ -14,17 +14,16 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/index/source"
 )
 
-// Publication steps, in order. Options.Fault is called with each before it runs, so tests can
+// publication.Publication steps, in order. Options.Fault is called with each before it runs, so tests can
 // stop a publication at every point.
 const (
 	StepBuild              = "build"
@@ -67,11 +66,11 @@ const (
 
 // Result describes one Sync.
 type Result struct {
-	Build        string       `json:"build"`
-	Generation   int64        `json:"generation"`
-	Publication  *Publication `json:"publication"`
-	Summary      *DiffSummary `json:"diff,omitempty"`
-	FilesChanged int          `json:"files_changed"`
+	Build        string                   `json:"build"`
+	Generation   int64                    `json:"generation"`
+	Publication  *publication.Publication `json:"publication"`
+	Summary      *DiffSummary             `json:"diff,omitempty"`
+	FilesChanged int                      `json:"files_changed"`
 	// FilesParsed counts the files actually parsed: a changed stat with unchanged content is
 	// not parsed again, since extraction is keyed by content hash.
 	FilesParsed int `json:"files_parsed"`
@@ -118,28 +117,6 @@ func (c *clock) mark(phase string) {
 	now := time.Now()
 	c.marks = append(c.marks, Timing{phase, float64(now.Sub(c.last).Microseconds()) / 1000})
 	c.last = now
-}
-
-// Paths are the files of one project's index state.
-type Paths struct {
-	Dir, Index, Publication, Diff, Lock string
-}
-
-// PathsFor returns the index paths of a project under an adapter policy. Each policy has
-// its own published index (the no-AST one in index-no-ast), so sessions of both policies on
-// one project never rebuild each other's index or stale each other's cursors.
-func PathsFor(d *project.Descriptor, policy string) Paths {
-	dir := d.StatePath("index")
-	if policy == golang.PolicyNoAST {
-		dir = d.StatePath("index-" + golang.PolicyNoAST)
-	}
-	return Paths{
-		Dir:         dir,
-		Index:       filepath.Join(dir, "index.db"),
-		Publication: filepath.Join(dir, "publication.json"),
-		Diff:        filepath.Join(dir, "generation-diff.json"),
-		Lock:        filepath.Join(dir, "lock"),
-	}
 }
 
 func bindingFor(d *project.Descriptor, policy, build string) binding {
@@ -245,7 +222,7 @@ type attempt struct {
 func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attempt) (res *Result, retErr error) {
 	start := time.Now()
 	clk := newClock()
-	paths := PathsFor(d, opts.Policy)
+	paths := publication.PathsFor(d, opts.Policy)
 	if err := os.MkdirAll(paths.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sync: create %s: %w", paths.Dir, err)
 	}
@@ -267,10 +244,10 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	clk.mark("scan")
 	b := bindingFor(d, opts.Policy, "")
 	b.work = &a.work
-	pub, _ := ReadPublication(paths.Publication)
-	sig, sigErr := statSignature(paths.Index)
-	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.sameFile(sig) &&
-		pub.Graph.SourceIdentity == inv.Identity() && pub.matches(b) {
+	pub, _ := publication.Read(paths.Publication)
+	sig, sigErr := publication.Stat(paths.Index)
+	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.SameFile(sig) &&
+		pub.Graph.SourceIdentity == inv.Identity() && receiptMatches(pub, b) {
 		clk.mark("compare_receipt")
 		return (&Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
 	}
@@ -313,7 +290,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	if pub != nil && pub.Graph.Generation >= nextGen {
 		nextGen = pub.Graph.Generation + 1
 	}
-	var from *GraphState
+	var from *publication.GraphState
 	if prev != nil {
 		gs := graphState(prev)
 		from = &gs
@@ -457,7 +434,7 @@ func finishCold(ctx context.Context, tmp, prevPath string, havePrev bool, c *dif
 }
 
 // publish verifies, fsyncs and renames the built file into place, then writes both receipts.
-func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state, diff *GenerationDiff, opts Options, clk *clock) (*Publication, error) {
+func publish(ctx context.Context, paths publication.Paths, tmp string, b binding, st *state, diff *GenerationDiff, opts Options, clk *clock) (*publication.Publication, error) {
 	if err := fault(opts, StepVerify); err != nil {
 		return nil, err
 	}
@@ -509,7 +486,7 @@ func publish(ctx context.Context, paths Paths, tmp string, b binding, st *state,
 		return nil, err
 	}
 	diff.Index = pub.Index
-	data, err := sealed(diff, func(h string) { diff.ReceiptHash = h })
+	data, err := publication.Seal(diff)
 	if err != nil {
 		return nil, err
 	}
@@ -554,18 +531,18 @@ func verify(ctx context.Context, path string, st *state, policy string) error {
 	return nil
 }
 
-func writePublication(paths Paths, b binding, st *state, build string) (*Publication, error) {
-	sig, err := statSignature(paths.Index)
+func writePublication(paths publication.Paths, b binding, st *state, build string) (*publication.Publication, error) {
+	sig, err := publication.Stat(paths.Index)
 	if err != nil {
 		return nil, fmt.Errorf("stat published index: %w", err)
 	}
 	sig.Generation = st.generation
-	pub := &Publication{
-		ReceiptSchemaVersion: ReceiptSchemaVersion, ProjectID: b.projectID, ProjectRoot: b.root,
+	pub := &publication.Publication{
+		ReceiptSchemaVersion: publication.ReceiptSchemaVersion, ProjectID: b.projectID, ProjectRoot: b.root,
 		IndexSchemaVersion: SchemaVersion, Adapter: AdapterName + "@" + AdapterVersion, Policy: b.policy,
 		DescriptorHash: b.descriptorHash, Index: sig, Graph: graphState(st), Build: build,
 	}
-	data, err := sealed(pub, func(h string) { pub.ReceiptHash = h })
+	data, err := publication.Seal(pub)
 	if err != nil {
 		return nil, err
 	}
@@ -575,22 +552,11 @@ func writePublication(paths Paths, b binding, st *state, build string) (*Publica
 	return pub, nil
 }
 
-func (p *Publication) matches(b binding) bool {
+// receiptMatches reports whether a publication receipt was written for this binding: project,
+// root, descriptor, index schema, adapter and policy.
+func receiptMatches(p *publication.Publication, b binding) bool {
 	return p.ProjectID == b.projectID && p.ProjectRoot == b.root && p.DescriptorHash == b.descriptorHash &&
 		p.IndexSchemaVersion == SchemaVersion && p.Adapter == AdapterName+"@"+AdapterVersion && p.Policy == b.policy
-}
-
-// sameFile compares everything but the generation, which a stat cannot see.
-func (s Signature) sameFile(o Signature) bool {
-	return s.Device == o.Device && s.Inode == o.Inode && s.Size == o.Size && s.MtimeNs == o.MtimeNs
-}
-
-func statSignature(path string) (Signature, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return Signature{}, err
-	}
-	return Signature{Device: uint64(st.Dev), Inode: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano()}, nil
 }
 
 func fault(opts Options, step string) error {

@@ -18,9 +18,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker"
 )
@@ -326,7 +326,7 @@ func (m *Manager) CheckSignature(ctx context.Context, req *docforgev2.CheckSigna
 		return nil, status.Errorf(codes.InvalidArgument, "project %s has no valid descriptor", b.ProjectRoot)
 	}
 	resp := &docforgev2.CheckSignatureResponse{ProtocolVersion: docforgev2.ProtocolVersion}
-	cur, err := index.ProbeSignature(d, b.Policy())
+	cur, err := publication.Probe(d, b.Policy())
 	if err != nil {
 		resp.Reason = err.Error()
 		return resp, nil
@@ -341,7 +341,7 @@ func (m *Manager) CheckSignature(ctx context.Context, req *docforgev2.CheckSigna
 	return resp, nil
 }
 
-func (m *Manager) recordSignature(key string, sig index.Signature) {
+func (m *Manager) recordSignature(key string, sig publication.Signature) {
 	m.mu.Lock()
 	s := m.slots[key]
 	m.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/web"
 )
 
@@ -250,7 +251,7 @@ func TestViewerAnswersStaleWhenTheIndexChanges(t *testing.T) {
 				}
 			case "altered":
 				later := time.Now().Add(time.Hour)
-				if err := os.Chtimes(index.PathsFor(r.d, "").Index, later, later); err != nil {
+				if err := os.Chtimes(publication.PathsFor(r.d, "").Index, later, later); err != nil {
 					t.Fatal(err)
 				}
 			}

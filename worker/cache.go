@@ -13,6 +13,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/safefile"
 )
 
@@ -53,7 +54,7 @@ func (s *Service) claim(l *live, d *project.Descriptor) bool {
 	if s.bg.Err() != nil {
 		return false // closing
 	}
-	dir := index.PathsFor(d, l.policy).Dir
+	dir := publication.PathsFor(d, l.policy).Dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false
 	}
@@ -79,7 +80,7 @@ func (s *Service) claim(l *live, d *project.Descriptor) bool {
 
 // publisherPid reads the pid the holder of a binding's publisher lock wrote, or "".
 func publisherPid(d *project.Descriptor, policy string) string {
-	data, _ := os.ReadFile(filepath.Join(index.PathsFor(d, policy).Dir, publisherLockFile))
+	data, _ := os.ReadFile(filepath.Join(publication.PathsFor(d, policy).Dir, publisherLockFile))
 	return strings.TrimSpace(string(data))
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 )
 
@@ -93,7 +94,7 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 		return resp, nil
 	}
 	// Health never opens SQLite: the signature is a stat and a receipt, freshness a stat walk.
-	if sig, err := index.ProbeSignature(d, g.binding.Policy()); err == nil {
+	if sig, err := publication.Probe(d, g.binding.Policy()); err == nil {
 		resp.Index = SignatureToProto(sig)
 	}
 	if st, err := index.CheckStatus(ctx, d, g.binding.Policy()); err == nil {
@@ -123,7 +124,7 @@ func StatsToProto(st Stats) *docforgev2.WorkerStats {
 }
 
 // SignatureToProto converts an index signature for the wire.
-func SignatureToProto(s index.Signature) *docforgev2.Signature {
+func SignatureToProto(s publication.Signature) *docforgev2.Signature {
 	return &docforgev2.Signature{Device: s.Device, Inode: s.Inode, Size: s.Size, MtimeNs: s.MtimeNs, Generation: s.Generation}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/taskcontext"
 )
 
@@ -84,7 +85,7 @@ func runBootstrap(c *call, _ json.RawMessage) (any, error) {
 	first := "docforge_search"
 	return map[string]any{
 		"binding":          c.b,
-		"index_path":       filepath.ToSlash(index.PathsFor(c.d, c.b.Policy()).Index),
+		"index_path":       filepath.ToSlash(publication.PathsFor(c.d, c.b.Policy()).Index),
 		"index":            info,
 		"effective_policy": PolicyOf(c.b),
 		"capabilities":     CapabilitiesOf(c.b),

@@ -20,6 +20,7 @@ import (
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/web"
 )
 
@@ -173,7 +174,7 @@ func (c *call) identify(err error) {
 		return // no descriptor to name the project by: the error says why
 	}
 	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
-	pub, perr := index.ReadPublication(index.PathsFor(d, c.b.Policy()).Publication)
+	pub, perr := publication.Read(publication.PathsFor(d, c.b.Policy()).Publication)
 	if perr != nil {
 		return
 	}

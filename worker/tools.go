@@ -9,6 +9,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/render"
@@ -352,7 +353,7 @@ func runValidate(c *call, args json.RawMessage) (any, error) {
 	v.SuspectRelations = append(v.SuspectRelations, suspects[:min(len(suspects), limit)]...)
 	v.SuspectRelationsTruncated = len(suspects) > limit
 	// Validation reads the sources themselves; the envelope reports the published index.
-	if pub, err := index.ReadPublication(index.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
+	if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
 		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
 			c.env.Staleness = st.State
@@ -373,7 +374,7 @@ func runProjectInfo(c *call, _ json.RawMessage) (any, error) {
 		"content_roots": d.Sources.ContentRoots, "code_roots": d.Sources.CodeRoots, "exclude": d.Sources.Exclude,
 		"relations": d.Relations.Allowed, "authorities": d.Authority.Allowed, "families": families,
 		"limits": d.Limits, "views": d.Views, "node_count": info.NodeCount, "edge_count": info.EdgeCount,
-		"index_path": filepath.ToSlash(index.PathsFor(d, c.b.Policy()).Index),
+		"index_path": filepath.ToSlash(publication.PathsFor(d, c.b.Policy()).Index),
 	}, nil
 }
 
@@ -409,7 +410,7 @@ func runRenderStatus(c *call, args json.RawMessage) (any, error) {
 	}
 	if req.SourceIdentity == "" {
 		// The envelope reports the published index against the identity just walked.
-		if pub, err := index.ReadPublication(index.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
+		if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 			c.env.Revision, c.env.SourceHash, c.env.Staleness = pub.Graph.Generation, pub.Graph.SourceHash, index.Stale
 			if pub.Graph.SourceIdentity == rep.SourceIdentity {
 				c.env.Staleness = index.Current

@@ -12,6 +12,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/web"
 )
@@ -40,7 +41,7 @@ type viewerHost struct {
 // ViewerStatus is what a worker reports of its viewer.
 type ViewerStatus struct {
 	Port         int
-	Index        index.Signature
+	Index        publication.Signature
 	Started      time.Time
 	LastActivity time.Time
 	// SnapshotState compares the served snapshot with the published index: current, stale
@@ -51,8 +52,8 @@ type ViewerStatus struct {
 func viewerKey(b Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
 
 // indexState compares a viewer's snapshot with the published index by stat and receipt.
-func indexState(d *project.Descriptor, policy string, served index.Signature) string {
-	pub, err := index.ProbeSignature(d, policy)
+func indexState(d *project.Descriptor, policy string, served publication.Signature) string {
+	pub, err := publication.Probe(d, policy)
 	switch {
 	case err != nil:
 		return index.Unknown

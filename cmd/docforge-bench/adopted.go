@@ -13,6 +13,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/adopt"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // adoptedVersion changes whenever the adopted-tree generator's output changes.
@@ -103,7 +104,7 @@ func measureAdopted(ctx context.Context, dir string, files, runs int) (string, e
 	var cold []time.Duration
 	var res *index.Result
 	for k := 0; k < runs; k++ {
-		if err := os.RemoveAll(index.PathsFor(d, "").Dir); err != nil {
+		if err := os.RemoveAll(publication.PathsFor(d, "").Dir); err != nil {
 			return "", err
 		}
 		if res, err = index.Sync(ctx, d, index.Options{}); err != nil {

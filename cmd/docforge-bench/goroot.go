@@ -20,6 +20,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // The Go adapter benchmark: the standard library source of the running toolchain, copied
@@ -181,7 +182,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	var times []time.Duration
 	var phases [][]index.Timing
 	for i := 0; i < coldRuns; i++ {
-		if err := os.RemoveAll(index.PathsFor(d, "").Dir); err != nil {
+		if err := os.RemoveAll(publication.PathsFor(d, "").Dir); err != nil {
 			return err
 		}
 		if *profile != "" && i == coldRuns-1 {
@@ -204,7 +205,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 		logf("cold sync %d/%d: %s", i+1, coldRuns, res.Elapsed.Round(time.Millisecond))
 	}
 	rep.ColdMs, rep.ColdPhases = median(times), medianPhases(phases)
-	if err := goCounts(index.PathsFor(d, "").Index, rep); err != nil {
+	if err := goCounts(publication.PathsFor(d, "").Index, rep); err != nil {
 		return err
 	}
 

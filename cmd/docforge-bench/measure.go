@@ -16,6 +16,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // report holds one project's figures. Durations are in milliseconds.
@@ -136,7 +137,7 @@ func (m *measurer) cold(ctx context.Context, r *report, runs int) error {
 	var times []time.Duration
 	var phases [][]index.Timing
 	for i := 0; i < runs; i++ {
-		if err := os.RemoveAll(index.PathsFor(m.d, "").Dir); err != nil {
+		if err := os.RemoveAll(publication.PathsFor(m.d, "").Dir); err != nil {
 			return err
 		}
 		var res *index.Result
@@ -158,7 +159,7 @@ func (m *measurer) cold(ctx context.Context, r *report, runs int) error {
 		r.Edges = res.Publication.Graph.EdgeCount
 		m.logf("cold sync %d/%d: %s", i+1, runs, res.Elapsed.Round(time.Millisecond))
 	}
-	st, err := os.Stat(index.PathsFor(m.d, "").Index)
+	st, err := os.Stat(publication.PathsFor(m.d, "").Index)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 )
 
@@ -58,7 +59,7 @@ func measureStamps(ctx context.Context, dir string, files, runs int) (string, er
 		return "", fmt.Errorf("unstamped cold sync: %w", err)
 	}
 	coldPlain := res.Elapsed
-	if err := os.RemoveAll(index.PathsFor(d, "").Dir); err != nil {
+	if err := os.RemoveAll(publication.PathsFor(d, "").Dir); err != nil {
 		return "", err
 	}
 	desk, err := changeset.NewDesk(d, "")

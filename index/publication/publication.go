@@ -1,0 +1,182 @@
+package publication
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/project"
+)
+
+// ReceiptSchemaVersion is the version of every receipt file (publication and generation diff).
+const ReceiptSchemaVersion = 1
+
+// Paths are the files of one project's index state.
+type Paths struct {
+	Dir, Index, Publication, Diff, Lock string
+}
+
+// PathsFor returns the index paths of a project under an adapter policy. Each policy has its
+// own published index (the no-AST one in index-no-ast), so sessions of both policies on one
+// project never rebuild each other's index or stale each other's cursors.
+func PathsFor(d *project.Descriptor, policy string) Paths {
+	dir := d.StatePath("index")
+	if policy == golang.PolicyNoAST {
+		dir = d.StatePath("index-" + golang.PolicyNoAST)
+	}
+	return Paths{
+		Dir:         dir,
+		Index:       filepath.Join(dir, "index.db"),
+		Publication: filepath.Join(dir, "publication.json"),
+		Diff:        filepath.Join(dir, "generation-diff.json"),
+		Lock:        filepath.Join(dir, "lock"),
+	}
+}
+
+// Signature identifies one published index file exactly. Health checks compare it with a stat
+// of the published file, without opening SQLite.
+type Signature struct {
+	Device     uint64 `json:"device"`
+	Inode      uint64 `json:"inode"`
+	Size       int64  `json:"size"`
+	MtimeNs    int64  `json:"mtime_ns"`
+	Generation int64  `json:"generation"`
+}
+
+// SameFile reports whether two signatures name the same file in the same state (the
+// generation aside).
+func (s Signature) SameFile(o Signature) bool {
+	return s.Device == o.Device && s.Inode == o.Inode && s.Size == o.Size && s.MtimeNs == o.MtimeNs
+}
+
+// Stat returns the signature of the file at path, without a generation.
+func Stat(path string) (Signature, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return Signature{}, err
+	}
+	return Signature{Device: uint64(st.Dev), Inode: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano()}, nil
+}
+
+// GraphState summarises one generation of the primary graph.
+type GraphState struct {
+	Generation     int64  `json:"generation"`
+	SourceIdentity string `json:"source_identity"`
+	SourceHash     string `json:"source_hash"`
+	NodeHash       string `json:"node_hash"`
+	EdgeHash       string `json:"edge_hash"`
+	NodeCount      int64  `json:"node_count"`
+	EdgeCount      int64  `json:"edge_count"`
+}
+
+// Publication is the publication receipt, written after every publication.
+type Publication struct {
+	ReceiptSchemaVersion int        `json:"receipt_schema_version"`
+	ProjectID            string     `json:"project_id"`
+	ProjectRoot          string     `json:"project_root"`
+	IndexSchemaVersion   int        `json:"index_schema_version"`
+	Adapter              string     `json:"adapter"`
+	Policy               string     `json:"policy"`
+	DescriptorHash       string     `json:"descriptor_hash"`
+	Index                Signature  `json:"index"`
+	Graph                GraphState `json:"graph"`
+	Build                string     `json:"build"`
+	ReceiptHash          string     `json:"receipt_hash"`
+}
+
+// Fields gives a receipt's schema version and self-hash for Seal and ReadVerified.
+func (p *Publication) Fields() (version *int, hash *string) {
+	return &p.ReceiptSchemaVersion, &p.ReceiptHash
+}
+
+// Receipt is a receipt file: a schema version and a self-hash field.
+type Receipt interface {
+	Fields() (version *int, hash *string)
+}
+
+// Seal returns the JSON of r with its hash field set to the hash of r with that field empty.
+func Seal(r Receipt) ([]byte, error) {
+	_, hash := r.Fields()
+	*hash = ""
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode receipt: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	*hash = "sha256:" + hex.EncodeToString(sum[:])
+	out, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encode receipt: %w", err)
+	}
+	return append(out, '\n'), nil
+}
+
+// ErrCorrupt marks a receipt that is corrupt, foreign or of another version.
+var ErrCorrupt = errors.New("receipt is corrupt or of another version")
+
+// maxReceiptBytes bounds what a receipt reader loads; a larger file is foreign or corrupt.
+const maxReceiptBytes = 4 << 20
+
+// ReadVerified reads the receipt at path into r and checks its version and self-hash.
+func ReadVerified[R Receipt](path string, r R) (R, error) {
+	var zero R
+	st, err := os.Lstat(path)
+	if err != nil {
+		return zero, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxReceiptBytes {
+		return zero, fmt.Errorf("receipt %s: %w", path, ErrCorrupt)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return zero, err
+	}
+	if err := json.Unmarshal(b, r); err != nil {
+		return zero, fmt.Errorf("receipt %s: %w: %v", path, ErrCorrupt, err)
+	}
+	version, hash := r.Fields()
+	want := *hash
+	*hash = ""
+	b, err = json.Marshal(r)
+	*hash = want
+	sum := sha256.Sum256(b)
+	if err != nil || *version != ReceiptSchemaVersion || want != "sha256:"+hex.EncodeToString(sum[:]) {
+		return zero, fmt.Errorf("receipt %s: %w", path, ErrCorrupt)
+	}
+	return r, nil
+}
+
+// Read reads and verifies the publication receipt at path.
+func Read(path string) (*Publication, error) { return ReadVerified(path, &Publication{}) }
+
+// Errors of Probe.
+var (
+	ErrNoPublication   = errors.New("no verifiable publication receipt")
+	ErrReceiptMismatch = errors.New("the index file is not the one its receipt describes")
+)
+
+// Probe returns the five-field signature of a project's published index: the file's stat and
+// the generation its receipt records for exactly that file. It never opens SQLite.
+func Probe(d *project.Descriptor, policy string) (Signature, error) {
+	paths := PathsFor(d, policy)
+	pub, err := Read(paths.Publication)
+	if err != nil {
+		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
+	}
+	sig, err := Stat(paths.Index)
+	if err != nil {
+		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
+	}
+	if !pub.Index.SameFile(sig) {
+		return Signature{}, ErrReceiptMismatch
+	}
+	sig.Generation = pub.Graph.Generation
+	return sig, nil
+}
