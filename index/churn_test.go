@@ -85,7 +85,7 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 		t.Fatalf("after the churn: %v", err)
 	}
 	st, err := index.CheckStatus(ctx, d, "")
-	if err != nil || st.State != index.Current {
+	if err != nil || st.State != publication.Current {
 		t.Fatalf("after the churn: %+v %v", st, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/docforge/docforge/index/publication"
 	"io"
 	"os"
 
@@ -62,7 +63,7 @@ func startFingerprint(path string) (*Implementation, error) {
 		f.Close()
 		return nil, fmt.Errorf("fingerprint implementation: %w", err)
 	}
-	im := &Implementation{Adapter: AdapterName + "@" + AdapterVersion, Executable: path, size: st.Size(), modNano: st.ModTime().UnixNano(), done: make(chan struct{})}
+	im := &Implementation{Adapter: publication.AdapterName + "@" + publication.AdapterVersion, Executable: path, size: st.Size(), modNano: st.ModTime().UnixNano(), done: make(chan struct{})}
 	go func() {
 		defer close(im.done)
 		defer f.Close()

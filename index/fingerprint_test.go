@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/docforge/docforge/index/publication"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +79,7 @@ func TestBuildRecordsTheFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	if got := snap.Info().Fingerprint; got != im.Fingerprint() || !strings.HasPrefix(got, AdapterName+"@") {
+	if got := snap.Info().Fingerprint; got != im.Fingerprint() || !strings.HasPrefix(got, publication.AdapterName+"@") {
 		t.Errorf("recorded fingerprint %q, want %q", got, im.Fingerprint())
 	}
 }

@@ -204,7 +204,7 @@ func TestNoChangeSyncDoesNothingAndEditIsIncremental(t *testing.T) {
 	writeNode(t, root, 3, r, "changed")
 	st, err := index.CheckStatus(ctx, d, "")
 	must(t, err)
-	if st.State != index.Stale {
+	if st.State != publication.Stale {
 		t.Fatalf("status after edit = %s", st.State)
 	}
 	inc, err := index.Sync(ctx, d, index.Options{})
@@ -280,7 +280,7 @@ func interruptedPublication(t *testing.T, seed int64, step string, interrupt fun
 		t.Fatalf("recovery sync went back to generation %d", res.Generation)
 	}
 	checkPublished(t, d, res.Generation)
-	if st, _ := index.CheckStatus(ctx, d, ""); st.State != index.Current {
+	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
 		t.Fatalf("after recovery status = %s", st.State)
 	}
 	return d

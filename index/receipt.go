@@ -141,7 +141,7 @@ func (c *diffCollector) receipt(b binding, from *publication.GraphState, to publ
 		Kind:                 "primary_graph_transition",
 		ProjectID:            b.projectID,
 		ProjectRoot:          b.root,
-		Adapter:              AdapterName + "@" + AdapterVersion,
+		Adapter:              publication.AdapterName + "@" + publication.AdapterVersion,
 		IndexSchemaVersion:   SchemaVersion,
 		From:                 from,
 		To:                   to,

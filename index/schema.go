@@ -3,13 +3,6 @@ package index
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
 const SchemaVersion = 9 // 8: analyzed full-text terms (index/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l
 
-// Adapter names the built-in extraction that produced the graph. The Go adapter (a later
-// addition) will extend the version; an index built by another adapter version is rebuilt.
-const (
-	AdapterName    = "docforge-core"
-	AdapterVersion = "0.3.0" // 0.2: the built-in Go adapter and Logic; 0.3: variables and constants
-)
-
 // schema creates an empty index. Node keys are integers local to one index lineage; every
 // hash and every public answer uses the stable text IDs instead, so a cold build and an
 // incremental one are equivalent even though their keys may differ.

@@ -10,13 +10,6 @@ import (
 	"github.com/docforge/docforge/index/source"
 )
 
-// Staleness states.
-const (
-	Current = "current" // the published index was built from exactly the current sources
-	Stale   = "stale"   // a source, the descriptor or the binding changed since publication
-	Unknown = "unknown" // no verifiable publication to compare with
-)
-
 // Status is the cheap staleness check: a stat walk of the sources and a stat of the index,
 // compared with the publication receipt. It never opens SQLite, parses a source, or writes.
 type Status struct {
@@ -36,7 +29,7 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 	paths := publication.PathsFor(d, policy)
 	pub, err := publication.Read(paths.Publication)
 	if err != nil {
-		st.State, st.Reason = Unknown, "no valid publication receipt"
+		st.State, st.Reason = publication.Unknown, "no valid publication receipt"
 		if isNotExist(err) {
 			st.Reason = "no index has been published"
 		}
@@ -46,15 +39,15 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 	sig, err := publication.Stat(paths.Index)
 	switch {
 	case err != nil:
-		st.State, st.Reason = Unknown, "the published index file is missing"
+		st.State, st.Reason = publication.Unknown, "the published index file is missing"
 	case !pub.Index.SameFile(sig):
-		st.State, st.Reason = Unknown, "the index file is not the one the receipt describes"
+		st.State, st.Reason = publication.Unknown, "the index file is not the one the receipt describes"
 	case !receiptMatches(pub, bindingFor(d, policy, "")):
-		st.State, st.Reason = Stale, "the descriptor, adapter or policy changed"
+		st.State, st.Reason = publication.Stale, "the descriptor, adapter or policy changed"
 	case pub.Graph.SourceIdentity != inv.Identity():
-		st.State, st.Reason = Stale, "sources changed since generation was published"
+		st.State, st.Reason = publication.Stale, "sources changed since generation was published"
 	default:
-		st.State = Current
+		st.State = publication.Current
 	}
 	return st, nil
 }
@@ -104,7 +97,7 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string)
 	if err != nil {
 		return out(ReceiptUnverified, "the receipt is corrupt, oversized or of another version", nil)
 	}
-	if r.ProjectID != d.Project.ID || r.ProjectRoot != d.Root || r.IndexSchemaVersion != SchemaVersion || r.Adapter != AdapterName+"@"+AdapterVersion {
+	if r.ProjectID != d.Project.ID || r.ProjectRoot != d.Root || r.IndexSchemaVersion != SchemaVersion || r.Adapter != publication.AdapterName+"@"+publication.AdapterVersion {
 		return out(ReceiptUnverified, "the receipt belongs to another project, root, schema or adapter", nil)
 	}
 	sig, err := publication.Stat(paths.Index)

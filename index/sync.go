@@ -539,7 +539,7 @@ func writePublication(paths publication.Paths, b binding, st *state, build strin
 	sig.Generation = st.generation
 	pub := &publication.Publication{
 		ReceiptSchemaVersion: publication.ReceiptSchemaVersion, ProjectID: b.projectID, ProjectRoot: b.root,
-		IndexSchemaVersion: SchemaVersion, Adapter: AdapterName + "@" + AdapterVersion, Policy: b.policy,
+		IndexSchemaVersion: SchemaVersion, Adapter: publication.AdapterName + "@" + publication.AdapterVersion, Policy: b.policy,
 		DescriptorHash: b.descriptorHash, Index: sig, Graph: graphState(st), Build: build,
 	}
 	data, err := publication.Seal(pub)
@@ -556,7 +556,7 @@ func writePublication(paths publication.Paths, b binding, st *state, build strin
 // root, descriptor, index schema, adapter and policy.
 func receiptMatches(p *publication.Publication, b binding) bool {
 	return p.ProjectID == b.projectID && p.ProjectRoot == b.root && p.DescriptorHash == b.descriptorHash &&
-		p.IndexSchemaVersion == SchemaVersion && p.Adapter == AdapterName+"@"+AdapterVersion && p.Policy == b.policy
+		p.IndexSchemaVersion == SchemaVersion && p.Adapter == publication.AdapterName+"@"+publication.AdapterVersion && p.Policy == b.policy
 }
 
 func fault(opts Options, step string) error {

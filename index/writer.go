@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/docforge/docforge/index/publication"
 	"strconv"
 	"strings"
 
@@ -375,7 +376,7 @@ func (w *writer) writeMeta(b binding) error {
 		metaProjectID:      b.projectID,
 		metaProjectRoot:    b.root,
 		metaDescriptorHash: b.descriptorHash,
-		metaAdapter:        AdapterName + "@" + AdapterVersion,
+		metaAdapter:        publication.AdapterName + "@" + publication.AdapterVersion,
 		metaPolicy:         b.policy,
 		metaGeneration:     strconv.FormatInt(w.st.generation, 10),
 		metaIdentity:       w.st.identity,
@@ -410,7 +411,7 @@ type binding struct {
 func (b binding) sameAs(m map[string]string) bool {
 	return m[metaSchemaVersion] == strconv.Itoa(SchemaVersion) &&
 		m[metaProjectID] == b.projectID && m[metaProjectRoot] == b.root &&
-		m[metaDescriptorHash] == b.descriptorHash && m[metaAdapter] == AdapterName+"@"+AdapterVersion &&
+		m[metaDescriptorHash] == b.descriptorHash && m[metaAdapter] == publication.AdapterName+"@"+publication.AdapterVersion &&
 		m[metaPolicy] == b.policy
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/docforge/docforge/index/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Client is a connection to the running manager.
@@ -45,7 +45,7 @@ func Dial(ctx context.Context, p Paths) (*Client, error) {
 			return nil, err
 		}
 	}
-	conn, err := grpc.NewClient("unix://"+p.Socket, worker.DialOptions()...)
+	conn, err := grpc.NewClient("unix://"+p.Socket, protocol.DialOptions()...)
 	if err != nil {
 		return nil, problem.Wrap(problem.ManagerUnavailable, err, "connect to %s", p.Socket)
 	}
@@ -106,8 +106,8 @@ func (c *Client) Version() string { return c.hello.ManagerVersion }
 // Acquire returns the binding's worker, started if none runs. unresponsive is the pid of a
 // worker that stopped answering this client (0: none), which the manager then replaces
 // unless it answers a health check at once.
-func (c *Client) Acquire(ctx context.Context, b worker.Binding, unresponsive int) (*docforgev2.WorkerInfo, error) {
-	resp, err := c.mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: worker.BindingToProto(b), UnresponsivePid: int64(unresponsive)})
+func (c *Client) Acquire(ctx context.Context, b protocol.Binding, unresponsive int) (*docforgev2.WorkerInfo, error) {
+	resp, err := c.mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: protocol.BindingToProto(b), UnresponsivePid: int64(unresponsive)})
 	if err != nil {
 		return nil, rpcError(err, "acquire worker for "+b.ProjectRoot)
 	}
@@ -124,8 +124,8 @@ func (c *Client) Status(ctx context.Context) (*docforgev2.StatusResponse, error)
 }
 
 // CheckSignature asks whether sig is still the published index of b's project.
-func (c *Client) CheckSignature(ctx context.Context, b worker.Binding, sig *docforgev2.Signature) (*docforgev2.CheckSignatureResponse, error) {
-	resp, err := c.mc.CheckSignature(ctx, &docforgev2.CheckSignatureRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: worker.BindingToProto(b), Signature: sig})
+func (c *Client) CheckSignature(ctx context.Context, b protocol.Binding, sig *docforgev2.Signature) (*docforgev2.CheckSignatureResponse, error) {
+	resp, err := c.mc.CheckSignature(ctx, &docforgev2.CheckSignatureRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: protocol.BindingToProto(b), Signature: sig})
 	if err != nil {
 		return nil, rpcError(err, "check signature")
 	}

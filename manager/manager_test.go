@@ -17,7 +17,7 @@ import (
 
 	"github.com/docforge/docforge/index/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // docforgeBin is the real docforge command, built once: the manager starts workers from it.
@@ -272,7 +272,7 @@ func TestPeerOfAnotherUIDIsRefused(t *testing.T) {
 // A client of protocol version 1 gets an error naming both versions, on every method.
 func TestProtocolVersionOneIsRefused(t *testing.T) {
 	r := startManager(t, Config{})
-	conn, err := grpc.NewClient("unix://"+r.paths.Socket, worker.DialOptions()...)
+	conn, err := grpc.NewClient("unix://"+r.paths.Socket, protocol.DialOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestWorkersAreSupervised(t *testing.T) {
 	r := startManager(t, Config{})
 	c := dial(t, r.paths)
 	ctx := context.Background()
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
 	pids := make(chan int64, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
@@ -329,11 +329,11 @@ func TestWorkersAreSupervised(t *testing.T) {
 		}
 	}
 	// Another policy is another worker; the session parts of a binding are not.
-	other, err := c.Acquire(ctx, worker.Binding{ProjectRoot: root, NoAST: true}, 0)
+	other, err := c.Acquire(ctx, protocol.Binding{ProjectRoot: root, NoAST: true}, 0)
 	if err != nil || other.Pid == first {
 		t.Errorf("no-ast worker: %v %+v", err, other)
 	}
-	same, err := c.Acquire(ctx, worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeOperator, Diagnostics: true}, 0)
+	same, err := c.Acquire(ctx, protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeOperator, Diagnostics: true}, 0)
 	if err != nil || same.Pid != first {
 		t.Errorf("operator session: %v %+v, want worker %d", err, same, first)
 	}
@@ -343,7 +343,7 @@ func TestWorkersAreSupervised(t *testing.T) {
 	if err := os.Symlink(root, link); err != nil {
 		t.Fatal(err)
 	}
-	linked, err := c.Acquire(ctx, worker.Binding{ProjectRoot: link, CapabilityMode: worker.ModeRead}, 0)
+	linked, err := c.Acquire(ctx, protocol.Binding{ProjectRoot: link, CapabilityMode: protocol.ModeRead}, 0)
 	if err != nil || linked.Pid != first {
 		t.Errorf("the project through a symlink: %v %+v, want worker %d", err, linked, first)
 	}
@@ -387,7 +387,7 @@ func TestAcquireValidatesTheBinding(t *testing.T) {
 	r := startManager(t, Config{})
 	c := dial(t, r.paths)
 	for _, root := range []string{"relative", filepath.Join(shortDir(t), "missing")} {
-		_, err := c.Acquire(context.Background(), worker.Binding{ProjectRoot: root}, 0)
+		_, err := c.Acquire(context.Background(), protocol.Binding{ProjectRoot: root}, 0)
 		if problem.CodeOf(err) != problem.InvalidBinding {
 			t.Errorf("acquire %q: %v, want invalid_binding", root, err)
 		}
@@ -404,12 +404,12 @@ func TestSignatureComparedByStat(t *testing.T) {
 	r := startManager(t, Config{})
 	c := dial(t, r.paths)
 	ctx := context.Background()
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
 	info, err := c.Acquire(ctx, b, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := worker.DialWorker(info.SocketPath)
+	rc, err := protocol.DialWorker(info.SocketPath)
 	if err != nil {
 		t.Fatal(err)
 	}

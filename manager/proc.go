@@ -14,13 +14,13 @@ import (
 	"google.golang.org/grpc"
 
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // proc is one worker process the manager started.
 type proc struct {
 	key     string
-	binding worker.Binding
+	binding protocol.Binding
 	pid     int
 	socket  string
 	started time.Time
@@ -39,7 +39,7 @@ type proc struct {
 // spawn starts a worker for b from the manager's executable and waits until it answers. The
 // worker gets the read end of a pipe as its lifeline: when the manager dies, however it dies,
 // the pipe closes and the worker stops, so no worker outlives its supervisor.
-func (m *Manager) spawn(ctx context.Context, b worker.Binding, key string) (*proc, error) {
+func (m *Manager) spawn(ctx context.Context, b protocol.Binding, key string) (*proc, error) {
 	m.mu.Lock()
 	m.seq++
 	socket := m.cfg.Paths.workerSocket(key, m.seq)
@@ -112,7 +112,7 @@ func (p *proc) await(ctx context.Context, limit time.Duration) error {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	conn, err := worker.DialRaw(p.socket)
+	conn, err := protocol.DialRaw(p.socket)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (p *proc) kill()      { p.cmd.Process.Kill() }
 func (p *proc) info() *docforgev2.WorkerInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return &docforgev2.WorkerInfo{Binding: worker.BindingToProto(p.binding), Pid: int64(p.pid), SocketPath: p.socket,
+	return &docforgev2.WorkerInfo{Binding: protocol.BindingToProto(p.binding), Pid: int64(p.pid), SocketPath: p.socket,
 		StartedUnixMs: p.started.UnixMilli(), Index: p.index, Freshness: p.freshness, Stats: p.stats, Viewer: p.viewer}
 }
 

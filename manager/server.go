@@ -22,7 +22,7 @@ import (
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Config is how a manager runs. Zero durations and sizes take the defaults.
@@ -50,7 +50,7 @@ func (c *Config) defaults() {
 		c.HealthEvery = 30 * time.Second
 	}
 	if c.ViewerIdle == 0 {
-		c.ViewerIdle = worker.ViewerIdleLimit
+		c.ViewerIdle = protocol.ViewerIdleLimit
 	}
 	if c.WorkerStart == 0 {
 		c.WorkerStart = 30 * time.Second
@@ -113,14 +113,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if ln == nil {
 		// Holding the lock proves that a socket file at the path is stale (its manager died
 		// without removing it), so ListenPrivate replaces it.
-		if ln, err = worker.ListenPrivate(cfg.Paths.Socket, cfg.UID, m.log.Printf); err != nil {
+		if ln, err = protocol.ListenPrivate(cfg.Paths.Socket, cfg.UID, m.log.Printf); err != nil {
 			return fmt.Errorf("manager: %w", err)
 		}
 		defer os.Remove(cfg.Paths.Socket)
 	} else {
-		ln = worker.PeerChecked(ln, cfg.UID, m.log.Printf)
+		ln = protocol.PeerChecked(ln, cfg.UID, m.log.Printf)
 	}
-	server := grpc.NewServer(worker.ServerKeepalive()...)
+	server := grpc.NewServer(protocol.ServerKeepalive()...)
 	docforgev2.RegisterManagerServer(server, m)
 	m.log.Printf("manager %d started (protocol %d, build %s) on %s", os.Getpid(), docforgev2.ProtocolVersion, cfg.Version, ln.Addr())
 
@@ -189,7 +189,7 @@ func (m *Manager) removeDeadSockets() {
 }
 
 // workerKey is what one worker serves: a project under an adapter policy.
-func workerKey(b worker.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
+func workerKey(b protocol.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
 
 func (m *Manager) slot(key string) *slot {
 	m.mu.Lock()
@@ -242,7 +242,7 @@ func (m *Manager) AcquireWorker(ctx context.Context, req *docforgev2.AcquireWork
 	if err := versionErr(req.ProtocolVersion); err != nil {
 		return nil, err
 	}
-	b := worker.BindingFromProto(req.Binding)
+	b := protocol.BindingFromProto(req.Binding)
 	if real, err := filepath.EvalSymlinks(b.ProjectRoot); err == nil && filepath.IsAbs(b.ProjectRoot) {
 		b.ProjectRoot = real // one worker per project, whichever path names it
 	}
@@ -269,7 +269,7 @@ func (m *Manager) AcquireWorker(ctx context.Context, req *docforgev2.AcquireWork
 		}
 	}
 	// The manager starts processes for what it is asked, so it checks the binding itself.
-	wb := worker.Binding{ProjectRoot: b.ProjectRoot, NoAST: b.NoAST}
+	wb := protocol.Binding{ProjectRoot: b.ProjectRoot, NoAST: b.NoAST}
 	if _, err := wb.Validate(); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -320,7 +320,7 @@ func (m *Manager) CheckSignature(ctx context.Context, req *docforgev2.CheckSigna
 	if err := versionErr(req.ProtocolVersion); err != nil {
 		return nil, err
 	}
-	b := worker.BindingFromProto(req.Binding)
+	b := protocol.BindingFromProto(req.Binding)
 	d, _, err := project.Load(b.ProjectRoot)
 	if err != nil || d == nil {
 		return nil, status.Errorf(codes.InvalidArgument, "project %s has no valid descriptor", b.ProjectRoot)
@@ -331,7 +331,7 @@ func (m *Manager) CheckSignature(ctx context.Context, req *docforgev2.CheckSigna
 		resp.Reason = err.Error()
 		return resp, nil
 	}
-	resp.Published = worker.SignatureToProto(cur)
+	resp.Published = protocol.SignatureToProto(cur)
 	got := req.Signature
 	resp.Current = got != nil && got.Device == cur.Device && got.Inode == cur.Inode && got.Size == cur.Size && got.MtimeNs == cur.MtimeNs && got.Generation == cur.Generation
 	if !resp.Current {
@@ -350,7 +350,7 @@ func (m *Manager) recordSignature(key string, sig publication.Signature) {
 	}
 	s.mu.Lock()
 	if s.proc != nil {
-		s.proc.setIndex(worker.SignatureToProto(sig))
+		s.proc.setIndex(protocol.SignatureToProto(sig))
 	}
 	s.mu.Unlock()
 }

@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Session is the bridge's view of its worker: it acquires the project's worker from the
@@ -25,7 +25,7 @@ type Session struct {
 }
 
 type workerConn struct {
-	rc  *worker.RemoteCaller
+	rc  *protocol.RemoteCaller
 	pid int
 }
 
@@ -36,17 +36,17 @@ func NewSession(p Paths, start StartFunc) *Session { return &Session{paths: p, s
 // Call runs one tool on the binding's worker. Every failure to reach a worker is a structured
 // error result (worker_unavailable, manager_unavailable, ...), never a hang or a broken
 // session; a call that failed mid-way is not retried, since the worker may have run it.
-func (s *Session) Call(ctx context.Context, b worker.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (s *Session) Call(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
 	w, err := s.worker(ctx, b)
 	if err != nil {
 		code := problem.CodeOf(err)
 		if code == "" || code == problem.Internal {
 			code = problem.WorkerUnavailable
 		}
-		return worker.ErrorResult(b, code, err.Error())
+		return protocol.ErrorResult(b, code, err.Error())
 	}
 	out, err := w.rc.Call(ctx, b, tool, args)
-	var te *worker.ToolError
+	var te *protocol.ToolError
 	if errors.As(err, &te) && te.Code == problem.WorkerUnavailable {
 		s.forget(w, ctx.Err() == nil)
 	}
@@ -54,7 +54,7 @@ func (s *Session) Call(ctx context.Context, b worker.Binding, tool string, args 
 }
 
 // Prepare acquires the worker ahead of the first call, so that call finds it ready.
-func (s *Session) Prepare(ctx context.Context, b worker.Binding) error {
+func (s *Session) Prepare(ctx context.Context, b protocol.Binding) error {
 	_, err := s.worker(ctx, b)
 	return err
 }
@@ -62,7 +62,7 @@ func (s *Session) Prepare(ctx context.Context, b worker.Binding) error {
 // worker returns the current worker connection, acquiring one when there is none or its
 // process is gone. A manager that stopped answering is reconnected to (started if allowed)
 // once per call.
-func (s *Session) worker(ctx context.Context, b worker.Binding) (*workerConn, error) {
+func (s *Session) worker(ctx context.Context, b protocol.Binding) (*workerConn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w != nil && processAlive(s.w.pid) {
@@ -88,7 +88,7 @@ func (s *Session) worker(ctx context.Context, b worker.Binding) (*workerConn, er
 			}
 			return nil, err
 		}
-		rc, err := worker.DialWorker(info.SocketPath)
+		rc, err := protocol.DialWorker(info.SocketPath)
 		if err != nil {
 			return nil, problem.Wrap(problem.WorkerUnavailable, err, "connect to worker %d", info.Pid)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // viewerSession opens a viewer URL as the page does: the fragment's token is checked once
@@ -49,7 +49,7 @@ func (s *viewerSession) get(path string) (int, map[string]any, error) {
 }
 
 // toolResult calls a tool on the worker and returns its result object.
-func toolResult(t *testing.T, rc *worker.RemoteCaller, b worker.Binding, tool, args string) map[string]any {
+func toolResult(t *testing.T, rc *protocol.RemoteCaller, b protocol.Binding, tool, args string) map[string]any {
 	t.Helper()
 	out, err := rc.Call(context.Background(), b, tool, []byte(args))
 	if err != nil {
@@ -73,12 +73,12 @@ func TestViewerLifecycle(t *testing.T) {
 	r := startManager(t, Config{HealthEvery: 100 * time.Millisecond, ViewerIdle: 2 * time.Second})
 	c := dial(t, r.paths)
 	ctx := context.Background()
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
 	info, err := c.Acquire(ctx, b, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := worker.DialWorker(info.SocketPath)
+	rc, err := protocol.DialWorker(info.SocketPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestViewerLifecycle(t *testing.T) {
 	if code, body, err := v.get("/api/neighborhood?id=arch.store"); err != nil || code != 200 || len(body["nodes"].([]any)) < 2 {
 		t.Fatalf("neighborhood after the client left: %d %v %v", code, body, err)
 	}
-	rc, err = worker.DialWorker(info.SocketPath)
+	rc, err = protocol.DialWorker(info.SocketPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,10 @@ import (
 
 	"github.com/docforge/docforge/render"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
-func toolNames(t *testing.T, b worker.Binding) []string {
+func toolNames(t *testing.T, b protocol.Binding) []string {
 	t.Helper()
 	list, err := connect(t, b).ListTools(context.Background(), nil)
 	if err != nil {
@@ -31,26 +32,26 @@ func toolNames(t *testing.T, b worker.Binding) []string {
 func TestApplicationGate(t *testing.T) {
 	root := example(t)
 	for _, tc := range []struct {
-		b    worker.Binding
+		b    protocol.Binding
 		want bool
 	}{
-		{worker.Binding{ProjectRoot: root}, false},
+		{protocol.Binding{ProjectRoot: root}, false},
 		// No mode with an applier bound is the application-enabled factory (the contract's
 		// factory default), which adds exact-hash application.
-		{worker.Binding{ProjectRoot: root, CanonicalApplier: "maintainer"}, true},
+		{protocol.Binding{ProjectRoot: root, CanonicalApplier: "maintainer"}, true},
 		// operator adds no tool in the current contract, application among them.
-		{worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeOperator, CanonicalApplier: "maintainer"}, false},
-		{worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"}, true},
+		{protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeOperator, CanonicalApplier: "maintainer"}, false},
+		{protocol.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: protocol.ModeApplication, CanonicalApplier: "maintainer"}, true},
 	} {
 		if got := slices.Contains(toolNames(t, tc.b), "docforge_apply_changeset"); got != tc.want {
 			t.Errorf("%+v: apply registered %v, want %v", tc.b, got, tc.want)
 		}
 	}
-	bad := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeApplication}
+	bad := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeApplication}
 	if _, err := bad.Validate(); err == nil {
 		t.Error("application mode without an applier must fail at start")
 	}
-	bad = worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeApplication, CanonicalApplier: "nobody"}
+	bad = protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeApplication, CanonicalApplier: "nobody"}
 	if _, err := bad.Validate(); err == nil {
 		t.Error("an undeclared applier must fail at start")
 	}
@@ -58,7 +59,7 @@ func TestApplicationGate(t *testing.T) {
 
 func TestApplyThroughMCP(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: protocol.ModeApplication, CanonicalApplier: "maintainer"})
 	var m mutation
 	must(t, cs, "docforge_register_changes", map[string]any{"title": "rename", "changeset_id": "cs-apply",
 		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"title": "Event store"}}}}, &m)
@@ -113,7 +114,7 @@ func TestApplyThroughMCP(t *testing.T) {
 // receipt: applied, the exact hash, counts, and the refresh state.
 func TestApplyCompactReceipt(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: worker.ModeApplication, CanonicalApplier: "maintainer"})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, ProposalWriter: "agent", CapabilityMode: protocol.ModeApplication, CanonicalApplier: "maintainer"})
 	body := strings.Repeat("A long line of the new body.\n", 4000)
 	var m mutation
 	must(t, cs, "docforge_register_changes", map[string]any{"title": "long", "changeset_id": "cs-long",
@@ -136,12 +137,12 @@ func TestApplyCompactReceipt(t *testing.T) {
 // overlap, and both match the contract's table (docs/architecture.md, "Capability modes").
 func TestCapabilityModesAndGates(t *testing.T) {
 	root := example(t)
-	for _, mode := range []string{"", worker.ModeRead, worker.ModeProposal, worker.ModeApplication, worker.ModeOperator} {
+	for _, mode := range []string{"", protocol.ModeRead, protocol.ModeProposal, protocol.ModeApplication, protocol.ModeOperator} {
 		for _, applier := range []string{"", "maintainer"} {
 			for _, writer := range []string{"", "agent"} {
-				b := worker.Binding{ProjectRoot: root, CapabilityMode: mode, CanonicalApplier: applier, ProposalWriter: writer}
+				b := protocol.Binding{ProjectRoot: root, CapabilityMode: mode, CanonicalApplier: applier, ProposalWriter: writer}
 				if _, err := b.Validate(); err != nil {
-					if mode == worker.ModeApplication && applier == "" {
+					if mode == protocol.ModeApplication && applier == "" {
 						continue // fails closed at start, as it must
 					}
 					t.Fatalf("%+v: %v", b, err)
@@ -155,7 +156,7 @@ func TestCapabilityModesAndGates(t *testing.T) {
 				}
 				excluded := worker.PolicyOf(b).Excluded
 				applies := slices.Contains(names, "docforge_apply_changeset")
-				wantApply := applier != "" && (mode == worker.ModeApplication || mode == "")
+				wantApply := applier != "" && (mode == protocol.ModeApplication || mode == "")
 				if applies != wantApply {
 					t.Errorf("%+v: apply registered %v, want %v", b, applies, wantApply)
 				}
@@ -164,7 +165,7 @@ func TestCapabilityModesAndGates(t *testing.T) {
 						t.Errorf("%+v: %s excluded %v while apply registered %v", b, op, !applies, applies)
 					}
 				}
-				if proposal != (b.CapabilityMode != worker.ModeRead) {
+				if proposal != (b.CapabilityMode != protocol.ModeRead) {
 					t.Errorf("%+v: proposal tools registered %v", b, proposal)
 				}
 				if caps := worker.CapabilitiesOf(b); caps.CanonicalApplication != applies || !slices.Equal(caps.Tools, names) {

@@ -15,11 +15,12 @@ import (
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // proposalSession connects a client bound to the example's declared writer.
 func proposalSession(t *testing.T, root string) *mcp.ClientSession {
-	return connect(t, worker.Binding{ProjectRoot: root, ProposalWriter: "agent"})
+	return connect(t, protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"})
 }
 
 // must calls a tool that must succeed and decodes its result into v.
@@ -205,7 +206,7 @@ func TestProposalToolsLifecycle(t *testing.T) {
 func TestProposalAccessAndPermissions(t *testing.T) {
 	root := example(t, `operations = ["create", "update", "move", "relationship_update", "delete"]`, `operations = ["update"]`)
 	// Without a writer: mutations are disabled, reads and preview still answer.
-	ro := connect(t, worker.Binding{ProjectRoot: root})
+	ro := connect(t, protocol.Binding{ProjectRoot: root})
 	for _, tool := range []string{"docforge_create_changeset", "docforge_register_changes", "docforge_rebase_changeset", "docforge_abandon_changeset",
 		"docforge_propose_node_create", "docforge_propose_node_update", "docforge_propose_node_move", "docforge_propose_relationship_update", "docforge_propose_node_delete"} {
 		args := map[string]any{"changeset_id": "cs-x", "title": "t", "node_id": "arch.store", "path": "docs/x.md", "fields": map[string]any{"title": "x"},
@@ -226,7 +227,7 @@ func TestProposalAccessAndPermissions(t *testing.T) {
 	}
 	must(t, ro, "docforge_preview_changeset", map[string]any{"changeset_id": "cs-ok", "view_id": "architecture"}, nil)
 	// The read capability mode does not register the proposal surface at all.
-	read := connect(t, worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead})
+	read := connect(t, protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead})
 	list, err := read.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

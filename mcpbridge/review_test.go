@@ -10,7 +10,7 @@ import (
 
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // suspectExample is the example stamped once, then arch.store's body edited: every relation
@@ -38,7 +38,7 @@ type markedLink struct {
 
 // Every tool that lists relations marks the suspect ones, and says what changed.
 func TestToolsMarkSuspectRelations(t *testing.T) {
-	cs := connect(t, worker.Binding{ProjectRoot: suspectExample(t)})
+	cs := connect(t, protocol.Binding{ProjectRoot: suspectExample(t)})
 	find := func(links []markedLink, rel, id string) markedLink {
 		i := slices.IndexFunc(links, func(l markedLink) bool { return l.Relation == rel && l.NodeID == id })
 		if i < 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/render"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // example copies the bundled example project into a temporary directory, optionally
@@ -54,7 +55,7 @@ func example(t *testing.T, replace ...string) string {
 
 // connect starts the server for a binding on an in-memory transport and returns a client
 // session of the go-sdk.
-func connect(t *testing.T, b worker.Binding) *mcp.ClientSession {
+func connect(t *testing.T, b protocol.Binding) *mcp.ClientSession {
 	t.Helper()
 	if _, err := b.Validate(); err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
-	cs := connect(t, worker.Binding{ProjectRoot: example(t)})
+	cs := connect(t, protocol.Binding{ProjectRoot: example(t)})
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
 		t.Errorf("%d tools registered, want the 19 read tools and 14 proposal tools", len(names))
 	}
 	var want []string
-	for _, spec := range worker.ToolsFor(worker.Binding{ProjectRoot: "x", CapabilityMode: worker.ModeProposal}) {
+	for _, spec := range worker.ToolsFor(protocol.Binding{ProjectRoot: "x", CapabilityMode: protocol.ModeProposal}) {
 		want = append(want, spec.Name)
 	}
 	// The go-sdk lists tools by name; the contract's order is the capabilities' order.
@@ -147,7 +148,7 @@ func TestToolsListedInContractOrderWithReadOnlyAnnotations(t *testing.T) {
 }
 
 func TestReadTools(t *testing.T) {
-	cs := connect(t, worker.Binding{ProjectRoot: example(t)})
+	cs := connect(t, protocol.Binding{ProjectRoot: example(t)})
 	tests := []struct {
 		tool    string
 		args    map[string]any
@@ -176,7 +177,7 @@ func TestReadTools(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
 			r, isErr, _ := callTool(t, cs, tt.tool, tt.args)
-			if r.ContentNotice != worker.ContentNotice || r.Project.ID != "courier" || !strings.HasPrefix(r.Adapter, "docforge-core@") {
+			if r.ContentNotice != protocol.ContentNotice || r.Project.ID != "courier" || !strings.HasPrefix(r.Adapter, "docforge-core@") {
 				t.Errorf("envelope: %+v", r)
 			}
 			if tt.code != "" {
@@ -201,7 +202,7 @@ func TestReadTools(t *testing.T) {
 // Every normal call checks source identity first: an edit shows up in the next answer.
 func TestCallsSyncFirst(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root})
+	cs := connect(t, protocol.Binding{ProjectRoot: root})
 	before, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
 	p := filepath.Join(root, "docs/architecture/store.md")
 	src, _ := os.ReadFile(p)
@@ -215,7 +216,7 @@ func TestCallsSyncFirst(t *testing.T) {
 // With a tiny output limit collections are cut to fit and say so; nothing exceeds the limit.
 func TestOutputLimitIsEnforced(t *testing.T) {
 	root := example(t, "max_response_chars = 65536", "max_response_chars = 1500")
-	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, Diagnostics: true})
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -243,7 +244,7 @@ func TestOutputLimitIsEnforced(t *testing.T) {
 }
 
 func TestDiagnosticsAreContentFree(t *testing.T) {
-	cs := connect(t, worker.Binding{ProjectRoot: example(t), Diagnostics: true})
+	cs := connect(t, protocol.Binding{ProjectRoot: example(t), Diagnostics: true})
 	r, _, _ := callTool(t, cs, "docforge_search", map[string]any{"query": "late events"})
 	d := string(r.Diagnostics)
 	var got struct {
@@ -279,7 +280,7 @@ func TestDiagnosticsAreContentFree(t *testing.T) {
 }
 
 func TestNoASTBinding(t *testing.T) {
-	cs := connect(t, worker.Binding{ProjectRoot: example(t), NoAST: true})
+	cs := connect(t, protocol.Binding{ProjectRoot: example(t), NoAST: true})
 	r, isErr, _ := callTool(t, cs, "docforge_get_logic", map[string]any{"node_id": "go:example.com/courier/store.Log.State"})
 	if !isErr || r.Error.Code != "adapter_policy_forbids_logic" {
 		t.Fatalf("get_logic under no-AST: %+v", r.Error)
@@ -300,16 +301,16 @@ func TestBindingValidation(t *testing.T) {
 	root := example(t)
 	for _, c := range []struct {
 		name string
-		b    worker.Binding
+		b    protocol.Binding
 		want string
 	}{
-		{"missing_root", worker.Binding{}, "--project-root is required"},
-		{"relative_root", worker.Binding{ProjectRoot: "examples/courier"}, "not absolute"},
-		{"no_descriptor", worker.Binding{ProjectRoot: t.TempDir()}, "docforge.toml"},
-		{"unknown_writer", worker.Binding{ProjectRoot: root, ProposalWriter: "mallory"}, `"mallory" is not declared`},
-		{"unknown_applier", worker.Binding{ProjectRoot: root, CanonicalApplier: "mallory"}, "proposals.appliers"},
-		{"application_without_applier", worker.Binding{ProjectRoot: root, CapabilityMode: "application"}, "fails closed"},
-		{"bad_mode", worker.Binding{ProjectRoot: root, CapabilityMode: "root"}, "not one of"},
+		{"missing_root", protocol.Binding{}, "--project-root is required"},
+		{"relative_root", protocol.Binding{ProjectRoot: "examples/courier"}, "not absolute"},
+		{"no_descriptor", protocol.Binding{ProjectRoot: t.TempDir()}, "docforge.toml"},
+		{"unknown_writer", protocol.Binding{ProjectRoot: root, ProposalWriter: "mallory"}, `"mallory" is not declared`},
+		{"unknown_applier", protocol.Binding{ProjectRoot: root, CanonicalApplier: "mallory"}, "proposals.appliers"},
+		{"application_without_applier", protocol.Binding{ProjectRoot: root, CapabilityMode: "application"}, "fails closed"},
+		{"bad_mode", protocol.Binding{ProjectRoot: root, CapabilityMode: "root"}, "not one of"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := c.b.Validate()
@@ -318,7 +319,7 @@ func TestBindingValidation(t *testing.T) {
 			}
 		})
 	}
-	ok := worker.Binding{ProjectRoot: root, ProposalWriter: "agent", CanonicalApplier: "maintainer", CapabilityMode: "application"}
+	ok := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent", CanonicalApplier: "maintainer", CapabilityMode: "application"}
 	if _, err := ok.Validate(); err != nil {
 		t.Fatalf("valid binding: %v", err)
 	}
@@ -352,7 +353,7 @@ func pageOf(t *testing.T, r result) page {
 
 func TestContextPagesWithCursorsAndFailsStale(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root})
+	cs := connect(t, protocol.Binding{ProjectRoot: root})
 	args := map[string]any{"node_id": "arch.store", "limit": 3}
 	r, isErr, _ := callTool(t, cs, "docforge_get_context", args)
 	if isErr {
@@ -411,7 +412,7 @@ func TestOversizedContextEntryIsOmitted(t *testing.T) {
 	p := filepath.Join(root, "docs/architecture/store.md")
 	src, _ := os.ReadFile(p)
 	os.WriteFile(p, append(src, []byte("\n"+strings.Repeat("A very long paragraph about the store. ", 200)+"\n")...), 0o644)
-	cs := connect(t, worker.Binding{ProjectRoot: root})
+	cs := connect(t, protocol.Binding{ProjectRoot: root})
 	r, isErr, n := callTool(t, cs, "docforge_get_context", map[string]any{"node_id": "arch.store", "limit": 2})
 	if isErr || n > 4096 {
 		t.Fatalf("isError %v, %d chars: %+v", isErr, n, r.Error)
@@ -427,7 +428,7 @@ func TestOversizedContextEntryIsOmitted(t *testing.T) {
 
 func TestGenerationDiffStates(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root})
+	cs := connect(t, protocol.Binding{ProjectRoot: root})
 	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "missing" {
 		t.Errorf("before any sync: %s", r.Result)
 	}
@@ -488,7 +489,7 @@ func TestGenerationDiffStates(t *testing.T) {
 // call is in that call's answer: rapid edit-then-call rounds, a new directory, a new file.
 func TestWatchSkipsWalksButMissesNoEdit(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, Diagnostics: true})
 	callTool(t, cs, "docforge_bootstrap", nil)
 	r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
 	if !strings.Contains(string(r.Diagnostics), `"walks_skipped":1`) {
@@ -522,7 +523,7 @@ func TestWatchSkipsWalksButMissesNoEdit(t *testing.T) {
 // edit of docforge.toml does reach the next answer.
 func TestWatchIgnoresNonSourcesButSeesTheDescriptor(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, Diagnostics: true})
 	callTool(t, cs, "docforge_bootstrap", nil)
 	os.WriteFile(filepath.Join(root, "build-output.txt"), []byte("x"), 0o644)
 	r, _, _ := callTool(t, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"})
@@ -542,7 +543,7 @@ func TestWatchIgnoresNonSourcesButSeesTheDescriptor(t *testing.T) {
 // is stale, call after call: the watch must not turn a failed sync into "current".
 func TestInvalidProjectStaysStaleUnderTheWatch(t *testing.T) {
 	root := example(t)
-	cs := connect(t, worker.Binding{ProjectRoot: root})
+	cs := connect(t, protocol.Binding{ProjectRoot: root})
 	callTool(t, cs, "docforge_bootstrap", nil)
 	p := filepath.Join(root, "docs/architecture/store.md")
 	src, _ := os.ReadFile(p)
@@ -564,7 +565,7 @@ func TestInvalidProjectStaysStaleUnderTheWatch(t *testing.T) {
 func TestRenderStatusTool(t *testing.T) {
 	root := example(t)
 	os.RemoveAll(filepath.Join(root, "site")) // pages a local 'make demo' rendered into the example
-	cs := connect(t, worker.Binding{ProjectRoot: root, Diagnostics: true})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, Diagnostics: true})
 	type status struct {
 		State string
 		Views []struct {

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/changeset"
@@ -19,11 +20,6 @@ func applyTool() ToolSpec {
 		Description: "Apply one reviewed changeset to the canonical Markdown/TOML files by its exact changeset_hash: everything is validated again, the files are written behind a journal, reloaded and checked against the approved projection (any mismatch restores them), then the applied receipt is recorded and the index and published views are refreshed. Runs no command, shell, Git or build.",
 		InputSchema: object(map[string]any{"changeset_id": changesetIDProp, "changeset_hash": str("the exact changeset_hash you reviewed")}, "changeset_id", "changeset_hash"),
 		mutates:     true, destructive: true, run: runApply}
-}
-
-// applicationGated reports whether a binding registers the application tool.
-func applicationGated(b Binding) bool {
-	return b.CanonicalApplier != "" && b.CapabilityMode == ModeApplication
 }
 
 // Refresh reports how the derived state followed a canonical application.
@@ -136,7 +132,7 @@ func runApply(c *call, args json.RawMessage) (any, error) {
 	if a.ChangesetID == "" || a.Hash == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id and changeset_hash are both required: application is by exact hash")
 	}
-	if !applicationGated(c.b) {
+	if !protocol.ApplicationEnabled(c.b) {
 		return nil, problem.Errorf(problem.OperationNotPermitted, "canonical application is not enabled for this server: start it with --canonical-applier ID --capability-mode application")
 	}
 	if err := c.preflight("docforge_apply_changeset"); err != nil {

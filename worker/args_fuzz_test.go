@@ -3,13 +3,14 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"github.com/docforge/docforge/worker/protocol"
 	"testing"
 
 	"github.com/docforge/docforge/index"
 )
 
 // FuzzToolArguments: whatever arguments a client sends to a read tool, the service answers
-// with one envelope, never a panic: a result, or a structured error whose code is not
+// with one protocol.Envelope, never a panic: a result, or a structured error whose code is not
 // internal.
 func FuzzToolArguments(f *testing.F) {
 	for _, s := range []string{`{}`, `null`, `{"node_id":"arch.store"}`, `{"query":"store","limit":-1}`, `{"node_id":7}`, `[]`, `{"limit":1e999}`, `{"query":"\u0000"}`, `{"depth":"x"}`, `{"cursor":"AAAA"}`} {
@@ -25,7 +26,7 @@ func FuzzToolArguments(f *testing.F) {
 	}
 	svc := NewService(impl, false)
 	f.Cleanup(func() { svc.Close() })
-	b := Binding{ProjectRoot: root}
+	b := protocol.Binding{ProjectRoot: root}
 	f.Fuzz(func(t *testing.T, tool string, args []byte) {
 		out, err := svc.Call(context.Background(), b, tool, args)
 		var env struct {
@@ -34,7 +35,7 @@ func FuzzToolArguments(f *testing.F) {
 			} `json:"error"`
 		}
 		if jerr := json.Unmarshal(out, &env); jerr != nil {
-			t.Fatalf("%s %q: the answer is not one envelope: %v", tool, args, jerr)
+			t.Fatalf("%s %q: the answer is not one protocol.Envelope: %v", tool, args, jerr)
 		}
 		if err != nil && (env.Error == nil || env.Error.Code == "internal") {
 			t.Fatalf("%s %q: %v (%s)", tool, args, err, out)

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -144,7 +145,7 @@ func (s *Service) Stats() Stats {
 const debounce = 100 * time.Millisecond
 
 // liveFor returns the state of a binding, starting its watch on first use.
-func (s *Service) liveFor(b Binding, d *project.Descriptor) *live {
+func (s *Service) liveFor(b protocol.Binding, d *project.Descriptor) *live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := b.ProjectRoot + "\x00" + b.Policy()

@@ -3,6 +3,7 @@ package worker
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index/problem"
 )
@@ -135,7 +136,7 @@ func (c *call) contextPage(focus []string, items []contextItem, params []any, pa
 	ids := make([]string, len(items))
 	keys := make([][2]string, len(items))
 	for i, it := range items {
-		stream[i], ids[i], keys[i] = marshal(it), it.NodeID, [2]string{it.NodeID, it.ContentHash}
+		stream[i], ids[i], keys[i] = protocol.Marshal(it), it.NodeID, [2]string{it.NodeID, it.ContentHash}
 	}
 	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: c.env.Revision, Operation: "docforge_get_context",
 		Params: hashJSON("params", params), Collection: hashJSON("context", keys)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 
@@ -17,26 +18,11 @@ import (
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 )
 
-// BindingToProto and BindingFromProto convert the binding for the wire.
-func BindingToProto(b Binding) *docforgev2.Binding {
-	return &docforgev2.Binding{ProjectRoot: b.ProjectRoot, ProposalWriter: b.ProposalWriter, CanonicalApplier: b.CanonicalApplier,
-		CapabilityMode: b.CapabilityMode, NoAst: b.NoAST, Diagnostics: b.Diagnostics}
-}
-
-// BindingFromProto is the inverse of BindingToProto.
-func BindingFromProto(p *docforgev2.Binding) Binding {
-	if p == nil {
-		return Binding{}
-	}
-	return Binding{ProjectRoot: p.ProjectRoot, ProposalWriter: p.ProposalWriter, CanonicalApplier: p.CanonicalApplier,
-		CapabilityMode: p.CapabilityMode, NoAST: p.NoAst, Diagnostics: p.Diagnostics}
-}
-
 // grpcWorker serves one binding's tools over the version-2 Worker service.
 type grpcWorker struct {
 	docforgev2.UnimplementedWorkerServer
 	svc     *Service
-	binding Binding
+	binding protocol.Binding
 	retire  func() // stop serving: the executable was replaced, so a new worker must take over
 }
 
@@ -47,9 +33,9 @@ func (g *grpcWorker) check(version uint32, b *docforgev2.Binding) error {
 	if err := docforgev2.CheckVersion(version); err != nil {
 		return status.Error(codes.FailedPrecondition, err.Error())
 	}
-	if b != nil && !g.binding.SameWorker(BindingFromProto(b)) {
+	if b != nil && !g.binding.SameWorker(protocol.BindingFromProto(b)) {
 		return status.Errorf(codes.FailedPrecondition, "this worker serves %s under the %s policy; the request names %s under %s",
-			g.binding.ProjectRoot, g.binding.Policy(), b.ProjectRoot, BindingFromProto(b).Policy())
+			g.binding.ProjectRoot, g.binding.Policy(), b.ProjectRoot, protocol.BindingFromProto(b).Policy())
 	}
 	return nil
 }
@@ -61,10 +47,10 @@ func (g *grpcWorker) Call(ctx context.Context, req *docforgev2.CallRequest) (*do
 	if req.Binding == nil {
 		return nil, status.Error(codes.InvalidArgument, "a call names its binding")
 	}
-	out, err := g.svc.Call(ctx, BindingFromProto(req.Binding), req.Tool, req.ArgumentsJson)
+	out, err := g.svc.Call(ctx, protocol.BindingFromProto(req.Binding), req.Tool, req.ArgumentsJson)
 	resp := &docforgev2.CallResponse{ProtocolVersion: docforgev2.ProtocolVersion, ResultJson: out}
 	if err != nil {
-		var te *ToolError
+		var te *protocol.ToolError
 		if !errors.As(err, &te) || out == nil {
 			return nil, status.Error(codes.Internal, err.Error())
 		}
@@ -84,7 +70,7 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 		return nil, err
 	}
 	st := g.svc.Stats()
-	resp := &docforgev2.HealthResponse{ProtocolVersion: docforgev2.ProtocolVersion, Binding: BindingToProto(g.binding), Freshness: index.Unknown,
+	resp := &docforgev2.HealthResponse{ProtocolVersion: docforgev2.ProtocolVersion, Binding: protocol.BindingToProto(g.binding), Freshness: publication.Unknown,
 		Pid: int64(os.Getpid()), Stats: StatsToProto(st)}
 	if v, ok := g.svc.Viewer(g.binding); ok {
 		resp.Viewer = ViewerToProto(v)
@@ -95,7 +81,7 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 	}
 	// Health never opens SQLite: the signature is a stat and a receipt, freshness a stat walk.
 	if sig, err := publication.Probe(d, g.binding.Policy()); err == nil {
-		resp.Index = SignatureToProto(sig)
+		resp.Index = protocol.SignatureToProto(sig)
 	}
 	if st, err := index.CheckStatus(ctx, d, g.binding.Policy()); err == nil {
 		resp.Freshness = st.State
@@ -113,7 +99,7 @@ func (g *grpcWorker) StopViewer(ctx context.Context, req *docforgev2.StopViewerR
 
 // ViewerToProto converts a viewer's status for the wire.
 func ViewerToProto(v ViewerStatus) *docforgev2.ViewerInfo {
-	return &docforgev2.ViewerInfo{State: "running", Port: int64(v.Port), Index: SignatureToProto(v.Index), StartedUnixMs: v.Started.UnixMilli(),
+	return &docforgev2.ViewerInfo{State: "running", Port: int64(v.Port), Index: protocol.SignatureToProto(v.Index), StartedUnixMs: v.Started.UnixMilli(),
 		LastActivityUnixMs: v.LastActivity.UnixMilli(), SnapshotState: v.SnapshotState}
 }
 
@@ -123,26 +109,21 @@ func StatsToProto(st Stats) *docforgev2.WorkerStats {
 		WatchFailures: st.Watch.Failures, WatchRepairs: st.Watch.Repairs, WatchState: st.Watch.State, WatchLastError: st.Watch.LastError}
 }
 
-// SignatureToProto converts an index signature for the wire.
-func SignatureToProto(s publication.Signature) *docforgev2.Signature {
-	return &docforgev2.Signature{Device: s.Device, Inode: s.Inode, Size: s.Size, MtimeNs: s.MtimeNs, Generation: s.Generation}
-}
-
 // Serve runs the Worker service for one binding on a Unix socket until ctx ends. The socket is
 // private to the user running the worker: mode 0600, peers of another uid refused.
-func Serve(ctx context.Context, socket string, b Binding, svc *Service) error {
+func Serve(ctx context.Context, socket string, b protocol.Binding, svc *Service) error {
 	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
 		return fmt.Errorf("worker socket: %w", err)
 	}
 	// A socket file left by a killed worker is stale: the manager names each worker's socket
 	// afresh, so only a dead worker can have left one at this path.
-	ln, err := ListenPrivate(socket, os.Getuid(), nil)
+	ln, err := protocol.ListenPrivate(socket, os.Getuid(), nil)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	server := grpc.NewServer(ServerKeepalive()...)
+	server := grpc.NewServer(protocol.ServerKeepalive()...)
 	docforgev2.RegisterWorkerServer(server, &grpcWorker{svc: svc, binding: b, retire: cancel})
 	go func() {
 		<-ctx.Done()
@@ -154,40 +135,4 @@ func Serve(ctx context.Context, socket string, b Binding, svc *Service) error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	return nil
-}
-
-// RemoteCaller calls a worker over its socket: what the bridge uses once the manager hands it
-// a worker. Errors of the transport are worker_unavailable tool errors, never hangs.
-type RemoteCaller struct {
-	client docforgev2.WorkerClient
-	conn   *grpc.ClientConn
-}
-
-// DialWorker connects to a worker socket.
-func DialWorker(socket string) (*RemoteCaller, error) {
-	conn, err := DialRaw(socket)
-	if err != nil {
-		return nil, fmt.Errorf("dial worker %s: %w", socket, err)
-	}
-	return &RemoteCaller{client: docforgev2.NewWorkerClient(conn), conn: conn}, nil
-}
-
-// DialRaw returns a gRPC connection to a worker socket, for clients of the raw service.
-func DialRaw(socket string) (*grpc.ClientConn, error) {
-	return grpc.NewClient("unix://"+socket, DialOptions()...)
-}
-
-// Close closes the connection.
-func (r *RemoteCaller) Close() error { return r.conn.Close() }
-
-// Call runs one tool on the worker.
-func (r *RemoteCaller) Call(ctx context.Context, b Binding, tool string, args []byte) ([]byte, error) {
-	resp, err := r.client.Call(ctx, &docforgev2.CallRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: BindingToProto(b), Tool: tool, ArgumentsJson: args})
-	if err != nil {
-		return Unavailable(b, tool, err)
-	}
-	if resp.IsError {
-		return resp.ResultJson, &ToolError{Code: problem.Code(resp.ErrorCode), Message: "tool error"}
-	}
-	return resp.ResultJson, nil
 }

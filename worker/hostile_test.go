@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,14 +46,14 @@ func canonicalTree(t *testing.T, root string) string {
 func TestHostileToolInput(t *testing.T) {
 	root := CopyExample(t, nil)
 	w := newWatched(t, root)
-	writer := Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
 	w.node("arch.store")
 	other := CopyExample(t, func(root string) {
 		p := filepath.Join(root, "docforge.toml")
 		s, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(s), `id = "courier"`, `id = "other"`, 1)), 0o644)
 	})
-	page, _ := w.svc.Call(context.Background(), Binding{ProjectRoot: other}, "docforge_get_context", []byte(`{"node_id":"arch.store","limit":1}`))
+	page, _ := w.svc.Call(context.Background(), protocol.Binding{ProjectRoot: other}, "docforge_get_context", []byte(`{"node_id":"arch.store","limit":1}`))
 	var foreign struct {
 		Result struct {
 			Pagination struct {
@@ -73,7 +74,7 @@ func TestHostileToolInput(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, tool, args string
-		b                Binding
+		b                protocol.Binding
 		code             string
 	}{
 		{"unknown tool", "docforge_sql", `{}`, w.b, "invalid_argument"},
@@ -132,7 +133,7 @@ func TestHostileToolInput(t *testing.T) {
 		{"visualize at an unknown node", "docforge_visualize", `{"node_id":"arch.nope"}`, w.b, "node_not_found"},
 	} {
 		out, err := w.svc.Call(context.Background(), tc.b, tc.tool, []byte(tc.args))
-		var te *ToolError
+		var te *protocol.ToolError
 		if !errors.As(err, &te) || string(te.Code) != tc.code {
 			t.Errorf("%s: %v, want %s: %.300s", tc.name, err, tc.code, out)
 			continue

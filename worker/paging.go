@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
@@ -78,11 +79,11 @@ func pack(stream []json.RawMessage, ids []string, pos, limit, budget int, reason
 	return p
 }
 
-// pageBudget is what entries of a page may take: the response limit less the envelope and
+// pageBudget is what entries of a page may take: the response limit less the protocol.Envelope and
 // page frame, measured, with room for the longest cursor and the page counters.
 func (c *call) pageBudget(frame any) int {
 	c.env.Result = frame
-	frameChars := len(marshal(c.env))
+	frameChars := len(protocol.Marshal(c.env))
 	c.env.Result = nil
 	return c.d.Limits.MaxResponseChars - frameChars - c.cursorChars() - pageCounterChars
 }
@@ -151,7 +152,7 @@ func runGenerationDiff(c *call, args json.RawMessage) (any, error) {
 	var header map[string]any
 	headerSrc := *r
 	headerSrc.Items = nil
-	if err := json.Unmarshal(marshal(headerSrc), &header); err != nil {
+	if err := json.Unmarshal(protocol.Marshal(headerSrc), &header); err != nil {
 		return nil, err
 	}
 	delete(header, "items")
@@ -159,7 +160,7 @@ func runGenerationDiff(c *call, args json.RawMessage) (any, error) {
 	page.Header = header
 	stream := make([]json.RawMessage, len(r.Items))
 	for i, it := range r.Items {
-		stream[i] = marshal(it)
+		stream[i] = protocol.Marshal(it)
 	}
 	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: r.To.Generation, Operation: "docforge_get_generation_diff",
 		Params: hashJSON("params", []any{a.Limit}), Collection: r.RetainedItemsHash}

@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/render"
 )
 
@@ -86,7 +87,7 @@ func proposalTools() []ToolSpec {
 
 // writer returns the bound writer, or proposal_access_disabled.
 func (c *call) writer() (string, error) {
-	if c.b.ProposalWriter == "" || c.b.CapabilityMode == ModeRead {
+	if c.b.ProposalWriter == "" || c.b.CapabilityMode == protocol.ModeRead {
 		return "", problem.Errorf(problem.ProposalAccessDisabled, "this server was started without --proposal-writer, so it cannot change changesets; docforge_validate_changeset, docforge_get_changeset_diff and docforge_preview_changeset still work")
 	}
 	return c.b.ProposalWriter, nil
@@ -129,7 +130,7 @@ func (c *call) preflight(tool string) error {
 		Hash: "sha256:" + strings.Repeat("0", 64), Status: changeset.Abandoned, Operation: tool}
 	saved := c.env.Result
 	c.env.Result = probe
-	size := len(marshal(c.env))
+	size := len(protocol.Marshal(c.env))
 	c.env.Result = saved
 	if size > c.d.Limits.MaxResponseChars {
 		pe := problem.Errorf(problem.ResultTooLarge, "max_response_chars (%d) cannot hold even the %d-character receipt of %s; nothing was changed", c.d.Limits.MaxResponseChars, size, tool)
@@ -329,7 +330,7 @@ func runListChangesets(c *call, args json.RawMessage) (any, error) {
 // page cuts one page of stream into frame[key], bound by a cursor to the request and the
 // collection.
 func (c *call) page(tool string, pa pageArgs, params any, collection string, stream []json.RawMessage, ids []string, frame map[string]any, key string) (any, error) {
-	want := cursor{Project: c.d.Project.ID, Adapter: index.AdapterVersion, Operation: tool, Params: hashJSON("params", params), Collection: collection}
+	want := cursor{Project: c.d.Project.ID, Adapter: publication.AdapterVersion, Operation: tool, Params: hashJSON("params", params), Collection: collection}
 	pos, err := resumeAt(pa.Cursor, want)
 	if err != nil {
 		return nil, err
@@ -451,7 +452,7 @@ func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
 		}
 		return c.chunkPage(a.pageArgs, rec, collection, payload)
 	}
-	want := cursor{Project: c.d.Project.ID, Adapter: index.AdapterVersion, Operation: "docforge_get_changeset_diff", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
+	want := cursor{Project: c.d.Project.ID, Adapter: publication.AdapterVersion, Operation: "docforge_get_changeset_diff", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
 	pos, err := resumeAt(a.Cursor, want)
 	if err != nil {
 		return nil, err
@@ -494,7 +495,7 @@ func decodeOp(raw string) string {
 // chunkPage returns one canonical_json_chunk page of payload. The payload is ASCII, so a cut
 // anywhere is safe, and its hash lets the client check the reassembly.
 func (c *call) chunkPage(pa pageArgs, rec *changeset.Record, collection string, payload []byte) (any, error) {
-	want := cursor{Project: c.d.Project.ID, Adapter: index.AdapterVersion, Operation: "docforge_get_changeset_diff#chunk", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
+	want := cursor{Project: c.d.Project.ID, Adapter: publication.AdapterVersion, Operation: "docforge_get_changeset_diff#chunk", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
 	index0, err := resumeAt(pa.Cursor, want)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,7 +19,7 @@ import (
 // A proposal's result names the tool that queued it, and that tool exists.
 func TestProposalResultsNameRealTools(t *testing.T) {
 	var names []string
-	for _, s := range ToolsFor(Binding{ProjectRoot: "x", CapabilityMode: ModeProposal}) {
+	for _, s := range ToolsFor(protocol.Binding{ProjectRoot: "x", CapabilityMode: protocol.ModeProposal}) {
 		names = append(names, s.Name)
 	}
 	for _, op := range []string{changeset.OpCreate, changeset.OpUpdate, changeset.OpMove, changeset.OpRelationshipUpdate, changeset.OpDelete} {
@@ -31,7 +32,7 @@ func TestProposalResultsNameRealTools(t *testing.T) {
 // An empty list is [], not null: a client iterating over it needs no special case.
 func TestEmptyChangesetListIsAnEmptyArray(t *testing.T) {
 	w := newWatched(t, CopyExample(t, nil))
-	out, err := w.svc.Call(context.Background(), Binding{ProjectRoot: w.b.ProjectRoot}, "docforge_list_changesets", []byte(`{}`))
+	out, err := w.svc.Call(context.Background(), protocol.Binding{ProjectRoot: w.b.ProjectRoot}, "docforge_list_changesets", []byte(`{}`))
 	if err != nil || !strings.Contains(string(out), `"changesets":[]`) || strings.Contains(string(out), `"changesets":null`) {
 		t.Errorf("%v: %.300s", err, out)
 	}
@@ -51,7 +52,7 @@ func TestOutOfRangeNumbersAreRefused(t *testing.T) {
 		{"docforge_list_changesets", `{"limit":-5}`},
 	} {
 		out, err := w.svc.Call(context.Background(), w.b, tc.tool, []byte(tc.args))
-		var te *ToolError
+		var te *protocol.ToolError
 		if !errors.As(err, &te) || te.Code != "invalid_argument" || !strings.Contains(string(out), "must be at") {
 			t.Errorf("%s %s: %v %.200s", tc.tool, tc.args, err, out)
 		}
@@ -130,7 +131,7 @@ func TestContextAccountsForEveryNeighbour(t *testing.T) {
 	}
 }
 
-// Every envelope names its project and the generation it concerns, also for tools that do not
+// Every protocol.Envelope names its project and the generation it concerns, also for tools that do not
 // sync and for failures after the index was published.
 func TestEnvelopesCarryIdentity(t *testing.T) {
 	w := newWatched(t, CopyExample(t, nil))
@@ -156,7 +157,7 @@ func TestEnvelopesCarryIdentity(t *testing.T) {
 func TestStaleChangesetListsAsStale(t *testing.T) {
 	root := CopyExample(t, nil)
 	w := newWatched(t, root)
-	b := Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	b := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
 	out, err := w.svc.Call(context.Background(), b, "docforge_register_changes", []byte(`{"changeset_id":"cs-base","title":"t","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"Event store"}}]}`))
 	if err != nil {
 		t.Fatalf("%v %.300s", err, out)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
 	"maps"
 	"os"
@@ -112,12 +113,12 @@ func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service
 type call struct {
 	ctx     context.Context
 	tool    string
-	b       Binding
+	b       protocol.Binding
 	d       *project.Descriptor
 	snap    *index.Snapshot
 	held    *held
 	sync    *index.Result
-	env     envelope
+	env     protocol.Envelope
 	started time.Time
 	stages  map[string]float64
 	counts  map[string]int64
@@ -138,11 +139,11 @@ func (c *call) stage(name string, since time.Time) {
 }
 
 // Call runs one tool for a binding and returns its result as JSON. When the tool fails, the
-// result is the structured error result and the error is a *ToolError naming its code.
-func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+// result is the structured error result and the error is a *protocol.ToolError naming its code.
+func (s *Service) Call(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
 	s.stats.calls.Add(1)
 	c := &call{ctx: ctx, tool: tool, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
-	c.env = envelope{ContentNotice: ContentNotice, Adapter: index.AdapterName + "@" + index.AdapterVersion, Policy: b.Policy(), Staleness: "unknown"}
+	c.env = protocol.Envelope{ContentNotice: protocol.ContentNotice, Adapter: publication.AdapterName + "@" + publication.AdapterVersion, Policy: b.Policy(), Staleness: publication.Unknown}
 	payload, err := c.run(tool, args)
 	c.identify(err)
 	if err != nil {
@@ -152,11 +153,11 @@ func (s *Service) Call(ctx context.Context, b Binding, tool string, args json.Ra
 	return c.fit()
 }
 
-// identify gives an envelope that no sync filled (a tool that does not sync, a failure before
+// identify gives an protocol.Envelope that no sync filled (a tool that does not sync, a failure before
 // the sync) the project's identity and the published generation it concerns, so that every
 // answer says which project and index it is about; its staleness is what a stat walk says
 // (stale for a worker that must restart). The one place that reads the publication for an
-// envelope.
+// protocol.Envelope.
 func (c *call) identify(err error) {
 	if c.env.Revision != 0 {
 		return
@@ -173,7 +174,7 @@ func (c *call) identify(err error) {
 	if d == nil {
 		return // no descriptor to name the project by: the error says why
 	}
-	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+	c.env.Project = protocol.ProjectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
 	pub, perr := publication.Read(publication.PathsFor(d, c.b.Policy()).Publication)
 	if perr != nil {
 		return
@@ -181,7 +182,7 @@ func (c *call) identify(err error) {
 	c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
 	switch {
 	case err != nil && problem.CodeOf(err) == problem.AdapterRestartRequired:
-		c.env.Staleness = index.Stale
+		c.env.Staleness = publication.Stale
 	default:
 		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy()); serr == nil {
 			c.env.Staleness = st.State
@@ -210,7 +211,7 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 		return nil, pe
 	}
 	c.d = d
-	c.env.Project = projectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+	c.env.Project = protocol.ProjectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
 	if spec.corePlanner && c.svc.provider != nil {
 		// Refused before any sync: the custom projection is never loaded for it.
 		return nil, problem.Errorf(problem.TaskContextUnavailable, "this server's context comes from a custom context provider; version 1 has no custom task planner")
@@ -222,7 +223,7 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 		defer c.done()
 	} else if spec.mutates || spec.preview || spec.destructive {
 		// A mutation answers about the published index: say which before it runs, so that its
-		// preflight measures the envelope it will send. Other tools that do not sync are
+		// preflight measures the protocol.Envelope it will send. Other tools that do not sync are
 		// identified after they run, and only if they did not say themselves (render status
 		// proves currency without a walk; this must not add one).
 		c.identify(nil)
@@ -310,7 +311,7 @@ func (c *call) follow(l *live, start time.Time) error {
 		if st, err = index.CheckStatus(c.ctx, c.d, l.policy); err != nil {
 			return err
 		}
-		if st.State == index.Current || time.Now().After(deadline) {
+		if st.State == publication.Current || time.Now().After(deadline) {
 			break
 		}
 		select {
@@ -328,7 +329,7 @@ func (c *call) follow(l *live, start time.Time) error {
 	c.snap = snap
 	info := snap.Info()
 	staleness := "current"
-	if st.State != index.Current {
+	if st.State != publication.Current {
 		staleness = "stale"
 	}
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
@@ -370,7 +371,7 @@ func (c *call) fail(err error) (json.RawMessage, error) {
 	if !errors.As(err, &pe) {
 		pe = problem.Wrap(problem.Internal, err, "%v", err)
 	}
-	body := &errorBody{Code: pe.Problem.Code, Message: pe.Problem.Message, Remediation: pe.Problem.Remediation, Problems: pe.Problems,
+	body := &protocol.ErrorBody{Code: pe.Problem.Code, Message: pe.Problem.Message, Remediation: pe.Problem.Remediation, Problems: pe.Problems,
 		Stage: c.stageName, MutationCommitted: c.committed}
 	if body.Remediation == "" {
 		body.Remediation = problem.Describe(body.Code).Remediation
@@ -380,10 +381,10 @@ func (c *call) fail(err error) (json.RawMessage, error) {
 	}
 	c.env.Result, c.env.Error = nil, body
 	out, _ := c.fit()
-	return out, &ToolError{Code: body.Code, Message: body.Message}
+	return out, &protocol.ToolError{Code: body.Code, Message: body.Message}
 }
 
-// fit encodes the envelope within max_response_chars: diagnostics go first, then collection
+// fit encodes the protocol.Envelope within max_response_chars: diagnostics go first, then collection
 // entries (the result says it was truncated by the response limit); an answer that still
 // cannot fit is result_too_large.
 func (c *call) fit() (json.RawMessage, error) {
@@ -394,7 +395,7 @@ func (c *call) fit() (json.RawMessage, error) {
 	if c.b.Diagnostics && !c.noDiagnostics {
 		c.env.Diagnostics = c.diagnostics()
 	}
-	out := marshal(c.env)
+	out := protocol.Marshal(c.env)
 	if len(out) <= limit {
 		return out, nil
 	}
@@ -405,11 +406,11 @@ func (c *call) fit() (json.RawMessage, error) {
 				break
 			}
 			c.env.Result = fb
-			out = marshal(c.env)
+			out = protocol.Marshal(c.env)
 		}
 	}
 	for {
-		out = marshal(c.env)
+		out = protocol.Marshal(c.env)
 		if len(out) <= limit {
 			return out, nil
 		}
@@ -423,16 +424,16 @@ func (c *call) fit() (json.RawMessage, error) {
 		return c.squeezed(limit), nil
 	}
 	c.env.Result = nil
-	c.env.Error = &errorBody{Code: problem.ResultTooLarge, Message: fmt.Sprintf("the smallest answer is over max_response_chars (%d)", limit),
+	c.env.Error = &protocol.ErrorBody{Code: problem.ResultTooLarge, Message: fmt.Sprintf("the smallest answer is over max_response_chars (%d)", limit),
 		Remediation: problem.Describe(problem.ResultTooLarge).Remediation}
-	return c.squeezed(limit), &ToolError{Code: problem.ResultTooLarge, Message: c.env.Error.Message}
+	return c.squeezed(limit), &protocol.ToolError{Code: problem.ResultTooLarge, Message: c.env.Error.Message}
 }
 
-// squeezed encodes an error envelope within limit characters, however long its texts: the
+// squeezed encodes an error protocol.Envelope within limit characters, however long its texts: the
 // message and remediation are shortened, then the project's name and root left out; the
 // code, the identity hashes and the content notice always stay.
 func (c *call) squeezed(limit int) json.RawMessage {
-	out := marshal(c.env)
+	out := protocol.Marshal(c.env)
 	for _, text := range []*string{&c.env.Error.Message, &c.env.Error.Remediation, &c.env.Project.Root, &c.env.Project.Name} {
 		if over := len(out) - limit; over > 0 {
 			r := []rune(*text)
@@ -440,7 +441,7 @@ func (c *call) squeezed(limit int) json.RawMessage {
 			if *text != "" {
 				*text += "…"
 			}
-			out = marshal(c.env)
+			out = protocol.Marshal(c.env)
 		}
 	}
 	return out
@@ -482,7 +483,7 @@ func checkBounds(schema map[string]any, args json.RawMessage) error {
 // and extraction time (summed over goroutines) are their own stages, the rest of syncing,
 // opening and proving the index is index work, and the tool's own time counts as rendering
 // or viewer-manager work for the tools that do that.
-func (c *call) diagnostics() *diagnostics {
+func (c *call) diagnostics() *protocol.Diagnostics {
 	// The same keys on every answer, 0 where nothing ran: the contract's fixed aggregate.
 	stages := map[string]float64{"source_parsing": 0, "adapter_extraction": 0, "index": 0, "rendering": 0, "viewer_manager": 0, "tool": 0, "total": 0}
 	counts := map[string]int64{"files_changed": 0, "files_parsed": 0, "syncs": 0, "walks_skipped": 0, "edges_examined": 0}
@@ -504,7 +505,7 @@ func (c *call) diagnostics() *diagnostics {
 	stages["total"] = ms(time.Since(c.started))
 	counts["files_changed"], counts["files_parsed"], counts["walks_skipped"] = c.counts["files_changed"], c.counts["files_parsed"], c.counts["walks_skipped"]
 	counts["edges_examined"] = c.counts["task_edges_examined"]
-	return &diagnostics{Version: 1, StagesMs: stages, Counters: counts}
+	return &protocol.Diagnostics{Version: 1, StagesMs: stages, Counters: counts}
 }
 
 // decodeArgs reads a tool's arguments strictly: unknown fields are errors.

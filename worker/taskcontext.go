@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"strings"
 
 	"github.com/docforge/docforge/index"
@@ -134,16 +135,16 @@ func (c *call) layOutTask(col *taskcontext.Collected, continued bool, limit int)
 	return capsule, cursorRoom, err
 }
 
-// taskFrame is what a task-context response adds around the capsule, in bytes: the envelope
+// taskFrame is what a task-context response adds around the capsule, in bytes: the protocol.Envelope
 // and the page fields, measured with an empty capsule, with room for the page counters as
 // pageBudget keeps it (so that what the capsule lays out for one page, the page holds). The
 // capsule keeps the whole response within its token budget with it.
 func (c *call) taskFrame() int {
 	empty := &taskcontext.Capsule{}
 	c.env.Result = &taskPage{Capsule: empty, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
-	all := len(marshal(c.env))
+	all := len(protocol.Marshal(c.env))
 	c.env.Result = nil
-	frame := all - len(marshal(empty)) + pageCounterChars
+	frame := all - len(protocol.Marshal(empty)) + pageCounterChars
 	if c.b.Diagnostics && !c.noDiagnostics {
 		// fit adds them last: the fixed keys, each at its widest value.
 		d := c.diagnostics()
@@ -153,7 +154,7 @@ func (c *call) taskFrame() int {
 		for k := range d.Counters {
 			d.Counters[k] = 9999999
 		}
-		frame += len(marshal(d)) + len(`,"diagnostics":`)
+		frame += len(protocol.Marshal(d)) + len(`,"diagnostics":`)
 	}
 	return frame
 }

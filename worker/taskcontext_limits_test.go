@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 // Task context at every max_response_chars a descriptor accepts (from 1,024): each page fits,
 // the header gives way before evidence (plan, then prose, then the hashes capsule_hash binds),
-// pages of one entry walk the whole stream within the limit, and only a project whose envelope
+// pages of one entry walk the whole stream within the limit, and only a project whose protocol.Envelope
 // alone leaves no room for a header is refused, saying by how much to raise the limit.
 func TestTaskContextFitsSmallResponseLimits(t *testing.T) {
 	const args = `"kind":"change","task":"change how the shipment store writes events","budget":2000`
@@ -50,7 +51,7 @@ func TestTaskContextFitsSmallResponseLimits(t *testing.T) {
 			t.Errorf("%s: %d characters", name, len(out))
 		}
 		if tc.deep {
-			var te *ToolError
+			var te *protocol.ToolError
 			if !errors.As(err, &te) || te.Code != "result_too_large" || !strings.Contains(string(out), "raise max_response_chars by") {
 				t.Errorf("%s: %v %.300s", name, err, out)
 			}
@@ -109,14 +110,14 @@ func TestTaskContextFitsSmallResponseLimits(t *testing.T) {
 // At the smallest max_response_chars, an error (the preflight refusal of a mutation among
 // them) still fits the limit it enforces.
 func TestErrorsFitTheSmallestResponseLimit(t *testing.T) {
-	// A project deep in the file system: its root is in every envelope.
+	// A project deep in the file system: its root is in every protocol.Envelope.
 	root := filepath.Join(t.TempDir(), strings.Repeat("a-long-folder-name/", 20))
 	copyExampleTo(t, root)
 	p := filepath.Join(root, "docforge.toml")
 	src, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(src), "max_response_chars = 65536", "max_response_chars = 1024", 1)), 0o644)
 	w := newWatched(t, root)
-	b := Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	b := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
 	for _, tc := range []struct{ tool, args string }{
 		{"docforge_register_changes", `{"changeset_id":"cs-small","title":"` + strings.Repeat("t", 150) + `","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"` + strings.Repeat("x", 150) + `"}}]}`},
 		{"docforge_get_task_context", `{"kind":"change","task":"store"}`},

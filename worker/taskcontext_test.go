@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,15 +51,15 @@ type taskPage struct {
 }
 
 // callTask calls docforge_get_task_context and decodes its page, or returns the error code.
-func callTask(t *testing.T, svc *worker.Service, b worker.Binding, args map[string]any) (*taskPage, problem.Code, int) {
+func callTask(t *testing.T, svc *worker.Service, b protocol.Binding, args map[string]any) (*taskPage, problem.Code, int) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	return callTool[*taskPage](t, svc, b, "docforge_get_task_context", raw)
 }
 
 // callTool calls a tool and decodes its result into R, or returns its error code; n is the
-// length of the whole envelope.
-func callTool[R any](t *testing.T, svc *worker.Service, b worker.Binding, tool string, args []byte) (result R, code problem.Code, n int) {
+// length of the whole protocol.Envelope.
+func callTool[R any](t *testing.T, svc *worker.Service, b protocol.Binding, tool string, args []byte) (result R, code problem.Code, n int) {
 	t.Helper()
 	out, err := svc.Call(context.Background(), b, tool, args)
 	var env struct {
@@ -84,7 +85,7 @@ func callTool[R any](t *testing.T, svc *worker.Service, b worker.Binding, tool s
 func TestTaskContextPagesReassembleTheStream(t *testing.T) {
 	root := worker.CopyExample(t, nil)
 	svc := newService(t)
-	b := worker.Binding{ProjectRoot: root}
+	b := protocol.Binding{ProjectRoot: root}
 	args := map[string]any{"kind": "change", "task": "reorder late events in the store", "budget": 20000}
 	whole, code, _ := callTask(t, svc, b, args)
 	if code != "" || whole.Pagination.HasMore || len(whole.Items) < 10 {
@@ -145,7 +146,7 @@ func TestTaskContextLaidOutForTheResponseLimit(t *testing.T) {
 		}
 	})
 	svc := newService(t)
-	b := worker.Binding{ProjectRoot: root}
+	b := protocol.Binding{ProjectRoot: root}
 	args := map[string]any{"kind": "change", "task": "change the long function", "focus_node_id": "go:example.com/courier/store.Long", "budget": 20000}
 	var positions []int
 	seen, focusItem := 0, false
@@ -191,7 +192,7 @@ func TestTaskContextLaidOutForTheResponseLimit(t *testing.T) {
 func TestTaskContextStaleCursor(t *testing.T) {
 	root := worker.CopyExample(t, nil)
 	svc := newService(t)
-	b := worker.Binding{ProjectRoot: root}
+	b := protocol.Binding{ProjectRoot: root}
 	args := map[string]any{"kind": "change", "task": "reorder late events", "limit": 2}
 	p, code, _ := callTask(t, svc, b, args)
 	if code != "" || !p.Pagination.HasMore {
@@ -200,7 +201,7 @@ func TestTaskContextStaleCursor(t *testing.T) {
 	cur := p.Pagination.NextCursor
 	args["cursor"] = cur
 
-	if _, code, _ := callTask(t, svc, worker.Binding{ProjectRoot: root, Diagnostics: true}, args); code != problem.StaleCursor {
+	if _, code, _ := callTask(t, svc, protocol.Binding{ProjectRoot: root, Diagnostics: true}, args); code != problem.StaleCursor {
 		t.Errorf("another effective policy: got %q, want stale_cursor", code)
 	}
 	other := map[string]any{"kind": "failure", "task": "reorder late events", "limit": 2, "cursor": cur}
@@ -237,7 +238,7 @@ func TestCustomContextProviderHasNoTaskPlanner(t *testing.T) {
 		return []worker.ContextSelection{{NodeID: "arch.api", Reason: "the provider's choice for " + req.Query}}, nil
 	}
 	svc := newService(t, worker.WithContextProvider(provider))
-	b := worker.Binding{ProjectRoot: root}
+	b := protocol.Binding{ProjectRoot: root}
 	if _, code, _ := callTask(t, svc, b, map[string]any{"kind": "change", "task": "anything"}); code != problem.TaskContextUnavailable {
 		t.Fatalf("got %q, want task_context_unavailable", code)
 	}
@@ -256,14 +257,14 @@ func TestCustomContextProviderHasNoTaskPlanner(t *testing.T) {
 	}
 }
 
-// The budget covers the whole response an agent receives: envelope, capsule header, plan,
+// The budget covers the whole response an agent receives: protocol.Envelope, capsule header, plan,
 // gaps, evidence and omissions, at a small, a middle and the default budget, with and without
-// diagnostics in the envelope.
+// diagnostics in the protocol.Envelope.
 func TestTaskContextBudgetCoversTheWholeResponse(t *testing.T) {
 	root := worker.CopyExample(t, nil)
 	svc := newService(t)
 	for _, diagnostics := range []bool{false, true} {
-		b := worker.Binding{ProjectRoot: root, Diagnostics: diagnostics}
+		b := protocol.Binding{ProjectRoot: root, Diagnostics: diagnostics}
 		for _, budget := range []int{500, 2000, 8000} {
 			p, code, size := callTask(t, svc, b, map[string]any{"kind": "change", "task": "late carrier events must be stored in time order", "budget": budget})
 			if code != "" {

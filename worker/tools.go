@@ -3,7 +3,9 @@ package worker
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -21,11 +23,12 @@ type ToolSpec struct {
 	Description string
 	InputSchema map[string]any
 	ReadOnly    bool
-	syncs       bool // a normal call: sync first and answer from a fresh snapshot
-	mutates     bool // a proposal mutation: needs the bound writer, preflights its receipt
-	preview     bool // writes only below preview_root
-	destructive bool // changes canonical files (the application tool)
-	corePlanner bool // answered by the core task planner, which a custom context provider replaces
+	syncs       bool   // a normal call: sync first and answer from a fresh snapshot
+	mutates     bool   // a proposal mutation: needs the bound writer, preflights its receipt
+	preview     bool   // writes only below preview_root
+	destructive bool   // changes canonical files (the application tool)
+	corePlanner bool   // answered by the core task planner, which a custom context provider replaces
+	group       string // protocol.GroupRead, GroupProposal or GroupApplication: set by Tools
 	run         func(c *call, args json.RawMessage) (any, error)
 }
 
@@ -59,22 +62,39 @@ func (t ToolSpec) Proposal() bool {
 	return t.mutates || t.preview || strings.Contains(t.Name, "changeset")
 }
 
-// Tools returns every tool in the contract's order: the read surface, the proposals, then
-// canonical application.
-func Tools() []ToolSpec { return append(append(readTools(), proposalTools()...), applyTool()) }
+// Tools returns every tool in the contract's order, with its group: the read surface, the
+// proposals, then canonical application.
+func Tools() []ToolSpec {
+	var all []ToolSpec
+	for _, g := range []struct {
+		group string
+		tools []ToolSpec
+	}{{protocol.GroupRead, readTools()}, {protocol.GroupProposal, proposalTools()}, {protocol.GroupApplication, []ToolSpec{applyTool()}}} {
+		for _, t := range g.tools {
+			t.group = g.group
+			all = append(all, t)
+		}
+	}
+	return all
+}
 
-// ToolsFor returns the tools a binding registers: the read capability mode registers the
-// read surface only; every other mode adds the proposal tools (whose mutations still need a
-// bound writer); the application tool exists only behind its gate.
-func ToolsFor(b Binding) []ToolSpec {
-	if b.CapabilityMode == ModeRead {
-		return readTools()
+// ToolsFor returns the tools a binding registers (protocol.Groups): the read capability mode
+// registers the read surface only; every other mode adds the proposal tools (whose mutations
+// still need a bound writer); the application tool exists only behind its gate.
+func ToolsFor(b protocol.Binding) []ToolSpec {
+	groups := protocol.Groups(b)
+	return slices.DeleteFunc(Tools(), func(t ToolSpec) bool { return !slices.Contains(groups, t.group) })
+}
+
+// Catalog is the tools as clients see them (protocol.Tool), which the embedded catalogue of
+// package protocol must equal.
+func Catalog() []protocol.Tool {
+	var out []protocol.Tool
+	for _, t := range Tools() {
+		out = append(out, protocol.Tool{Name: t.Name, Description: t.Description, Group: t.group, ReadOnly: t.ReadOnly,
+			Mutates: t.mutates, Destructive: t.destructive, InputSchema: t.InputSchema})
 	}
-	tools := append(readTools(), proposalTools()...)
-	if applicationGated(b) {
-		tools = append(tools, applyTool())
-	}
-	return tools
+	return out
 }
 
 func readTools() []ToolSpec {
@@ -352,7 +372,7 @@ func runValidate(c *call, args json.RawMessage) (any, error) {
 	suspects := source.Unconfirmed(found.Reviews)
 	v.SuspectRelations = append(v.SuspectRelations, suspects[:min(len(suspects), limit)]...)
 	v.SuspectRelationsTruncated = len(suspects) > limit
-	// Validation reads the sources themselves; the envelope reports the published index.
+	// Validation reads the sources themselves; the protocol.Envelope reports the published index.
 	if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
 		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
@@ -401,7 +421,7 @@ func runRenderStatus(c *call, args json.RawMessage) (any, error) {
 		info := h.snap.Info()
 		c.svc.release(h)
 		req.SourceIdentity = info.SourceIdentity
-		c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, index.Current
+		c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, publication.Current
 		c.counts["walks_skipped"]++
 	}
 	rep, err := render.Status(c.ctx, c.d, c.b.Policy(), req)
@@ -409,11 +429,11 @@ func runRenderStatus(c *call, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if req.SourceIdentity == "" {
-		// The envelope reports the published index against the identity just walked.
+		// The protocol.Envelope reports the published index against the identity just walked.
 		if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
-			c.env.Revision, c.env.SourceHash, c.env.Staleness = pub.Graph.Generation, pub.Graph.SourceHash, index.Stale
+			c.env.Revision, c.env.SourceHash, c.env.Staleness = pub.Graph.Generation, pub.Graph.SourceHash, publication.Stale
 			if pub.Graph.SourceIdentity == rep.SourceIdentity {
-				c.env.Staleness = index.Current
+				c.env.Staleness = publication.Current
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
 	"net/url"
 	"time"
@@ -16,10 +17,6 @@ import (
 	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/web"
 )
-
-// ViewerIdleLimit is how long a viewer may go without browser activity before the manager
-// reclaims it.
-const ViewerIdleLimit = time.Hour
 
 // maxVisualizeQuery bounds the one lexical query a visualization may open with.
 const maxVisualizeQuery = 200
@@ -49,23 +46,23 @@ type ViewerStatus struct {
 	SnapshotState string
 }
 
-func viewerKey(b Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
+func viewerKey(b protocol.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
 
 // indexState compares a viewer's snapshot with the published index by stat and receipt.
 func indexState(d *project.Descriptor, policy string, served publication.Signature) string {
 	pub, err := publication.Probe(d, policy)
 	switch {
 	case err != nil:
-		return index.Unknown
+		return publication.Unknown
 	case pub.SameFile(served) && pub.Generation == served.Generation:
-		return index.Current
+		return publication.Current
 	default:
-		return index.Stale
+		return publication.Stale
 	}
 }
 
 // Viewer reports the binding's running viewer, if any. It never opens SQLite.
-func (s *Service) Viewer(b Binding) (ViewerStatus, bool) {
+func (s *Service) Viewer(b protocol.Binding) (ViewerStatus, bool) {
 	s.mu.Lock()
 	h := s.viewers[viewerKey(b)]
 	s.mu.Unlock()
@@ -78,14 +75,14 @@ func (s *Service) Viewer(b Binding) (ViewerStatus, bool) {
 }
 
 // StopViewer stops the binding's viewer; it reports whether one ran.
-func (s *Service) StopViewer(b Binding) bool {
+func (s *Service) StopViewer(b protocol.Binding) bool {
 	s.viewerMu.Lock()
 	defer s.viewerMu.Unlock()
 	return s.stopViewer(b)
 }
 
 // stopViewer is StopViewer for a caller holding viewerMu.
-func (s *Service) stopViewer(b Binding) bool {
+func (s *Service) stopViewer(b protocol.Binding) bool {
 	s.mu.Lock()
 	h := s.viewers[viewerKey(b)]
 	delete(s.viewers, viewerKey(b))
@@ -217,7 +214,7 @@ func runVisualize(c *call, raw json.RawMessage) (any, error) {
 		"reused":   reused,
 		"focus":    focus,
 		"snapshot": snapshotIdentity(served),
-		"viewer":   viewerRecord(h, index.Current),
+		"viewer":   viewerRecord(h, publication.Current),
 		"note":     "open the URL in a browser on this machine; the viewer serves exactly this snapshot, and after the index changes the page says so: call docforge_visualize again",
 	}, nil
 }
@@ -230,7 +227,7 @@ func snapshotIdentity(info index.Info) map[string]any {
 func viewerRecord(h *viewerHost, state string) map[string]any {
 	return map[string]any{"state": "running", "port": h.v.Port(), "started_at": h.started.UTC().Format(time.RFC3339),
 		"last_activity_at": h.v.LastActivity().UTC().Format(time.RFC3339), "snapshot_state": state,
-		"reclaimed_after_idle_seconds": int(ViewerIdleLimit.Seconds())}
+		"reclaimed_after_idle_seconds": int(protocol.ViewerIdleLimit.Seconds())}
 }
 
 // runVisualizationStatus reports the viewer's lifecycle and, separately, whether its snapshot
@@ -246,32 +243,32 @@ func runVisualizationStatus(c *call, raw json.RawMessage) (any, error) {
 	h := s.viewers[viewerKey(c.b)]
 	s.mu.Unlock()
 	if h == nil {
-		return map[string]any{"template": web.Template, "state": "stopped", "snapshot_state": index.Unknown, "staleness": index.Unknown,
-			"freshness": map[string]string{"index": index.Unknown, "source": index.Unknown},
+		return map[string]any{"template": web.Template, "state": "stopped", "snapshot_state": publication.Unknown, "staleness": publication.Unknown,
+			"freshness": map[string]string{"index": publication.Unknown, "source": publication.Unknown},
 			"note":      "no viewer runs for this project: docforge_visualize starts one"}, nil
 	}
 	info := h.v.Snapshot().Info()
 	idx := indexState(c.d, c.b.Policy(), info.Index)
-	src := index.Unknown
+	src := publication.Unknown
 	if inv, err := source.Scan(c.ctx, c.d); err == nil {
-		src = index.Stale
+		src = publication.Stale
 		if inv.Identity() == info.SourceIdentity {
-			src = index.Current
+			src = publication.Current
 		}
 	}
-	overall := index.Unknown
+	overall := publication.Unknown
 	switch {
-	case idx == index.Stale || src == index.Stale:
-		overall = index.Stale
-	case idx == index.Current && src == index.Current:
-		overall = index.Current
+	case idx == publication.Stale || src == publication.Stale:
+		overall = publication.Stale
+	case idx == publication.Current && src == publication.Current:
+		overall = publication.Current
 	}
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, overall
 	out := map[string]any{"template": web.Template, "state": "running", "snapshot_state": overall, "staleness": overall,
 		"freshness": map[string]string{"index": idx, "source": src}, "url": h.v.URL(nil),
 		"snapshot": snapshotIdentity(info), "viewer": viewerRecord(h, idx),
 		"idle_seconds": int(time.Since(h.v.LastActivity()).Seconds())}
-	if overall == index.Stale {
+	if overall == publication.Stale {
 		out["note"] = "the viewer still runs but shows an older snapshot and is never reused: docforge_visualize starts a viewer of the current index"
 	}
 	return out, nil

@@ -11,8 +11,10 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // longLived is a service like the worker process's: it watches sources and may host viewers.
@@ -34,7 +36,7 @@ func needPage(t *testing.T) {
 	}
 }
 
-func visualize(t *testing.T, svc *worker.Service, b worker.Binding, args string) (map[string]any, problem.Code) {
+func visualize(t *testing.T, svc *worker.Service, b protocol.Binding, args string) (map[string]any, problem.Code) {
 	t.Helper()
 	res, code, _ := callTool[map[string]any](t, svc, b, "docforge_visualize", []byte(args))
 	return res, code
@@ -44,7 +46,7 @@ func visualize(t *testing.T, svc *worker.Service, b worker.Binding, args string)
 func TestVisualizeArguments(t *testing.T) {
 	needPage(t)
 	root := worker.CopyExample(t, nil)
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
 	svc := longLived(t)
 	for _, tc := range []struct {
 		name, args string
@@ -93,7 +95,7 @@ func TestBrowser(t *testing.T) {
 	root := worker.CopyExample(t, func(root string) {
 		stampFrontMatter(t, filepath.Join(root, "docs", "architecture", "api.md"), `"arch.store" = "sha256:`+strings.Repeat("0", 64)+`"`)
 	})
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeRead}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
 	svc := longLived(t)
 	res, code := visualize(t, svc, b, `{"node_id":"arch.store"}`)
 	if code != "" {
@@ -115,7 +117,7 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	// The browser's requests were activity: the viewer is still the current one.
-	if st, ok := svc.Viewer(b); !ok || st.SnapshotState != index.Current || time.Since(st.LastActivity) > time.Minute {
+	if st, ok := svc.Viewer(b); !ok || st.SnapshotState != publication.Current || time.Since(st.LastActivity) > time.Minute {
 		t.Errorf("viewer after the browser session: %+v %v", st, ok)
 	}
 }

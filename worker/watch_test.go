@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ func copyExampleTo(t testing.TB, dst string) {
 type watched struct {
 	t   *testing.T
 	svc *Service
-	b   Binding
+	b   protocol.Binding
 }
 
 func newWatched(t *testing.T, root string) *watched {
@@ -51,10 +52,10 @@ func newWatched(t *testing.T, root string) *watched {
 	}
 	svc := NewService(impl, true)
 	t.Cleanup(func() { svc.Close() })
-	return &watched{t: t, svc: svc, b: Binding{ProjectRoot: root}}
+	return &watched{t: t, svc: svc, b: protocol.Binding{ProjectRoot: root}}
 }
 
-// answer is what these tests read of an envelope.
+// answer is what these tests read of an protocol.Envelope.
 type answer struct {
 	Staleness string   `json:"staleness"`
 	Warnings  []string `json:"warnings"`

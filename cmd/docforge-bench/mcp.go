@@ -16,6 +16,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // mcpReport holds the stdio figures of one project, in milliseconds.
@@ -275,7 +276,7 @@ func measureDiagnostics(ctx context.Context, connect func(...string) (*mcp.Clien
 func measureGRPC(ctx context.Context, paths manager.Paths, proj string, g *generator, nodes int, rep *mcpReport) error {
 	s := manager.NewSession(paths, nil)
 	defer s.Close()
-	b := worker.Binding{ProjectRoot: proj, CapabilityMode: worker.ModeRead, Diagnostics: true}
+	b := protocol.Binding{ProjectRoot: proj, CapabilityMode: protocol.ModeRead, Diagnostics: true}
 	if _, err := b.Validate(); err != nil {
 		return err
 	}
@@ -312,7 +313,7 @@ func measureInProcess(ctx context.Context, proj string, g *generator, nodes int,
 	}
 	svc := worker.NewService(impl, true)
 	defer svc.Close()
-	b := worker.Binding{ProjectRoot: proj}
+	b := protocol.Binding{ProjectRoot: proj}
 	if _, err := b.Validate(); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/mcpbridge"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 const usage = `docforge-mcp: the DocForge MCP server for one project, over stdio.
@@ -40,7 +40,7 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("docforge-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var b worker.Binding
+	var b protocol.Binding
 	fs.StringVar(&b.ProjectRoot, "project-root", "", "absolute path of the project directory (required)")
 	fs.StringVar(&b.ProposalWriter, "proposal-writer", "", "`WRITER_ID` from [[proposals.writers]] bound for proposal tools")
 	fs.StringVar(&b.CanonicalApplier, "canonical-applier", "", "`APPLIER_ID` from [[proposals.appliers]] (the second, separate gate for application)")

@@ -19,6 +19,7 @@ import (
 	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // env is what every command gets: its context, output streams and parsed flags.
@@ -472,7 +473,7 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 	if err != nil {
 		return nil, err
 	}
-	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST}
 	argJSON, _ := json.Marshal(args)
 	svc := worker.NewService(impl, false)
 	defer svc.Close()
@@ -528,7 +529,7 @@ func runWorker(e *env) error {
 	if err != nil {
 		return problem.Errorf(problem.InvalidArgument, "--project-root: %v", err)
 	}
-	b := worker.Binding{ProjectRoot: root, NoAST: e.noAST}
+	b := protocol.Binding{ProjectRoot: root, NoAST: e.noAST}
 	if _, err := b.Validate(); err != nil {
 		return err
 	}

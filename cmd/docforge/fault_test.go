@@ -17,7 +17,7 @@ import (
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // An application killed at a random point while a worker serves the project: the worker's
@@ -32,13 +32,13 @@ func TestKilledApplyWithALiveWorker(t *testing.T) {
 	}
 	socket := filepath.Join(t.TempDir(), "worker.sock")
 	startWorker(t, root, socket)
-	caller, err := worker.DialWorker(socket)
+	caller, err := protocol.DialWorker(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer caller.Close()
 	ctx := context.Background()
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeProposal}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeProposal}
 	// titles returns the answered titles of the two nodes every changeset retitles, and the
 	// answer's staleness.
 	titles := func() (string, string, string) {
@@ -163,12 +163,12 @@ func TestCallerVanishingDuringAColdBuild(t *testing.T) {
 	root := generated(t, 3000)
 	socket := filepath.Join(t.TempDir(), "worker.sock")
 	cmd := startWorker(t, root, socket)
-	caller, err := worker.DialWorker(socket)
+	caller, err := protocol.DialWorker(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer caller.Close()
-	b := worker.Binding{ProjectRoot: root}
+	b := protocol.Binding{ProjectRoot: root}
 	if _, err := caller.Call(context.Background(), b, "docforge_sync", nil); err != nil {
 		t.Fatal(err)
 	}

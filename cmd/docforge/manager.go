@@ -17,7 +17,7 @@ import (
 	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/manager"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 const managerHelp = `Run and inspect the per-user DocForge manager, which owns one worker process per project
@@ -258,9 +258,9 @@ func runCall(e *env) error {
 		return err
 	}
 	defer session.Close()
-	b := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST}
 	if e.writer != "" {
-		b.CapabilityMode, b.ProposalWriter = worker.ModeProposal, e.writer
+		b.CapabilityMode, b.ProposalWriter = protocol.ModeProposal, e.writer
 		if _, err := b.Validate(); err != nil {
 			return err
 		}

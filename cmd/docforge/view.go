@@ -9,7 +9,7 @@ import (
 	"runtime"
 
 	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 const viewHelp = `Open the graph browser on the project: the project's worker (under the per-user manager,
@@ -54,10 +54,10 @@ func runView(e *env) error {
 		return err
 	}
 	defer session.Close()
-	binding := worker.Binding{ProjectRoot: d.Root, CapabilityMode: worker.ModeRead, NoAST: e.noAST}
+	binding := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST}
 	if e.stop {
 		out, err := session.Call(e.ctx, binding, "docforge_stop_visualization", []byte("{}"))
-		if te := (*worker.ToolError)(nil); errors.As(err, &te) && te.Code == problem.ManagerUnavailable {
+		if te := (*protocol.ToolError)(nil); errors.As(err, &te) && te.Code == problem.ManagerUnavailable {
 			fmt.Fprintln(e.stdout, "no viewer was running for this project (no manager answers)")
 			return nil
 		}

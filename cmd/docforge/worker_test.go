@@ -18,7 +18,7 @@ import (
 	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
-	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // startWorker runs 'docforge worker' as a real child process and waits for its socket.
@@ -48,25 +48,25 @@ func TestWorkerProcessOverGRPC(t *testing.T) {
 	root := fixture.Temp(t, "../../examples/courier")
 	socket := filepath.Join(t.TempDir(), "run", "worker.sock")
 	cmd := startWorker(t, root, socket)
-	caller, err := worker.DialWorker(socket)
+	caller, err := protocol.DialWorker(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer caller.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := worker.Binding{ProjectRoot: root, CapabilityMode: worker.ModeProposal}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeProposal}
 	out, err := caller.Call(ctx, b, "docforge_get_node", []byte(`{"node_id":"arch.store"}`))
 	if err != nil || !strings.Contains(string(out), `"title":"Shipment store"`) {
 		t.Fatalf("call: %v %.200s", err, out)
 	}
 	out, err = caller.Call(ctx, b, "docforge_get_node", []byte(`{"node_id":"no.such"}`))
-	var te *worker.ToolError
+	var te *protocol.ToolError
 	if !errors.As(err, &te) || te.Code != problem.NodeNotFound || !strings.Contains(string(out), `"code":"node_not_found"`) {
 		t.Errorf("missing node: %v %.200s", err, out)
 	}
 
-	conn, err := worker.DialRaw(socket)
+	conn, err := protocol.DialRaw(socket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,21 @@ import (
 	"github.com/docforge/docforge/index/project"
 )
 
+// Adapter names the built-in extraction that produced the graph; an index built by another
+// adapter version is rebuilt. 0.2: the built-in Go adapter and Logic; 0.3: variables and
+// constants.
+const (
+	AdapterName    = "docforge-core"
+	AdapterVersion = "0.3.0"
+)
+
+// Staleness states of a published generation against the current sources.
+const (
+	Current = "current" // the published index was built from exactly the current sources
+	Stale   = "stale"   // a source, the descriptor or the binding changed since publication
+	Unknown = "unknown" // no verifiable publication to compare with
+)
+
 // ReceiptSchemaVersion is the version of every receipt file (publication and generation diff).
 const ReceiptSchemaVersion = 1
 
