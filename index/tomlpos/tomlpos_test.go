@@ -46,9 +46,9 @@ func TestScanPositions(t *testing.T) {
 		{"node.1.id", 0, Pos{20, 6}, true},
 		{"node.1.tags", 0, Pos{22, 3}, true},
 		{"node.1.tags", 1, Pos{23, 3}, true},
-		{"node.1.tags", 2, Pos{21, 1}, true},    // no third string: the key
+		{"node.1.tags", 2, Pos{21, 1}, true}, // no third string: the key
 		{"node.1.meta.owner", 0, Pos{26, 9}, true},
-		{"node.1.meta.inline", 0, Pos{27, 1}, true}, // an inline table has no value position
+		{"node.1.meta.inline", 0, Pos{27, 1}, true},   // an inline table has no value position
 		{"node.1.meta.nothing", -1, Pos{25, 1}, true}, // the enclosing table
 		{"nowhere", -1, Pos{}, false},
 	} {
