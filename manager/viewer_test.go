@@ -144,16 +144,21 @@ func TestViewerLifecycle(t *testing.T) {
 	if err != nil || len(mst.Workers) != 1 || mst.Workers[0].Viewer == nil || mst.Workers[0].Viewer.SnapshotState != "current" {
 		t.Fatalf("manager status with a viewer: %v %+v", err, mst)
 	}
+	// Watched through the manager's status, which is no browser activity: a request to the
+	// viewer itself would keep it alive.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if _, _, err := v.get("/api/status"); err != nil {
-			break // the listener is gone
+		mst, err := c.Status(ctx)
+		if err == nil && len(mst.Workers) == 1 && mst.Workers[0].Viewer == nil {
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the idle viewer was never reclaimed")
 		}
-		// Each request is browser activity: wait past the idle limit before the next.
-		time.Sleep(3 * time.Second)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, _, err := v.get("/api/status"); err == nil {
+		t.Error("the reclaimed viewer still answers")
 	}
 	st = toolResult(t, rc, b, "docforge_visualization_status", `{}`)
 	if st["state"] != "stopped" {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docforge/docforge/index/publication"
 )
 
 // answer is what the tests read from a tool result envelope.
@@ -140,7 +142,12 @@ func TestConcurrentBridgesWithEdits(t *testing.T) {
 			retitle(t, node, title)
 			generation++
 			if round%(2*editEvery) == editEvery-1 {
-				time.Sleep(300 * time.Millisecond) // let the background rebuild get there first
+				// Every other edit, the background rebuild publishes before the next calls
+				// (the rest race it): wait for that generation's receipt.
+				eventually(t, fmt.Sprintf("generation %d published in the background", generation), func() bool {
+					pub, err := publication.Read(filepath.Join(root, ".docforge", "index", "publication.json"))
+					return err == nil && pub.Graph.Generation >= generation
+				})
 			}
 		}
 		var wg sync.WaitGroup
@@ -176,10 +183,13 @@ func TestConcurrentBridgesWithEdits(t *testing.T) {
 	if w.Index == nil || w.Index.Generation != generation || w.Freshness != "current" {
 		t.Errorf("worker index %+v %s, want generation %d current", w.Index, w.Freshness, generation)
 	}
-	for _, cs := range sessions {
-		cs.Close()
+	// Close ends each bridge's stdin and waits for the bridge to exit (or signals it); every
+	// bridge is gone after this loop, so the worker's state below is what their end left.
+	for i, cs := range sessions {
+		if err := cs.Close(); err != nil {
+			t.Errorf("bridge %d did not end cleanly when its stdin closed: %v", i, err)
+		}
 	}
-	time.Sleep(100 * time.Millisecond)
 	if after := rt.status(t); len(after.Workers) != 1 || after.Workers[0].Pid != w.Pid {
 		t.Errorf("after every bridge's stdin closed: %+v, want worker %d still running", after.Workers, w.Pid)
 	}
