@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/publication"
 )
 
@@ -126,7 +127,8 @@ func TestConcurrentBridgesWithEdits(t *testing.T) {
 	node := filepath.Join(root, "docs", "architecture", "store.md")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	const bridges, rounds, editEvery = 8, 200, 10
+	const bridges, editEvery = 8, 10
+	rounds := fixture.SoakRounds(200)
 	sessions := make([]*mcp.ClientSession, bridges)
 	for i := range sessions {
 		sessions[i] = rt.bridge(t, ctx, root)
@@ -177,7 +179,7 @@ func TestConcurrentBridgesWithEdits(t *testing.T) {
 		t.Fatalf("workers %+v, want one for the project", st.Workers)
 	}
 	w := st.Workers[0]
-	if w.Stats.MaxConcurrentSyncs != 1 || w.Stats.BackgroundSyncs < 1 || w.Stats.Calls < bridges*rounds {
+	if w.Stats.MaxConcurrentSyncs != 1 || w.Stats.BackgroundSyncs < 1 || w.Stats.Calls < int64(bridges*rounds) {
 		t.Errorf("worker stats %+v: want syncs never overlapping, background rebuilds, every call", *w.Stats)
 	}
 	if w.Index == nil || w.Index.Generation != generation || w.Freshness != "current" {
