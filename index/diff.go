@@ -14,6 +14,10 @@ import (
 
 const recordColumns = `id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, content_hash, record_hash`
 
+// recordColumnCount is how many columns recordColumns names: a query that selects more after
+// them finds the first extra one at this index.
+const recordColumnCount = 13
+
 func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
 	r := graph.Record{
 		ID: s.ColumnText(0), Kind: s.ColumnText(1), Family: s.ColumnText(2), Title: s.ColumnText(3),

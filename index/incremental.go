@@ -136,11 +136,13 @@ type oldNode struct {
 
 // incrementalBuild applies dl to the copy at path (already holding the previous generation)
 // and records the transition in c. st arrives holding the previous state and leaves holding
-// the new one.
-func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector, out *deltaOutcome) (retErr error) {
+// the new one. The work is a sequence of phases of a deltaBuild, each reading what the ones
+// before it learnt; any phase may find that only a cold build or a validation is exact
+// (errNeedsColdBuild, errNeedsValidation).
+func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector) (out deltaOutcome, retErr error) {
 	conn, err := openWrite(ctx, path, 16)
 	if err != nil {
-		return err
+		return out, err
 	}
 	defer func() {
 		if cerr := conn.Close(); cerr != nil && retErr == nil {
@@ -149,7 +151,7 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 	}()
 	commit, err := beginBuild(conn)
 	if err != nil {
-		return fmt.Errorf("begin incremental build: %w", err)
+		return out, fmt.Errorf("begin incremental build: %w", err)
 	}
 	defer func() {
 		if retErr == nil {
@@ -158,194 +160,280 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			}
 		}
 	}()
+	db := &deltaBuild{conn: conn, d: d, dl: dl, old: old, b: b, st: st,
+		w: &writer{conn: conn, st: st, rels: map[string]int64{}}, anchors: map[graph.Edge]string{}}
+	for _, phase := range []func() error{
+		func() error { return db.parse(ctx) }, db.readRelations, db.readOldNodes, db.resolveLinks, db.readOldEdges,
+		db.applyNodes, db.removeNodes, db.applyRefs, db.applyEdges, db.checkRemovedTargets, db.applyFiles,
+	} {
+		if err := phase(); err != nil {
+			return db.out, err
+		}
+	}
+	if err := db.w.writeMeta(b); err != nil {
+		return db.out, err
+	}
+	sortItems(db.items)
+	for _, it := range db.items {
+		if err := c.add(it); err != nil {
+			return db.out, err
+		}
+	}
+	return db.out, nil
+}
 
-	linksOn := d.Sources.Links.On()
-	var parsed []source.Parsed
-	loader := source.NewLoader(d, b.policy).CountWork(b.work)
-	known := make(map[string]string, len(dl.changed))
-	for _, f := range dl.changed {
-		if o, ok := old[f.Path]; ok && o.file.Format == f.Format {
+// edgeKeys are the integer keys an edge row is stored under.
+type edgeKeys struct{ src, rel, dst int64 }
+
+// deltaBuild is one incremental build in progress: the delta, the write connection, and
+// what each phase has learnt so far.
+type deltaBuild struct {
+	conn *sqlite.Conn
+	d    *project.Descriptor
+	dl   delta
+	old  map[string]fileRow
+	b    binding
+	st   *state
+	w    *writer
+
+	parsed   []source.Parsed
+	paths    []string // the removed and re-read files: the ones whose old nodes are replaced
+	olds     map[string]oldNode
+	oldIDs   map[string][]string // by file
+	oldEdges map[graph.Edge]edgeKeys
+	anchors  map[graph.Edge]string
+	newIDs   map[string]bool
+	newEdges map[graph.Edge]bool
+	removed  map[string]int64 // node ID -> key, of the nodes the delta removed
+	items    []DiffItem
+	out      deltaOutcome
+}
+
+// parse reads the changed files, skipping those whose content did not change; a file with an
+// error means the project needs a validation.
+func (db *deltaBuild) parse(ctx context.Context) error {
+	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
+	known := make(map[string]string, len(db.dl.changed))
+	for _, f := range db.dl.changed {
+		if o, ok := db.old[f.Path]; ok && o.file.Format == f.Format {
 			known[f.Path] = o.hash
 		}
 	}
 	loader.SkipUnchanged(known)
 	var reparsed []string // changed files whose content changed too
-	err = loader.Each(ctx, dl.changed, func(p source.Parsed) error {
+	err := loader.Each(ctx, db.dl.changed, func(p source.Parsed) error {
 		if !p.Unchanged {
 			reparsed = append(reparsed, p.File.Path)
 		}
 		for _, pr := range p.Fragment.Problems {
-			if pr.Severity == "error" {
+			if pr.Severity == problem.SeverityError {
 				return errNeedsValidation
 			}
 			if !p.Unchanged {
-				out.warnings = append(out.warnings, pr)
+				db.out.warnings = append(db.out.warnings, pr)
 			}
 		}
-		parsed = append(parsed, p)
+		db.parsed = append(db.parsed, p)
 		return nil
 	})
-	if err != nil {
-		return err
-	}
+	db.out.parsed = len(reparsed)
+	db.paths = append(slices.Clone(db.dl.removed), reparsed...)
+	return err
+}
 
-	w := &writer{conn: conn, st: st, rels: map[string]int64{}}
-	if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{
-		ResultFunc: func(s *sqlite.Stmt) error { w.rels[s.ColumnText(1)] = s.ColumnInt64(0); return nil },
+func (db *deltaBuild) readRelations() error {
+	if err := sqlitex.Execute(db.conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error { db.w.rels[s.ColumnText(1)] = s.ColumnInt64(0); return nil },
 	}); err != nil {
 		return fmt.Errorf("read relations: %w", err)
 	}
+	return nil
+}
 
-	// The nodes and out-edges the delta files held before.
-	out.parsed = len(reparsed)
-	paths := append(slices.Clone(dl.removed), reparsed...)
-	olds := map[string]oldNode{}
-	oldEdges := map[graph.Edge][3]int64{}
-	oldIDs := map[string][]string{} // by file
-	for _, p := range paths {
-		if err := sqlitex.Execute(conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ?`, &sqlitex.ExecOptions{
+// keyColumn is the column of the node key after recordColumns in readOldNodes' query.
+const keyColumn = recordColumnCount
+
+// readOldNodes reads the nodes the delta's files held before.
+func (db *deltaBuild) readOldNodes() error {
+	db.olds, db.oldIDs = map[string]oldNode{}, map[string][]string{}
+	for _, p := range db.paths {
+		if err := sqlitex.Execute(db.conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ?`, &sqlitex.ExecOptions{
 			Args: []any{p},
 			ResultFunc: func(s *sqlite.Stmt) error {
 				r, h := scanRecord(s)
-				olds[r.ID] = oldNode{key: s.ColumnInt64(13), record: r, hash: h}
-				oldIDs[p] = append(oldIDs[p], r.ID)
+				db.olds[r.ID] = oldNode{key: s.ColumnInt64(keyColumn), record: r, hash: h}
+				db.oldIDs[p] = append(db.oldIDs[p], r.ID)
 				return nil
 			},
 		}); err != nil {
 			return fmt.Errorf("read nodes of %s: %w", p, err)
 		}
 	}
-	anchors := map[graph.Edge]string{}
-	if linksOn {
-		warned, err := resolveDeltaLinks(conn, d, parsed, oldIDs, anchors)
-		if err != nil {
-			return err
-		}
-		out.warnings = append(out.warnings, warned...)
+	return nil
+}
+
+// resolveLinks resolves the re-read files' links against the index (a project whose links
+// are relations).
+func (db *deltaBuild) resolveLinks() error {
+	if !db.d.Sources.Links.On() {
+		return nil
 	}
-	for id, on := range olds {
+	warned, err := resolveDeltaLinks(db.conn, db.d, db.parsed, db.oldIDs, db.anchors)
+	db.out.warnings = append(db.out.warnings, warned...)
+	return err
+}
+
+// readOldEdges reads the out-edges of the delta's old document nodes (a code node's edges
+// all come from relation candidates: see applyRefs).
+func (db *deltaBuild) readOldEdges() error {
+	db.oldEdges = map[graph.Edge]edgeKeys{}
+	for id, on := range db.olds {
 		if strings.HasPrefix(id, graph.CodePrefix) {
-			continue // a code node's edges all come from relation candidates: see applyRefs
+			continue
 		}
-		if err := sqlitex.Execute(conn, `SELECT e.rel, r.name, e.dst, t.id FROM edges e JOIN relations r ON r.rel = e.rel
+		if err := sqlitex.Execute(db.conn, `SELECT e.rel, r.name, e.dst, t.id FROM edges e JOIN relations r ON r.rel = e.rel
 			JOIN nodes t ON t.key = e.dst WHERE e.src = ?`, &sqlitex.ExecOptions{
 			Args: []any{on.key},
 			ResultFunc: func(s *sqlite.Stmt) error {
-				oldEdges[graph.Edge{Source: id, Relation: s.ColumnText(1), Target: s.ColumnText(3)}] = [3]int64{on.key, s.ColumnInt64(0), s.ColumnInt64(2)}
+				e := graph.Edge{Source: id, Relation: s.ColumnText(1), Target: s.ColumnText(3)}
+				db.oldEdges[e] = edgeKeys{src: on.key, rel: s.ColumnInt64(0), dst: s.ColumnInt64(2)}
 				return nil
 			},
 		}); err != nil {
 			return fmt.Errorf("read edges of %s: %w", id, err)
 		}
 	}
+	return nil
+}
 
+// applyNodes writes the re-read files' nodes: an unchanged record keeps its row (its stamps
+// may change), a changed one is replaced under its key, a new one gets the next key.
+func (db *deltaBuild) applyNodes() error {
 	var maxKey int64
-	if err := sqlitex.Execute(conn, `SELECT coalesce(max(key), 0) FROM nodes`, &sqlitex.ExecOptions{
+	if err := sqlitex.Execute(db.conn, `SELECT coalesce(max(key), 0) FROM nodes`, &sqlitex.ExecOptions{
 		ResultFunc: func(s *sqlite.Stmt) error { maxKey = s.ColumnInt64(0); return nil },
 	}); err != nil {
 		return fmt.Errorf("read max node key: %w", err)
 	}
-
-	var items []DiffItem
-	newIDs := map[string]bool{}
-	newEdges := map[graph.Edge]bool{}
-	for _, p := range parsed {
+	db.newIDs, db.newEdges = map[string]bool{}, map[graph.Edge]bool{}
+	for _, p := range db.parsed {
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
-			if newIDs[n.ID] {
+			if db.newIDs[n.ID] {
 				return errNeedsValidation // duplicate inside the delta
 			}
-			newIDs[n.ID] = true
-			rec := n.Record
-			if on, ok := olds[n.ID]; ok {
-				if on.hash == rec.Hash() {
-					if err := w.replaceStamps(on.key, n); err != nil {
-						return err
-					}
-					continue
-				}
-				if err := w.deleteNode(on.key, on.hash); err != nil {
+			db.newIDs[n.ID] = true
+			if on, ok := db.olds[n.ID]; ok {
+				if err := db.replaceNode(on, n); err != nil {
 					return err
 				}
-				if err := w.insertNode(on.key, n); err != nil {
-					return err
-				}
-				items = append(items, DiffItem{Type: "node", Change: "changed", NodeID: n.ID, Fields: on.record.ChangedFields(rec), Before: &on.record, After: &rec})
 				continue
 			}
-			if _, exists := lookupKey(conn, n.ID); exists {
+			if _, exists := lookupKey(db.conn, n.ID); exists {
 				return errNeedsValidation // duplicate of a node outside the delta
 			}
 			maxKey++
-			if err := w.insertNode(maxKey, n); err != nil {
+			if err := db.w.insertNode(maxKey, n); err != nil {
 				return err
 			}
-			items = append(items, DiffItem{Type: "node", Change: "added", NodeID: n.ID, After: &rec})
+			rec := n.Record
+			db.items = append(db.items, DiffItem{Type: "node", Change: "added", NodeID: n.ID, After: &rec})
 		}
 		for _, e := range p.Fragment.Edges {
-			newEdges[e.Edge] = true
+			db.newEdges[e.Edge] = true
 		}
 	}
-	var removedKeys []int64
-	removed := map[string]int64{}
-	for id, on := range olds {
-		if newIDs[id] {
+	return nil
+}
+
+// replaceNode writes n over the row of the node it was: only its stamps when its record is
+// unchanged.
+func (db *deltaBuild) replaceNode(on oldNode, n *graph.Node) error {
+	rec := n.Record
+	if on.hash == rec.Hash() {
+		return db.w.replaceStamps(on.key, n)
+	}
+	if err := db.w.deleteNode(on.key, on.hash); err != nil {
+		return err
+	}
+	if err := db.w.insertNode(on.key, n); err != nil {
+		return err
+	}
+	db.items = append(db.items, DiffItem{Type: "node", Change: "changed", NodeID: n.ID, Fields: on.record.ChangedFields(rec), Before: &on.record, After: &rec})
+	return nil
+}
+
+// removeNodes deletes the old nodes no re-read file holds any more.
+func (db *deltaBuild) removeNodes() error {
+	db.removed = map[string]int64{}
+	for id, on := range db.olds {
+		if db.newIDs[id] {
 			continue
 		}
-		if err := w.deleteNode(on.key, on.hash); err != nil {
+		if err := db.w.deleteNode(on.key, on.hash); err != nil {
 			return err
 		}
-		removedKeys = append(removedKeys, on.key)
-		removed[id] = on.key
-		items = append(items, DiffItem{Type: "node", Change: "removed", NodeID: id, Before: &on.record})
+		db.removed[id] = on.key
+		db.items = append(db.items, DiffItem{Type: "node", Change: "removed", NodeID: id, Before: &on.record})
 	}
+	return nil
+}
+
+// applyRefs brings the edges the delta's relation candidates derive up to date.
+func (db *deltaBuild) applyRefs() error {
 	var appeared []string
-	for id := range newIDs {
-		if _, ok := olds[id]; !ok {
+	for id := range db.newIDs {
+		if _, ok := db.olds[id]; !ok {
 			appeared = append(appeared, id)
 		}
 	}
-	refItems, err := applyRefs(w, paths, parsed, appeared, removed)
-	if err != nil {
-		return err
-	}
-	items = append(items, refItems...)
+	items, err := applyRefs(db.w, db.paths, db.parsed, appeared, db.removed)
+	db.items = append(db.items, items...)
+	return err
+}
 
-	for e, k := range oldEdges {
-		if newEdges[e] {
+// applyEdges replaces the declared edges of the re-read documents and sets link anchors.
+func (db *deltaBuild) applyEdges() error {
+	for e, k := range db.oldEdges {
+		if db.newEdges[e] {
 			continue
 		}
-		if err := w.deleteEdge(k[0], k[1], k[2], e); err != nil {
+		if err := db.w.deleteEdge(k.src, k.rel, k.dst, e); err != nil {
 			return err
 		}
-		items = append(items, DiffItem{Type: "edge", Change: "removed", Edge: &e})
+		db.items = append(db.items, DiffItem{Type: "edge", Change: "removed", Edge: &e})
 	}
-	for e := range newEdges {
-		if _, ok := oldEdges[e]; ok {
+	for e := range db.newEdges {
+		if _, ok := db.oldEdges[e]; ok {
 			continue
 		}
-		src, ok1 := lookupKey(conn, e.Source)
-		dst, ok2 := lookupKey(conn, e.Target)
-		rel, ok3 := w.rels[e.Relation]
+		src, ok1 := lookupKey(db.conn, e.Source)
+		dst, ok2 := lookupKey(db.conn, e.Target)
+		rel, ok3 := db.w.rels[e.Relation]
 		if !ok1 || !ok2 || !ok3 {
 			return errNeedsValidation // dangling target
 		}
-		if err := w.insertEdge(src, rel, dst, e); err != nil {
+		if err := db.w.insertEdge(src, rel, dst, e); err != nil {
 			return err
 		}
-		items = append(items, DiffItem{Type: "edge", Change: "added", Edge: &e})
+		db.items = append(db.items, DiffItem{Type: "edge", Change: "added", Edge: &e})
 	}
-	for e, anchor := range anchors {
-		src, _ := lookupKey(conn, e.Source)
-		dst, _ := lookupKey(conn, e.Target)
-		if err := w.setAnchor(src, w.rels[e.Relation], dst, anchor); err != nil {
+	for e, anchor := range db.anchors {
+		src, _ := lookupKey(db.conn, e.Source)
+		dst, _ := lookupKey(db.conn, e.Target)
+		if err := db.w.setAnchor(src, db.w.rels[e.Relation], dst, anchor); err != nil {
 			return err
 		}
 	}
-	// A removed node that unchanged files still point at leaves a dangling target.
-	for _, k := range removedKeys {
+	return nil
+}
+
+// checkRemovedTargets refuses the delta when an unchanged file still points at a node it
+// removed: that relation now dangles, which only a validation reports.
+func (db *deltaBuild) checkRemovedTargets() error {
+	for _, k := range db.removed {
 		var refs int64
-		if err := sqlitex.Execute(conn, `SELECT count(*) FROM (SELECT 1 FROM edges WHERE dst = ? LIMIT 1)`, &sqlitex.ExecOptions{
+		if err := sqlitex.Execute(db.conn, `SELECT count(*) FROM (SELECT 1 FROM edges WHERE dst = ? LIMIT 1)`, &sqlitex.ExecOptions{
 			Args: []any{k}, ResultFunc: func(s *sqlite.Stmt) error { refs = s.ColumnInt64(0); return nil },
 		}); err != nil {
 			return fmt.Errorf("check references: %w", err)
@@ -354,28 +442,23 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			return errNeedsValidation
 		}
 	}
+	return nil
+}
 
-	for _, p := range dl.removed {
-		st.sources.Remove(fileItem(p, old[p].hash))
-		if err := w.deleteFile(p); err != nil {
+// applyFiles records the delta's files and their hashes in the files table and the source set.
+func (db *deltaBuild) applyFiles() error {
+	for _, p := range db.dl.removed {
+		db.st.sources.Remove(fileItem(p, db.old[p].hash))
+		if err := db.w.deleteFile(p); err != nil {
 			return err
 		}
 	}
-	for _, p := range parsed {
-		if o, ok := old[p.File.Path]; ok {
-			st.sources.Remove(fileItem(p.File.Path, o.hash))
+	for _, p := range db.parsed {
+		if o, ok := db.old[p.File.Path]; ok {
+			db.st.sources.Remove(fileItem(p.File.Path, o.hash))
 		}
-		st.sources.Add(fileItem(p.File.Path, p.FileHash))
-		if err := w.insertFile(p.File, p.FileHash); err != nil {
-			return err
-		}
-	}
-	if err := w.writeMeta(b); err != nil {
-		return err
-	}
-	sortItems(items)
-	for _, it := range items {
-		if err := c.add(it); err != nil {
+		db.st.sources.Add(fileItem(p.File.Path, p.FileHash))
+		if err := db.w.insertFile(p.File, p.FileHash); err != nil {
 			return err
 		}
 	}

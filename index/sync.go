@@ -337,8 +337,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 			return nil, err
 		}
 		clk.mark("copy")
-		var delta deltaOutcome
-		err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector, &delta)
+		delta, err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector)
 		filesParsed, buildWarnings = delta.parsed, append(slices.Clone(inv.Problems), delta.warnings...)
 		switch {
 		case errors.Is(err, errNeedsValidation):
