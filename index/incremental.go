@@ -470,100 +470,144 @@ func (db *deltaBuild) applyFiles() error {
 // and those of nodes that appeared or disappeared) becomes an edge exactly when some file
 // still declares it and both its ends are nodes.
 func applyRefs(w *writer, paths []string, parsed []source.Parsed, appeared []string, removed map[string]int64) ([]DiffItem, error) {
-	conn := w.conn
-	relNames := make(map[int64]string, len(w.rels))
+	rs := &refSync{w: w, removed: removed, touched: map[graph.Edge]bool{}, relNames: make(map[int64]string, len(w.rels))}
 	for name, rel := range w.rels {
-		relNames[rel] = name
+		rs.relNames[rel] = name
 	}
-	touched := map[graph.Edge]bool{}
-	const named = `SELECT s.name, r.rel, d.name FROM refs r JOIN ref_names s ON s.id = r.src JOIN ref_names d ON d.id = r.dst WHERE `
-	collect := func(where string, name string) error {
-		id, ok, err := w.nameID(name, true)
-		if err != nil || !ok {
+	if err := rs.replaceFiles(paths, parsed); err != nil {
+		return nil, err
+	}
+	ends := slices.Sorted(maps.Keys(removed))
+	for _, id := range append(ends, appeared...) {
+		if err := rs.collect(`r.src = ?1 UNION ALL `+namedRefs+`r.dst = ?1`, id); err != nil {
+			return nil, fmt.Errorf("read relation candidates of %s: %w", id, err)
+		}
+	}
+	var items []DiffItem
+	for _, e := range slices.SortedFunc(maps.Keys(rs.touched), graph.Edge.Compare) {
+		item, err := rs.settle(e)
+		if err != nil {
+			return nil, err
+		}
+		if item != nil {
+			items = append(items, *item)
+		}
+	}
+	return items, nil
+}
+
+// namedRefs selects relation candidates with their ends' names.
+const namedRefs = `SELECT s.name, r.rel, d.name FROM refs r JOIN ref_names s ON s.id = r.src JOIN ref_names d ON d.id = r.dst WHERE `
+
+// refSync is applyRefs at work: the candidates the delta touched, and the keys of the nodes
+// it removed.
+type refSync struct {
+	w        *writer
+	removed  map[string]int64
+	touched  map[graph.Edge]bool
+	relNames map[int64]string
+}
+
+// collect adds the candidates a query (on one name) selects to the touched set.
+func (rs *refSync) collect(where, name string) error {
+	id, ok, err := rs.w.nameID(name, true)
+	if err != nil || !ok {
+		return err
+	}
+	return sqlitex.Execute(rs.w.conn, namedRefs+where, &sqlitex.ExecOptions{
+		Args: []any{id},
+		ResultFunc: func(s *sqlite.Stmt) error {
+			rs.touched[graph.Edge{Source: s.ColumnText(0), Relation: rs.relNames[s.ColumnInt64(1)], Target: s.ColumnText(2)}] = true
+			return nil
+		},
+	})
+}
+
+// replaceFiles swaps the candidates of the delta's files for those the re-read files declare,
+// touching both.
+func (rs *refSync) replaceFiles(paths []string, parsed []source.Parsed) error {
+	for _, p := range paths {
+		if err := rs.collect(`r.origin = ?`, p); err != nil {
+			return fmt.Errorf("read relation candidates of %s: %w", p, err)
+		}
+		id, ok, err := rs.w.nameID(p, true)
+		if err != nil {
 			return err
 		}
-		return sqlitex.Execute(conn, named+where, &sqlitex.ExecOptions{
-			Args: []any{id},
-			ResultFunc: func(s *sqlite.Stmt) error {
-				touched[graph.Edge{Source: s.ColumnText(0), Relation: relNames[s.ColumnInt64(1)], Target: s.ColumnText(2)}] = true
-				return nil
-			},
-		})
-	}
-	for _, p := range paths {
-		if err := collect(`r.origin = ?`, p); err != nil {
-			return nil, fmt.Errorf("read relation candidates of %s: %w", p, err)
-		}
-		if id, ok, err := w.nameID(p, true); err != nil {
-			return nil, err
-		} else if ok {
-			if err := sqlitex.Execute(conn, `DELETE FROM refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{id}}); err != nil {
-				return nil, fmt.Errorf("delete relation candidates of %s: %w", p, err)
+		if ok {
+			if err := sqlitex.Execute(rs.w.conn, `DELETE FROM refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{id}}); err != nil {
+				return fmt.Errorf("delete relation candidates of %s: %w", p, err)
 			}
 		}
 	}
 	for _, p := range parsed {
 		for _, r := range p.Fragment.Refs {
-			touched[r] = true
+			rs.touched[r] = true
 		}
-		if err := w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
+		if err := rs.w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyOf is a node's key, and whether it is a node now: a removed node's old key still names
+// the edges to delete.
+func (rs *refSync) keyOf(id string) (int64, bool) {
+	if k, ok := rs.removed[id]; ok {
+		return k, false
+	}
+	return lookupKey(rs.w.conn, id)
+}
+
+// settle makes one touched candidate an edge exactly when some file still declares it and
+// both its ends are nodes, and says what changed (nil for nothing).
+func (rs *refSync) settle(e graph.Edge) (*DiffItem, error) {
+	src, srcOK := rs.keyOf(e.Source)
+	dst, dstOK := rs.keyOf(e.Target)
+	rel, relOK := rs.w.rels[e.Relation]
+	if !relOK || (src == 0 && !srcOK) || (dst == 0 && !dstOK) {
+		return nil, nil // an end that never had a key cannot have an edge
+	}
+	declared, err := rs.declared(e, rel)
+	if err != nil {
+		return nil, err
+	}
+	var present int64
+	if err := execInt(rs.w.conn, `SELECT count(*) FROM edges WHERE src = ? AND rel = ? AND dst = ?`, &present, src, rel, dst); err != nil {
+		return nil, fmt.Errorf("check edge: %w", err)
+	}
+	want := declared && srcOK && dstOK
+	switch {
+	case present > 0 && !want:
+		if err := rs.w.deleteEdge(src, rel, dst, e); err != nil {
 			return nil, err
 		}
-	}
-	ends := slices.Sorted(maps.Keys(removed))
-	ends = append(ends, appeared...)
-	for _, id := range ends {
-		if err := collect(`r.src = ?1 UNION ALL `+named+`r.dst = ?1`, id); err != nil {
-			return nil, fmt.Errorf("read relation candidates of %s: %w", id, err)
-		}
-	}
-	keyOf := func(id string) (int64, bool) {
-		if k, ok := removed[id]; ok {
-			return k, false // gone: its old key still names the edges to delete
-		}
-		k, ok := lookupKey(conn, id)
-		return k, ok
-	}
-	var items []DiffItem
-	for _, e := range slices.SortedFunc(maps.Keys(touched), graph.Edge.Compare) {
-		src, srcOK := keyOf(e.Source)
-		dst, dstOK := keyOf(e.Target)
-		rel, relOK := w.rels[e.Relation]
-		if !relOK || (src == 0 && !srcOK) || (dst == 0 && !dstOK) {
-			continue // an end that never had a key cannot have an edge
-		}
-		var declared, present int64
-		srcName, ok1, err := w.nameID(e.Source, true)
-		if err != nil {
+		return &DiffItem{Type: "edge", Change: "removed", Edge: &e}, nil
+	case present == 0 && want:
+		if err := rs.w.insertEdge(src, rel, dst, e); err != nil {
 			return nil, err
 		}
-		dstName, ok2, err := w.nameID(e.Target, true)
-		if err != nil {
-			return nil, err
-		}
-		if ok1 && ok2 {
-			if err := execInt(conn, `SELECT count(*) FROM (SELECT 1 FROM refs WHERE src = ? AND rel = ? AND dst = ? LIMIT 1)`, &declared, srcName, rel, dstName); err != nil {
-				return nil, fmt.Errorf("check relation candidate: %w", err)
-			}
-		}
-		if err := execInt(conn, `SELECT count(*) FROM edges WHERE src = ? AND rel = ? AND dst = ?`, &present, src, rel, dst); err != nil {
-			return nil, fmt.Errorf("check edge: %w", err)
-		}
-		want := declared > 0 && srcOK && dstOK
-		switch {
-		case present > 0 && !want:
-			if err := w.deleteEdge(src, rel, dst, e); err != nil {
-				return nil, err
-			}
-			items = append(items, DiffItem{Type: "edge", Change: "removed", Edge: &e})
-		case present == 0 && want:
-			if err := w.insertEdge(src, rel, dst, e); err != nil {
-				return nil, err
-			}
-			items = append(items, DiffItem{Type: "edge", Change: "added", Edge: &e})
-		}
+		return &DiffItem{Type: "edge", Change: "added", Edge: &e}, nil
 	}
-	return items, nil
+	return nil, nil
+}
+
+// declared reports whether some file still declares the candidate e.
+func (rs *refSync) declared(e graph.Edge, rel int64) (bool, error) {
+	srcName, ok1, err := rs.w.nameID(e.Source, true)
+	if err != nil {
+		return false, err
+	}
+	dstName, ok2, err := rs.w.nameID(e.Target, true)
+	if err != nil || !ok1 || !ok2 {
+		return false, err
+	}
+	var n int64
+	if err := execInt(rs.w.conn, `SELECT count(*) FROM (SELECT 1 FROM refs WHERE src = ? AND rel = ? AND dst = ? LIMIT 1)`, &n, srcName, rel, dstName); err != nil {
+		return false, fmt.Errorf("check relation candidate: %w", err)
+	}
+	return n > 0, nil
 }
 
 // sortItems orders diff items as fullDiff emits them: nodes by ID, then edges by triple.
