@@ -157,7 +157,8 @@ kinds = ["component"]
 		{m + "index/sync.go", "imports", m + "index/source"},
 		{m + "index.syncOnce", "calls", m + "index/source.Scan"},
 		{m + "index.Sync", "calls", m + "index.syncOnce"},
-		{m + "index.syncOnce", "calls", m + "index.publish"},
+		{m + "index.syncOnce", "calls", m + "index.syncRun.publish"},
+		{m + "index.syncRun.publish", "calls", m + "index.publish"},
 		{m + "index.Snapshot.Search", "calls", m + "index.Snapshot.with"},
 		{m + "index/golang.Extract", "tested_by", m + "index/golang.TestLogicGolden"},
 	} {

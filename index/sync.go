@@ -220,178 +220,259 @@ type attempt struct {
 
 // syncOnce is one attempt of Sync.
 func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attempt) (res *Result, retErr error) {
-	start := time.Now()
-	clk := newClock()
-	paths := publication.PathsFor(d, opts.Policy)
-	if err := os.MkdirAll(paths.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sync: create %s: %w", paths.Dir, err)
+	r := &syncRun{d: d, opts: opts, a: a, start: time.Now(), clk: newClock(), paths: publication.PathsFor(d, opts.Policy)}
+	if err := os.MkdirAll(r.paths.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("sync: create %s: %w", r.paths.Dir, err)
 	}
-	unlock, err := lockFile(ctx, paths.Lock)
+	unlock, err := lockFile(ctx, r.paths.Lock)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	removeStaleTemps(paths.Dir)
+	removeStaleTemps(r.paths.Dir)
 	if a.recovered, err = changeset.Settle(ctx, d, opts.Policy); err != nil {
 		return nil, fmt.Errorf("sync: finish the interrupted application first: %w", err)
 	}
-
-	inv, err := source.Scan(ctx, d)
-	if err != nil {
+	if r.inv, err = source.Scan(ctx, d); err != nil {
 		return nil, err
 	}
-	a.identity = inv.Identity()
-	clk.mark("scan")
-	b := bindingFor(d, opts.Policy, "")
-	b.work = &a.work
-	pub, _ := publication.Read(paths.Publication)
-	sig, sigErr := publication.Stat(paths.Index)
-	if !opts.Rebuild && pub != nil && sigErr == nil && pub.Index.SameFile(sig) &&
-		pub.Graph.SourceIdentity == inv.Identity() && receiptMatches(pub, b) {
-		clk.mark("compare_receipt")
-		return (&Result{Build: BuildNone, Generation: pub.Graph.Generation, Publication: pub, Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
+	a.identity = r.inv.Identity()
+	r.clk.mark("scan")
+	r.b = bindingFor(d, opts.Policy, "")
+	r.b.work = &a.work
+	if res := r.current(); res != nil {
+		return res, nil
 	}
-
-	// Read what the published index holds, if it is usable.
-	var prev *state
-	var prevFiles map[string]fileRow
-	prevUsable := false
-	if sigErr == nil {
-		if conn, err := openRead(ctx, paths.Index); err == nil {
-			if m, err := readMeta(conn); err == nil {
-				if st, err := stateFromMeta(m); err == nil {
-					prev = st
-					if b.sameAs(m) {
-						if prevFiles, err = readFiles(conn); err == nil {
-							prevUsable = true
-						}
-					}
-				}
-			}
-			conn.Close()
-		}
+	r.readPrevious(ctx)
+	if res, err := r.receiptOnly(); res != nil || err != nil {
+		return res, err
 	}
-	clk.mark("read_previous")
-	// The index is current but its receipt is missing or stale (a crash between rename and
-	// receipt): rewrite the receipt only.
-	if !opts.Rebuild && prevUsable && prev.identity == inv.Identity() {
-		pub, err := writePublication(paths, b, prev, BuildReceipt)
-		if err != nil {
-			return nil, err
-		}
-		clk.mark("receipts")
-		return (&Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
-	}
-
-	nextGen := int64(1)
-	if prev != nil {
-		nextGen = prev.generation + 1
-	}
-	if pub != nil && pub.Graph.Generation >= nextGen {
-		nextGen = pub.Graph.Generation + 1
-	}
-	var from *publication.GraphState
-	if prev != nil {
-		gs := graphState(prev)
-		from = &gs
-	}
-
-	tmp := filepath.Join(paths.Dir, "index.db.tmp-"+randomSuffix())
-	defer os.Remove(tmp) // a no-op once renamed
-	collector := newDiffCollector()
-	var st *state
-	kind := BuildCold
-	var dl delta
-	filesParsed := len(inv.Files)
-	// The warnings a sync reports: the scan's, and those of every file a cold build reads or
-	// of the files an incremental build re-reads.
-	buildWarnings := inv.Problems
-	if prevUsable && !opts.Rebuild {
-		dl = computeDelta(inv, prevFiles)
-		if dl.size() <= max(256, len(inv.Files)/4) && !dl.movesLinkTargets(d, prevFiles) {
-			kind = BuildIncremental
-		}
-	}
-	if kind == BuildIncremental && onlyStatsChanged(source.NewLoader(d, b.policy), dl, prevFiles) {
-		// A touch or a checkout of the same bytes: the published index already holds exactly
-		// these sources. Record the new identity in the receipt; no copy, no new generation.
-		prev.identity = inv.Identity()
-		pub, err := writePublication(paths, b, prev, BuildReceipt)
-		if err != nil {
-			return nil, err
-		}
-		clk.mark("receipts")
-		return (&Result{Build: BuildReceipt, Generation: prev.generation, Publication: pub, FilesChanged: dl.size(), Timings: clk.marks, Elapsed: time.Since(start)}).withWarnings(inv.Problems), nil
+	r.plan()
+	if res, err := r.statsOnly(); res != nil || err != nil {
+		return res, err
 	}
 	if err := fault(opts, StepBuild); err != nil {
 		return nil, err
 	}
 	if opts.Implementation != nil {
-		b.fingerprint = opts.Implementation.Fingerprint()
+		r.b.fingerprint = opts.Implementation.Fingerprint()
 	}
-	if kind == BuildIncremental {
-		st = prev
-		st.generation, st.identity = nextGen, inv.Identity()
-		b.build = BuildIncremental
-		if err := copyFile(tmp, paths.Index); err != nil {
+	defer func() { os.Remove(r.tmp) }() // a no-op once renamed
+	if r.kind == BuildIncremental {
+		if err := r.buildIncremental(ctx); err != nil {
 			return nil, err
 		}
-		clk.mark("copy")
-		delta, err := incrementalBuild(ctx, tmp, d, dl, prevFiles, b, st, collector)
-		filesParsed, buildWarnings = delta.parsed, append(slices.Clone(inv.Problems), delta.warnings...)
-		switch {
-		case errors.Is(err, errNeedsValidation):
-			return nil, invalidProject(ctx, d, b.policy)
-		case errors.Is(err, errNeedsColdBuild):
-			// The copy is discarded (with any journal beside it), and the cold build writes
-			// a new file from a fresh state.
-			for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-				if err := os.Remove(tmp + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("sync: discard incremental copy: %w", err)
-				}
-			}
-			tmp = filepath.Join(paths.Dir, "index.db.tmp-"+randomSuffix())
-			defer os.Remove(tmp)
-			kind, filesParsed, collector = BuildCold, len(inv.Files), newDiffCollector()
-		case err != nil:
-			return nil, err
-		default:
-			clk.mark("apply_delta")
-		}
 	}
-	if kind != BuildIncremental {
-		st = &state{generation: nextGen, identity: inv.Identity()}
-		b.build = BuildCold
-		probs, err := coldBuild(ctx, tmp, d, inv, b, st, opts.Progress)
-		if err != nil {
+	if r.kind != BuildIncremental {
+		if err := r.buildCold(ctx); err != nil {
 			return nil, err
 		}
-		if errs := problem.Errors(probs); len(errs) > 0 {
-			return nil, projectInvalid(probs)
-		}
-		buildWarnings = probs // inv.Problems among them
-		clk.mark("build")
-		if err := finishCold(ctx, tmp, paths.Index, sigErr == nil && prev != nil, collector); err != nil {
-			return nil, err
-		}
-		clk.mark("optimize_and_diff")
 	}
-	if changeset.Journaled(d) {
-		// An application began while this sync read the sources: what it read may be half
-		// applied. The next attempt waits for the application and reads the tree again.
-		return nil, errSourcesMoved
-	}
-	to := graphState(st)
-	diff := collector.receipt(b, from, to)
+	return r.publish(ctx)
+}
 
-	pub, err = publish(ctx, paths, tmp, b, st, diff, opts, clk)
+// syncRun is one attempt of a sync under the publisher lock: what it read and decided so far.
+type syncRun struct {
+	d     *project.Descriptor
+	opts  Options
+	a     *attempt
+	start time.Time
+	clk   *clock
+	paths publication.Paths
+	inv   *source.Inventory
+	b     binding
+
+	pub    *publication.Publication // the published receipt, when it verifies
+	sigErr error                    // why the published index file cannot be stat'ed
+	prev   *state                   // what the published index holds, when readable
+	// prevFiles are its files, when it was built for this binding (else nil: no delta).
+	prevFiles map[string]fileRow
+
+	kind        string
+	from        *publication.GraphState // the published generation's state, before any build
+	dl          delta
+	nextGen     int64
+	tmp         string
+	st          *state
+	collector   *diffCollector
+	filesParsed int
+	// warnings are the scan's, and those of every file a cold build reads or of the files an
+	// incremental build re-reads.
+	warnings []problem.Problem
+}
+
+// result is a Result of this run, its timings and warnings filled in.
+func (r *syncRun) result(res Result, warnings []problem.Problem) *Result {
+	res.Timings, res.Elapsed = r.clk.marks, time.Since(r.start)
+	return res.withWarnings(warnings)
+}
+
+// current answers when the receipt proves the published index was built from exactly these
+// sources for this binding: nothing to do.
+func (r *syncRun) current() *Result {
+	r.pub, _ = publication.Read(r.paths.Publication)
+	sig, err := publication.Stat(r.paths.Index)
+	r.sigErr = err
+	if r.opts.Rebuild || r.pub == nil || err != nil || !r.pub.Index.SameFile(sig) ||
+		r.pub.Graph.SourceIdentity != r.inv.Identity() || !receiptMatches(r.pub, r.b) {
+		return nil
+	}
+	r.clk.mark("compare_receipt")
+	return r.result(Result{Build: BuildNone, Generation: r.pub.Graph.Generation, Publication: r.pub}, r.inv.Problems)
+}
+
+// readPrevious reads what the published index holds, if it is usable.
+func (r *syncRun) readPrevious(ctx context.Context) {
+	defer r.clk.mark("read_previous")
+	if r.sigErr != nil {
+		return
+	}
+	conn, err := openRead(ctx, r.paths.Index)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	m, err := readMeta(conn)
+	if err != nil {
+		return
+	}
+	st, err := stateFromMeta(m)
+	if err != nil {
+		return
+	}
+	r.prev = st
+	if r.b.sameAs(m) {
+		if files, err := readFiles(conn); err == nil {
+			r.prevFiles = files
+		}
+	}
+}
+
+// receiptOnly rewrites the receipt alone when the index is current but its receipt is missing
+// or stale (a crash between rename and receipt).
+func (r *syncRun) receiptOnly() (*Result, error) {
+	if r.opts.Rebuild || r.prevFiles == nil || r.prev.identity != r.inv.Identity() {
+		return nil, nil
+	}
+	pub, err := writePublication(r.paths, r.b, r.prev, BuildReceipt)
 	if err != nil {
 		return nil, err
 	}
-	return (&Result{
-		Build: kind, Generation: st.generation, Publication: pub, Summary: &diff.Summary,
-		FilesChanged: dl.size(), FilesParsed: filesParsed, Timings: clk.marks, Published: clk.published, Elapsed: time.Since(start),
-	}).withWarnings(buildWarnings), nil
+	r.clk.mark("receipts")
+	return r.result(Result{Build: BuildReceipt, Generation: r.prev.generation, Publication: pub}, r.inv.Problems), nil
+}
+
+// plan chooses the build: a delta when few files changed and none moved a link target, a
+// cold build otherwise; and the next generation number.
+func (r *syncRun) plan() {
+	r.nextGen = 1
+	if r.prev != nil {
+		r.nextGen = r.prev.generation + 1
+	}
+	if r.pub != nil && r.pub.Graph.Generation >= r.nextGen {
+		r.nextGen = r.pub.Graph.Generation + 1
+	}
+	if r.prev != nil {
+		// Taken now: an incremental build turns prev into the new state.
+		gs := graphState(r.prev)
+		r.from = &gs
+	}
+	r.kind, r.filesParsed, r.warnings = BuildCold, len(r.inv.Files), r.inv.Problems
+	r.collector = newDiffCollector()
+	r.tmp = filepath.Join(r.paths.Dir, "index.db.tmp-"+randomSuffix())
+	if r.prevFiles != nil && !r.opts.Rebuild {
+		r.dl = computeDelta(r.inv, r.prevFiles)
+		if r.dl.size() <= max(256, len(r.inv.Files)/4) && !r.dl.movesLinkTargets(r.d, r.prevFiles) {
+			r.kind = BuildIncremental
+		}
+	}
+}
+
+// statsOnly records a new identity in the receipt when a delta's files all hold the bytes the
+// index has (a touch, a checkout of the same content): no copy, no new generation.
+func (r *syncRun) statsOnly() (*Result, error) {
+	if r.kind != BuildIncremental || !onlyStatsChanged(source.NewLoader(r.d, r.b.policy), r.dl, r.prevFiles) {
+		return nil, nil
+	}
+	r.prev.identity = r.inv.Identity()
+	pub, err := writePublication(r.paths, r.b, r.prev, BuildReceipt)
+	if err != nil {
+		return nil, err
+	}
+	r.clk.mark("receipts")
+	return r.result(Result{Build: BuildReceipt, Generation: r.prev.generation, Publication: pub, FilesChanged: r.dl.size()}, r.inv.Problems), nil
+}
+
+// buildIncremental applies the delta to a copy of the published index; when the delta turns
+// out to move link targets it discards the copy and leaves the run to a cold build.
+func (r *syncRun) buildIncremental(ctx context.Context) error {
+	r.st = r.prev
+	r.st.generation, r.st.identity = r.nextGen, r.inv.Identity()
+	r.b.build = BuildIncremental
+	if err := copyFile(r.tmp, r.paths.Index); err != nil {
+		return err
+	}
+	r.clk.mark("copy")
+	delta, err := incrementalBuild(ctx, r.tmp, r.d, r.dl, r.prevFiles, r.b, r.st, r.collector)
+	r.filesParsed, r.warnings = delta.parsed, append(slices.Clone(r.inv.Problems), delta.warnings...)
+	switch {
+	case errors.Is(err, errNeedsValidation):
+		return invalidProject(ctx, r.d, r.b.policy)
+	case errors.Is(err, errNeedsColdBuild):
+		// The copy is discarded (with any journal beside it), and the cold build writes a new
+		// file from a fresh state.
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			if err := os.Remove(r.tmp + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("sync: discard incremental copy: %w", err)
+			}
+		}
+		r.tmp = filepath.Join(r.paths.Dir, "index.db.tmp-"+randomSuffix())
+		r.kind, r.filesParsed, r.collector = BuildCold, len(r.inv.Files), newDiffCollector()
+		return nil
+	case err != nil:
+		return err
+	}
+	r.clk.mark("apply_delta")
+	return nil
+}
+
+// buildCold builds a new index file from every source; a project with errors publishes
+// nothing.
+func (r *syncRun) buildCold(ctx context.Context) error {
+	r.st = &state{generation: r.nextGen, identity: r.inv.Identity()}
+	r.b.build = BuildCold
+	probs, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts.Progress)
+	if err != nil {
+		return err
+	}
+	if errs := problem.Errors(probs); len(errs) > 0 {
+		return projectInvalid(probs)
+	}
+	r.warnings = probs // the scan's among them
+	r.clk.mark("build")
+	if err := finishCold(ctx, r.tmp, r.paths.Index, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
+		return err
+	}
+	r.clk.mark("optimize_and_diff")
+	return nil
+}
+
+// publish puts the built file in place with its receipts, unless an application began while
+// this run read the sources.
+func (r *syncRun) publish(ctx context.Context) (*Result, error) {
+	if changeset.Journaled(r.d) {
+		// What this run read may be half applied. The next attempt waits for the application
+		// and reads the tree again.
+		return nil, errSourcesMoved
+	}
+	diff := r.collector.receipt(r.b, r.from, graphState(r.st))
+	pub, err := publish(ctx, r.paths, r.tmp, r.b, r.st, diff, r.opts, r.clk)
+	if err != nil {
+		return nil, err
+	}
+	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
+		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published}, r.warnings)
+	return res, nil
 }
 
 // onlyStatsChanged reports whether every file of the delta still has the content the index
