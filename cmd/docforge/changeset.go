@@ -82,10 +82,10 @@ func runChangeset(e *env) error {
 		printChanges(e.stdout, changes)
 		return nil
 	case "preview":
-		if e.id == "" {
+		if e.view == "" {
 			return usageError("docforge changeset preview needs --view ID (declared views: %s)", viewIDs(d.Views))
 		}
-		res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), nil, e.args[1], e.id)
+		res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), nil, e.args[1], e.view)
 		if err != nil {
 			return err
 		}
@@ -95,14 +95,14 @@ func runChangeset(e *env) error {
 		fmt.Fprintf(e.stdout, "wrote %s (%d bytes, %d nodes) for %s %s\n", res.Path, res.Bytes, res.Nodes, res.ChangesetID, res.Hash)
 		return nil
 	case "apply":
-		applier, err := chooseApplier(d, e.writer)
+		applier, err := chooseApplier(d, e.applier)
 		if err != nil {
 			return err
 		}
-		if e.cursor == "" {
+		if e.hash == "" {
 			return usageError("docforge changeset apply needs --hash: the exact changeset_hash you reviewed ('docforge changeset show %s' prints it)", e.args[1])
 		}
-		res, err := worker.ApplyChangeset(e.ctx, d, e.policy(), implementation(), applier, e.args[1], e.cursor)
+		res, err := worker.ApplyChangeset(e.ctx, d, e.policy(), implementation(), applier, e.args[1], e.hash)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func runChangeset(e *env) error {
 		}
 		return nil
 	case "abandon":
-		res, err := desk.AbandonAsReviewer(e.ctx, person(), e.args[1], e.query)
+		res, err := desk.AbandonAsReviewer(e.ctx, person(), e.args[1], e.reason)
 		if err != nil {
 			return err
 		}
@@ -178,9 +178,9 @@ func changesetList(e *env, desk *changeset.Desk) error {
 		return err
 	}
 	statuses := map[string][]string{"": {changeset.Draft, changeset.Ready}, "open": {changeset.Draft, changeset.Ready, changeset.Stale},
-		"all": {changeset.Draft, changeset.Ready, changeset.Stale, changeset.Applied, changeset.Abandoned}}[e.name]
+		"all": {changeset.Draft, changeset.Ready, changeset.Stale, changeset.Applied, changeset.Abandoned}}[e.states]
 	if statuses == nil {
-		statuses = []string{e.name}
+		statuses = []string{e.states}
 	}
 	var shown []*changeset.Record
 	for _, r := range recs {

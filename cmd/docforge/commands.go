@@ -41,12 +41,15 @@ type env struct {
 	focus   string
 	rebuild bool
 	filter  index.Filter
-	id      string
-	name    string
 	query   string
 	cursor  string
-	socket  string
-	lifeFD  int
+	// One field per flag: init's project identity, changeset's states, reason, hash and
+	// applier, render's and view's view.
+	projectID, projectName string
+	states, reason, hash   string
+	applier, view          string
+	socket                 string
+	lifeFD                 int
 
 	noAutostart bool
 	noOpen      bool
@@ -102,8 +105,8 @@ func commands() map[string]command {
 	return map[string]command{
 		"init": {"[DIR]", "Write docforge.toml and a .gitignore entry for the state directory. In a tree that already has Markdown (Hugo, Docusaurus, MkDocs, GitHub docs), the descriptor adopts it as it is: IDs from paths, families from folders, relations from links; init then prints what the first sync will find. Elsewhere it scaffolds docs/ with a sample node.", 0, 1,
 			func(fs *flag.FlagSet, e *env) {
-				fs.StringVar(&e.id, "id", "", "project `ID` (default: derived from the directory name)")
-				fs.StringVar(&e.name, "name", "", "project display `NAME`")
+				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
+				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
 			}, runInit},
 		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
@@ -164,15 +167,15 @@ func commands() map[string]command {
 		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
 		"changeset": {"list|show|validate|diff|preview|abandon|apply [ID]", changesetHelp, 1, 2,
 			func(fs *flag.FlagSet, e *env) {
-				fs.StringVar(&e.name, "status", "", "list: which `STATE`s to show (draft, ready, stale, applied, abandoned, open, all; default draft and ready)")
-				fs.StringVar(&e.id, "view", "", "preview: the declared view `ID` to render")
-				fs.StringVar(&e.query, "reason", "", "abandon: why, recorded in the receipt")
-				fs.StringVar(&e.cursor, "hash", "", "apply: the exact changeset `SHA256` you reviewed")
-				fs.StringVar(&e.writer, "applier", "", "apply: the declared applier `ID` to act as (default: the only one declared)")
+				fs.StringVar(&e.states, "status", "", "list: which `STATE`s to show (draft, ready, stale, applied, abandoned, open, all; default draft and ready)")
+				fs.StringVar(&e.view, "view", "", "preview: the declared view `ID` to render")
+				fs.StringVar(&e.reason, "reason", "", "abandon: why, recorded in the receipt")
+				fs.StringVar(&e.hash, "hash", "", "apply: the exact changeset `SHA256` you reviewed")
+				fs.StringVar(&e.applier, "applier", "", "apply: the declared applier `ID` to act as (default: the only one declared)")
 			}, runChangeset},
 		"render": {"", "Render each declared view (or --view ID) to its self-contained HTML page, atomically, with a publication receipt. --status says whether each page is current (receipts and stats only); --deep re-renders in memory and compares bytes. Neither writes.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
-				fs.StringVar(&e.id, "view", "", "render or check only the view with this `ID`")
+				fs.StringVar(&e.view, "view", "", "render or check only the view with this `ID`")
 				fs.BoolVar(&e.status, "status", false, "report each view's state instead of rendering: current, stale, unverified or missing (exit 1 unless all are current)")
 				fs.BoolVar(&e.deep, "deep", false, "with --status: re-render in memory and compare byte for byte")
 			}, runRender},
@@ -184,7 +187,7 @@ func commands() map[string]command {
 		"view": {"[ID]", viewHelp, 0, 1,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.query, "query", "", "open with this lexical `QUERY` instead of a focus node")
-				fs.StringVar(&e.id, "view", "", "the first `VIEW`: nodes (default), flow, web or logic (these three need an ID)")
+				fs.StringVar(&e.view, "view", "", "the first `VIEW`: nodes (default), flow, web or logic (these three need an ID)")
 				fs.BoolVar(&e.noOpen, "no-open", false, "print the URL only; do not start a browser")
 				fs.BoolVar(&e.stop, "stop", false, "stop the project's running viewer instead")
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")

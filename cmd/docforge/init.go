@@ -82,14 +82,14 @@ func runInit(e *env) error {
 	if _, err := os.Stat(descPath); err == nil {
 		return problem.Errorf(problem.InvalidArgument, "%s already exists; init never overwrites a descriptor", descPath)
 	}
-	id := e.id
+	id := e.projectID
 	if id == "" {
 		id = strings.Trim(nonID.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-._")
 		if id == "" {
 			id = "project"
 		}
 	}
-	name := e.name
+	name := e.projectName
 	if name == "" {
 		name = filepath.Base(abs)
 	}

@@ -16,7 +16,7 @@ func runRender(e *env) error {
 		return err
 	}
 	if e.status || e.deep {
-		rep, err := render.Status(e.ctx, d, e.policy(), render.StatusRequest{ViewID: e.id, Deep: e.deep})
+		rep, err := render.Status(e.ctx, d, e.policy(), render.StatusRequest{ViewID: e.view, Deep: e.deep})
 		if err != nil {
 			return err
 		}
@@ -45,8 +45,8 @@ func runRender(e *env) error {
 		return nil
 	}
 	var views []string
-	if e.id != "" {
-		views = []string{e.id}
+	if e.view != "" {
+		views = []string{e.view}
 	}
 	pub, err := render.Publish(e.ctx, d, e.policy(), views, render.PublishOptions{})
 	if err != nil {

@@ -38,8 +38,8 @@ func runView(e *env) error {
 	if e.query != "" {
 		args["query"] = e.query
 	}
-	if e.id != "" {
-		args["view"] = e.id
+	if e.view != "" {
+		args["view"] = e.view
 	}
 	raw, _ := json.Marshal(args)
 	if e.stop && (len(args) > 0 || e.noOpen) {
