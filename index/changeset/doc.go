@@ -1,5 +1,7 @@
 // Package changeset stores and checks isolated proposals: hash-bound changesets of node
-// operations that agents write and people review, preview and apply.
+// operations that agents write and people review, preview and apply. Its applier is the only
+// code in DocForge that writes canonical files (the index package never does; it only settles
+// an interrupted application through Settle before it reads the sources).
 //
 // A changeset lives in its own folder under the descriptor's changeset_root. Every version of
 // its document is an immutable, content-addressed file of canonical JSON; every lifecycle

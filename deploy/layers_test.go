@@ -1,0 +1,79 @@
+package deploy
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers are the module's packages from the innermost layer out (docs/architecture.md,
+// "Packages by layer"). A package imports only packages of inner layers, and of its own layer
+// only where sameLayer allows it.
+var layers = [][]string{
+	{"index/problem", "index/lexicon", "index/safefile", "index/tomlpos", "index/fixture", "proto/docforge/v2", "deploy"}, // foundations
+	{"index/graph"}, // the graph model and its hashes
+	{"index/golang", "index/project", "index/source", "index/publication", "index/adopt", "index/changeset"}, // canonical sources
+	{"index"},                              // the SQLite index
+	{"index/taskcontext", "render", "web"}, // answers built on the index and the sources
+	{"worker/protocol", "worker", "manager", "mcpbridge"}, // processes
+	{"cmd/docforge", "cmd/docforge-mcp", "cmd/docforge-bench", "cmd/docforge-eval"},
+}
+
+// sameLayer are the imports allowed within a layer.
+var sameLayer = map[string][]string{
+	"index/project":     {"index/golang"},
+	"index/source":      {"index/golang", "index/project"},
+	"index/publication": {"index/golang", "index/project"},
+	"index/adopt":       {"index/golang", "index/source"},
+	"index/changeset":   {"index/project", "index/source"},
+	"web":               {"index/taskcontext"},
+	"worker":            {"worker/protocol"},
+	"manager":           {"worker/protocol"},
+	"mcpbridge":         {"worker/protocol"},
+	"cmd/docforge":      {},
+}
+
+// Dependencies point inward: no package imports one of an outer layer, nor one of its own
+// layer that sameLayer does not list; the bridge and the manager never import the worker.
+func TestDependenciesPointInward(t *testing.T) {
+	const module = "github.com/docforge/docforge/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	layerOf := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			layerOf[p] = i
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		from, ok := layerOf[pkg]
+		if !ok {
+			t.Errorf("package %s is in no layer: add it to layers here and to docs/architecture.md", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			to := layerOf[dep]
+			allowed := to < from || to == from && contains(sameLayer[pkg], dep)
+			if !allowed {
+				t.Errorf("%s (layer %d) imports %s (layer %d)", pkg, from, dep, to)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
