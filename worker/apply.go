@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index"
@@ -16,10 +15,14 @@ import (
 // --canonical-applier and the application or operator capability mode).
 
 func applyTool() ToolSpec {
-	return ToolSpec{Name: "docforge_apply_changeset",
+	return define(ToolSpec{Name: "docforge_apply_changeset",
 		Description: "Apply one reviewed changeset to the canonical Markdown/TOML files by its exact changeset_hash: everything is validated again, the files are written behind a journal, reloaded and checked against the approved projection (any mismatch restores them), then the applied receipt is recorded and the index and published views are refreshed. Runs no command, shell, Git or build.",
-		InputSchema: object(map[string]any{"changeset_id": changesetIDProp, "changeset_hash": str("the exact changeset_hash you reviewed")}, "changeset_id", "changeset_hash"),
-		mutates:     true, destructive: true, run: runApply}
+		mutates:     true, destructive: true}, runApply)
+}
+
+type applyInput struct {
+	changesetInput
+	Hash string `json:"changeset_hash" jsonschema:"the exact changeset_hash you reviewed"`
 }
 
 // Refresh reports how the derived state followed a canonical application.
@@ -121,14 +124,7 @@ type applyCompact struct {
 	ReceiptSeq     int    `json:"receipt_seq"`
 }
 
-func runApply(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		ChangesetID string `json:"changeset_id"`
-		Hash        string `json:"changeset_hash"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runApply(c *call, a applyInput) (any, error) {
 	if a.ChangesetID == "" || a.Hash == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id and changeset_hash are both required: application is by exact hash")
 	}

@@ -3,11 +3,15 @@ package worker_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
 )
@@ -57,6 +61,50 @@ func TestCatalogMatchesTheWorker(t *testing.T) {
 					t.Errorf("%+v: worker %v, catalogue %v", b, fromWorker, fromCatalog)
 				}
 			}
+		}
+	}
+}
+
+// Struct tags cannot name constants, so the literal bounds of the tool inputs are checked
+// here against the constants they stand for.
+func TestInputBoundsFollowTheirConstants(t *testing.T) {
+	schemas := map[string]map[string]any{}
+	for _, tool := range worker.Catalog() {
+		schemas[tool.Name] = tool.InputSchema["properties"].(map[string]any)
+	}
+	prop := func(tool, name string) map[string]any { return schemas[tool][name].(map[string]any) }
+	enum := func(v any) []string {
+		var out []string
+		switch list := v.(type) {
+		case []string:
+			out = list
+		case []any:
+			for _, e := range list {
+				out = append(out, e.(string))
+			}
+		}
+		return out
+	}
+	num := func(v any) int {
+		if f, ok := v.(float64); ok {
+			return int(f)
+		}
+		return v.(int)
+	}
+	task := "docforge_get_task_context"
+	for _, tc := range []struct {
+		name      string
+		got, want any
+	}{
+		{"impact depth maximum", num(prop("docforge_impact", "depth")["maximum"]), index.MaxImpactDepth},
+		{"task kinds", enum(prop(task, "kind")["enum"]), taskcontext.Kinds()},
+		{"task characters", num(prop(task, "task")["maxLength"]), taskcontext.MaxTaskChars},
+		{"budget maximum", num(prop(task, "budget")["maximum"]), taskcontext.MaxBudget},
+		{"budget default in its description", strings.Contains(prop(task, "budget")["description"].(string), fmt.Sprintf("default %d;", taskcontext.DefaultBudget)), true},
+		{"impact depth in its description", strings.Contains(prop("docforge_impact", "depth")["description"].(string), fmt.Sprintf("at most %d", index.MaxImpactDepth)), true},
+	} {
+		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: the schema says %v, the constant %v", tc.name, tc.got, tc.want)
 		}
 	}
 }

@@ -38,15 +38,13 @@ type contextPage struct {
 	Pagination Pagination        `json:"pagination"`
 }
 
-func runContext(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		NodeID string `json:"node_id,omitempty"`
-		Query  string `json:"query,omitempty"`
-		pageArgs
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+type contextInput struct {
+	NodeID string `json:"node_id,omitempty" jsonschema:"the exact node ID, for example arch.store or go:example.com/m/pkg.Func"`
+	Query  string `json:"query,omitempty" jsonschema:"lexical query choosing the focus nodes instead of node_id"`
+	pageArgs
+}
+
+func runContext(c *call, a contextInput) (any, error) {
 	if c.svc.provider != nil {
 		return c.providedContext(a.NodeID, a.Query, a.pageArgs)
 	}

@@ -83,6 +83,10 @@ func TestHostileToolInput(t *testing.T) {
 		{"deep JSON", "docforge_get_node", deep, w.b, "invalid_argument"},
 		{"unknown argument", "docforge_get_node", `{"node_id":"arch.store","sql":"drop"}`, w.b, "invalid_argument"},
 		{"node_id of the wrong type", "docforge_get_node", `{"node_id":7}`, w.b, "invalid_argument"},
+		// Each tool decodes into its own input type, whose schema is the one it publishes: an
+		// argument another tool takes is not silently accepted.
+		{"an argument of another tool", "docforge_get_node", `{"node_id":"arch.store","limit":3}`, w.b, "invalid_argument"},
+		{"a field another operation takes", "docforge_propose_node_create", `{"changeset_id":"cs-x","node_id":"arch.new","path":"docs/new.md","fields":{"title":"N"},"add":[{"relation":"depends_on","target_id":"arch.store"}]}`, writer, "invalid_argument"},
 		{"node_id missing", "docforge_get_node", `{}`, w.b, "invalid_argument"},
 		{"node_id with a NUL", "docforge_get_node", `{"node_id":"arch\u0000store"}`, w.b, "invalid_argument"},
 		{"node_id with an escape", "docforge_get_node", `{"node_id":"\u001b[2J"}`, w.b, "invalid_argument"},

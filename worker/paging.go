@@ -18,8 +18,8 @@ const omittedForSize = "response size limit"
 
 // pageArgs are the paging arguments shared by paged tools.
 type pageArgs struct {
-	Limit  int    `json:"limit,omitempty"`
-	Cursor string `json:"cursor,omitempty"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"entries per page (default 50, capped by max_results)" bounds:"min=1"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
 
 // Pagination is the one pagination object of a page.
@@ -132,11 +132,7 @@ type diffPage struct {
 	PageHash          string            `json:"page_hash,omitempty"`
 }
 
-func runGenerationDiff(c *call, args json.RawMessage) (any, error) {
-	var a pageArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runGenerationDiff(c *call, a pageArgs) (any, error) {
 	st := index.CheckDiffReceipt(c.ctx, c.d, c.b.Policy())
 	page := &diffPage{PageSchemaVersion: 1, ReceiptState: st.State, Reason: st.Reason, Items: []json.RawMessage{}, Omissions: []Omission{}}
 	switch st.State {

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"encoding/json"
 	"github.com/docforge/docforge/worker/protocol"
 	"path/filepath"
 	"slices"
@@ -69,7 +68,7 @@ func CapabilitiesOf(b protocol.Binding) Capabilities {
 	return c
 }
 
-func runBootstrap(c *call, _ json.RawMessage) (any, error) {
+func runBootstrap(c *call, _ noInput) (any, error) {
 	info := c.snap.Info()
 	first := "docforge_search"
 	return map[string]any{
@@ -93,7 +92,7 @@ func runBootstrap(c *call, _ json.RawMessage) (any, error) {
 	}, nil
 }
 
-func runContract(c *call, _ json.RawMessage) (any, error) {
+func runContract(c *call, _ noInput) (any, error) {
 	type toolInfo struct {
 		Name        string         `json:"name"`
 		Description string         `json:"description"`

@@ -1,11 +1,14 @@
 package worker
 
 import (
+	"reflect"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/docforge/docforge/worker/protocol"
+	"github.com/google/jsonschema-go/jsonschema"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,67 +24,174 @@ import (
 // The isolated proposal tools. Mutations need a bound proposal writer; reads (list, get,
 // validate, diff) and preview work for every binding that registers them.
 
-var (
-	changesetIDProp = str("the changeset ID, for example cs-20261202-1a2b3c4d")
-	hashProp        = str("the node's content_hash as docforge_get_node returned it; omit to bind the current one")
-	pageLimitProp   = integer("entries per page (default 50, capped by max_results)", 1)
-	cursorProp      = str("next_cursor of the previous page")
-	fieldsProp      = map[string]any{"type": "object", "description": "node fields: kind, family, title, status, authority, tags, body (an update sets only those given; \"\" removes one); a create may add relations {relation: [target IDs]}",
-		"properties": map[string]any{"kind": str("kind"), "family": str("family"), "title": str("title"), "status": str("status"), "authority": str("authority"),
-			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "body": str("the Markdown body"),
-			"relations": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}},
-		"additionalProperties": false}
-	relationList = map[string]any{"type": "array", "items": object(map[string]any{"relation": str("a relation of [relations].allowed"), "target_id": nodeIDProp}, "relation", "target_id")}
-	confirmList  = map[string]any{"type": "array", "description": "relation targets to re-confirm: the node's relations to each get a review stamp of the target as it is, so they are no longer suspect",
-		"items": object(map[string]any{"target_id": nodeIDProp, "content_hash": str("the target's content_hash as docforge_get_node returned it when you read it; omit to bind the current one")}, "target_id")}
-	operationProp = map[string]any{"type": "object", "description": "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, confirm, expected_content_hash",
-		"properties": map[string]any{"op": map[string]any{"type": "string", "enum": []string{"create", "update", "move", "relationship_update", "delete"}},
-			"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("create: the .md file or .toml record file; move: the new file"),
-			"fields": fieldsProp, "add": relationList, "remove": relationList, "confirm": confirmList},
-		"required": []string{"op", "node_id"}, "additionalProperties": false}
-)
-
 func proposalTools() []ToolSpec {
-	draft := map[string]any{"title": str("one line: what the change is for"), "description": str("why, for the reviewer"),
-		"changeset_id": str("an ID to use (default: generated)"), "operations": map[string]any{"type": "array", "items": operationProp}}
-	withID := func(props map[string]any, required ...string) map[string]any {
-		props["changeset_id"] = changesetIDProp
-		return object(props, append([]string{"changeset_id"}, required...)...)
-	}
-	propose := func(op string) func(c *call, args json.RawMessage) (any, error) {
-		return func(c *call, args json.RawMessage) (any, error) { return runPropose(c, op, args) }
-	}
 	return []ToolSpec{
-		{Name: "docforge_create_changeset", Description: "Start a changeset (optionally with operations). Prefer docforge_register_changes for a complete change.",
-			InputSchema: object(draft, "title"), mutates: true, run: runCreateChangeset},
-		{Name: "docforge_register_changes", Description: "Preferred write entry point: create, populate, project, conflict-check and validate one complete changeset in one locked operation. Omitted expected_content_hash values are bound to the current nodes. Refused with nothing stored when it would not validate.",
-			InputSchema: object(draft, "title", "operations"), mutates: true, run: runRegister},
-		{Name: "docforge_list_changesets", Description: "Changesets, draft and ready by default; status = stale, applied, abandoned or all for the rest. Paged.",
-			InputSchema: object(map[string]any{"status": map[string]any{"type": "string", "enum": []string{"draft", "ready", "stale", "applied", "abandoned", "open", "all"}},
-				"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runListChangesets},
-		{Name: "docforge_get_changeset", Description: "One changeset: header, exact hash, lifecycle receipts, and its operations in order (paged; an operation too large for a page is summarised with its hash and size).",
-			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runGetChangeset},
-		{Name: "docforge_rebase_changeset", Description: "Move a stale changeset to the current content when every touched node, relation and invariant still validates. Never merges prose.",
-			InputSchema: withID(map[string]any{}), mutates: true, run: runRebase},
-		{Name: "docforge_abandon_changeset", Description: "Close an open changeset; its document and receipts are kept for audit.",
-			InputSchema: withID(map[string]any{"reason": str("why, for the record")}), mutates: true, run: runAbandon},
-		{Name: "docforge_propose_node_create", Description: "Queue a new node: a new .md file, or a [[node]] record in a .toml file under a content root.",
-			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "path": str("the .md file to create or the .toml record file to add to"), "fields": fieldsProp}, "node_id", "path", "fields"), mutates: true, run: propose(changeset.OpCreate)},
-		{Name: "docforge_propose_node_update", Description: "Queue new values for a node's fields or body (relations: use relationship_update).",
-			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "fields": fieldsProp}, "node_id", "fields"), mutates: true, run: propose(changeset.OpUpdate)},
-		{Name: "docforge_propose_node_move", Description: "Queue a move of a node to another file of its format.",
-			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "path": str("the new file")}, "node_id", "path"), mutates: true, run: propose(changeset.OpMove)},
-		{Name: "docforge_propose_relationship_update", Description: "Queue relation additions and removals of one node, and re-confirmations of suspect relations (confirm: after checking that the document still holds for the changed target), without rewriting its content. An empty list is refused.",
-			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp, "add": relationList, "remove": relationList, "confirm": confirmList}, "node_id"), mutates: true, run: propose(changeset.OpRelationshipUpdate)},
-		{Name: "docforge_propose_node_delete", Description: "Queue the deletion of a node (its file, or its record).",
-			InputSchema: withID(map[string]any{"node_id": nodeIDProp, "expected_content_hash": hashProp}, "node_id"), mutates: true, run: propose(changeset.OpDelete)},
-		{Name: "docforge_validate_changeset", Description: "Project a changeset onto the current sources in memory and run the full loader validation, conflict and staleness checks. Writes nothing but a stale receipt when it finds one. Paged problems.",
-			// Not read-only: finding the changeset stale, it appends a stale receipt.
-			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), run: runValidateChangeset},
-		{Name: "docforge_get_changeset_diff", Description: "Per-node unified diffs of fields and body and relation additions and removals, with the operations. Paged; a diff too large for any page comes as canonical_json_chunk pages to concatenate.",
-			InputSchema: withID(map[string]any{"limit": pageLimitProp, "cursor": cursorProp}), ReadOnly: true, run: runChangesetDiff},
-		{Name: "docforge_preview_changeset", Description: "Render one declared view with the changeset applied into one HTML file under preview_root. Never touches canonical files or declared outputs.",
-			InputSchema: withID(map[string]any{"view_id": str("a declared view ID")}, "view_id"), preview: true, run: runPreview},
+		define(ToolSpec{Name: "docforge_create_changeset", Description: "Start a changeset (optionally with operations). Prefer docforge_register_changes for a complete change.",
+			mutates: true}, runCreateChangeset),
+		define(ToolSpec{Name: "docforge_register_changes", Description: "Preferred write entry point: create, populate, project, conflict-check and validate one complete changeset in one locked operation. Omitted expected_content_hash values are bound to the current nodes. Refused with nothing stored when it would not validate.",
+			mutates: true}, runRegister),
+		define(ToolSpec{Name: "docforge_list_changesets", Description: "Changesets, draft and ready by default; status = stale, applied, abandoned or all for the rest. Paged.",
+			ReadOnly: true}, runListChangesets),
+		define(ToolSpec{Name: "docforge_get_changeset", Description: "One changeset: header, exact hash, lifecycle receipts, and its operations in order (paged; an operation too large for a page is summarised with its hash and size).",
+			ReadOnly: true}, runGetChangeset),
+		define(ToolSpec{Name: "docforge_rebase_changeset", Description: "Move a stale changeset to the current content when every touched node, relation and invariant still validates. Never merges prose.",
+			mutates: true}, runRebase),
+		define(ToolSpec{Name: "docforge_abandon_changeset", Description: "Close an open changeset; its document and receipts are kept for audit.",
+			mutates: true}, runAbandon),
+		define(ToolSpec{Name: "docforge_propose_node_create", Description: "Queue a new node: a new .md file, or a [[node]] record in a .toml file under a content root.",
+			mutates: true}, func(c *call, a proposeCreateInput) (any, error) {
+			return runPropose(c, a.ChangesetID, changeset.Operation{Op: changeset.OpCreate, NodeID: a.NodeID, Path: a.Path, Fields: a.Fields})
+		}),
+		define(ToolSpec{Name: "docforge_propose_node_update", Description: "Queue new values for a node's fields or body (relations: use relationship_update).",
+			mutates: true}, func(c *call, a proposeUpdateInput) (any, error) {
+			return runPropose(c, a.ChangesetID, changeset.Operation{Op: changeset.OpUpdate, NodeID: a.NodeID, ExpectedContentHash: a.ExpectedContentHash, Fields: a.Fields})
+		}),
+		define(ToolSpec{Name: "docforge_propose_node_move", Description: "Queue a move of a node to another file of its format.",
+			mutates: true}, func(c *call, a proposeMoveInput) (any, error) {
+			return runPropose(c, a.ChangesetID, changeset.Operation{Op: changeset.OpMove, NodeID: a.NodeID, ExpectedContentHash: a.ExpectedContentHash, Path: a.Path})
+		}),
+		define(ToolSpec{Name: "docforge_propose_relationship_update", Description: "Queue relation additions and removals of one node, and re-confirmations of suspect relations (confirm: after checking that the document still holds for the changed target), without rewriting its content. An empty list is refused.",
+			mutates: true}, func(c *call, a proposeRelationsInput) (any, error) {
+			return runPropose(c, a.ChangesetID, changeset.Operation{Op: changeset.OpRelationshipUpdate, NodeID: a.NodeID, ExpectedContentHash: a.ExpectedContentHash,
+				Add: a.Add, Remove: a.Remove, Confirm: a.Confirm})
+		}),
+		define(ToolSpec{Name: "docforge_propose_node_delete", Description: "Queue the deletion of a node (its file, or its record).",
+			mutates: true}, func(c *call, a proposeDeleteInput) (any, error) {
+			return runPropose(c, a.ChangesetID, changeset.Operation{Op: changeset.OpDelete, NodeID: a.NodeID, ExpectedContentHash: a.ExpectedContentHash})
+		}),
+		// Not read-only: finding the changeset stale, it appends a stale receipt.
+		define(ToolSpec{Name: "docforge_validate_changeset", Description: "Project a changeset onto the current sources in memory and run the full loader validation, conflict and staleness checks. Writes nothing but a stale receipt when it finds one. Paged problems."},
+			runValidateChangeset),
+		define(ToolSpec{Name: "docforge_get_changeset_diff", Description: "Per-node unified diffs of fields and body and relation additions and removals, with the operations. Paged; a diff too large for any page comes as canonical_json_chunk pages to concatenate.",
+			ReadOnly: true}, runChangesetDiff),
+		define(ToolSpec{Name: "docforge_preview_changeset", Description: "Render one declared view with the changeset applied into one HTML file under preview_root. Never touches canonical files or declared outputs.",
+			preview: true}, runPreview),
+	}
+}
+
+// The inputs of the proposal tools: each takes exactly the fields its operation has.
+
+// draftInput is a whole changeset: create_changeset needs a title, register_changes the
+// operations too (required by its own type).
+type draftInput struct {
+	ChangesetID string                `json:"changeset_id,omitempty" jsonschema:"an ID to use (default: generated)"`
+	Title       string                `json:"title" jsonschema:"one line: what the change is for"`
+	Description string                `json:"description,omitempty" jsonschema:"why, for the reviewer"`
+	Operations  []changeset.Operation `json:"operations,omitempty"`
+}
+
+type registerInput struct {
+	ChangesetID string                `json:"changeset_id,omitempty" jsonschema:"an ID to use (default: generated)"`
+	Title       string                `json:"title" jsonschema:"one line: what the change is for"`
+	Description string                `json:"description,omitempty" jsonschema:"why, for the reviewer"`
+	Operations  []changeset.Operation `json:"operations"`
+}
+
+type changesetInput struct {
+	ChangesetID string `json:"changeset_id" jsonschema:"the changeset ID, for example cs-20261202-1a2b3c4d"`
+}
+
+func (a changesetInput) check() error {
+	if a.ChangesetID == "" {
+		return problem.Errorf(problem.InvalidArgument, "changeset_id is required")
+	}
+	return nil
+}
+
+type changesetPageInput struct {
+	changesetInput
+	pageArgs
+}
+
+type abandonInput struct {
+	changesetInput
+	Reason string `json:"reason,omitempty" jsonschema:"why, for the record"`
+}
+
+type listChangesetsInput struct {
+	Status string `json:"status,omitempty" bounds:"enum=draft|ready|stale|applied|abandoned|open|all"`
+	pageArgs
+}
+
+type previewInput struct {
+	changesetInput
+	ViewID string `json:"view_id" jsonschema:"a declared view ID"`
+}
+
+// expectedHash binds an operation on an existing node to the content it was written against.
+type expectedHash struct {
+	ExpectedContentHash string `json:"expected_content_hash,omitempty" jsonschema:"the node's content_hash as docforge_get_node returned it; omit to bind the current one"`
+}
+
+type proposeCreateInput struct {
+	changesetInput
+	nodeInput
+	Path   string            `json:"path" jsonschema:"the .md file to create or the .toml record file to add to"`
+	Fields *changeset.Fields `json:"fields"`
+}
+
+type proposeUpdateInput struct {
+	changesetInput
+	nodeInput
+	expectedHash
+	Fields *changeset.Fields `json:"fields"`
+}
+
+type proposeMoveInput struct {
+	changesetInput
+	nodeInput
+	expectedHash
+	Path string `json:"path" jsonschema:"the new file"`
+}
+
+type proposeRelationsInput struct {
+	changesetInput
+	nodeInput
+	expectedHash
+	Add     []changeset.Relation `json:"add,omitempty"`
+	Remove  []changeset.Relation `json:"remove,omitempty"`
+	Confirm []changeset.Confirm  `json:"confirm,omitempty" jsonschema:"relation targets to re-confirm: the node's relations to each get a review stamp of the target as it is, so they are no longer suspect"`
+}
+
+type proposeDeleteInput struct {
+	changesetInput
+	nodeInput
+	expectedHash
+}
+
+// typeSchemas are the schemas of the changeset document types that tool inputs carry: kept by
+// hand, since the changeset package knows nothing of tools.
+func typeSchemas() map[reflect.Type]*jsonschema.Schema {
+	nodeID := &jsonschema.Schema{Type: "string", Description: "the exact node ID, for example arch.store or go:example.com/m/pkg.Func"}
+	str := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
+	strings := &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}}
+	closed := func(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "object", Properties: props, Required: required, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	}
+	relation := closed(map[string]*jsonschema.Schema{"relation": str("a relation of [relations].allowed"), "target_id": nodeID}, "relation", "target_id")
+	confirm := closed(map[string]*jsonschema.Schema{"target_id": nodeID,
+		"content_hash": str("the target's content_hash as docforge_get_node returned it when you read it; omit to bind the current one")}, "target_id")
+	fields := closed(map[string]*jsonschema.Schema{"kind": str("kind"), "family": str("family"), "title": str("title"), "status": str("status"),
+		"authority": str("authority"), "tags": strings, "body": str("the Markdown body"),
+		"relations": {Type: "object", AdditionalProperties: strings}})
+	fields.Description = "node fields: kind, family, title, status, authority, tags, body (an update sets only those given; \"\" removes one); a create may add relations {relation: [target IDs]}"
+	list := func(item *jsonschema.Schema) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "array", Items: item}
+	}
+	operation := closed(map[string]*jsonschema.Schema{
+		"op":                    {Type: "string", Enum: []any{"create", "update", "move", "relationship_update", "delete"}},
+		"node_id":               nodeID,
+		"expected_content_hash": str("the node's content_hash as docforge_get_node returned it; omit to bind the current one"),
+		"path":                  str("create: the .md file or .toml record file; move: the new file"),
+		"fields":                fields, "add": list(relation), "remove": list(relation),
+		"confirm": {Type: "array", Items: confirm, Description: "relation targets to re-confirm: the node's relations to each get a review stamp of the target as it is, so they are no longer suspect"},
+	}, "op", "node_id")
+	operation.Description = "one operation: op (create, update, move, relationship_update, delete), node_id, and what the op takes: path, fields, add, remove, confirm, expected_content_hash"
+	return map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[changeset.Operation](): operation,
+		reflect.TypeFor[changeset.Fields]():    fields,
+		reflect.TypeFor[changeset.Relation]():  relation,
+		reflect.TypeFor[changeset.Confirm]():   confirm,
 	}
 }
 
@@ -186,39 +296,23 @@ func (c *call) mutate(tool string, fn func(d *changeset.Desk, writer string) (*c
 	return c.committedResult(tool, res), nil
 }
 
-func runCreateChangeset(c *call, args json.RawMessage) (any, error) {
-	var a changeset.Request
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
-	return c.mutate("docforge_create_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Create(c.ctx, w, a) })
+func runCreateChangeset(c *call, a draftInput) (any, error) {
+	req := changeset.Request{ID: a.ChangesetID, Title: a.Title, Description: a.Description, Operations: a.Operations}
+	return c.mutate("docforge_create_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Create(c.ctx, w, req) })
 }
 
-func runRegister(c *call, args json.RawMessage) (any, error) {
-	var a changeset.Request
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
-	return c.mutate("docforge_register_changes", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Register(c.ctx, w, a) })
+func runRegister(c *call, a registerInput) (any, error) {
+	req := changeset.Request{ID: a.ChangesetID, Title: a.Title, Description: a.Description, Operations: a.Operations}
+	return c.mutate("docforge_register_changes", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Register(c.ctx, w, req) })
 }
 
-func runPropose(c *call, op string, args json.RawMessage) (any, error) {
-	var a struct {
-		ChangesetID string `json:"changeset_id"`
-		changeset.Operation
-	}
-	a.Op = op
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
-	if a.Op != op {
-		return nil, problem.Errorf(problem.InvalidArgument, "op is %q for this tool", op)
-	}
-	if op == changeset.OpRelationshipUpdate && len(a.Add)+len(a.Remove)+len(a.Confirm) == 0 {
+// runPropose queues one operation (its tool's input made it) into a changeset.
+func runPropose(c *call, changesetID string, op changeset.Operation) (any, error) {
+	if op.Op == changeset.OpRelationshipUpdate && len(op.Add)+len(op.Remove)+len(op.Confirm) == 0 {
 		return nil, problem.Errorf(problem.InvalidArgument, "the relationship list is empty: give add, remove or confirm")
 	}
-	return c.mutate(proposeTool(op), func(d *changeset.Desk, w string) (*changeset.Result, error) {
-		return d.Propose(c.ctx, w, a.ChangesetID, a.Operation)
+	return c.mutate(proposeTool(op.Op), func(d *changeset.Desk, w string) (*changeset.Result, error) {
+		return d.Propose(c.ctx, w, changesetID, op)
 	})
 }
 
@@ -231,38 +325,15 @@ func proposeTool(op string) string {
 	return "docforge_propose_node_" + op
 }
 
-type changesetArgs struct {
-	ChangesetID string `json:"changeset_id"`
-	Reason      string `json:"reason,omitempty"`
-	pageArgs
-}
-
-func (a changesetArgs) check() error {
-	if a.ChangesetID == "" {
-		return problem.Errorf(problem.InvalidArgument, "changeset_id is required")
-	}
-	return nil
-}
-
-func decodeChangesetArgs(args json.RawMessage) (changesetArgs, error) {
-	var a changesetArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return a, err
-	}
-	return a, a.check()
-}
-
-func runRebase(c *call, args json.RawMessage) (any, error) {
-	a, err := decodeChangesetArgs(args)
-	if err != nil {
+func runRebase(c *call, a changesetInput) (any, error) {
+	if err := a.check(); err != nil {
 		return nil, err
 	}
 	return c.mutate("docforge_rebase_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) { return d.Rebase(c.ctx, w, a.ChangesetID) })
 }
 
-func runAbandon(c *call, args json.RawMessage) (any, error) {
-	a, err := decodeChangesetArgs(args)
-	if err != nil {
+func runAbandon(c *call, a abandonInput) (any, error) {
+	if err := a.check(); err != nil {
 		return nil, err
 	}
 	return c.mutate("docforge_abandon_changeset", func(d *changeset.Desk, w string) (*changeset.Result, error) {
@@ -282,14 +353,7 @@ type changesetEntry struct {
 	UpdatedAt      string `json:"updated_at"`
 }
 
-func runListChangesets(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		Status string `json:"status,omitempty"`
-		pageArgs
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runListChangesets(c *call, a listChangesetsInput) (any, error) {
 	want := map[string][]string{"": {changeset.Draft, changeset.Ready}, "open": {changeset.Draft, changeset.Ready, changeset.Stale},
 		"all": {changeset.Draft, changeset.Ready, changeset.Stale, changeset.Applied, changeset.Abandoned}}
 	statuses, ok := want[a.Status]
@@ -348,22 +412,21 @@ func (c *call) page(tool string, pa pageArgs, params any, collection string, str
 	return frame, nil
 }
 
-// loadChangeset decodes a changeset tool's arguments and loads the changeset they name.
-func (c *call) loadChangeset(args json.RawMessage) (changesetArgs, *changeset.Desk, *changeset.Record, error) {
-	a, err := decodeChangesetArgs(args)
-	if err != nil {
-		return a, nil, nil, err
+// loadChangeset loads the changeset a tool's input names.
+func (c *call) loadChangeset(a changesetInput) (*changeset.Desk, *changeset.Record, error) {
+	if err := a.check(); err != nil {
+		return nil, nil, err
 	}
 	d, err := c.desk()
 	if err != nil {
-		return a, nil, nil, err
+		return nil, nil, err
 	}
 	rec, err := d.Store.Load(a.ChangesetID)
-	return a, d, rec, err
+	return d, rec, err
 }
 
-func runGetChangeset(c *call, args json.RawMessage) (any, error) {
-	a, _, rec, err := c.loadChangeset(args)
+func runGetChangeset(c *call, a changesetPageInput) (any, error) {
+	_, rec, err := c.loadChangeset(a.changesetInput)
 	if err != nil {
 		return nil, err
 	}
@@ -385,9 +448,8 @@ func operationStream(cs *changeset.Changeset) ([]json.RawMessage, []string) {
 	return stream, ids
 }
 
-func runValidateChangeset(c *call, args json.RawMessage) (any, error) {
-	a, err := decodeChangesetArgs(args)
-	if err != nil {
+func runValidateChangeset(c *call, a changesetPageInput) (any, error) {
+	if err := a.check(); err != nil {
 		return nil, err
 	}
 	d, err := c.desk()
@@ -417,8 +479,8 @@ type diffPayload struct {
 	Changes    []changeset.Change    `json:"changes"`
 }
 
-func runChangesetDiff(c *call, args json.RawMessage) (any, error) {
-	a, d, rec, err := c.loadChangeset(args)
+func runChangesetDiff(c *call, a changesetPageInput) (any, error) {
+	d, rec, err := c.loadChangeset(a.changesetInput)
 	if err != nil {
 		return nil, err
 	}
@@ -521,14 +583,7 @@ func (c *call) chunkPage(pa pageArgs, rec *changeset.Record, collection string, 
 	return frame, nil
 }
 
-func runPreview(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		ChangesetID string `json:"changeset_id"`
-		ViewID      string `json:"view_id"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runPreview(c *call, a previewInput) (any, error) {
 	if a.ChangesetID == "" || a.ViewID == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "changeset_id and view_id are required")
 	}

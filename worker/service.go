@@ -469,14 +469,25 @@ func checkBounds(schema map[string]any, args json.RawMessage) error {
 		if err != nil {
 			continue
 		}
-		if lo, ok := prop["minimum"].(int); ok && v < float64(lo) {
-			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at least %d", name, n, lo)
+		if lo, ok := bound(prop["minimum"]); ok && v < lo {
+			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at least %v", name, n, lo)
 		}
-		if hi, ok := prop["maximum"].(int); ok && v > float64(hi) {
-			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at most %d", name, n, hi)
+		if hi, ok := bound(prop["maximum"]); ok && v > hi {
+			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at most %v", name, n, hi)
 		}
 	}
 	return nil
+}
+
+// bound reads a schema bound, an int as define writes it or a float64 as JSON decodes it.
+func bound(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
 }
 
 // diagnostics folds the call's measurements into the fixed stages: a sync's loaders' parse

@@ -49,17 +49,19 @@ const minTaskPageChars = 2048
 // omittedForResponse is the omission reason the contract names for task-context pages.
 const omittedForResponse = "response_limit"
 
-func runTaskContext(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		Kind        string `json:"kind"`
-		Task        string `json:"task"`
-		FocusNodeID string `json:"focus_node_id,omitempty"`
-		Budget      int    `json:"budget,omitempty"`
-		pageArgs
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+// taskContextInput is docforge_get_task_context's input. Its bounds are taskcontext's
+// (Kinds, MaxTaskChars, MaxBudget, DefaultBudget); TestInputBoundsFollowTheirConstants
+// checks the literals here against them.
+type taskContextInput struct {
+	Kind        string `json:"kind" jsonschema:"the task kind: decides which relation categories are followed" bounds:"enum=change|implementation|failure|ownership|test|operation|release"`
+	Task        string `json:"task" jsonschema:"the task in a sentence, for example \"rename the index publisher\"; its words choose the focus when focus_node_id is absent" bounds:"maxLength=10000"`
+	FocusNodeID string `json:"focus_node_id,omitempty" jsonschema:"the exact node ID to start from instead of a lexical match of the task"`
+	Budget      int    `json:"budget,omitempty" jsonschema:"tokens of the whole response (default 8000; estimator: a token per 4 bytes of compact JSON)" bounds:"min=1,max=1000000"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"items per page (default and cap: the project's max_results)" bounds:"min=1"`
+	Cursor      string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+func runTaskContext(c *call, a taskContextInput) (any, error) {
 	if a.Limit < 0 {
 		return nil, problem.Errorf(problem.InvalidArgument, "limit must be positive")
 	}

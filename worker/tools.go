@@ -2,7 +2,6 @@ package worker
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/docforge/docforge/worker/protocol"
 	"path/filepath"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
-	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/render"
 )
 
@@ -31,25 +29,6 @@ type ToolSpec struct {
 	group       string // protocol.GroupRead, GroupProposal or GroupApplication: set by Tools
 	run         func(c *call, args json.RawMessage) (any, error)
 }
-
-// schema helpers: a closed object of typed properties.
-func object(props map[string]any, required ...string) map[string]any {
-	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		s["required"] = required
-	}
-	return s
-}
-
-func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
-func integer(desc string, minimum int) map[string]any {
-	return map[string]any{"type": "integer", "description": desc, "minimum": minimum}
-}
-
-var (
-	nodeIDProp = str("the exact node ID, for example arch.store or go:example.com/m/pkg.Func")
-	limitProp  = integer("maximum results; capped by the project's max_results (default: that cap)", 1)
-)
 
 // Mutates reports whether the tool changes the changeset store.
 func (t ToolSpec) Mutates() bool { return t.mutates }
@@ -99,51 +78,92 @@ func Catalog() []protocol.Tool {
 
 func readTools() []ToolSpec {
 	tools := []ToolSpec{
-		{Name: "docforge_bootstrap", Description: "Synchronize the index and return the fixed binding, index path, effective policy, capabilities and the session contract. Call first.",
-			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runBootstrap},
-		{Name: "docforge_sync", Description: "Bring the disposable index up to date with the canonical sources (idempotent; never changes sources).",
-			InputSchema: object(map[string]any{"rebuild": map[string]any{"type": "boolean", "description": "build from scratch even if current"}}), ReadOnly: true, run: runSync},
-		{Name: "docforge_project_info", Description: "The project descriptor: identity, roots, families and kinds, relation vocabulary, limits, views, counts.",
-			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runProjectInfo},
-		{Name: "docforge_get_contract", Description: "The version-1 contract of this server: tools, effective policy, capabilities, error codes, relation categories, limits.",
-			InputSchema: object(map[string]any{}), ReadOnly: true, syncs: true, run: runContract},
-		{Name: "docforge_get_node", Description: "One node by exact ID: metadata, body, headings, and its direct relations both ways.",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp}, "node_id"), ReadOnly: true, syncs: true, run: runGetNode},
-		{Name: "docforge_get_logic", Description: "The possible static control paths of one Go func or method node (steps and edges). Refused under the no-AST policy.",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp}, "node_id"), ReadOnly: true, syncs: true, run: runGetLogic},
-		{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some. A word ending in * matches as a prefix (of 2 letters or more). A query holds at most 1,000 characters and 32 words.",
-			InputSchema: object(map[string]any{"query": str("an identifier, a name, or words describing what you look for"), "limit": limitProp}, "query"), ReadOnly: true, syncs: true, run: runSearch},
-		{Name: "docforge_filter_nodes", Description: "Nodes whose metadata matches every given field, ordered by ID.",
-			InputSchema: object(map[string]any{"family": str("family"), "kind": str("kind"), "status": str("status"), "authority": str("authority"),
-				"tag": str("tag"), "language": str("language, e.g. go"), "capability": str("capability, e.g. exported"), "limit": limitProp}), ReadOnly: true, syncs: true, run: runFilter},
-		{Name: "docforge_backlinks", Description: "Relations that point at a node.",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp, "limit": limitProp}, "node_id"), ReadOnly: true, syncs: true, run: runBacklinks},
-		{Name: "docforge_dependencies", Description: "Relations a node declares (its outgoing edges).",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp, "limit": limitProp}, "node_id"), ReadOnly: true, syncs: true, run: runDependencies},
-		{Name: "docforge_impact", Description: "Nodes a change to node_id may affect, breadth first, bounded by depth, result limit and a candidate-edge work budget; says which bound truncated it.",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp, "depth": map[string]any{"type": "integer", "minimum": 1, "maximum": index.MaxImpactDepth, "description": fmt.Sprintf("levels to follow (default 3, at most %d)", index.MaxImpactDepth)},
-				"limit": limitProp, "budget": integer("candidate edges to examine at most", 1)}, "node_id"), ReadOnly: true, syncs: true, run: runImpact},
-		{Name: "docforge_get_context", Description: "Bounded context for a node (node_id) or a lexical query: the focus nodes with bodies, then their direct neighbours, then explicit omission evidence; paged with limit and cursor.",
-			InputSchema: object(map[string]any{"node_id": nodeIDProp, "query": str("lexical query choosing the focus nodes instead of node_id"),
-				"limit": integer("entries per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, syncs: true, run: runContext},
-		{Name: "docforge_get_task_context", Description: "Evidence for one task, within a token budget that covers the whole response: a derived plan (exact or lexical focus, traversal by relation category chosen by the task kind, hydration), then evidence items ranked best first, each with source path, line span, content hash, graph path, relationship reasons, what the graph cannot prove and its content (a declaration's signature, doc comment and, for the best ranked, source lines; a document's best-matching section), then ranked pointers to more evidence and explicit gaps; paged with limit and cursor.",
-			InputSchema: object(map[string]any{
-				"kind":          map[string]any{"type": "string", "enum": taskcontext.Kinds(), "description": "the task kind: decides which relation categories are followed"},
-				"task":          map[string]any{"type": "string", "maxLength": taskcontext.MaxTaskChars, "description": "the task in a sentence, for example \"rename the index publisher\"; its words choose the focus when focus_node_id is absent"},
-				"focus_node_id": str("the exact node ID to start from instead of a lexical match of the task"),
-				"budget":        map[string]any{"type": "integer", "minimum": 1, "maximum": taskcontext.MaxBudget, "description": fmt.Sprintf("tokens of the whole response (default %d; estimator: a token per 4 bytes of compact JSON)", taskcontext.DefaultBudget)},
-				"limit":         integer("items per page (default and cap: the project's max_results)", 1),
-				"cursor":        str("next_cursor of the previous page"),
-			}, "kind", "task"), ReadOnly: true, syncs: true, corePlanner: true, run: runTaskContext},
-		{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
-			InputSchema: object(map[string]any{"limit": limitProp}), ReadOnly: true, run: runValidate},
-		{Name: "docforge_render_status", Description: "Whether each declared view's rendered page is current: by default from publication receipts and cheap file and source identities only (no parsing, no HTML, no index rebuild, no writes); deep = true re-renders in memory and compares byte for byte, still writing nothing.",
-			InputSchema: object(map[string]any{"view_id": str("one declared view; default every view"),
-				"deep": map[string]any{"type": "boolean", "description": "re-render in memory and compare with the output (slower; side-effect free)"}}), ReadOnly: true, run: runRenderStatus},
+		define(ToolSpec{Name: "docforge_bootstrap", Description: "Synchronize the index and return the fixed binding, index path, effective policy, capabilities and the session contract. Call first.",
+			ReadOnly: true, syncs: true}, runBootstrap),
+		define(ToolSpec{Name: "docforge_sync", Description: "Bring the disposable index up to date with the canonical sources (idempotent; never changes sources).",
+			ReadOnly: true}, runSync),
+		define(ToolSpec{Name: "docforge_project_info", Description: "The project descriptor: identity, roots, families and kinds, relation vocabulary, limits, views, counts.",
+			ReadOnly: true, syncs: true}, runProjectInfo),
+		define(ToolSpec{Name: "docforge_get_contract", Description: "The version-1 contract of this server: tools, effective policy, capabilities, error codes, relation categories, limits.",
+			ReadOnly: true, syncs: true}, runContract),
+		define(ToolSpec{Name: "docforge_get_node", Description: "One node by exact ID: metadata, body, headings, and its direct relations both ways.",
+			ReadOnly: true, syncs: true}, runGetNode),
+		define(ToolSpec{Name: "docforge_get_logic", Description: "The possible static control paths of one Go func or method node (steps and edges). Refused under the no-AST policy.",
+			ReadOnly: true, syncs: true}, runGetLogic),
+		define(ToolSpec{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some. A word ending in * matches as a prefix (of 2 letters or more). A query holds at most 1,000 characters and 32 words.",
+			ReadOnly: true, syncs: true}, runSearch),
+		define(ToolSpec{Name: "docforge_filter_nodes", Description: "Nodes whose metadata matches every given field, ordered by ID.",
+			ReadOnly: true, syncs: true}, runFilter),
+		define(ToolSpec{Name: "docforge_backlinks", Description: "Relations that point at a node.",
+			ReadOnly: true, syncs: true}, runBacklinks),
+		define(ToolSpec{Name: "docforge_dependencies", Description: "Relations a node declares (its outgoing edges).",
+			ReadOnly: true, syncs: true}, runDependencies),
+		define(ToolSpec{Name: "docforge_impact", Description: "Nodes a change to node_id may affect, breadth first, bounded by depth, result limit and a candidate-edge work budget; says which bound truncated it.",
+			ReadOnly: true, syncs: true}, runImpact),
+		define(ToolSpec{Name: "docforge_get_context", Description: "Bounded context for a node (node_id) or a lexical query: the focus nodes with bodies, then their direct neighbours, then explicit omission evidence; paged with limit and cursor.",
+			ReadOnly: true, syncs: true}, runContext),
+		define(ToolSpec{Name: "docforge_get_task_context", Description: "Evidence for one task, within a token budget that covers the whole response: a derived plan (exact or lexical focus, traversal by relation category chosen by the task kind, hydration), then evidence items ranked best first, each with source path, line span, content hash, graph path, relationship reasons, what the graph cannot prove and its content (a declaration's signature, doc comment and, for the best ranked, source lines; a document's best-matching section), then ranked pointers to more evidence and explicit gaps; paged with limit and cursor.",
+			ReadOnly: true, syncs: true, corePlanner: true}, runTaskContext),
+		define(ToolSpec{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
+			ReadOnly: true}, runValidate),
+		define(ToolSpec{Name: "docforge_render_status", Description: "Whether each declared view's rendered page is current: by default from publication receipts and cheap file and source identities only (no parsing, no HTML, no index rebuild, no writes); deep = true re-renders in memory and compares byte for byte, still writing nothing.",
+			ReadOnly: true}, runRenderStatus),
 	}
 	tools = append(tools, visualizationTools()...)
-	return append(tools, ToolSpec{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",
-		InputSchema: object(map[string]any{"limit": integer("items per page (default 50, capped by max_results)", 1), "cursor": str("next_cursor of the previous page")}), ReadOnly: true, run: runGenerationDiff})
+	return append(tools, define(ToolSpec{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",
+		ReadOnly: true}, runGenerationDiff))
+}
+
+// The inputs of the read tools. Their JSON schemas are derived from these types (define);
+// TestInputBoundsFollowTheirConstants keeps the literal bounds equal to the constants named.
+
+// noInput is the input of a tool that takes no arguments.
+type noInput struct{}
+
+type nodeInput struct {
+	NodeID string `json:"node_id" jsonschema:"the exact node ID, for example arch.store or go:example.com/m/pkg.Func"`
+}
+
+// limitInput is a result limit, capped by the project's max_results.
+type limitInput struct {
+	Limit int `json:"limit,omitempty" jsonschema:"maximum results; capped by the project's max_results (default: that cap)" bounds:"min=1"`
+}
+
+type linksInput struct {
+	nodeInput
+	limitInput
+}
+
+type searchInput struct {
+	Query string `json:"query" jsonschema:"an identifier, a name, or words describing what you look for"`
+	limitInput
+}
+
+type filterInput struct {
+	Family     string `json:"family,omitempty" jsonschema:"family"`
+	Kind       string `json:"kind,omitempty" jsonschema:"kind"`
+	Status     string `json:"status,omitempty" jsonschema:"status"`
+	Authority  string `json:"authority,omitempty" jsonschema:"authority"`
+	Tag        string `json:"tag,omitempty" jsonschema:"tag"`
+	Language   string `json:"language,omitempty" jsonschema:"language, e.g. go"`
+	Capability string `json:"capability,omitempty" jsonschema:"capability, e.g. exported"`
+	limitInput
+}
+
+type impactInput struct {
+	nodeInput
+	Depth  int `json:"depth,omitempty" jsonschema:"levels to follow (default 3, at most 10)" bounds:"min=1,max=10"`
+	Budget int `json:"budget,omitempty" jsonschema:"candidate edges to examine at most" bounds:"min=1"`
+	limitInput
+}
+
+type syncInput struct {
+	Rebuild bool `json:"rebuild,omitempty" jsonschema:"build from scratch even if current"`
+}
+
+type renderStatusInput struct {
+	ViewID string `json:"view_id,omitempty" jsonschema:"one declared view; default every view"`
+	Deep   bool   `json:"deep,omitempty" jsonschema:"re-render in memory and compare with the output (slower; side-effect free)"`
 }
 
 // shrink removes the last half of a collection result to fit the response limit, marking it
@@ -187,12 +207,7 @@ func shrink(v any) bool {
 	return true
 }
 
-type nodeArgs struct {
-	NodeID string `json:"node_id"`
-	Limit  int    `json:"limit,omitempty"`
-}
-
-func (a nodeArgs) check() error {
+func (a nodeInput) check() error {
 	return checkNodeID("node_id", a.NodeID)
 }
 
@@ -219,11 +234,7 @@ type nodeResult struct {
 	BodyTruncated bool `json:"body_truncated,omitempty"`
 }
 
-func runGetNode(c *call, args json.RawMessage) (any, error) {
-	var a nodeArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runGetNode(c *call, a nodeInput) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
@@ -234,87 +245,47 @@ func runGetNode(c *call, args json.RawMessage) (any, error) {
 	return &nodeResult{NodeView: v}, nil
 }
 
-func runGetLogic(c *call, args json.RawMessage) (any, error) {
-	var a nodeArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runGetLogic(c *call, a nodeInput) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
 	return c.snap.Logic(c.ctx, a.NodeID)
 }
 
-func runSearch(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		Query string `json:"query"`
-		Limit int    `json:"limit,omitempty"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runSearch(c *call, a searchInput) (any, error) {
 	if a.Query == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "query is required")
 	}
 	return c.snap.Search(c.ctx, a.Query, a.Limit)
 }
 
-func runFilter(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		index.Filter
-		Limit int `json:"limit,omitempty"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
-	return c.snap.FilterNodes(c.ctx, a.Filter, a.Limit)
+func runFilter(c *call, a filterInput) (any, error) {
+	f := index.Filter{Family: a.Family, Kind: a.Kind, Status: a.Status, Authority: a.Authority, Tag: a.Tag, Language: a.Language, Capability: a.Capability}
+	return c.snap.FilterNodes(c.ctx, f, a.Limit)
 }
 
-func runBacklinks(c *call, args json.RawMessage) (any, error) {
-	var a nodeArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runBacklinks(c *call, a linksInput) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
 	return c.snap.Backlinks(c.ctx, a.NodeID, a.Limit)
 }
 
-func runDependencies(c *call, args json.RawMessage) (any, error) {
-	var a nodeArgs
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runDependencies(c *call, a linksInput) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
 	return c.snap.Dependencies(c.ctx, a.NodeID, a.Limit)
 }
 
-func runImpact(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		NodeID string `json:"node_id"`
-		Depth  int    `json:"depth,omitempty"`
-		Limit  int    `json:"limit,omitempty"`
-		Budget int    `json:"budget,omitempty"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runImpact(c *call, a impactInput) (any, error) {
 	if a.NodeID == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "node_id is required")
 	}
 	return c.snap.Impact(c.ctx, a.NodeID, index.ImpactOptions{Depth: a.Depth, Limit: a.Limit, Budget: a.Budget})
 }
 
-func runSync(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		Rebuild bool `json:"rebuild,omitempty"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runSync(c *call, a syncInput) (any, error) {
 	if err := c.syncAndOpen(a.Rebuild, true); err != nil {
 		return nil, err
 	}
@@ -342,13 +313,7 @@ type validation struct {
 	SuspectRelationsTruncated bool            `json:"suspect_relations_truncated,omitempty"`
 }
 
-func runValidate(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		Limit int `json:"limit,omitempty"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runValidate(c *call, a limitInput) (any, error) {
 	found, err := source.Validate(c.ctx, c.d, c.b.Policy(), 0)
 	if err != nil {
 		return nil, err
@@ -382,7 +347,7 @@ func runValidate(c *call, args json.RawMessage) (any, error) {
 	return v, nil
 }
 
-func runProjectInfo(c *call, _ json.RawMessage) (any, error) {
+func runProjectInfo(c *call, _ noInput) (any, error) {
 	d := c.d
 	families := map[string][]string{}
 	for _, name := range d.FamilyNames() {
@@ -406,14 +371,7 @@ type renderStatus struct {
 	Views    []render.ViewStatus `json:"views"`
 }
 
-func runRenderStatus(c *call, args json.RawMessage) (any, error) {
-	var a struct {
-		ViewID string `json:"view_id,omitempty"`
-		Deep   bool   `json:"deep,omitempty"`
-	}
-	if err := decodeArgs(args, &a); err != nil {
-		return nil, err
-	}
+func runRenderStatus(c *call, a renderStatusInput) (any, error) {
 	req := render.StatusRequest{ViewID: a.ViewID, Deep: a.Deep}
 	// With the watch's proof that nothing changed since the index was proven current, the
 	// sources' identity is the published one: no stat walk. Otherwise Status walks.

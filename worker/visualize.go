@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
@@ -125,16 +124,12 @@ func (s *Service) startViewer(c *call, page fs.FS) (*viewerHost, error) {
 }
 
 type visualizeArgs struct {
-	NodeID string `json:"node_id"`
-	Query  string `json:"query"`
-	View   string `json:"view"`
+	NodeID string `json:"node_id,omitempty" jsonschema:"focus on this exact node ID"`
+	Query  string `json:"query,omitempty" jsonschema:"open with this lexical search instead of a focus node" bounds:"maxLength=200"`
+	View   string `json:"view,omitempty" jsonschema:"the first view (default nodes); flow, web and logic need node_id" bounds:"enum=nodes|flow|web|logic"`
 }
 
-func runVisualize(c *call, raw json.RawMessage) (any, error) {
-	var a visualizeArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
-	}
+func runVisualize(c *call, a visualizeArgs) (any, error) {
 	if !c.svc.watch {
 		return nil, problem.Errorf(problem.ViewerUnavailable, "this is a one-shot process: a viewer would stop with it")
 	}
@@ -234,10 +229,7 @@ func viewerRecord(h *viewerHost, state string) map[string]any {
 // is still the published index and whether the sources still match it. It never syncs,
 // rebuilds or opens the index: a stat and a receipt read for the index, a stat walk for the
 // sources.
-func runVisualizationStatus(c *call, raw json.RawMessage) (any, error) {
-	if err := decodeArgs(raw, &struct{}{}); err != nil {
-		return nil, err
-	}
+func runVisualizationStatus(c *call, _ noInput) (any, error) {
 	s := c.svc
 	s.mu.Lock()
 	h := s.viewers[viewerKey(c.b)]
@@ -274,10 +266,7 @@ func runVisualizationStatus(c *call, raw json.RawMessage) (any, error) {
 	return out, nil
 }
 
-func runStopVisualization(c *call, raw json.RawMessage) (any, error) {
-	if err := decodeArgs(raw, &struct{}{}); err != nil {
-		return nil, err
-	}
+func runStopVisualization(c *call, _ noInput) (any, error) {
 	stopped := c.svc.StopViewer(c.b)
 	msg := "no viewer was running for this project"
 	if stopped {
@@ -289,14 +278,11 @@ func runStopVisualization(c *call, raw json.RawMessage) (any, error) {
 // visualizationTools are the graph browser's tools, in the contract's order.
 func visualizationTools() []ToolSpec {
 	return []ToolSpec{
-		{Name: "docforge_visualize", Description: fmt.Sprintf("Open the %s graph browser on the current index: a token-protected loopback URL for a focus node, one lexical query, or the overview, with the exact snapshot it serves. Reuses the running viewer while its snapshot is current; stops after an hour without browser activity.", web.Template),
-			InputSchema: object(map[string]any{"node_id": str("focus on this exact node ID"),
-				"query": map[string]any{"type": "string", "maxLength": maxVisualizeQuery, "description": "open with this lexical search instead of a focus node"},
-				"view":  map[string]any{"type": "string", "enum": viewerViews, "description": "the first view (default nodes); flow, web and logic need node_id"}}),
-			ReadOnly: true, syncs: true, run: runVisualize},
-		{Name: "docforge_stop_visualization", Description: "Stop this project's graph browser viewer, if one runs.",
-			InputSchema: object(map[string]any{}), ReadOnly: true, run: runStopVisualization},
-		{Name: "docforge_visualization_status", Description: "The viewer's lifecycle (running or stopped) and, independently, its freshness: whether its snapshot is still the published index and whether the sources still match it. Never syncs, rebuilds or loads the project.",
-			InputSchema: object(map[string]any{}), ReadOnly: true, run: runVisualizationStatus},
+		define(ToolSpec{Name: "docforge_visualize", Description: fmt.Sprintf("Open the %s graph browser on the current index: a token-protected loopback URL for a focus node, one lexical query, or the overview, with the exact snapshot it serves. Reuses the running viewer while its snapshot is current; stops after an hour without browser activity.", web.Template),
+			ReadOnly: true, syncs: true}, runVisualize),
+		define(ToolSpec{Name: "docforge_stop_visualization", Description: "Stop this project's graph browser viewer, if one runs.",
+			ReadOnly: true}, runStopVisualization),
+		define(ToolSpec{Name: "docforge_visualization_status", Description: "The viewer's lifecycle (running or stopped) and, independently, its freshness: whether its snapshot is still the published index and whether the sources still match it. Never syncs, rebuilds or loads the project.",
+			ReadOnly: true}, runVisualizationStatus),
 	}
 }
