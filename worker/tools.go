@@ -166,45 +166,67 @@ type renderStatusInput struct {
 	Deep   bool   `json:"deep,omitempty" jsonschema:"re-render in memory and compare with the output (slower; side-effect free)"`
 }
 
-// shrink removes the last half of a collection result to fit the response limit, marking it
-// truncated. It reports whether it removed anything.
+// shrinker is a result that gives up part of itself to fit the response limit: it halves what
+// it lists and marks itself truncated, and reports false when nothing is left to give. fit
+// asks it again until the response fits.
+type shrinker interface {
+	shrink() bool
+}
+
+// shrink shrinks v when it can.
 func shrink(v any) bool {
-	half := func(n int) int { return n / 2 }
-	switch r := v.(type) {
-	case *index.SearchResult:
-		if len(r.Hits) == 0 {
-			return false
-		}
-		r.Hits, r.Truncated = r.Hits[:half(len(r.Hits))], true
-	case *index.NodeList:
-		if len(r.Nodes) == 0 {
-			return false
-		}
-		r.Nodes, r.Truncated = r.Nodes[:half(len(r.Nodes))], true
-	case *index.LinkList:
-		if len(r.Links) == 0 {
-			return false
-		}
-		r.Links, r.Truncated = r.Links[:half(len(r.Links))], true
-	case *index.ImpactResult:
-		if len(r.Nodes) == 0 {
-			return false
-		}
-		r.Nodes, r.Truncated, r.TruncatedBy = r.Nodes[:half(len(r.Nodes))], true, "response_limit"
-	case *nodeResult:
-		if len(r.Body) == 0 {
-			return false
-		}
-		r.Body, r.BodyTruncated = r.Body[:half(len(r.Body))], true
-	case *validation:
-		if len(r.Problems) == 0 {
-			return false
-		}
-		r.Problems, r.Truncated = r.Problems[:half(len(r.Problems))], true
-	default:
+	s, ok := v.(shrinker)
+	return ok && s.shrink()
+}
+
+// The query results as tool results, each able to shrink: the JSON is the query's own.
+type (
+	searchResult struct{ *index.SearchResult }
+	nodeList     struct{ *index.NodeList }
+	linkList     struct{ *index.LinkList }
+	impactResult struct{ *index.ImpactResult }
+)
+
+// halve keeps the first half of list, reporting false for an empty one.
+func halve[T any](list *[]T) bool {
+	if len(*list) == 0 {
 		return false
 	}
+	*list = (*list)[:len(*list)/2]
 	return true
+}
+
+func (r searchResult) shrink() bool {
+	r.Truncated = true
+	return halve(&r.Hits)
+}
+
+func (r nodeList) shrink() bool {
+	r.Truncated = true
+	return halve(&r.Nodes)
+}
+
+func (r linkList) shrink() bool {
+	r.Truncated = true
+	return halve(&r.Links)
+}
+
+func (r impactResult) shrink() bool {
+	r.Truncated, r.TruncatedBy = true, "response_limit"
+	return halve(&r.Nodes)
+}
+
+func (r *nodeResult) shrink() bool {
+	if len(r.Body) == 0 {
+		return false
+	}
+	r.Body, r.BodyTruncated = r.Body[:len(r.Body)/2], true
+	return true
+}
+
+func (v *validation) shrink() bool {
+	v.Truncated = true
+	return halve(&v.Problems)
 }
 
 func (a nodeInput) check() error {
@@ -256,33 +278,53 @@ func runSearch(c *call, a searchInput) (any, error) {
 	if a.Query == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "query is required")
 	}
-	return c.snap.Search(c.ctx, a.Query, a.Limit)
+	r, err := c.snap.Search(c.ctx, a.Query, a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return searchResult{r}, nil
 }
 
 func runFilter(c *call, a filterInput) (any, error) {
 	f := index.Filter{Family: a.Family, Kind: a.Kind, Status: a.Status, Authority: a.Authority, Tag: a.Tag, Language: a.Language, Capability: a.Capability}
-	return c.snap.FilterNodes(c.ctx, f, a.Limit)
+	l, err := c.snap.FilterNodes(c.ctx, f, a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return nodeList{l}, nil
 }
 
 func runBacklinks(c *call, a linksInput) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
-	return c.snap.Backlinks(c.ctx, a.NodeID, a.Limit)
+	l, err := c.snap.Backlinks(c.ctx, a.NodeID, a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return linkList{l}, nil
 }
 
 func runDependencies(c *call, a linksInput) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
-	return c.snap.Dependencies(c.ctx, a.NodeID, a.Limit)
+	l, err := c.snap.Dependencies(c.ctx, a.NodeID, a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return linkList{l}, nil
 }
 
 func runImpact(c *call, a impactInput) (any, error) {
 	if a.NodeID == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "node_id is required")
 	}
-	return c.snap.Impact(c.ctx, a.NodeID, index.ImpactOptions{Depth: a.Depth, Limit: a.Limit, Budget: a.Budget})
+	r, err := c.snap.Impact(c.ctx, a.NodeID, index.ImpactOptions{Depth: a.Depth, Limit: a.Limit, Budget: a.Budget})
+	if err != nil {
+		return nil, err
+	}
+	return impactResult{r}, nil
 }
 
 func runSync(c *call, a syncInput) (any, error) {
