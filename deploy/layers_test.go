@@ -13,8 +13,8 @@ var layers = [][]string{
 	{"index/problem", "index/lexicon", "index/safefile", "index/tomlpos", "index/fixture", "proto/docforge/v2", "deploy"}, // foundations
 	{"index/graph"}, // the graph model and its hashes
 	{"index/golang", "index/project", "index/source", "index/publication", "index/adopt", "index/changeset"}, // canonical sources
-	{"index"},                              // the SQLite index
-	{"index/taskcontext", "render", "web"}, // answers built on the index and the sources
+	{"index"},                               // the SQLite index
+	{"worker/taskcontext", "render", "web"}, // answers built on the index and the sources
 	{"worker/protocol", "worker", "manager", "mcpbridge"}, // processes
 	{"cmd/docforge", "cmd/docforge-mcp", "cmd/docforge-bench", "cmd/docforge-eval"},
 }
@@ -26,7 +26,6 @@ var sameLayer = map[string][]string{
 	"index/publication": {"index/golang", "index/project"},
 	"index/adopt":       {"index/golang", "index/source"},
 	"index/changeset":   {"index/project", "index/source"},
-	"web":               {"index/taskcontext"},
 	"worker":            {"worker/protocol"},
 	"manager":           {"worker/protocol"},
 	"mcpbridge":         {"worker/protocol"},

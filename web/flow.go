@@ -2,11 +2,11 @@ package web
 
 import (
 	"context"
+	"github.com/docforge/docforge/index/graph"
 	"net/http"
 	"slices"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/taskcontext"
 )
 
 // Flow and Web bounds.
@@ -57,7 +57,7 @@ type FlowResult struct {
 
 // webCategories are what Web follows into the focus.
 func webCategories() []string {
-	return []string{taskcontext.Structure, taskcontext.Dependency, taskcontext.Execution, taskcontext.Evidence, taskcontext.Context}
+	return []string{graph.Structure, graph.Dependency, graph.Execution, graph.Evidence, graph.Context}
 }
 
 // contributors walks from the focus against the flow: level by level, the nodes that flow
@@ -75,7 +75,7 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 	category := map[string]string{}
 	var rels []string
 	for _, r := range vocab {
-		category[r] = taskcontext.Category(r)
+		category[r] = graph.Category(r)
 		if categories == nil || slices.Contains(categories, category[r]) {
 			rels = append(rels, r)
 		}
@@ -112,7 +112,7 @@ walk:
 				if !upstream {
 					// Web shows the focus's own members and callees beside it, unexpanded.
 					cat := category[h.Relation]
-					branch = view == "web" && d == 1 && (cat == taskcontext.Structure || cat == taskcontext.Execution)
+					branch = view == "web" && d == 1 && (cat == graph.Structure || cat == graph.Execution)
 					if !branch {
 						continue
 					}

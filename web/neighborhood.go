@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
+	"github.com/docforge/docforge/index/graph"
 	"net/http"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/taskcontext"
 )
 
 // Neighborhood bounds: the page lays out at most maxFlowNodes nodes at once.
@@ -139,7 +139,7 @@ walk:
 		}
 		drawn[k] = true
 		if _, ok := category[h.Relation]; !ok {
-			category[h.Relation] = taskcontext.Category(h.Relation)
+			category[h.Relation] = graph.Category(h.Relation)
 		}
 		e.Category = category[h.Relation]
 		out.Edges = append(out.Edges, e)

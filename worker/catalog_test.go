@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
+	"github.com/docforge/docforge/worker/taskcontext"
 )
 
 var updateCatalog = flag.Bool("update", false, "rewrite protocol/tools.json from the tool definitions")

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/worker/protocol"
 	"path/filepath"
 	"slices"
@@ -8,7 +9,7 @@ import (
 	"github.com/docforge/docforge/index/golang"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/taskcontext"
+	"github.com/docforge/docforge/worker/taskcontext"
 )
 
 // ContractVersion is the version of the tool contract this server implements.
@@ -114,9 +115,9 @@ func runContract(c *call, _ noInput) (any, error) {
 		"capabilities":        CapabilitiesOf(c.b),
 		"tools":               tools,
 		"error_codes":         codes,
-		"relation_categories": taskcontext.CategoryMap(),
+		"relation_categories": graph.CategoryMap(),
 		"task_context": map[string]any{
-			"kinds": taskcontext.Kinds(), "plan_version": taskcontext.PlanVersion, "alias_map_version": taskcontext.AliasMapVersion,
+			"kinds": taskcontext.Kinds(), "plan_version": taskcontext.PlanVersion, "alias_map_version": graph.AliasMapVersion,
 			"capsule_version": taskcontext.CapsuleVersion, "estimator": taskcontext.Estimator, "default_budget": taskcontext.DefaultBudget,
 			"ceilings": map[string]int{"evidence_items": taskcontext.MaxEvidence, "candidate_edges": taskcontext.MaxExaminedEdges,
 				"task_chars": taskcontext.MaxTaskChars, "budget": taskcontext.MaxBudget},

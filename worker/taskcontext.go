@@ -9,7 +9,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/taskcontext"
+	"github.com/docforge/docforge/worker/taskcontext"
 )
 
 // ContextRequest is what docforge_get_context asks a custom context provider.

@@ -17,9 +17,9 @@ import (
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/source"
-	"github.com/docforge/docforge/index/taskcontext"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
+	"github.com/docforge/docforge/worker/taskcontext"
 )
 
 // env is what every command gets: its context, output streams and parsed flags.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/docforge/docforge/index/graph"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,7 @@ import (
 	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/taskcontext"
+	"github.com/docforge/docforge/worker/taskcontext"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden capsules under testdata")
@@ -134,7 +135,7 @@ func items(t testing.TB, c *taskcontext.Capsule) []taskcontext.Item {
 
 // The example project's capsules for every task kind, from one exact focus and one lexical
 // task each, are golden: a change in planning, ordering, provenance or hashing shows up as a
-// diff to review (go test ./index/taskcontext -update rewrites them).
+// diff to review (go test ./worker/taskcontext -update rewrites them).
 func TestGoldenCapsulesOfTheExample(t *testing.T) {
 	snap := example(t)
 	cases := []struct {
@@ -167,10 +168,10 @@ func TestGoldenCapsulesOfTheExample(t *testing.T) {
 				}
 				want, err := os.ReadFile(path)
 				if err != nil {
-					t.Fatalf("%v (run go test ./index/taskcontext -update to create it)", err)
+					t.Fatalf("%v (run go test ./worker/taskcontext -update to create it)", err)
 				}
 				if !bytes.Equal(got, want) {
-					t.Errorf("capsule differs from %s (go test ./index/taskcontext -update, then review the diff):\n%s", path, firstDiff(string(got), string(want)))
+					t.Errorf("capsule differs from %s (go test ./worker/taskcontext -update, then review the diff):\n%s", path, firstDiff(string(got), string(want)))
 				}
 			})
 		}
@@ -252,10 +253,10 @@ func TestDirections(t *testing.T) {
 		t.Fatalf("a depends on b, so a change to b reaches a: %+v", its)
 	}
 	// b <-calls- a (calls sorts before depends_on): a is the stored source, b precedes it.
-	if len(a.Path) != 2 || a.Path[1].Direction != "incoming" || a.Path[1].Relation != "calls" || a.Path[1].Category != taskcontext.Execution {
+	if len(a.Path) != 2 || a.Path[1].Direction != "incoming" || a.Path[1].Relation != "calls" || a.Path[1].Category != graph.Execution {
 		t.Errorf("path hop direction is relative to the preceding node: %+v", a.Path)
 	}
-	want := taskcontext.Reason{Relation: "depends_on", Category: taskcontext.Dependency, Direction: "outgoing", NodeID: "b", Step: 2}
+	want := taskcontext.Reason{Relation: "depends_on", Category: graph.Dependency, Direction: "outgoing", NodeID: "b", Step: 2}
 	if !slices.Contains(a.Reasons, want) {
 		t.Errorf("a is the stored source of a depends_on b, so the reason is outgoing from a: %+v", a.Reasons)
 	}
@@ -292,18 +293,18 @@ func TestAliasMapExactness(t *testing.T) {
 		"documents": "evidence", "governs": "evidence", "proves": "evidence", "tested_by": "evidence", "verifies": "evidence",
 		"relates_to": "context",
 	}
-	if got := taskcontext.CategoryMap(); len(got) != len(want) {
+	if got := graph.CategoryMap(); len(got) != len(want) {
 		t.Errorf("the alias map has %d entries, want exactly %d: %v", len(got), len(want), got)
 	}
 	for rel, cat := range want {
-		if got := taskcontext.Category(rel); got != cat {
-			t.Errorf("Category(%q) = %q, want %q", rel, got, cat)
+		if got := graph.Category(rel); got != cat {
+			t.Errorf("graph.Category(%q) = %q, want %q", rel, got, cat)
 		}
 	}
 	for _, rel := range []string{"supersedes", "depends-on", "dependsOn", "DEPENDS_ON", "Calls", "call", "test", "tests", "tested-by",
 		"implemented", "relates", "related_to", "", " contains", "contains "} {
-		if got := taskcontext.Category(rel); got != taskcontext.Unclassified {
-			t.Errorf("Category(%q) = %q, want unclassified", rel, got)
+		if got := graph.Category(rel); got != graph.Unclassified {
+			t.Errorf("graph.Category(%q) = %q, want unclassified", rel, got)
 		}
 	}
 }
@@ -317,7 +318,7 @@ func TestUnclassifiedRelationsStayRaw(t *testing.T) {
 		for _, h := range it.Path {
 			if h.Relation == "supersedes" {
 				found = true
-				if h.Category != taskcontext.Unclassified {
+				if h.Category != graph.Unclassified {
 					t.Errorf("supersedes is unclassified: %+v", h)
 				}
 				if !slices.ContainsFunc(it.Provenance, func(f taskcontext.Fact) bool { return f.Code == taskcontext.FactUnclassified }) {

@@ -5,7 +5,7 @@
 //
 // The plan can only focus (an exact node ID or a lexical match of the task), traverse stored
 // relations outgoing or incoming by version-1 relation category, and hydrate node metadata.
-// Categories come from the fixed alias map; a relation outside it is followed only as
+// graph.Categories come from the fixed alias map; a relation outside it is followed only as
 // "unclassified" and marked so: no meaning is ever inferred from a relation's spelling.
 //
 // Everything is deterministic: equal snapshots, requests and policies give byte-identical

@@ -1,6 +1,7 @@
 package taskcontext
 
 import (
+	"github.com/docforge/docforge/index/graph"
 	"math"
 	"slices"
 	"strings"
@@ -194,11 +195,11 @@ func (c *collection) sortByScore() {
 // package contains every file), so that a hub does not pass its rank to all it touches.
 func walkWeight(category string) float64 {
 	switch category {
-	case Execution, Implementation, Evidence:
+	case graph.Execution, graph.Implementation, graph.Evidence:
 		return 1
-	case Dependency, Data:
+	case graph.Dependency, graph.Data:
 		return 0.5
-	case Context, Unclassified:
+	case graph.Context, graph.Unclassified:
 		return 0.4
 	}
 	return 0.2 // structure

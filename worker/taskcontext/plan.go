@@ -2,6 +2,7 @@ package taskcontext
 
 import (
 	"fmt"
+	"github.com/docforge/docforge/index/graph"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -126,7 +127,7 @@ type Step struct {
 	IDCandidates []string `json:"id_candidates,omitempty"`
 	Terms        []string `json:"terms,omitempty"`
 	// traverse: the relations followed are every relation of the vocabulary (bound by hash,
-	// not listed) whose category is one of Categories.
+	// not listed) whose category is one of graph.Categories.
 	Direction      string   `json:"direction,omitempty"` // "outgoing" or "incoming"
 	Categories     []string `json:"categories,omitempty"`
 	MaxDepth       int      `json:"max_depth,omitempty"`
@@ -161,51 +162,51 @@ func recipe(kind string) []traversal {
 	switch kind {
 	case KindChange:
 		steps = []traversal{
-			{incoming, []string{Dependency, Execution, Data}, 3, "what the change may break: dependents, callers and users of the same data, transitively"},
-			{outgoing, []string{Structure, Dependency, Implementation, Evidence}, 1, "what it is made of, what it needs, what implements it and what tests it"},
-			{incoming, []string{Structure, Implementation, Evidence, Context}, 1, "what contains, implements, governs, documents or mentions it"},
+			{incoming, []string{graph.Dependency, graph.Execution, graph.Data}, 3, "what the change may break: dependents, callers and users of the same data, transitively"},
+			{outgoing, []string{graph.Structure, graph.Dependency, graph.Implementation, graph.Evidence}, 1, "what it is made of, what it needs, what implements it and what tests it"},
+			{incoming, []string{graph.Structure, graph.Implementation, graph.Evidence, graph.Context}, 1, "what contains, implements, governs, documents or mentions it"},
 		}
 	case KindImplementation:
 		steps = []traversal{
-			{outgoing, []string{Implementation, Dependency, Structure}, 2, "what implements it and what it builds on"},
-			{incoming, []string{Implementation, Evidence, Structure}, 1, "the requirements, decisions and documents it must satisfy"},
-			{outgoing, []string{Evidence, Context}, 1, "the tests that will prove it and related notes"},
+			{outgoing, []string{graph.Implementation, graph.Dependency, graph.Structure}, 2, "what implements it and what it builds on"},
+			{incoming, []string{graph.Implementation, graph.Evidence, graph.Structure}, 1, "the requirements, decisions and documents it must satisfy"},
+			{outgoing, []string{graph.Evidence, graph.Context}, 1, "the tests that will prove it and related notes"},
 		}
 	case KindFailure:
 		steps = []traversal{
-			{outgoing, []string{Execution, Data, Dependency}, 3, "what it runs, reads, writes and needs: where a fault can come from"},
-			{incoming, []string{Execution, Data}, 2, "who runs it and who else touches its data"},
-			{outgoing, []string{Evidence}, 1, "the tests that exercise it"},
-			{incoming, []string{Evidence}, 1, "the tests and requirements that state its expected behaviour"},
+			{outgoing, []string{graph.Execution, graph.Data, graph.Dependency}, 3, "what it runs, reads, writes and needs: where a fault can come from"},
+			{incoming, []string{graph.Execution, graph.Data}, 2, "who runs it and who else touches its data"},
+			{outgoing, []string{graph.Evidence}, 1, "the tests that exercise it"},
+			{incoming, []string{graph.Evidence}, 1, "the tests and requirements that state its expected behaviour"},
 		}
 	case KindOwnership:
 		steps = []traversal{
-			{incoming, []string{Structure, Evidence}, 2, "what contains, owns, governs or documents it"},
-			{outgoing, []string{Structure, Evidence, Context}, 1, "what it contains, owns or governs"},
-			{outgoing, []string{Execution}, 1, "what it hands the work to: the code that decides may be one call away"},
+			{incoming, []string{graph.Structure, graph.Evidence}, 2, "what contains, owns, governs or documents it"},
+			{outgoing, []string{graph.Structure, graph.Evidence, graph.Context}, 1, "what it contains, owns or governs"},
+			{outgoing, []string{graph.Execution}, 1, "what it hands the work to: the code that decides may be one call away"},
 		}
 	case KindTest:
 		steps = []traversal{
-			{outgoing, []string{Evidence, Implementation}, 2, "its tests and the code they must exercise"},
-			{incoming, []string{Evidence, Implementation}, 2, "what verifies, proves or implements it"},
-			{incoming, []string{Execution}, 2, "its callers, among them the tests that reach it through them"},
-			{outgoing, []string{Execution}, 1, "what it calls, which a test must set up or observe"},
+			{outgoing, []string{graph.Evidence, graph.Implementation}, 2, "its tests and the code they must exercise"},
+			{incoming, []string{graph.Evidence, graph.Implementation}, 2, "what verifies, proves or implements it"},
+			{incoming, []string{graph.Execution}, 2, "its callers, among them the tests that reach it through them"},
+			{outgoing, []string{graph.Execution}, 1, "what it calls, which a test must set up or observe"},
 		}
 	case KindOperation:
 		steps = []traversal{
-			{outgoing, []string{Execution, Dependency, Data}, 2, "what it launches, needs, reads and writes at run time"},
-			{incoming, []string{Execution, Structure}, 1, "what starts, dispatches to or contains it"},
-			{outgoing, []string{Context}, 1, "related operational notes"},
+			{outgoing, []string{graph.Execution, graph.Dependency, graph.Data}, 2, "what it launches, needs, reads and writes at run time"},
+			{incoming, []string{graph.Execution, graph.Structure}, 1, "what starts, dispatches to or contains it"},
+			{outgoing, []string{graph.Context}, 1, "related operational notes"},
 		}
 	case KindRelease:
 		steps = []traversal{
-			{outgoing, []string{Evidence, Dependency, Implementation}, 2, "what must be proven, what it ships with and what implements it"},
-			{incoming, []string{Evidence, Dependency}, 1, "what governs or verifies it and what depends on it"},
+			{outgoing, []string{graph.Evidence, graph.Dependency, graph.Implementation}, 2, "what must be proven, what it ships with and what implements it"},
+			{incoming, []string{graph.Evidence, graph.Dependency}, 1, "what governs or verifies it and what depends on it"},
 		}
 	}
 	return append(steps,
-		traversal{outgoing, []string{Unclassified}, 1, "project relations outside the alias map, kept raw and marked unclassified"},
-		traversal{incoming, []string{Unclassified}, 1, "project relations outside the alias map, kept raw and marked unclassified"})
+		traversal{outgoing, []string{graph.Unclassified}, 1, "project relations outside the alias map, kept raw and marked unclassified"},
+		traversal{incoming, []string{graph.Unclassified}, 1, "project relations outside the alias map, kept raw and marked unclassified"})
 }
 
 // PlanFor derives the plan of a normalized request over a relation vocabulary (the project's
@@ -213,7 +214,7 @@ func recipe(kind string) []traversal {
 func PlanFor(r Request, vocabulary []string) Plan {
 	vh := vocabularyHash(vocabulary)
 	seeds := focusNodes(r.Budget)
-	p := Plan{Version: PlanVersion, Kind: r.Kind, AliasMapVersion: AliasMapVersion,
+	p := Plan{Version: PlanVersion, Kind: r.Kind, AliasMapVersion: graph.AliasMapVersion,
 		Ceilings: Ceilings{EvidenceItems: MaxEvidence, CandidateEdges: MaxExaminedEdges, TaskChars: MaxTaskChars, FocusNodes: seeds, ScoredNodes: lexicalScoreBudget}}
 	focus := Step{Step: 1, Op: "focus"}
 	if r.FocusNodeID != "" {
@@ -250,7 +251,7 @@ func vocabularyHash(vocabulary []string) string {
 	return hashOf("docforge.task.vocabulary.v1", struct {
 		AliasMap  int      `json:"alias_map_version"`
 		Relations []string `json:"relations"`
-	}{AliasMapVersion, v})
+	}{graph.AliasMapVersion, v})
 }
 
 // terms are the task's distinct index terms (index/lexicon: an identifier whole and its

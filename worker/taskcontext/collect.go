@@ -28,7 +28,7 @@ type Gap struct {
 	Limit    string `json:"limit,omitempty"`
 	Step     int    `json:"step,omitempty"`
 	Category string `json:"category,omitempty"`
-	// Categories are the categories of a step's no_selected_evidence gap: one gap per step.
+	// graph.Categories are the categories of a step's no_selected_evidence gap: one gap per step.
 	Categories []string `json:"categories,omitempty"`
 	Count      int      `json:"count,omitempty"`
 	Detail     string   `json:"detail,omitempty"`
@@ -137,12 +137,12 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		}
 	}
 
-	cats := CategoryMap() // once: Category builds the map on every call
+	cats := graph.CategoryMap() // once: graph.Category builds the map on every call
 	categoryOf := func(rel string) string {
 		if c, ok := cats[rel]; ok {
 			return c
 		}
-		return Unclassified
+		return graph.Unclassified
 	}
 	declared := map[string][]string{} // category -> vocabulary relations
 	for _, rel := range vocabulary {
@@ -155,11 +155,11 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		}
 		var rels []string
 		for _, cat := range s.Categories {
-			if len(declared[cat]) == 0 && cat != Unclassified && !undeclared[cat] {
+			if len(declared[cat]) == 0 && cat != graph.Unclassified && !undeclared[cat] {
 				// Once per category, at the first step that wants it: a project fact, not a step's.
 				undeclared[cat] = true
 				c.gaps = append(c.gaps, Gap{Kind: GapUndeclaredCategory, Step: s.Step, Category: cat,
-					Detail: "declares none of " + strings.Join(Aliases()[cat], ", ")})
+					Detail: "declares none of " + strings.Join(graph.Aliases()[cat], ", ")})
 			}
 			rels = append(rels, declared[cat]...)
 		}
@@ -247,7 +247,7 @@ func (f *found) addReason(h index.Hop, cat string, step int) {
 		dir = outgoing
 	}
 	r := Reason{Relation: h.Relation, Category: cat, Direction: dir, NodeID: h.From.ID, Step: step}
-	if cat == Unclassified {
+	if cat == graph.Unclassified {
 		r.Limitation = FactUnclassified
 	}
 	if slices.Contains(f.reasons, r) {

@@ -414,7 +414,7 @@ func provenance(f *found, it *Item) []Fact {
 		} else {
 			declared = append(declared, hop.Relation)
 		}
-		if hop.Category == Unclassified {
+		if hop.Category == graph.Unclassified {
 			unclassified = append(unclassified, hop.Relation)
 		}
 	}

@@ -1,4 +1,4 @@
-package taskcontext
+package graph
 
 // AliasMapVersion is the version of the relation alias map below.
 const AliasMapVersion = 1
