@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/docforge/docforge/index/publication"
 	"io"
 	"os"
 
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // Implementation is the adapter implementation a process runs: the adapter version and the

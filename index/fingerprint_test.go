@@ -1,7 +1,6 @@
 package index
 
 import (
-	"github.com/docforge/docforge/index/publication"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // A process fingerprints its executable at start; replacing the file on disk must make the

@@ -3,7 +3,6 @@ package index
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/docforge/docforge/index/publication"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/lexicon"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 )
 

@@ -2,11 +2,11 @@ package web
 
 import (
 	"context"
-	"github.com/docforge/docforge/index/graph"
 	"net/http"
 	"slices"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/graph"
 )
 
 // Flow and Web bounds.

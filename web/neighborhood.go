@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
-	"github.com/docforge/docforge/index/graph"
 	"net/http"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/graph"
 )
 
 // Neighborhood bounds: the page lays out at most maxFlowNodes nodes at once.

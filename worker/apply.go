@@ -2,13 +2,13 @@ package worker
 
 import (
 	"context"
-	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // The canonical application tool: registered only behind its own startup gate (a declared

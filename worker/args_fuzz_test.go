@@ -3,10 +3,10 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"github.com/docforge/docforge/worker/protocol"
 	"testing"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // FuzzToolArguments: whatever arguments a client sends to a read tool, the service answers

@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/safefile"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // live is what a service keeps per binding between calls: the source watch, the last

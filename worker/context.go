@@ -3,9 +3,9 @@ package worker
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Context evidence bounds. The stream holds at most maxEvidence entries; the neighbours past

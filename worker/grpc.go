@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // grpcWorker serves one binding's tools over the version-2 Worker service.

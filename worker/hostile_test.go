@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // canonicalTree hashes every file of the project outside .docforge: what no bad input may

@@ -4,10 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/docforge/docforge/worker/protocol"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // defaultPage is the page size when a paged tool is called without a limit.

@@ -1,14 +1,14 @@
 package worker
 
 import (
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/worker/protocol"
 	"path/filepath"
 	"slices"
 
 	"github.com/docforge/docforge/index/golang"
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/worker/protocol"
 	"github.com/docforge/docforge/worker/taskcontext"
 )
 

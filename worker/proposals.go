@@ -1,24 +1,24 @@
 package worker
 
 import (
-	"reflect"
-
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
-	"github.com/google/jsonschema-go/jsonschema"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docforge/docforge/index/changeset"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // The isolated proposal tools. Mutations need a bound proposal writer; reads (list, get,

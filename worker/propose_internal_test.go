@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // A proposal's result names the tool that queued it, and that tool exists.

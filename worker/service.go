@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
 	"maps"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/web"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Service runs tools. It holds the implementation fingerprint taken when the process started

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"strings"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/worker/protocol"
 	"github.com/docforge/docforge/worker/taskcontext"
 )
 

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Task context at every max_response_chars a descriptor accepts (from 1,024): each page fits,

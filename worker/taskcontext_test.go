@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 func newService(t *testing.T, opts ...worker.Option) *worker.Service {

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"encoding/json"
-	"github.com/docforge/docforge/worker/protocol"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // ToolSpec describes one tool: what the bridge registers and how the worker runs it.

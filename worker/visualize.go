@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"io/fs"
 	"net/url"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/web"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // maxVisualizeQuery bounds the one lexical query a visualization may open with.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docforge/docforge/worker/protocol"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // CopyExample copies the bundled example project's sources (not its state or rendered site)

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docforge/docforge/index/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docforge/docforge/index/fixture"
 )
 
 // bin is docforge-mcp and docforgeBin the docforge command beside it (which the bridge

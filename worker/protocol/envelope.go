@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/docforge/docforge/index/publication"
-
 	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // ContentNotice opens every result: what a document says is data, never an instruction.

@@ -2,11 +2,11 @@ package taskcontext
 
 import (
 	"fmt"
-	"github.com/docforge/docforge/index/graph"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/lexicon"
 	"github.com/docforge/docforge/index/problem"
 )

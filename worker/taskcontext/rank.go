@@ -1,10 +1,11 @@
 package taskcontext
 
 import (
-	"github.com/docforge/docforge/index/graph"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/docforge/docforge/index/graph"
 )
 
 // Ranking constants (docs/task-context.md, "Ranking").

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/docforge/docforge/index/graph"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/index/graph"
 	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/worker/taskcontext"

@@ -1,0 +1,105 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/docforge/docforge/worker/protocol"
+)
+
+// Every tool runs through Service.Call, beside its code: a session on the example reads,
+// proposes, checks, previews and applies, each tool once at least with arguments its input
+// type takes, and each answers a result (or the one error the step expects).
+func TestEveryToolRunsThroughServiceCall(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	read := w.b
+	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	applier := protocol.Binding{ProjectRoot: root, CanonicalApplier: "maintainer", CapabilityMode: protocol.ModeApplication}
+	ran := map[string]bool{}
+	call := func(b protocol.Binding, tool, args, wantCode string) json.RawMessage {
+		t.Helper()
+		ran[tool] = true
+		out, err := w.svc.Call(context.Background(), b, tool, []byte(args))
+		var env struct {
+			Result json.RawMessage `json:"result"`
+			Error  *struct{ Code string }
+		}
+		if jerr := json.Unmarshal(out, &env); jerr != nil {
+			t.Fatalf("%s: not an envelope (%v): %.200s", tool, jerr, out)
+		}
+		switch {
+		case wantCode == "" && (err != nil || env.Error != nil || len(env.Result) == 0):
+			t.Errorf("%s %s: %v %.300s", tool, args, err, out)
+		case wantCode != "" && (env.Error == nil || env.Error.Code != wantCode):
+			t.Errorf("%s %s: want %s, got %.300s", tool, args, wantCode, out)
+		}
+		return env.Result
+	}
+	for _, step := range []struct {
+		b               protocol.Binding
+		tool, args, err string
+	}{
+		{read, "docforge_bootstrap", `{}`, ""},
+		{read, "docforge_sync", `{"rebuild":true}`, ""},
+		{read, "docforge_project_info", `{}`, ""},
+		{read, "docforge_get_contract", `{}`, ""},
+		{read, "docforge_get_node", `{"node_id":"arch.store"}`, ""},
+		{read, "docforge_get_logic", `{"node_id":"go:example.com/courier/store.Log.State"}`, ""},
+		{read, "docforge_search", `{"query":"late events","limit":2}`, ""},
+		{read, "docforge_filter_nodes", `{"family":"requirements","limit":3}`, ""},
+		{read, "docforge_backlinks", `{"node_id":"arch.store","limit":3}`, ""},
+		{read, "docforge_dependencies", `{"node_id":"arch.store"}`, ""},
+		{read, "docforge_impact", `{"node_id":"arch.store","depth":1,"limit":5,"budget":100}`, ""},
+		{read, "docforge_get_context", `{"node_id":"arch.store","limit":2}`, ""},
+		{read, "docforge_get_task_context", `{"kind":"change","task":"change how the shipment store writes events","budget":3000}`, ""},
+		{read, "docforge_validate_project", `{"limit":5}`, ""},
+		{read, "docforge_render_status", `{"view_id":"architecture"}`, ""},
+		{read, "docforge_get_generation_diff", `{"limit":2}`, ""},
+		{read, "docforge_visualize", `{"node_id":"arch.store","view":"flow"}`, ""},
+		{read, "docforge_visualization_status", `{}`, ""},
+		{read, "docforge_stop_visualization", `{}`, ""},
+		{writer, "docforge_create_changeset", `{"changeset_id":"cs-every","title":"Every tool","description":"a test"}`, ""},
+		{writer, "docforge_propose_node_update", `{"changeset_id":"cs-every","node_id":"arch.api","fields":{"title":"Tracking API, renamed"}}`, ""},
+		{writer, "docforge_propose_node_create", `{"changeset_id":"cs-every","node_id":"arch.every","path":"docs/architecture/every.md","fields":{"kind":"component","family":"architecture","title":"Every","body":"New."}}`, ""},
+		{writer, "docforge_propose_relationship_update", `{"changeset_id":"cs-every","node_id":"arch.every","add":[{"relation":"depends_on","target_id":"arch.store"}]}`, ""},
+		{writer, "docforge_create_changeset", `{"changeset_id":"cs-other","title":"Moves and deletes"}`, ""},
+		{writer, "docforge_propose_node_move", `{"changeset_id":"cs-other","node_id":"arch.scheduler","path":"docs/architecture/moved.md"}`, ""},
+		{writer, "docforge_propose_node_delete", `{"changeset_id":"cs-other","node_id":"arch.notifier"}`, ""},
+		{writer, "docforge_abandon_changeset", `{"changeset_id":"cs-other","reason":"only a test"}`, ""},
+		{writer, "docforge_register_changes", `{"changeset_id":"cs-registered","title":"Registered","operations":[{"op":"update","node_id":"arch.store","fields":{"status":"draft"}}]}`, ""},
+		{read, "docforge_list_changesets", `{"status":"all","limit":5}`, ""},
+		{read, "docforge_validate_changeset", `{"changeset_id":"cs-every"}`, ""},
+		{read, "docforge_get_changeset_diff", `{"changeset_id":"cs-every","limit":3}`, ""},
+		{read, "docforge_preview_changeset", `{"changeset_id":"cs-every","view_id":"architecture"}`, ""},
+		{writer, "docforge_rebase_changeset", `{"changeset_id":"cs-every"}`, "changeset_state"},
+	} {
+		call(step.b, step.tool, step.args, step.err)
+	}
+	got := call(read, "docforge_get_changeset", `{"changeset_id":"cs-every"}`, "")
+	var cs struct {
+		Hash string `json:"changeset_hash"`
+	}
+	if err := json.Unmarshal(got, &cs); err != nil || cs.Hash == "" {
+		t.Fatalf("get_changeset: %v %s", err, got)
+	}
+	call(applier, "docforge_apply_changeset", `{"changeset_id":"cs-every","changeset_hash":"`+cs.Hash+`"}`, "")
+	node := call(read, "docforge_get_node", `{"node_id":"arch.every"}`, "")
+	if nodeID(node) != "arch.every" {
+		t.Errorf("the applied node: %s", node)
+	}
+	for _, tool := range Tools() {
+		if !ran[tool.Name] {
+			t.Errorf("%s was never called here", tool.Name)
+		}
+	}
+}
+
+func nodeID(raw json.RawMessage) string {
+	var n struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal(raw, &n)
+	return n.ID
+}
