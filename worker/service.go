@@ -127,6 +127,8 @@ type call struct {
 	follower bool
 	// noDiagnostics drops the diagnostics of an answer whose budget cannot hold them.
 	noDiagnostics bool
+	// local answers a process on this machine (the CLI), which no MCP output limit binds.
+	local bool
 	// fallbacks are smaller results to answer with, in order, when a committed mutation's
 	// full result does not fit; stageName and committed describe a mutation's failure.
 	fallbacks []any
@@ -141,8 +143,18 @@ func (c *call) stage(name string, since time.Time) {
 // Call runs one tool for a binding and returns its result as JSON. When the tool fails, the
 // result is the structured error result and the error is a *protocol.ToolError naming its code.
 func (s *Service) Call(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return s.call(ctx, b, tool, args, false)
+}
+
+// CallLocal is Call for the CLI, which prints to a terminal or a file: max_response_chars is
+// the MCP output limit, so a local answer is never cut to fit it (paged tools still page).
+func (s *Service) CallLocal(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return s.call(ctx, b, tool, args, true)
+}
+
+func (s *Service) call(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage, local bool) (json.RawMessage, error) {
 	s.stats.calls.Add(1)
-	c := &call{ctx: ctx, tool: tool, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}}
+	c := &call{ctx: ctx, tool: tool, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}, local: local}
 	c.env = protocol.Envelope{ContentNotice: protocol.ContentNotice, Adapter: publication.AdapterName + "@" + publication.AdapterVersion, Policy: b.Policy(), Staleness: publication.Unknown}
 	payload, err := c.run(tool, args)
 	c.identify(err)
@@ -396,7 +408,7 @@ func (c *call) fit() (json.RawMessage, error) {
 		c.env.Diagnostics = c.diagnostics()
 	}
 	out := protocol.Marshal(c.env)
-	if len(out) <= limit {
+	if len(out) <= limit || c.local && c.env.Error == nil {
 		return out, nil
 	}
 	c.env.Diagnostics = nil

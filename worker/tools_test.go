@@ -3,6 +3,9 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/docforge/docforge/worker/protocol"
@@ -102,4 +105,26 @@ func nodeID(raw json.RawMessage) string {
 	}
 	json.Unmarshal(raw, &n)
 	return n.ID
+}
+
+// max_response_chars is the MCP output limit: an MCP answer is cut to it, the CLI's
+// (CallLocal) is not.
+func TestLocalCallsAreNotCutToTheMCPLimit(t *testing.T) {
+	root := CopyExample(t, func(root string) {
+		p := filepath.Join(root, "docforge.toml")
+		s, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(s), "max_response_chars = 65536", "max_response_chars = 2048", 1)), 0o644)
+		long := "+++\nid = \"arch.long\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Long\"\n+++\n" + strings.Repeat("A long design note. ", 400)
+		os.WriteFile(filepath.Join(root, "docs", "architecture", "long.md"), []byte(long), 0o644)
+	})
+	w := newWatched(t, root)
+	args := []byte(`{"node_id":"arch.long"}`)
+	mcp, err := w.svc.Call(context.Background(), w.b, "docforge_get_node", args)
+	if err != nil || len(mcp) > 2048 || !strings.Contains(string(mcp), `"body_truncated":true`) {
+		t.Errorf("MCP answer: %v, %d characters", err, len(mcp))
+	}
+	local, err := w.svc.CallLocal(context.Background(), w.b, "docforge_get_node", args)
+	if err != nil || len(local) <= 8000 || strings.Contains(string(local), "body_truncated") {
+		t.Errorf("local answer: %v, %d characters", err, len(local))
+	}
 }

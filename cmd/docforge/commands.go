@@ -250,32 +250,6 @@ func (e *env) descriptor() (*project.Descriptor, error) {
 	return d, nil
 }
 
-// snapshot syncs (so answers reflect the current sources) and opens the index. When the
-// project has validation errors it falls back to the last published index, with a warning.
-func (e *env) snapshot() (*index.Snapshot, error) {
-	d, err := e.descriptor()
-	if err != nil {
-		return nil, err
-	}
-	res, err := index.Sync(e.ctx, d, index.Options{Policy: e.policy(), Implementation: implementation()})
-	if err == nil && res.Recovered != nil {
-		fmt.Fprintf(e.stderr, "docforge: an interrupted application of %s was %s before the sources were read\n", res.Recovered.ChangesetID, strings.ReplaceAll(res.Recovered.Action, "_", " "))
-	}
-	if err != nil {
-		reason, ok := index.StaleReason(err)
-		if !ok {
-			return nil, err
-		}
-		snap, oerr := index.OpenWith(e.ctx, d, e.policy())
-		if oerr != nil {
-			return nil, err
-		}
-		fmt.Fprintf(e.stderr, "docforge: warning: %s; answering from generation %d (%s)\n", reason, snap.Info().Generation, problem.Describe(problem.CodeOf(err)).Remediation)
-		return snap, nil
-	}
-	return index.OpenWith(e.ctx, d, e.policy())
-}
-
 // syncWarningsShown is how many warnings sync prints; validate prints them all.
 const syncWarningsShown = 5
 
@@ -393,17 +367,13 @@ func runStatus(e *env) error {
 }
 
 func runSearch(e *env) error {
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		r, err := s.Search(e.ctx, e.args[0], e.limit)
-		return r, func(w io.Writer) { printSearch(w, r) }, err
-	})
+	var r index.SearchResult
+	return e.runQuery("docforge_search", map[string]any{"query": e.args[0], "limit": e.limit}, &r, func(w io.Writer) { printSearch(w, &r) })
 }
 
 func runGet(e *env) error {
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		v, err := s.Get(e.ctx, e.args[0])
-		return v, func(w io.Writer) { printNode(w, v) }, err
-	})
+	var v index.NodeView
+	return e.runQuery("docforge_get_node", map[string]any{"node_id": e.args[0]}, &v, func(w io.Writer) { printNode(w, &v) })
 }
 
 func runFilter(e *env) error {
@@ -414,10 +384,11 @@ func runFilter(e *env) error {
 	if err := checkDeclared(d, e.filter.Family, e.filter.Kind); err != nil {
 		return err
 	}
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		l, err := s.FilterNodes(e.ctx, e.filter, e.limit)
-		return l, func(w io.Writer) { printNodeList(w, l) }, err
-	})
+	f := e.filter
+	args := map[string]any{"family": f.Family, "kind": f.Kind, "status": f.Status, "authority": f.Authority, "tag": f.Tag,
+		"language": f.Language, "capability": f.Capability, "limit": e.limit}
+	var l index.NodeList
+	return e.runQuery("docforge_filter_nodes", args, &l, func(w io.Writer) { printNodeList(w, &l) })
 }
 
 // checkDeclared refuses a family or kind the project does not declare (the Go adapter's code
@@ -445,29 +416,49 @@ func checkDeclared(d *project.Descriptor, family, kind string) error {
 }
 
 func runBacklinks(e *env) error {
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		l, err := s.Backlinks(e.ctx, e.args[0], e.limit)
-		return l, func(w io.Writer) { printLinks(w, l, "<-") }, err
-	})
+	var l index.LinkList
+	return e.runQuery("docforge_backlinks", map[string]any{"node_id": e.args[0], "limit": e.limit}, &l, func(w io.Writer) { printLinks(w, &l, "<-") })
 }
 
 func runDeps(e *env) error {
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		l, err := s.Dependencies(e.ctx, e.args[0], e.limit)
-		return l, func(w io.Writer) { printLinks(w, l, "->") }, err
-	})
+	var l index.LinkList
+	return e.runQuery("docforge_dependencies", map[string]any{"node_id": e.args[0], "limit": e.limit}, &l, func(w io.Writer) { printLinks(w, &l, "->") })
 }
 
 func runLogic(e *env) error {
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		l, err := s.Logic(e.ctx, e.args[0])
-		return l, func(w io.Writer) { printLogic(w, l) }, err
-	})
+	var l index.LogicView
+	return e.runQuery("docforge_get_logic", map[string]any{"node_id": e.args[0]}, &l, func(w io.Writer) { printLogic(w, &l) })
+}
+
+// runQuery runs one read tool through the worker's Service, as every client does, unbound by
+// the MCP output limit (CallLocal), decodes its result into v and prints it with text; with
+// --json it prints the envelope as an MCP client receives it. Arguments left at their zero
+// value are not sent: the tool's defaults apply.
+func (e *env) runQuery(tool string, args map[string]any, v any, text func(io.Writer)) error {
+	for k, a := range args {
+		if a == "" || a == 0 {
+			delete(args, k)
+		}
+	}
+	res, err := e.callTool(tool, args, true)
+	if err != nil || res == nil {
+		return err
+	}
+	if err := json.Unmarshal(res, v); err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	text(e.stdout)
+	return nil
 }
 
 // toolCall runs one MCP tool through the worker, exactly as the server would, and returns its
 // result payload; with --json it prints the whole result and returns nil.
 func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error) {
+	return e.callTool(tool, args, false)
+}
+
+// callTool runs one tool through a one-shot worker Service; local lifts the MCP output limit.
+func (e *env) callTool(tool string, args map[string]any, local bool) (json.RawMessage, error) {
 	d, err := e.descriptor()
 	if err != nil {
 		return nil, err
@@ -480,7 +471,11 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 	argJSON, _ := json.Marshal(args)
 	svc := worker.NewService(impl, false)
 	defer svc.Close()
-	out, err := svc.Call(e.ctx, b, tool, argJSON)
+	call := svc.Call
+	if local {
+		call = svc.CallLocal
+	}
+	out, err := call(e.ctx, b, tool, argJSON)
 	return e.payload(tool, out, err)
 }
 
@@ -489,8 +484,9 @@ func (e *env) toolCall(tool string, args map[string]any) (json.RawMessage, error
 // envelope, compact, and returns nil.
 func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMessage, error) {
 	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
+		Result   json.RawMessage `json:"result"`
+		Warnings []string        `json:"warnings"`
+		Error    *struct {
 			Code        problem.Code `json:"code"`
 			Message     string       `json:"message"`
 			Remediation string       `json:"remediation"`
@@ -517,6 +513,10 @@ func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMess
 			return nil, fmt.Errorf("write JSON: %w", err)
 		}
 		return nil, nil
+	}
+	// A stale answer, a follower, a recovered application: said once each, beside the answer.
+	for _, w := range env.Warnings {
+		fmt.Fprintf(e.stderr, "docforge: warning: %s\n", w)
 	}
 	return env.Result, nil
 }
@@ -625,28 +625,9 @@ func runDiff(e *env) error {
 }
 
 func runImpact(e *env) error {
-	return withSnapshot(e, func(s *index.Snapshot) (any, func(io.Writer), error) {
-		r, err := s.Impact(e.ctx, e.args[0], index.ImpactOptions{Depth: e.depth, Limit: e.limit, Budget: e.budget})
-		return r, func(w io.Writer) { printImpact(w, r) }, err
-	})
-}
-
-// withSnapshot runs one query and prints its result as text or JSON.
-func withSnapshot(e *env, q func(*index.Snapshot) (any, func(io.Writer), error)) error {
-	s, err := e.snapshot()
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	v, text, err := q(s)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.writeJSON(e.stdout, map[string]any{"generation": s.Info().Generation, "result": v})
-	}
-	text(e.stdout)
-	return nil
+	var r index.ImpactResult
+	args := map[string]any{"node_id": e.args[0], "depth": e.depth, "limit": e.limit, "budget": e.budget}
+	return e.runQuery("docforge_impact", args, &r, func(w io.Writer) { printImpact(w, &r) })
 }
 
 // progress draws a one-line counter on a terminal and stays silent otherwise.

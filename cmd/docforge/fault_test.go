@@ -226,8 +226,8 @@ func TestHostileCLIInput(t *testing.T) {
 		args []string
 		code string
 	}{
-		{[]string{"get", "../../etc/passwd"}, "node_not_found"},
-		{[]string{"get", "arch\x1b[2Jstore"}, "node_not_found"},
+		{[]string{"get", "../../etc/passwd"}, "invalid_argument"},
+		{[]string{"get", "arch\x1b[2Jstore"}, "invalid_argument"},
 		{[]string{"search", strings.Repeat("x", 2000)}, "invalid_argument"},
 		{[]string{"search", strings.Repeat("a* ", 100)}, "invalid_argument"},
 		{[]string{"task-context", "--kind", "hack", "store"}, "invalid_argument"},

@@ -96,6 +96,7 @@ func TestCommandsOnTheExample(t *testing.T) {
 	}
 }
 
+// A query's --json is the tool's envelope, as an MCP client receives it.
 func TestJSONOutputIsMachineReadable(t *testing.T) {
 	root := fixture.Temp(t, "../../examples/courier")
 	out, _, code := docforge(t, root, "search", "--json", "retention")
@@ -103,7 +104,7 @@ func TestJSONOutputIsMachineReadable(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	var v struct {
-		Generation int64 `json:"generation"`
+		Generation int64 `json:"revision"`
 		Result     struct {
 			Hits []struct {
 				ID string `json:"id"`
@@ -412,7 +413,7 @@ func TestFriendlyCLI(t *testing.T) {
 		code        int
 		out, errOut string // substrings
 	}{
-		{"flags before the command", []string{"--project-root", root, "--json", "get", "arch.store"}, 0, `"id": "arch.store"`, ""},
+		{"flags before the command", []string{"--project-root", root, "--json", "get", "arch.store"}, 0, `"id":"arch.store"`, ""},
 		{"flags after the command", []string{"get", "arch.store", "--project-root", root}, 0, "arch.store  Shipment store", ""},
 		{"help on stdout", []string{"--project-root", root, "impact", "--help"}, 0, "Example:\n  docforge impact arch.store --depth 2", ""},
 		{"unknown command", []string{"serch", "x"}, 2, "", `unknown command "serch" (did you mean "search"?)`},
