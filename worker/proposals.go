@@ -80,11 +80,10 @@ type draftInput struct {
 	Operations  []changeset.Operation `json:"operations,omitempty"`
 }
 
+// registerInput is a draft whose operations are required (the field shadows the draft's).
 type registerInput struct {
-	ChangesetID string                `json:"changeset_id,omitempty" jsonschema:"an ID to use (default: generated)"`
-	Title       string                `json:"title" jsonschema:"one line: what the change is for"`
-	Description string                `json:"description,omitempty" jsonschema:"why, for the reviewer"`
-	Operations  []changeset.Operation `json:"operations"`
+	draftInput
+	Operations []changeset.Operation `json:"operations"`
 }
 
 type changesetInput struct {
