@@ -10,9 +10,9 @@ import (
 // "Packages by layer"). A package imports only packages of inner layers, and of its own layer
 // only where sameLayer allows it.
 var layers = [][]string{
-	{"index/problem", "index/lexicon", "index/safefile", "index/tomlpos", "index/fixture", "proto/docforge/v2", "deploy"}, // foundations
-	{"index/graph"}, // the graph model and its hashes
-	{"index/golang", "index/project", "index/source", "index/publication", "index/adopt", "index/changeset"}, // canonical sources
+	{"base/problem", "base/lexicon", "base/safefile", "base/tomlpos", "base/fixture", "proto/docforge/v2", "deploy"}, // foundations
+	{"base/graph"}, // the graph model and its hashes
+	{"source/golang", "source/project", "source", "index/publication", "source/adopt", "source/changeset"}, // canonical sources
 	{"index"},                               // the SQLite index
 	{"worker/taskcontext", "render", "web"}, // answers built on the index and the sources
 	{"worker/protocol", "worker", "manager", "mcpbridge"}, // processes
@@ -21,15 +21,14 @@ var layers = [][]string{
 
 // sameLayer are the imports allowed within a layer.
 var sameLayer = map[string][]string{
-	"index/project":     {"index/golang"},
-	"index/source":      {"index/golang", "index/project"},
-	"index/publication": {"index/golang", "index/project"},
-	"index/adopt":       {"index/golang", "index/source"},
-	"index/changeset":   {"index/project", "index/source"},
+	"source/project":    {"source/golang"},
+	"source":            {"source/golang", "source/project"},
+	"index/publication": {"source/golang", "source/project"},
+	"source/adopt":      {"source/golang", "source"},
+	"source/changeset":  {"source/project", "source"},
 	"worker":            {"worker/protocol"},
 	"manager":           {"worker/protocol"},
 	"mcpbridge":         {"worker/protocol"},
-	"cmd/docforge":      {},
 }
 
 // Dependencies point inward: no package imports one of an outer layer, nor one of its own

@@ -10,10 +10,10 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Progress receives the number of source files processed so far and the total.

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
 )
 

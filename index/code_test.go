@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // courier copies the example project, Go code included, into a temporary directory.
@@ -134,13 +134,13 @@ kinds = ["component"]
 	defer snap.Close()
 	const m = "go:github.com/docforge/docforge/"
 	for id, kind := range map[string]string{
-		m + "index":                        "package",
-		m + "index/sync.go":                "file",
-		m + "index.Sync":                   "func",
-		m + "index.Snapshot":               "type",
-		m + "index.Snapshot.Search":        "method",
-		m + "index/golang.Extract":         "func",
-		m + "index/golang.TestLogicGolden": "func",
+		m + "index":                         "package",
+		m + "index/sync.go":                 "file",
+		m + "index.Sync":                    "func",
+		m + "index.Snapshot":                "type",
+		m + "index.Snapshot.Search":         "method",
+		m + "source/golang.Extract":         "func",
+		m + "source/golang.TestLogicGolden": "func",
 	} {
 		v, err := snap.Get(ctx, id)
 		if err != nil {
@@ -154,13 +154,13 @@ kinds = ["component"]
 	for _, e := range [][3]string{
 		{m + "index", "contains", m + "index/sync.go"},
 		{m + "index/sync.go", "defines", m + "index.Sync"},
-		{m + "index/sync.go", "imports", m + "index/source"},
-		{m + "index.syncOnce", "calls", m + "index/source.Scan"},
+		{m + "index/sync.go", "imports", m + "source"},
+		{m + "index.syncOnce", "calls", m + "source.Scan"},
 		{m + "index.Sync", "calls", m + "index.syncOnce"},
 		{m + "index.syncOnce", "calls", m + "index.syncRun.publish"},
 		{m + "index.syncRun.publish", "calls", m + "index.publish"},
 		{m + "index.Snapshot.Search", "calls", m + "index.Snapshot.with"},
-		{m + "index/golang.Extract", "tested_by", m + "index/golang.TestLogicGolden"},
+		{m + "source/golang.Extract", "tested_by", m + "source/golang.TestLogicGolden"},
 	} {
 		if !hasEdge(t, snap, e[0], e[1], e[2]) {
 			t.Errorf("missing edge %s -%s-> %s", e[0], e[1], e[2])

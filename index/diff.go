@@ -9,7 +9,7 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/base/graph"
 )
 
 const recordColumns = `id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, content_hash, record_hash`

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // docCodeProject is a Go module with documents that link to its files and folders and name

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 // A process fingerprints its executable at start; replacing the file on disk must make the

@@ -3,7 +3,7 @@ package index
 import (
 	"zombiezen.com/go/sqlite"
 
-	"github.com/docforge/docforge/index/safefile"
+	"github.com/docforge/docforge/base/safefile"
 )
 
 // writeFileAtomic replaces path with data, atomically and durably; index state is private to

@@ -13,10 +13,10 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/project"
 )
 
 // errNeedsValidation means the delta broke a rule (an error in a changed file, a duplicate ID,

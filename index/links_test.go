@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 // linkedDescriptor adopts a tree of YAML pages whose relations are Markdown links.

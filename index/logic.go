@@ -7,9 +7,9 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/golang"
 )
 
 // LogicView is the stored Logic of one function or method.

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Under the no-AST policy a built file that holds Logic must fail verification, which runs

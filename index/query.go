@@ -14,10 +14,10 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/lexicon"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/golang"
 )
 
 // Default result limits when a caller gives none; both are capped by max_results.
@@ -281,7 +281,7 @@ type SearchResult struct {
 
 // Search finds nodes by exact ID, then ID prefix, then exact name (a one-word query naming a
 // declaration, a file or a document: the declaration before its tests), then full text. Full
-// text ranks with BM25 over the analyzed ID, name, title, tags and body (index/lexicon: names
+// text ranks with BM25 over the analyzed ID, name, title, tags and body (base/lexicon: names
 // weigh most, prose is stemmed, identifiers also match by their parts), first among the nodes
 // holding every query word, then among those holding any. A word ending in * matches as a
 // prefix; the query language of FTS5 is not exposed.

@@ -9,7 +9,7 @@ import (
 	"hash"
 	"io/fs"
 
-	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/index/publication"
 )
 

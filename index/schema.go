@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 9 // 8: analyzed full-text terms (index/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l
+const SchemaVersion = 9 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every
 // hash and every public answer uses the stable text IDs instead, so a cold build and an
@@ -134,7 +134,7 @@ CREATE TABLE logic_edges (
   PRIMARY KEY (owner, from_step, to_step, kind)
 ) WITHOUT ROWID;
 
--- The text is analyzed before it is stored (index/lexicon): identifiers whole and split,
+-- The text is analyzed before it is stored (base/lexicon): identifiers whole and split,
 -- prose stemmed. name holds the node's own name whole (a declaration's, a file's), so an
 -- exact name outranks a mention. code holds a declaration's source terms: what grep finds.
 CREATE VIRTUAL TABLE search USING fts5(

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/problem"
 )
 
 // searchProject is a small Go module with a document: a declaration, its tests and a caller

@@ -9,10 +9,10 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Snapshot is one published generation opened for reading. It stays consistent however many

@@ -12,7 +12,7 @@ import (
 
 	"zombiezen.com/go/sqlite"
 
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
 )
 
 // SourceFile returns the bytes of a source file of this generation, and whether they are

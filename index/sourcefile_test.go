@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
 )
 
 // Evidence quotes a source file only while it is the one the generation was indexed from, and

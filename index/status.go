@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Status is the cheap staleness check: a stat walk of the sources and a stat of the index,

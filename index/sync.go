@@ -14,13 +14,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/base/safefile"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/safefile"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // publication.Publication steps, in order. Options.Fault is called with each before it runs, so tests can

@@ -9,8 +9,8 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 )
 
 // NodeRef names a node of one snapshot: its stable ID and its key in that index file. Keys

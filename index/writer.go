@@ -9,10 +9,10 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/lexicon"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
 )
 
 // state is the running summary of an index being written: the set digests and counts that

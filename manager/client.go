@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -15,7 +15,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -18,10 +18,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 )
 
 // startTimeout bounds how long Start waits for a new manager to answer.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/source/changeset"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
 )

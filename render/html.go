@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Renderer is one entry of the fixed, built-in registry.

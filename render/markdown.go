@@ -16,8 +16,8 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source"
 )
 
 // converter renders node bodies for one page at a time; it is not safe for concurrent use

@@ -15,11 +15,11 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/safefile"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Receipt is the publication receipt of one rendered view: what was written, from what, by

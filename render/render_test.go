@@ -16,10 +16,10 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden pages in testdata/golden")

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/graph"
 )
 
 // Flow and Web bounds.

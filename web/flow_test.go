@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/project"
 )
 
 // A small graph around a, one relation of each kind of meaning.

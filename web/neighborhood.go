@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/graph"
 )
 
 // Neighborhood bounds: the page lays out at most maxFlowNodes nodes at once.

@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/project"
 )
 
 // MaxSourceBytes bounds one source read.

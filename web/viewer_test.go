@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 )
 

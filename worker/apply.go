@@ -3,11 +3,11 @@ package worker
 import (
 	"context"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

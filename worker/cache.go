@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docforge/docforge/base/safefile"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/safefile"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

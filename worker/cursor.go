@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 )
 
 // cursor is what a version-1 pagination cursor binds: the project, adapter, generation,

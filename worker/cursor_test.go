@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 )
 
 func TestCursorRoundTripAndFailures(t *testing.T) {

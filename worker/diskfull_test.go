@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 )
 
 // tmpfs mounts a small tmpfs of the given size ("16m") on a new folder and unmounts it when

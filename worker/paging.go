@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -4,10 +4,10 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/worker/protocol"
 	"github.com/docforge/docforge/worker/taskcontext"
 )

@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/changeset"
+	"github.com/docforge/docforge/source/changeset"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

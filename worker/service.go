@@ -16,11 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/worker/protocol"
 	"github.com/docforge/docforge/worker/taskcontext"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/source"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -8,11 +8,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker"

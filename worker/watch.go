@@ -17,8 +17,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/safefile"
+	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/source/project"
 )
 
 // watch tells whether any source of one project may have changed since the last sync that

@@ -13,8 +13,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

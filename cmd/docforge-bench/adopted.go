@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/adopt"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/adopt"
+	"github.com/docforge/docforge/source/project"
 )
 
 // adoptedVersion changes whenever the adopted-tree generator's output changes.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/project"
 )
 
 // The generated project must be a valid project of the size asked for, with about five

@@ -19,8 +19,8 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 // The Go adapter benchmark: the standard library source of the running toolchain, copied

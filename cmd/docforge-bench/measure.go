@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 // report holds one project's figures. Durations are in milliseconds.

@@ -12,8 +12,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/render"
+	"github.com/docforge/docforge/source/project"
 )
 
 // renderReport holds the rendering figures of one project, in milliseconds.

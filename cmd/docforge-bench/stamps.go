@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/project"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 )
 
 // measureStamps times review stamps on a fresh adopted tree: validation before and after

@@ -16,7 +16,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 )
 

@@ -31,13 +31,7 @@ func TestTheBridgeLinksNoIndex(t *testing.T) {
 }
 
 // allowedBelow are the light packages under forbidden prefixes that the bridge may use: the
-// problem catalogue, the project descriptor loader and what it needs, the publication
-// receipt, and the worker's protocol.
+// publication receipt and the worker's protocol.
 func allowedBelow(dep string) bool {
-	for _, ok := range []string{"index/problem", "index/project", "index/golang", "index/graph", "index/lexicon", "index/tomlpos", "index/publication", "worker/protocol"} {
-		if dep == "github.com/docforge/docforge/"+ok {
-			return true
-		}
-	}
-	return false
+	return dep == "github.com/docforge/docforge/index/publication" || dep == "github.com/docforge/docforge/worker/protocol"
 }

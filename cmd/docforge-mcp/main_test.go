@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/base/fixture"
 )
 
 // bin is docforge-mcp and docforgeBin the docforge command beside it (which the bridge

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/base/fixture"
 )
 
 // titleHistory records each title written to a source: when its write began and when its

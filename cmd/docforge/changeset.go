@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 )
 
 // The review CLI on a changeset an agent registered: list, show, validate, diff, preview,

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/source/changeset"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 

@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/docforge/docforge/index/adopt"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
-	"github.com/docforge/docforge/index/safefile"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/adopt"
+	"github.com/docforge/docforge/source/project"
 )
 
 const descriptorTemplate = `# DocForge project descriptor, schema version 1. See docs/project-format.md.

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/problem"
 )
 
 // Exit codes, documented in the README and in --help.

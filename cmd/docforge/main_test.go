@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/base/fixture"
 )
 
 var binary string

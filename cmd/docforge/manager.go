@@ -12,9 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/base/safefile"
 	"github.com/docforge/docforge/deploy"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/safefile"
 	"github.com/docforge/docforge/manager"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker/protocol"

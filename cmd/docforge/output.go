@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
 )
 
 func (e *env) writeJSON(w io.Writer, v any) error {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/docforge/docforge/index/changeset"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/changeset"
 )
 
 const reviewHelp = `Confirm that the documents IDs still hold for what they point at: every relation of each

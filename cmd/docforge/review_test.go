@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/fixture"
+	"github.com/docforge/docforge/base/fixture"
 )
 
 // review is one entry of validate --json's suspect_relations.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/problem"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker/protocol"
 )

@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Adapter names the built-in extraction that produced the graph; an index built by another

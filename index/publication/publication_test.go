@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/project"
 )
 
 // A sealed receipt reads back verified; any change to its bytes, another schema version, a

@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
 	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/problem"
 )
 
 const descriptor = `schema_version = 1

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
 )
 
 // CapsuleVersion is the version of the capsule layout. Version 2: items are ranked and carry

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/graph"
 )
 
 // Gap kinds and the limits of an incomplete proof.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/lexicon"
-	"github.com/docforge/docforge/index/source"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/golang"
 )
 
 // Provenance codes of evidence content.

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/golang"
-	"github.com/docforge/docforge/index/lexicon"
+	"github.com/docforge/docforge/source/golang"
 )
 
 // Field weights of the focus score: a term in a node's own name says more than one in its

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/lexicon"
-	"github.com/docforge/docforge/index/problem"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/base/problem"
 )
 
 // PlanVersion is the version of the retrieval plans this package derives.
@@ -254,7 +254,7 @@ func vocabularyHash(vocabulary []string) string {
 	}{graph.AliasMapVersion, v})
 }
 
-// terms are the task's distinct index terms (index/lexicon: an identifier whole and its
+// terms are the task's distinct index terms (base/lexicon: an identifier whole and its
 // parts, a word stemmed), without stopwords and one-character terms, in order of first
 // appearance.
 func terms(task string) []string {

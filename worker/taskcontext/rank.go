@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/docforge/docforge/index/graph"
+	"github.com/docforge/docforge/base/graph"
 )
 
 // Ranking constants (docs/task-context.md, "Ranking").

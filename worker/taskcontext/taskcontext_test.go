@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/fixture"
-	"github.com/docforge/docforge/index/graph"
-	"github.com/docforge/docforge/index/problem"
-	"github.com/docforge/docforge/index/project"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/taskcontext"
 )
 

@@ -1,0 +1,282 @@
+package graph
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/base/problem"
+)
+
+// CodePrefix starts the ID of every node extracted from code by a built-in adapter.
+const CodePrefix = "go:"
+
+// Node is one node of the primary graph: its core fields (Record) plus what the index stores
+// beside them but the generation diff does not compare.
+type Node struct {
+	Record
+	Line int `json:"line"`
+	// EndLine is a code declaration's last line (0 for other nodes): evidence quotes
+	// Line..EndLine of its source.
+	EndLine int `json:"-"`
+	// CodeTerms are a declaration's source terms, searched but never shown.
+	CodeTerms string    `json:"-"`
+	Body      string    `json:"-"`
+	Headings  []Heading `json:"headings,omitempty"`
+	// Logic is a code node's control paths, stored apart from the graph (never searched,
+	// filtered or traversed); nil for every other node.
+	Logic *Logic `json:"-"`
+	// Parts are digests of the two halves of the content, so that a review stamp can say
+	// what changed; Stamps are the review stamps this node declares on its relations.
+	Parts  Parts   `json:"-"`
+	Stamps []Stamp `json:"-"`
+}
+
+// Heading is a Markdown heading inside a node body and the anchor it becomes.
+type Heading struct {
+	Level  int    `json:"level"`
+	Text   string `json:"text"`
+	Anchor string `json:"anchor"`
+	Line   int    `json:"line"`
+}
+
+// Edge is one typed relation, identified exactly by its triple.
+type Edge struct {
+	Source   string `json:"source_id"`
+	Relation string `json:"relation"`
+	Target   string `json:"target_id"`
+}
+
+// Compare orders edges by source, relation, then target.
+func (e Edge) Compare(o Edge) int {
+	if c := strings.Compare(e.Source, o.Source); c != 0 {
+		return c
+	}
+	if c := strings.Compare(e.Relation, o.Relation); c != 0 {
+		return c
+	}
+	return strings.Compare(e.Target, o.Target)
+}
+
+// EdgeAt is an edge with the position of its target in the source, for error reports, and
+// for an edge made from a link, the anchor the link named in its target.
+type EdgeAt struct {
+	Edge
+	At     problem.Location
+	Anchor string
+}
+
+// Fragment is everything one source file contributes: its nodes, their outgoing edges, and
+// the problems found in the file itself. Cross-file checks (duplicates, dangling targets)
+// happen later, over all fragments.
+type Fragment struct {
+	Path  string
+	Nodes []Node
+	Edges []EdgeAt
+	// Refs are relations an adapter derived (calls, imports, ...). Unlike declared relations
+	// they are candidates: one exists as an edge exactly when both its ends exist as nodes, and
+	// a missing end is never a problem.
+	Refs []Edge
+	// Links are the file's Markdown links to other content files, resolved to edges only once
+	// every file's nodes are known (see source.ResolveLinks).
+	Links    []Link
+	Problems []problem.Problem
+}
+
+// Link is one Markdown link, wiki link or shortcode from a node to another content file (or,
+// for a wiki link, to a node ID). Its target is unknown until the files it may name are
+// matched against the nodes they hold.
+type Link struct {
+	Source string
+	// Paths are the project-relative files the link may name, the preferred first; a wiki
+	// link has none and names ID instead.
+	Paths []string
+	ID    string
+	// Anchor is the fragment after '#', kept on the edge.
+	Anchor string
+	// Dest is the destination as written, for messages.
+	Dest string
+	At   problem.Location
+	// Mention is a backticked Go name (pkg.Name, Type.Method, Name) that relates the node to
+	// the one declaration it names; a link with a mention has no Paths and no ID.
+	Mention string
+	// Routes are the Paths as site routes (lower-case, no extension, an index file standing
+	// for its folder), tried when no path is a node file as written: set for a link written
+	// as a route (no extension) and for a Hugo ref. Hugo lower-cases URLs, so
+	// /methods/site/language/ is content/methods/site/Language.md.
+	Routes []string
+	// Unique, for a Hugo ref, is the route the one page it names may end with anywhere in the
+	// site: Hugo's last resort is a unique page or bundle name.
+	Unique string
+}
+
+// ContentHash computes a node's content hash from its content, the relations it declares,
+// and its body, and sets n.Parts. Location (source path, anchor, line) is excluded, so moving
+// a node does not change its content hash.
+func ContentHash(n *Node, edges []Edge) string {
+	return contentHash(n, edges, Parts{})
+}
+
+// CodeContentHash is ContentHash for a declaration: its signature and implementation digests
+// (see Digest) take the place of the relations it derives from them, so that the hash follows
+// the code itself and not where it sits. It sets n.Parts to those digests.
+func CodeContentHash(n *Node, signature, implementation string) string {
+	return contentHash(n, nil, Parts{Head: signature, Body: implementation})
+}
+
+func contentHash(n *Node, edges []Edge, code Parts) string {
+	rels := make([]Edge, len(edges))
+	copy(rels, edges)
+	slices.SortFunc(rels, Edge.Compare)
+	rels = slices.Compact(rels)
+	relPairs := make([][2]string, len(rels))
+	for i, e := range rels {
+		relPairs[i] = [2]string{e.Relation, e.Target}
+	}
+	doc := struct {
+		ID           string      `json:"id"`
+		Kind         string      `json:"kind"`
+		Family       string      `json:"family"`
+		Title        string      `json:"title"`
+		Status       string      `json:"status"`
+		Authority    string      `json:"authority"`
+		Tags         []string    `json:"tags"`
+		Language     string      `json:"language"`
+		Capabilities []string    `json:"capabilities"`
+		Relations    [][2]string `json:"relations"`
+		Body         string      `json:"body"`
+		Signature    string      `json:"signature,omitempty"`
+		Code         string      `json:"code,omitempty"`
+	}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
+		nonNil(n.Capabilities), relPairs, n.Body, code.Head, code.Body}
+	if code == (Parts{}) {
+		// A document's head is everything but its body.
+		body := doc.Body
+		doc.Body = ""
+		n.Parts = Parts{Head: shortHash("docforge.node.head.v1", doc), Body: shortHash("docforge.node.body.v1", body)}
+		doc.Body = body
+	} else {
+		n.Parts = code
+	}
+	return hashJSON("docforge.node.content.v1", doc)
+}
+
+// Parts are short digests of the two halves of a node's content. Head is a code node's
+// signature, or a document's fields and relations; Body is the implementation of a code
+// node, or a document's body.
+type Parts struct {
+	Head string `json:"head"`
+	Body string `json:"body"`
+}
+
+// Digest returns the short digest of a part: 16 hex digits of its SHA-256. Parts only explain
+// a change the full content hash has already detected, so 64 bits is plenty.
+func Digest(domain, text string) string {
+	h := sha256.New()
+	h.Write([]byte(domain))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+func shortHash(domain string, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("graph: marshal part: " + err.Error())
+	}
+	return Digest(domain, string(b))
+}
+
+// Record is a node's core fields: the generation diff reports a node as changed exactly when
+// its record changes. Anchor locates the node in its source: a heading slug for a Markdown
+// node, "L<line>" for a record.
+type Record struct {
+	ID           string   `json:"id"`
+	Kind         string   `json:"kind"`
+	Family       string   `json:"family"`
+	Title        string   `json:"title"`
+	Status       string   `json:"status"`
+	Authority    string   `json:"authority"`
+	Tags         []string `json:"tags"`
+	Language     string   `json:"language"`
+	Capabilities []string `json:"capabilities"`
+	SourcePath   string   `json:"source_path"`
+	Anchor       string   `json:"anchor"`
+	ContentHash  string   `json:"content_hash"`
+}
+
+// Hash is the record's hash; equal hashes mean every core field is equal.
+func (r Record) Hash() string {
+	r.Tags, r.Capabilities = nonNil(r.Tags), nonNil(r.Capabilities)
+	return hashJSON("docforge.node.record.v1", r)
+}
+
+// ChangedFields lists the core fields (JSON names) whose values differ between r and o.
+func (r Record) ChangedFields(o Record) []string {
+	var out []string
+	add := func(name string, same bool) {
+		if !same {
+			out = append(out, name)
+		}
+	}
+	add("kind", r.Kind == o.Kind)
+	add("family", r.Family == o.Family)
+	add("title", r.Title == o.Title)
+	add("status", r.Status == o.Status)
+	add("authority", r.Authority == o.Authority)
+	add("tags", slices.Equal(r.Tags, o.Tags))
+	add("language", r.Language == o.Language)
+	add("capabilities", slices.Equal(r.Capabilities, o.Capabilities))
+	add("source_path", r.SourcePath == o.SourcePath)
+	add("anchor", r.Anchor == o.Anchor)
+	add("content_hash", r.ContentHash == o.ContentHash)
+	return out
+}
+
+// RecordHash is the hash of every core field of n.
+func RecordHash(n *Node) string { return n.Record.Hash() }
+
+// EdgeHash is the hash of an edge's exact triple.
+func EdgeHash(e Edge) string {
+	return hashJSON("docforge.edge.v1", [3]string{e.Source, e.Relation, e.Target})
+}
+
+// hashJSON hashes a domain label and the JSON encoding of v. encoding/json writes struct
+// fields in declaration order and escapes consistently, which makes the encoding canonical
+// for the fixed shapes used here.
+func hashJSON(domain string, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only plain strings and slices reach here; Marshal cannot fail on them.
+		panic("graph: marshal canonical hash input: " + err.Error())
+	}
+	h := sha256.New()
+	h.Write([]byte(domain))
+	h.Write([]byte{0})
+	h.Write(b)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ResolveRefs returns the distinct relation candidates that are relations: both ends are
+// nodes and the project allows the relation. The index and the renderer both apply it, so a
+// page shows exactly the edges the index holds.
+func ResolveRefs(refs []Edge, isNode, allowed func(string) bool) []Edge {
+	seen := make(map[Edge]bool, len(refs))
+	var out []Edge
+	for _, r := range refs {
+		if !seen[r] && isNode(r.Source) && isNode(r.Target) && allowed(r.Relation) {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,363 @@
+package adopt
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/golang"
+)
+
+// Survey is what an existing tree holds.
+type Survey struct {
+	// Roots are the chosen content roots, project-relative.
+	Roots []string
+	// Files counts Markdown files under the roots; TOML, YAML and None count them by their
+	// front matter (+++, --- or none).
+	Files, TOML, YAML, None int
+	// Folders are the top-level folders under the roots that hold Markdown, each becoming a
+	// family when its name can be one.
+	Folders []string
+	// Generator names the site tool whose layout was recognised ("hugo", "docusaurus",
+	// "mkdocs"), or "".
+	Generator string
+	// GoModule is the module path of the root go.mod, or "" when the tree is no Go module.
+	// A Go module is adopted whole: its code through the Go adapter (CodeRoots), and every
+	// Markdown file in it, not only a docs folder.
+	GoModule string
+	// CodeRoots are the declared code roots; GoPackages and GoFiles count what the go tool
+	// would build under them (vendor, testdata and _/. folders skipped).
+	CodeRoots           []string
+	GoPackages, GoFiles int
+}
+
+// codeExclude are the folders a Go module's Markdown is never taken from: dependencies and
+// test inputs, whose documents describe someone else's code or are fixtures.
+var codeExclude = []string{"**/node_modules/**", "**/testdata/**", "**/vendor/**"}
+
+// skipDirs are never documentation: dependencies, build output, DocForge's own state.
+var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "public": true, "build": true,
+	"site": true, "testdata": true, "dist": true}
+
+// candidateRoots are the folders documentation lives in, in the order they are preferred.
+var candidateRoots = []string{"content", "docs", "doc", "documentation", "website/docs", "wiki"}
+
+// Take surveys the tree at root. A tree without Markdown yields a Survey with no roots.
+func Take(root string) (*Survey, error) {
+	s := &Survey{}
+	switch {
+	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"):
+		s.Generator = "hugo"
+	case exists(root, "docusaurus.config.js") || exists(root, "docusaurus.config.ts") || exists(root, "website/docusaurus.config.js"):
+		s.Generator = "docusaurus"
+	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
+		s.Generator = "mkdocs"
+	}
+	if mod, ok := goModule(root); ok {
+		s.GoModule, s.CodeRoots = mod, []string{"."}
+		if err := s.countGo(root); err != nil {
+			return nil, err
+		}
+		if s.GoFiles == 0 {
+			// A go.mod with no Go code is a Hugo module or a tool's pin, not a program.
+			s.GoModule, s.CodeRoots = "", nil
+		} else if n, err := countMarkdown(root); err != nil {
+			return nil, err
+		} else if n > 0 && s.Generator != "hugo" {
+			// Every Markdown file of the module: the root README, CONTRIBUTING, package
+			// READMEs and design notes document the code as much as a docs folder does.
+			s.Roots = []string{"."}
+		}
+	}
+	if s.Generator == "hugo" && len(s.Roots) == 0 {
+		// Hugo builds pages from its content folders only (README.md beside hugo.toml is
+		// not a page): the configured ones, else content/.
+		for _, dir := range hugoContentDirs(root) {
+			if n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(dir))); err != nil {
+				return nil, err
+			} else if n > 0 && !slices.Contains(s.Roots, dir) {
+				s.Roots = append(s.Roots, dir)
+			}
+		}
+	}
+	for _, c := range candidateRoots {
+		if len(s.Roots) > 0 {
+			break
+		}
+		n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(c)))
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			s.Roots = append(s.Roots, c)
+			break // one root: a second candidate is usually a copy or an unrelated tree
+		}
+	}
+	if len(s.Roots) == 0 {
+		if n, err := countMarkdown(root); err != nil {
+			return nil, err
+		} else if n > 0 {
+			s.Roots = []string{"."}
+		}
+	}
+	folders := map[string]bool{}
+	for _, r := range s.Roots {
+		base := filepath.Join(root, filepath.FromSlash(r))
+		err := walkMarkdown(base, func(rel string) error {
+			s.Files++
+			switch frontMatterStyle(filepath.Join(base, filepath.FromSlash(rel))) {
+			case "+++":
+				s.TOML++
+			case "---":
+				s.YAML++
+			default:
+				s.None++
+			}
+			if top, _, nested := strings.Cut(rel, "/"); nested {
+				folders[top] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.Folders = slices.Sorted(func(yield func(string) bool) {
+		for f := range folders {
+			if !yield(f) {
+				return
+			}
+		}
+	})
+	return s, nil
+}
+
+func exists(root, rel string) bool {
+	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func countMarkdown(dir string) (int, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return 0, nil
+	}
+	n := 0
+	err := walkMarkdown(dir, func(string) error { n++; return nil })
+	return n, err
+}
+
+// walkMarkdown calls fn with the slash-separated path, relative to dir, of every Markdown
+// file below dir, skipping hidden and dependency folders.
+func walkMarkdown(dir string, fn func(rel string) error) error {
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if p != dir && (strings.HasPrefix(name, ".") || skipDirs[name]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := strings.ToLower(path.Ext(name)); e.Type().IsRegular() && (ext == ".md" || ext == ".markdown") {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			return fn(filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("survey %s: %w", dir, err)
+	}
+	return nil
+}
+
+// frontMatterStyle returns a file's opening fence (+++ or ---), or "".
+func frontMatterStyle(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	switch l := strings.TrimRight(strings.TrimPrefix(line, "\uFEFF"), " \t\r\n"); l {
+	case "+++", "---":
+		return l
+	}
+	return ""
+}
+
+var familyName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Family is the family a top-level folder becomes, or "" when its name cannot be one.
+func Family(folder string) string {
+	name := strings.ReplaceAll(strings.ToLower(folder), "-", "_")
+	if !familyName.MatchString(name) || name == golang.Family {
+		return ""
+	}
+	return name
+}
+
+// DefaultFamily holds the pages that no folder family claims.
+const DefaultFamily = "docs"
+
+// Descriptor returns the text of a docforge.toml for the surveyed tree: identities derived
+// from paths, one family per top-level folder, links as relates_to relations, and front
+// matter written for other tools accepted as it is.
+func (s *Survey) Descriptor(id, name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# DocForge project descriptor, schema version 1. See docs/project-format.md.\n")
+	fmt.Fprintf(&b, "# Written by 'docforge init' for an existing documentation tree (%s): node IDs come\n", s.describe())
+	fmt.Fprintf(&b, "# from file paths, families from top-level folders, relations from Markdown links.\n")
+	fmt.Fprintf(&b, "schema_version = 1\n\n[project]\nid = %q\nname = %q\n\n", id, name)
+	fmt.Fprintf(&b, "[sources]\ncontent_roots = [%s]\n", quoteList(s.Roots))
+	exclude := []string{"**/node_modules/**", "**/testdata/**"}
+	if s.GoModule != "" {
+		fmt.Fprintf(&b, "# The built-in Go adapter reads the module %s: packages, files, declarations, calls, tests.\n", s.GoModule)
+		fmt.Fprintf(&b, "code_roots = [%s]\n", quoteList(s.CodeRoots))
+		exclude = codeExclude
+	}
+	fmt.Fprintf(&b, "exclude = [%s]\n\n", quoteList(exclude))
+	if len(s.Roots) > 0 {
+		fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
+		fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
+		fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n\n")
+		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n")
+		if s.Generator == "hugo" {
+			fmt.Fprintf(&b, "site = \"hugo\"              # links find pages as Hugo does: relative, from the content root, by unique name\n")
+		}
+		b.WriteString("\n")
+	}
+	allowed := []string{"relates_to", "contains", "depends_on", "implements", "documents", "supersedes"}
+	if s.GoModule != "" {
+		for _, rel := range golang.Relations() {
+			if !slices.Contains(allowed, rel) {
+				allowed = append(allowed, rel)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "[relations]\nallowed = [%s]\n", quoteList(allowed))
+	if len(s.Roots) > 0 {
+		for _, f := range s.Families() {
+			fmt.Fprintf(&b, "\n[families.%s]\nkinds = [\"page\"]\n", f)
+		}
+		// One rendered page per family, so that 'docforge render' works at once.
+		fmt.Fprintf(&b, "\n# 'docforge render' writes one HTML page per view; edit or merge them as you like.\n")
+		for _, f := range s.Families() {
+			fmt.Fprintf(&b, "[[views]]\nid = %q\ntitle = %q\nfamilies = [%q]\noutput = \"site/%s.html\"\n\n", f, viewTitle(f), f, f)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// viewTitle is a family's name as a page title: getting_started is "Getting started".
+func viewTitle(family string) string {
+	t := strings.ReplaceAll(family, "_", " ")
+	return strings.ToUpper(t[:1]) + t[1:]
+}
+
+// Families are the family names the descriptor declares: the default and one per usable
+// top-level folder.
+func (s *Survey) Families() []string {
+	out := []string{DefaultFamily}
+	for _, f := range s.Folders {
+		if name := Family(f); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Survey) describe() string {
+	var parts []string
+	if s.GoModule != "" {
+		parts = append(parts, fmt.Sprintf("Go module %s with %d packages in %d files", s.GoModule, s.GoPackages, s.GoFiles))
+	}
+	if s.Generator != "" {
+		parts = append(parts, s.Generator+" layout")
+	}
+	parts = append(parts, fmt.Sprintf("%d Markdown files: %d with TOML front matter, %d with YAML, %d without", s.Files, s.TOML, s.YAML, s.None))
+	return strings.Join(parts, "; ")
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// goModule finds the repository's Go module: the root's go.mod, else one a folder or two
+// below (a repository whose modules live in server/ or cmd/tool/), by path order. The
+// adapter reads every module under the root with its own import paths either way.
+func goModule(root string) (string, bool) {
+	if mod, ok := golang.ModulePath(root); ok {
+		return mod, true
+	}
+	for _, pattern := range []string{"*/go.mod", "*/*/go.mod"} {
+		found, _ := filepath.Glob(filepath.Join(root, pattern))
+		slices.Sort(found)
+		for _, f := range found {
+			rel, _ := filepath.Rel(root, filepath.Dir(f))
+			if skipped(filepath.ToSlash(rel)) {
+				continue
+			}
+			if mod, ok := golang.ModulePath(filepath.Dir(f)); ok {
+				return mod, true
+			}
+		}
+	}
+	return "", false
+}
+
+// skipped reports whether a folder path holds a part the go tool skips, or a dependency
+// folder.
+func skipped(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if part == "node_modules" || source.SkipCodeDir(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// countGo counts the Go packages and files the go tool would see under root: it skips
+// vendor, testdata, and folders and files starting with "_" or ".". Nested modules are
+// counted too, as the adapter reads them.
+func (s *Survey) countGo(root string) error {
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if p != root && source.SkipCodeDir(name) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.Type().IsRegular() && source.CodeFormatOf(name) == source.GoFile {
+			s.GoFiles++
+			dirs[filepath.Dir(p)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("survey Go code in %s: %w", root, err)
+	}
+	s.GoPackages = len(dirs)
+	return nil
+}

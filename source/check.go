@@ -1,0 +1,169 @@
+package source
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/project"
+)
+
+// Checker applies the cross-file rules to fragments fed to it in any order: node IDs are
+// unique, and every relation target exists. It keeps only IDs and edges, never bodies, so a
+// large project can stream through it.
+type Checker struct {
+	d     *project.Descriptor
+	ids   map[string]problem.Location // first definition of each ID
+	dups  map[string][]problem.Location
+	edges []graph.EdgeAt
+	// files and links serve [sources.links]: the nodes of each file, and the links waiting
+	// for them. resolved holds the outcome once every fragment is in.
+	files    map[string][]FileNode
+	links    []graph.Link
+	resolved *resolvedLinks
+	// declared indexes the code nodes by the names a mention may use, once asked.
+	declared Declarations
+	routes   RouteIndex
+	// reviews and pairs cache Reviews and relationsByPair until the next Add: a
+	// validation asks for them several times.
+	reviews []Review
+	pairs   map[[2]string][]string
+	// nodes are what a review stamp is compared with; stamps are every node's stamps.
+	nodes  map[string]stampTarget
+	stamps []sourceStamp
+	// External reports whether an ID not defined by any fragment exists elsewhere (for
+	// example in an index the fragments are a delta against). It may be nil.
+	External func(id string) bool
+}
+
+type resolvedLinks struct {
+	edges    []graph.EdgeAt // the links' edges
+	all      []graph.EdgeAt // declared edges, then the links' edges
+	problems []problem.Problem
+}
+
+// NewChecker returns an empty checker for the project d.
+func NewChecker(d *project.Descriptor) *Checker {
+	return &Checker{d: d, ids: map[string]problem.Location{}, dups: map[string][]problem.Location{}, files: map[string][]FileNode{},
+		nodes: map[string]stampTarget{}}
+}
+
+// Add records a fragment's node IDs and edges.
+func (c *Checker) Add(f *graph.Fragment) {
+	for _, n := range f.Nodes {
+		at := problem.Location{Path: f.Path, Line: n.Line, Column: 1}
+		if _, dup := c.ids[n.ID]; dup {
+			c.dups[n.ID] = append(c.dups[n.ID], at)
+			continue
+		}
+		c.ids[n.ID] = at
+		c.nodes[n.ID] = stampTarget{hash: n.ContentHash, parts: n.Parts, path: n.SourcePath, line: n.Line}
+		for _, st := range n.Stamps {
+			c.stamps = append(c.stamps, sourceStamp{source: n.ID, Stamp: st})
+		}
+	}
+	c.edges = append(c.edges, f.Edges...)
+	if c.d.Sources.Links.On() && len(f.Nodes) > 0 {
+		nodes := make([]FileNode, len(f.Nodes))
+		for i, n := range f.Nodes {
+			nodes[i] = FileNode{ID: n.ID, Anchor: n.Anchor}
+		}
+		c.files[f.Path] = nodes
+		c.links = append(c.links, f.Links...)
+	}
+	c.resolved, c.reviews, c.pairs, c.declared, c.routes = nil, nil, nil, nil, nil
+}
+
+// Declared answers a mention from the fragments added so far.
+func (c *Checker) Declared(name string) []string {
+	if c.declared == nil {
+		c.declared = Declarations{}
+		for _, id := range slices.Sorted(maps.Keys(c.ids)) {
+			c.declared.Add(id)
+		}
+	}
+	return c.declared[name]
+}
+
+// NodesIn and Has make the checker the link targets of its own fragments.
+func (c *Checker) NodesIn(path string) []FileNode { return c.files[path] }
+
+// Routed answers a route lookup from the fragments added so far.
+func (c *Checker) Routed(name string) []string {
+	if c.routes == nil {
+		c.routes = NewRouteIndex(slices.Collect(maps.Keys(c.files)))
+	}
+	return c.routes[name]
+}
+
+// linkOutcome resolves the links once all fragments are in.
+func (c *Checker) linkOutcome() *resolvedLinks {
+	if c.resolved == nil {
+		edges, probs := ResolveLinks(c.d, c.links, c)
+		c.resolved = &resolvedLinks{edges: edges, all: slices.Clip(append(slices.Clip(c.edges), edges...)), problems: probs}
+	}
+	return c.resolved
+}
+
+// Edges returns every declared edge in the order of addition, then the edges links resolved
+// to.
+func (c *Checker) Edges() []graph.EdgeAt {
+	if len(c.links) == 0 {
+		return c.edges
+	}
+	return c.linkOutcome().all
+}
+
+// Has reports whether a fragment defined id.
+func (c *Checker) Has(id string) bool {
+	_, ok := c.ids[id]
+	return ok
+}
+
+// Problems returns the cross-file problems: every place of every duplicate ID (each naming the
+// others), and every edge whose target does not exist.
+func (c *Checker) Problems() []problem.Problem {
+	var out []problem.Problem
+	ids := make([]string, 0, len(c.dups))
+	for id := range c.dups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		places := append([]problem.Location{c.ids[id]}, c.dups[id]...)
+		for i, at := range places {
+			others := slices.Clone(places[:i])
+			others = append(others, places[i+1:]...)
+			p := problem.New(problem.DuplicateID, at, "node ID %q is defined %d times (also at %s)", id, len(places), joinLocations(others))
+			p.NodeID, p.Related = id, others
+			out = append(out, p)
+		}
+	}
+	for _, e := range c.edges {
+		if c.Has(e.Target) || (c.External != nil && c.External(e.Target)) {
+			continue
+		}
+		p := problem.New(problem.DanglingTarget, e.At, "node %s: %s target %q does not exist%s", e.Source, e.Relation, e.Target, c.stampedAt(e.Source, e.Target))
+		if len(e.Target) > len(graph.CodePrefix) && e.Target[:len(graph.CodePrefix)] == graph.CodePrefix {
+			p.Remediation = "code nodes exist only for Go declarations under [sources].code_roots; check the import path and name, or declare the code root"
+		}
+		p.NodeID = e.Source
+		out = append(out, p)
+	}
+	if len(c.links) > 0 {
+		out = append(out, c.linkOutcome().problems...)
+	}
+	return append(out, c.reviewProblems()...)
+}
+
+func joinLocations(ls []problem.Location) string {
+	s := ""
+	for i, l := range ls {
+		if i > 0 {
+			s += ", "
+		}
+		s += l.String()
+	}
+	return s
+}

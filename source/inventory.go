@@ -1,0 +1,384 @@
+package source
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/project"
+)
+
+// Format is how a source file is parsed.
+type Format uint8
+
+// The source formats.
+const (
+	Markdown  Format = iota + 1 // .md: one node, TOML front matter between +++ lines
+	Records                     // .toml: many nodes as [[node]] tables
+	GoFile                      // .go under a code root: a file node and its declarations
+	GoPackage                   // a directory of .go files: its package node (stat of the directory)
+	GoMod                       // go.mod under a code root: no nodes, but it sets import paths
+)
+
+// File is one source file as the stat walk saw it.
+type File struct {
+	Path    string // slash-separated, relative to the project root
+	Format  Format
+	Size    int64
+	MtimeNs int64
+	CtimeNs int64
+	Ino     uint64
+	Dev     uint64
+}
+
+// SameVersion reports whether two stats of one path show the same file version.
+func (f File) SameVersion(o File) bool {
+	return f.Size == o.Size && f.MtimeNs == o.MtimeNs && f.CtimeNs == o.CtimeNs && f.Ino == o.Ino && f.Dev == o.Dev
+}
+
+// Inventory is the result of the stat walk: every source file, sorted by path, plus the
+// problems the walk itself found (escaping symlinks, unreadable directories).
+type Inventory struct {
+	Files    []File
+	Problems []problem.Problem
+	// Descriptor is the stat of docforge.toml, part of the identity because the descriptor
+	// changes how every source is read.
+	Descriptor File
+	rejected   []File
+	identity   string
+}
+
+// Identity is the cheap source identity: a digest of every source file's path and stat, the
+// descriptor's stat, and the walk's problems. Equal identities mean no source changed.
+func (inv *Inventory) Identity() string { return inv.identity }
+
+// Scan walks the content roots of d and returns the inventory. It reads no file contents.
+// Symlinks are followed only when they resolve inside the content root they were found in;
+// any other symlink is a path_escape problem. Hidden names (starting with ".") are skipped.
+//
+// Directories are read in parallel because a stat is a system call and system calls dominate
+// the walk; the result is sorted, so it does not depend on scheduling.
+func Scan(ctx context.Context, d *project.Descriptor) (*Inventory, error) {
+	descStat, err := stat(filepath.Join(d.Root, project.FileName))
+	if err != nil {
+		return nil, fmt.Errorf("scan sources: stat descriptor: %w", err)
+	}
+	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat)}
+	visited := map[dirKey]bool{}
+	seen := map[string]bool{}
+	type rootOf struct {
+		path string
+		code bool
+	}
+	var roots []rootOf
+	for _, r := range d.Sources.ContentRoots {
+		roots = append(roots, rootOf{r, false})
+	}
+	for _, r := range d.Sources.CodeRoots {
+		roots = append(roots, rootOf{r, true})
+	}
+	for _, r := range roots {
+		root := r.path
+		absRoot := filepath.Join(d.Root, filepath.FromSlash(root))
+		realRoot, err := filepath.EvalSymlinks(absRoot)
+		if err != nil {
+			inv.Problems = append(inv.Problems, problem.New(problem.UnreadableFile, problem.Location{Path: root}, "content root %s: %v", root, err))
+			continue
+		}
+		if r.code {
+			// Content and code roots may overlap; a directory is listed once per kind.
+			visited = map[dirKey]bool{}
+		}
+		w := &walker{ctx: ctx, d: d, root: root, realRoot: realRoot, code: r.code, visited: visited, sem: make(chan struct{}, scanParallelism)}
+		if err := w.walk(absRoot, root); err != nil {
+			return nil, err
+		}
+		// Content roots may nest; a file listed by an earlier root is not listed again.
+		slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		for _, f := range w.files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				inv.Files = append(inv.Files, f)
+			}
+		}
+		inv.Problems = append(inv.Problems, w.problems...)
+		inv.rejected = append(inv.rejected, w.rejected...)
+	}
+	slices.SortFunc(inv.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	problem.Sort(inv.Problems)
+	slices.SortFunc(inv.rejected, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	inv.identity = identity(inv)
+	return inv, nil
+}
+
+// scanParallelism bounds the directories read at once. Each blocks in system calls, so a few
+// more than the cores keeps them busy.
+const scanParallelism = 4
+
+// dirKey identifies a directory independently of the path that reached it.
+type dirKey struct{ dev, ino uint64 }
+
+type link struct{ abs, rel string }
+
+// walker lists one content root. Real directories form a tree, so they are read in parallel
+// without ever meeting twice; symlinks, which may alias, are resolved afterwards one by one in
+// path order, so which alias of a directory wins never depends on timing.
+type walker struct {
+	ctx            context.Context
+	d              *project.Descriptor
+	root, realRoot string // current root (relative) and its resolved absolute path
+	code           bool   // a code root: Go files, go.mod files and package directories
+	sem            chan struct{}
+
+	visited map[dirKey]bool // directories listed so far, this root and earlier ones
+
+	mu       sync.Mutex // guards everything below, and visited during a parallel tree walk
+	files    []File
+	rejected []File // symlinks refused for escaping; stat of the link itself
+	problems []problem.Problem
+	links    []link // symlinks met by the tree walk, resolved after it
+	err      error
+}
+
+func (w *walker) excluded(rel string) bool { return excluded(w.d, rel) }
+
+func excluded(d *project.Descriptor, rel string) bool {
+	for _, g := range d.Sources.Exclude {
+		if project.MatchGlob(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) problem(p problem.Problem) {
+	w.mu.Lock()
+	w.problems = append(w.problems, p)
+	w.mu.Unlock()
+}
+
+// walk lists the tree at abs, then the symlinks found in it, in path order, until none is left.
+func (w *walker) walk(abs, rel string) error {
+	w.tree(abs, rel)
+	for w.err == nil && len(w.links) > 0 {
+		links := w.links
+		w.links = nil
+		slices.SortFunc(links, func(a, b link) int { return strings.Compare(a.rel, b.rel) })
+		for _, l := range links {
+			w.symlink(l.abs, l.rel)
+		}
+	}
+	return w.err
+}
+
+// tree lists the real directory tree at abs in parallel and returns when all of it is listed.
+func (w *walker) tree(abs, rel string) {
+	var wg sync.WaitGroup
+	w.dir(&wg, abs, rel)
+	wg.Wait()
+}
+
+func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
+	if err := w.ctx.Err(); err != nil {
+		w.mu.Lock()
+		w.err = fmt.Errorf("scan sources: %w", err)
+		w.mu.Unlock()
+		return
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
+		return
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	dirStat, statErr := fstat(fd)
+	if st, err := dirStat, statErr; err == nil {
+		key := dirKey{st.dev, st.ino}
+		w.mu.Lock()
+		again := w.visited[key]
+		w.visited[key] = true
+		w.mu.Unlock()
+		if again {
+			return // a symlink loop, or a second link to a listed directory
+		}
+	}
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
+		return
+	}
+	var files []File
+	var links []link
+	var probs []problem.Problem
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		childRel := path.Join(rel, name)
+		if w.excluded(childRel) {
+			continue
+		}
+		typ := e.Type()
+		switch {
+		case typ&fs.ModeSymlink != 0:
+			links = append(links, link{filepath.Join(abs, name), childRel})
+		case typ.IsDir():
+			if w.code && SkipCodeDir(name) {
+				continue
+			}
+			childAbs := filepath.Join(abs, name)
+			select {
+			case w.sem <- struct{}{}:
+				wg.Go(func() {
+					defer func() { <-w.sem }()
+					w.dir(wg, childAbs, childRel)
+				})
+			default:
+				w.dir(wg, childAbs, childRel)
+			}
+		case typ.IsRegular():
+			format := w.formatOf(name)
+			if format == 0 || childRel == project.FileName {
+				continue // the descriptor is configuration, never a source, even under a root of "."
+			}
+			st, err := lstatAt(fd, name)
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) { // removed during the walk: simply not a source now
+					probs = append(probs, problem.New(problem.UnreadableFile, problem.Location{Path: childRel}, "stat: %v", err))
+				}
+				continue
+			}
+			files = append(files, fileOf(childRel, format, st))
+		}
+	}
+	if w.code && statErr == nil && slices.ContainsFunc(files, func(f File) bool { return f.Format == GoFile }) {
+		// The package node depends only on which Go files the directory holds, which its
+		// stat (mtime, ctime) follows.
+		files = append(files, fileOf(rel, GoPackage, dirStat))
+	}
+	w.mu.Lock()
+	w.files = append(w.files, files...)
+	w.links = append(w.links, links...)
+	w.problems = append(w.problems, probs...)
+	w.mu.Unlock()
+}
+
+// symlink follows a link only when it resolves inside the current content root.
+func (w *walker) symlink(abs, rel string) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		// A dangling link is not a source; report it so the author knows why it is ignored.
+		if w.formatOf(path.Base(rel)) != 0 {
+			w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "symlink does not resolve: %v", err))
+		}
+		return
+	}
+	if !project.Within(w.realRoot, real) {
+		st, _ := lstat(abs)
+		w.problem(problem.Problem{
+			Code: problem.PathEscape, Severity: problem.SeverityError, Location: problem.Location{Path: rel},
+			Message:     fmt.Sprintf("symlink resolves to %s, outside content root %s", real, w.root),
+			Remediation: problem.Describe(problem.PathEscape).Remediation,
+		})
+		// The link's own stat is part of the identity, so replacing it is noticed.
+		w.rejected = append(w.rejected, fileOf(rel, 0, st))
+		return
+	}
+	st, err := stat(abs)
+	if err != nil {
+		return
+	}
+	if st.isDir() {
+		w.tree(abs, rel)
+		return
+	}
+	format := w.formatOf(path.Base(rel))
+	if format == 0 || !st.isRegular() {
+		return
+	}
+	w.files = append(w.files, fileOf(rel, format, st))
+}
+
+// formatOf returns how a file name is read under the walker's kind of root, or 0 to skip it.
+func (w *walker) formatOf(name string) Format {
+	if w.code {
+		return CodeFormatOf(name)
+	}
+	return formatOf(name)
+}
+
+// CodeFormatOf returns how a file name under a code root is read, or 0: the go tool's rules,
+// so files starting with "_" or "." are skipped.
+func CodeFormatOf(name string) Format {
+	switch {
+	case name == "go.mod":
+		return GoMod
+	case strings.HasSuffix(name, ".go") && name[0] != '_' && name[0] != '.':
+		return GoFile
+	}
+	return 0
+}
+
+// SkipCodeDir reports whether the go tool ignores a directory: vendor, testdata, and names
+// starting with "_" or ".".
+func SkipCodeDir(name string) bool {
+	return name == "vendor" || name == "testdata" || name[0] == '_' || name[0] == '.'
+}
+
+func formatOf(name string) Format {
+	switch {
+	case strings.HasSuffix(name, ".md"):
+		return Markdown
+	case strings.HasSuffix(name, ".toml"):
+		return Records
+	}
+	return 0
+}
+
+func fileOf(rel string, format Format, st fileStat) File {
+	return File{Path: rel, Format: format, Size: st.size, MtimeNs: st.mtimeNs, CtimeNs: st.ctimeNs, Ino: st.ino, Dev: st.dev}
+}
+
+func identity(inv *Inventory) string {
+	h := sha256.New()
+	var buf []byte
+	line := func(f File) {
+		buf = buf[:0]
+		buf = append(buf, f.Path...)
+		buf = append(buf, 0)
+		buf = strconv.AppendInt(buf, f.Size, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, f.MtimeNs, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, f.CtimeNs, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendUint(buf, f.Ino, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendUint(buf, f.Dev, 10)
+		buf = append(buf, '\n')
+		h.Write(buf)
+	}
+	h.Write([]byte("docforge.identity.v1\n"))
+	line(inv.Descriptor)
+	for _, f := range inv.Files {
+		line(f)
+	}
+	h.Write([]byte("rejected\n"))
+	for _, f := range inv.rejected {
+		line(f)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

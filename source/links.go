@@ -1,0 +1,586 @@
+package source
+
+import (
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
+)
+
+// linkDest is one link destination found in a body, as written.
+type linkDest struct {
+	dest         string
+	line, column int
+	// fromRoots marks a Hugo ref/relref shortcode, which Hugo resolves against the page's
+	// folder first and the content root second.
+	fromRoots bool
+}
+
+var (
+	// A reference definition: up to three spaces, [label]:, the destination. A label that
+	// starts with ^ is a footnote, not a link.
+	refDefinition = regexp.MustCompile(`^ {0,3}\[[^\]^][^\]]*\]:[ \t]*(<[^>]*>|\S+)`)
+	// Hugo's {{< relref "x" >}}, {{% ref "x" %}} and the path= form.
+	hugoRef = regexp.MustCompile(`\{\{[<%]\s*(?:rel)?ref\s+(?:path=)?"([^"]+)"\s*[>%]\}\}`)
+	// A URL scheme (https:, mailto:) or a protocol-relative //host link: external.
+	externalDest = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)`)
+)
+
+// appendLinks finds inline links [text](dest), reference definitions and Hugo ref shortcodes
+// on one line outside inline code spans. Images (![alt](src)) are not relations.
+func appendLinks(out []linkDest, line string, lineNo int) []linkDest {
+	col := func(i int) int { return utf8.RuneCountInString(line[:i]) + 1 }
+	if m := refDefinition.FindStringSubmatchIndex(line); m != nil {
+		// A shortcode as the destination is the site's to expand, not a path.
+		if dest := strings.Trim(line[m[2]:m[3]], "<>"); !strings.HasPrefix(dest, "{{") {
+			out = append(out, linkDest{dest: dest, line: lineNo, column: col(m[2])})
+		}
+		return out
+	}
+	for _, m := range hugoRef.FindAllStringSubmatchIndex(line, -1) {
+		out = append(out, linkDest{dest: line[m[2]:m[3]], line: lineNo, column: col(m[2]), fromRoots: true})
+	}
+	inCode, open := false, -1
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '`':
+			inCode = !inCode
+		case inCode:
+		case c == '\\':
+			i++ // an escaped character is literal
+		case c == '[':
+			open = i
+		case c == ']' && open >= 0 && i+1 < len(line) && line[i+1] == '(':
+			image := open > 0 && line[open-1] == '!'
+			start, end := i+2, i+2
+			for start < len(line) && line[start] == ' ' {
+				start++
+			}
+			var dest string
+			if start < len(line) && line[start] == '<' {
+				if j := strings.IndexByte(line[start:], '>'); j > 0 {
+					dest, end = line[start+1:start+j], start+j+1
+				}
+			} else {
+				depth := 0
+				for end = start; end < len(line); end++ {
+					if b := line[end]; b == ' ' || b == '\t' || (b == ')' && depth == 0) {
+						break
+					} else if b == '(' {
+						depth++
+					} else if b == ')' {
+						depth--
+					}
+				}
+				dest = line[start:end]
+			}
+			// A shortcode as the destination ([x]({{< relref "y" >}})) is read on its own.
+			if !image && dest != "" && !strings.HasPrefix(dest, "{{") {
+				out = append(out, linkDest{dest: dest, line: lineNo, column: col(start)})
+			}
+			open = -1
+			i = end - 1
+		}
+	}
+	return out
+}
+
+// linkExtensions are the file types a link can name as a node; links to anything else
+// (images, rendered .html) are not relations. A .go file names its file node when the
+// project's links reach code.
+var linkExtensions = map[string]bool{".md": true, ".markdown": true, ".toml": true}
+
+// inCodeRoot reports whether the project-relative path p is under a code root.
+func inCodeRoot(d *project.Descriptor, p string) bool {
+	for _, r := range d.Sources.CodeRoots {
+		if r == "." || p == r || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// RouteOf is a file's site route: its project-relative path lower-cased, without a Markdown
+// extension, an index file (_index.md, index.md, README.md) standing for its folder.
+func RouteOf(p string) string {
+	route, _ := routeAndLanguage(p)
+	return route
+}
+
+// languageTag is a Hugo translation's language in its file name: about.fr.md, _index.pt-br.md.
+var languageTag = regexp.MustCompile(`\.([a-z]{2}(?:-[a-z]{2,4})?)$`)
+
+// routeAndLanguage is RouteOf, and the language tag the file name carries ("" for none): a
+// Hugo site's translations share one route.
+func routeAndLanguage(p string) (route, lang string) {
+	p = strings.ToLower(p)
+	if ext := path.Ext(p); ext == ".md" || ext == ".markdown" {
+		p = strings.TrimSuffix(p, ext)
+		if m := languageTag.FindStringSubmatchIndex(p); m != nil {
+			p, lang = p[:m[0]], p[m[2]:m[3]]
+		}
+	}
+	if dir, base := path.Split(p); indexNames[base] && dir != "" {
+		p = strings.TrimSuffix(dir, "/")
+	}
+	return p, lang
+}
+
+// sameLanguageFirst orders the files of one route for a link from the file at from: its own
+// language first, then files without a language tag, then the rest in path order.
+func sameLanguageFirst(paths []string, from string) []string {
+	_, want := routeAndLanguage(from)
+	rank := func(p string) int {
+		switch _, lang := routeAndLanguage(p); lang {
+		case want:
+			return 0
+		case "":
+			return 1
+		}
+		return 2
+	}
+	out := slices.Clone(paths)
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
+
+// RouteName is the last segment of a route: what a route index is keyed by.
+func RouteName(route string) string { return path.Base(route) }
+
+// linkRoutes fills a link's Routes and Unique from its candidate bases (see graph.Link).
+func linkRoutes(bases []string, dest string, hugoRef bool) (routes []string, unique string) {
+	for _, b := range bases {
+		if r := RouteOf(b); !slices.Contains(routes, r) {
+			routes = append(routes, r)
+		}
+	}
+	if hugoRef {
+		unique = RouteOf(strings.TrimLeft(path.Clean("/"+dest), "/"))
+	}
+	return routes, unique
+}
+
+// linkFrom turns a destination written in the file at rel into the candidate files it may
+// name. ok is false for links that are not relations: external URLs, anchors in the same
+// page, other file types, and paths outside every content root.
+func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok bool) {
+	paths, anchor, bases, ok := linkPaths(d, rel, ld)
+	if !ok || outsideFile(d, ld) {
+		return graph.Link{}, false
+	}
+	l = graph.Link{Paths: paths, Anchor: anchor}
+	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	if ext := strings.ToLower(path.Ext(path.Base(dest))); ext == "" || ld.fromRoots {
+		l.Routes, l.Unique = linkRoutes(bases, dest, hugoLookup(d, ld))
+	}
+	return l, true
+}
+
+// outsideFile reports whether a root-relative link outside a Hugo site names a file that
+// exists outside every content root: GitHub reads /README.md from the repository root (or
+// the project root), so the link is sound but names no node, and is no relation.
+func outsideFile(d *project.Descriptor, ld linkDest) bool {
+	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	if !strings.HasPrefix(dest, "/") || ld.fromRoots || d.Sources.Links.HugoSite() || d.Root == "" {
+		return false
+	}
+	p := path.Clean(dest)[1:]
+	if p == "" {
+		return false
+	}
+	if _, in := d.ContentRootOf(p); !in && fileExists(filepath.Join(d.Root, filepath.FromSlash(p))) {
+		return true
+	}
+	if repo := repositoryRoot(d.Root); repo != "" && repo != d.Root {
+		full := filepath.Join(repo, filepath.FromSlash(p))
+		rel, err := filepath.Rel(d.Root, full)
+		inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if !inside && fileExists(full) {
+			return true
+		}
+	}
+	return false
+}
+
+// repositoryRoot is the nearest folder at or above dir holding .git, or "".
+func repositoryRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// hugoLookup reports whether a link resolves as Hugo's page lookup does: a ref shortcode, or
+// in a Hugo site ([sources.links] site = "hugo") any link written as a route.
+func hugoLookup(d *project.Descriptor, ld linkDest) bool {
+	if ld.fromRoots {
+		return true
+	}
+	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	return d.Sources.Links.HugoSite() && path.Ext(path.Base(dest)) == ""
+}
+
+// linkPaths is linkFrom's path work: the candidate files, the anchor, and the bases (the
+// destination joined to each folder it may be relative to) the candidates were made from.
+func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, anchor string, bases []string, ok bool) {
+	dest := strings.TrimSpace(ld.dest)
+	if dest == "" || strings.HasPrefix(dest, "#") || externalDest.MatchString(dest) || slices.Contains(d.Sources.Links.Ignore, dest) {
+		return nil, "", nil, false
+	}
+	dest, anchor, _ = strings.Cut(dest, "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	if u, err := url.PathUnescape(dest); err == nil {
+		dest = u
+	}
+	ext := strings.ToLower(path.Ext(path.Base(dest)))
+	code := d.Sources.Links.CodeOn()
+	if ext != "" && !linkExtensions[ext] && !(code && ext == ".go") {
+		return nil, "", nil, false
+	}
+	rooted := strings.HasPrefix(dest, "/")
+	if !rooted {
+		bases = append(bases, path.Join(path.Dir(rel), dest))
+	}
+	if rooted || hugoLookup(d, ld) {
+		// A root-relative link names the project root (GitHub) or a content root (Hugo,
+		// Docusaurus routes).
+		if rooted {
+			bases = append(bases, path.Clean(strings.TrimPrefix(dest, "/")))
+		}
+		for _, r := range d.Sources.ContentRoots {
+			bases = append(bases, path.Join(r, strings.TrimPrefix(dest, "/")))
+		}
+	}
+	bases = slices.DeleteFunc(bases, func(b string) bool { return b == ".." || strings.HasPrefix(b, "../") || b == "." })
+	for _, b := range bases {
+		var forms []string
+		if ext != "" {
+			forms = []string{b}
+		} else {
+			// A folder or an extension-less page: Docusaurus and Hugo write links that way.
+			forms = []string{b + ".md", b + "/_index.md", b + "/index.md", b + "/README.md"}
+		}
+		for _, f := range forms {
+			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && ext != ".go" {
+				paths = append(paths, f)
+			}
+		}
+		// A Go file names its file node, a folder of Go files its package node.
+		if code && (ext == ".go" || ext == "") && inCodeRoot(d, b) && !slices.Contains(paths, b) {
+			paths = append(paths, b)
+		}
+	}
+	return paths, anchor, bases, len(paths) > 0
+}
+
+// nodeLinks converts a node's link destinations and wiki references into links.
+func nodeLinks(d *project.Descriptor, rel, source string, dests []linkDest, wiki []wikiRef) []graph.Link {
+	var out []graph.Link
+	for _, ld := range dests {
+		l, ok := linkFrom(d, rel, ld)
+		if !ok {
+			continue
+		}
+		l.Source, l.Dest, l.At = source, ld.dest, problem.Location{Path: rel, Line: ld.line, Column: ld.column}
+		out = append(out, l)
+	}
+	for _, w := range wiki {
+		id, anchor, _ := strings.Cut(w.target, "#")
+		if ValidTargetID(id) {
+			out = append(out, graph.Link{Source: source, ID: id, Anchor: anchor, Dest: w.target,
+				At: problem.Location{Path: rel, Line: w.line, Column: w.column}})
+		}
+	}
+	return out
+}
+
+// mentionName is a backticked Go name: Name, pkg.Name, Type.Method or pkg.Type.Method.
+var mentionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}$`)
+
+// appendMentions finds inline code spans on one line that may name a Go declaration: a
+// dotted name, or a single name with an upper-case letter or an underscore (a plain
+// lower-case word in backticks is prose as often as code). A pointer or address sign before
+// it and a call after it (`*Server`, `NewServer(opts)`) are dropped.
+func appendMentions(out []linkDest, line string, lineNo int) []linkDest {
+	for i := 0; i < len(line); i++ {
+		if line[i] != '`' {
+			continue
+		}
+		j := strings.IndexByte(line[i+1:], '`')
+		if j < 0 {
+			return out
+		}
+		span := strings.TrimSpace(line[i+1 : i+1+j])
+		start := i + 1
+		i += j + 1
+		span = strings.TrimLeft(span, "*&")
+		if k := strings.IndexByte(span, '('); k > 0 && strings.HasSuffix(span, ")") {
+			span = span[:k]
+		}
+		if !mentionName.MatchString(span) {
+			continue
+		}
+		if !strings.Contains(span, ".") && strings.ToLower(span) == span && !strings.Contains(span, "_") {
+			continue
+		}
+		out = append(out, linkDest{dest: span, line: lineNo, column: utf8.RuneCountInString(line[:start]) + 1})
+	}
+	return out
+}
+
+// mentionLinks turns a node's mentions into links, once each.
+func mentionLinks(rel, source string, mentions []linkDest) []graph.Link {
+	var out []graph.Link
+	seen := map[string]bool{}
+	for _, m := range mentions {
+		if !seen[m.dest] {
+			seen[m.dest] = true
+			out = append(out, graph.Link{Source: source, Mention: m.dest, Dest: m.dest, At: problem.Location{Path: rel, Line: m.line, Column: m.column}})
+		}
+	}
+	return out
+}
+
+// DeclarationKeys are the names a backticked mention may use for the code node id: Name and
+// pkg.Name for a package-level declaration, Type.Method and pkg.Type.Method for a method.
+// Packages, files and init functions have none.
+func DeclarationKeys(id string) []string {
+	pkg, name, ok := golang.DeclName(id)
+	if !ok || name == "init" || strings.HasPrefix(name, "init.") {
+		return nil
+	}
+	// Name and pkg.Name; a method's Type.Method and pkg.Type.Method.
+	return []string{name, pkg + "." + name}
+}
+
+// Declarations indexes code node IDs by the keys a mention may use.
+type Declarations map[string][]string
+
+// Add indexes one node ID.
+func (ds Declarations) Add(id string) {
+	for _, k := range DeclarationKeys(id) {
+		ds[k] = append(ds[k], id)
+	}
+}
+
+// FileNode is a node as a link target sees it: its ID and anchor in its file.
+type FileNode struct {
+	ID, Anchor string
+}
+
+// LinkTargets answers the two questions link resolution asks of a graph: which nodes a file
+// holds, and whether a node ID exists.
+type LinkTargets interface {
+	NodesIn(path string) []FileNode
+	Has(id string) bool
+	// Declared returns the code nodes a mention's name may mean.
+	Declared(name string) []string
+	// Routed returns the files holding nodes whose route (RouteOf) ends in the segment name,
+	// in path order.
+	Routed(name string) []string
+}
+
+// RouteIndex keys files by the last segment of their route, for LinkTargets.Routed.
+type RouteIndex map[string][]string
+
+// NewRouteIndex indexes the files at paths, which it sorts.
+func NewRouteIndex(paths []string) RouteIndex {
+	slices.Sort(paths)
+	idx := RouteIndex{}
+	for _, p := range paths {
+		name := RouteName(RouteOf(p))
+		idx[name] = append(idx[name], p)
+	}
+	return idx
+}
+
+// pick names the node a link reaches in one file: the file's only node, or of several the
+// one whose ID or anchor the link's anchor names ("" for none).
+func pick(nodes []FileNode, anchor string) string {
+	if len(nodes) == 1 {
+		return nodes[0].ID
+	}
+	for _, n := range nodes {
+		if anchor != "" && (n.ID == anchor || n.Anchor == anchor) {
+			return n.ID
+		}
+	}
+	return ""
+}
+
+// routeTarget resolves a link by its routes when none of its paths is a node file as written:
+// a file whose route is one of them (case aside), else for a Hugo ref the one page anywhere
+// whose route ends with it. Several such pages are ambiguous: the link names none of them.
+func routeTarget(l graph.Link, t LinkTargets) (target string, ambiguous []string) {
+	for _, r := range l.Routes {
+		var same []string
+		for _, p := range t.Routed(RouteName(r)) {
+			if RouteOf(p) == r {
+				same = append(same, p)
+			}
+		}
+		for _, p := range sameLanguageFirst(same, l.At.Path) {
+			if id := pick(t.NodesIn(p), l.Anchor); id != "" {
+				return id, nil
+			}
+		}
+	}
+	if l.Unique == "" {
+		return "", nil
+	}
+	// Translations of one page share its route: they are one hit, in the link's language.
+	byRoute := map[string][]string{}
+	var routes []string
+	for _, p := range t.Routed(RouteName(l.Unique)) {
+		if r := RouteOf(p); r == l.Unique || strings.HasSuffix(r, "/"+l.Unique) {
+			if byRoute[r] == nil {
+				routes = append(routes, r)
+			}
+			byRoute[r] = append(byRoute[r], p)
+		}
+	}
+	switch len(routes) {
+	case 0:
+		return "", nil
+	case 1:
+		return pick(t.NodesIn(sameLanguageFirst(byRoute[routes[0]], l.At.Path)[0]), l.Anchor), nil
+	}
+	for _, r := range routes {
+		ambiguous = append(ambiguous, byRoute[r][0])
+	}
+	return "", ambiguous
+}
+
+// resolveLink finds the node one link names (see ResolveLinks): target, or "" with the first
+// candidate file that holds several nodes (several), or the pages a Hugo name fits
+// (ambiguous).
+func resolveLink(l graph.Link, t LinkTargets) (target, several string, ambiguous []string) {
+	if l.ID != "" {
+		if t.Has(l.ID) {
+			return l.ID, "", nil
+		}
+		return "", "", nil
+	}
+	for _, p := range l.Paths {
+		nodes := t.NodesIn(p)
+		if strings.HasSuffix(p, ".go") {
+			// A Go file holds its file node first, then its declarations: name the file.
+			nodes = slices.DeleteFunc(slices.Clone(nodes), func(n FileNode) bool {
+				return !strings.HasPrefix(n.ID, graph.CodePrefix) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
+			})
+		}
+		if target = pick(nodes, l.Anchor); target != "" {
+			return target, "", nil
+		}
+		if len(nodes) > 1 && several == "" {
+			several = p
+		}
+	}
+	if several == "" && len(l.Routes) > 0 {
+		target, ambiguous = routeTarget(l, t)
+	}
+	return target, several, ambiguous
+}
+
+// Destination resolves one link destination written in the file at from, as a sync resolves
+// a link there: the node it names and its anchor, or ok false for a destination that is no
+// relation or names no node. hugoRef marks the argument of a ref or relref shortcode.
+func Destination(d *project.Descriptor, from, dest string, hugoRef bool, t LinkTargets) (id, anchor string, ok bool) {
+	l, ok := linkFrom(d, from, linkDest{dest: dest, fromRoots: hugoRef})
+	if !ok {
+		return "", "", false
+	}
+	l.At = problem.Location{Path: from}
+	id, _, _ = resolveLink(l, t)
+	return id, l.Anchor, id != ""
+}
+
+// ResolveLinks turns links into edges of the descriptor's link relation. A link names the
+// first of its candidate files that holds nodes: the file's only node, or in a file of
+// several records the one whose ID or anchor the link's anchor names. A link to nothing is a
+// dangling_link problem, a warning unless [sources.links] makes it an error. A link from a
+// node to itself is dropped.
+func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]graph.EdgeAt, []problem.Problem) {
+	var edges []graph.EdgeAt
+	var probs []problem.Problem
+	rel := d.Sources.Links.Relation
+	seen := map[graph.Edge]bool{}
+	dangling := func(l graph.Link, format string, args ...any) {
+		p := problem.New(problem.DanglingLink, l.At, format, args...)
+		if !d.Sources.Links.DanglingIsError() {
+			p = problem.Warn(problem.DanglingLink, l.At, format, args...)
+		}
+		p.NodeID = l.Source
+		probs = append(probs, p)
+	}
+	codeRel := d.Sources.Links.CodeRelation
+	for _, l := range links {
+		if l.Mention != "" {
+			ids := t.Declared(l.Mention)
+			switch {
+			case len(ids) == 1 && ids[0] != l.Source:
+				e := graph.Edge{Source: l.Source, Relation: codeRel, Target: ids[0]}
+				if !seen[e] {
+					seen[e] = true
+					edges = append(edges, graph.EdgeAt{Edge: e, At: l.At})
+				}
+			case len(ids) > 1:
+				shown := ids[:min(len(ids), 4)]
+				p := problem.Warn(problem.AmbiguousMention, l.At, "node %s: `%s` names %d declarations (%s%s); it relates to none",
+					l.Source, l.Mention, len(ids), strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(ids) > 4])
+				p.NodeID = l.Source
+				probs = append(probs, p)
+			}
+			continue
+		}
+		if l.ID != "" && !t.Has(l.ID) {
+			dangling(l, "node %s: wiki link [[%s]] names no node", l.Source, l.Dest)
+			continue
+		}
+		target, several, ambiguous := resolveLink(l, t)
+		switch {
+		case len(ambiguous) > 1:
+			shown := ambiguous[:min(len(ambiguous), 4)]
+			dangling(l, "node %s: link %q may name any of %d pages (%s%s); write more of its path", l.Source, l.Dest, len(ambiguous),
+				strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(ambiguous) > 4])
+		case target == "" && several != "":
+			dangling(l, "node %s: link %q names %s, which holds several nodes; add #ID to say which", l.Source, l.Dest, several)
+		case target == "":
+			dangling(l, "node %s: link %q names no node (looked for %s)", l.Source, l.Dest, strings.Join(l.Paths, ", "))
+		case target != l.Source:
+			r := rel
+			if strings.HasPrefix(target, graph.CodePrefix) {
+				r = codeRel
+			}
+			e := graph.Edge{Source: l.Source, Relation: r, Target: target}
+			if !seen[e] { // the first link to a node gives the edge its anchor
+				seen[e] = true
+				edges = append(edges, graph.EdgeAt{Edge: e, At: l.At, Anchor: l.Anchor})
+			}
+		}
+	}
+	return edges, probs
+}

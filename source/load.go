@@ -1,0 +1,334 @@
+package source
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
+)
+
+// Parsed is one file's fragment together with the file it came from and the SHA-256 of the
+// exact bytes parsed.
+type Parsed struct {
+	File     File
+	FileHash string
+	Fragment *graph.Fragment
+	// Unchanged says the content hash equals the one the loader was told the file already
+	// had (SkipUnchanged), so it was not parsed and Fragment is empty.
+	Unchanged bool
+}
+
+// Loader reads and parses sources under one adapter policy. It holds the state of one build
+// (the Go module of each directory), so one is made per build.
+type Loader struct {
+	d       *project.Descriptor
+	noAST   bool
+	modules *golang.Modules
+	known   map[string]string // path -> content hash already extracted
+	overlay *Overlay
+	work    *Work
+}
+
+// Work accumulates the time a loader's reads spent, summed over its goroutines: parsing
+// documents and records, and extracting code through the Go adapter. Diagnostics report it.
+type Work struct {
+	ParseNanos, ExtractNanos atomic.Int64
+}
+
+// CountWork makes the loader add the time of every read and parse to w.
+func (l *Loader) CountWork(w *Work) *Loader { l.work = w; return l }
+
+// SkipUnchanged makes the loader compare each file's content hash with hashes[path] and skip
+// parsing when they are equal: extraction is keyed by content, so a file whose stat changed
+// but whose bytes did not (a touch, a checkout) is never parsed again.
+func (l *Loader) SkipUnchanged(hashes map[string]string) { l.known = hashes }
+
+// unchanged marks out as not parsed when its hash is the known one.
+func (l *Loader) unchanged(out *Parsed) bool {
+	if h, ok := l.known[out.File.Path]; ok && h == out.FileHash {
+		out.Unchanged = true
+		out.Fragment = &graph.Fragment{Path: out.File.Path}
+		return true
+	}
+	return false
+}
+
+// NewLoader returns a loader for d under policy (golang.PolicyAST or golang.PolicyNoAST; empty
+// means AST).
+func NewLoader(d *project.Descriptor, policy string) *Loader {
+	return &Loader{d: d, noAST: policy == golang.PolicyNoAST, modules: golang.NewModules(d.Root, d.Project.ID)}
+}
+
+// packageNames lists a package directory's Go files and hashes the list.
+func (l *Loader) packageNames(f File) ([]string, string, error) {
+	entries, err := os.ReadDir(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return nil, "", err
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) {
+			names = append(names, name)
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
+	return names, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// ContentHash returns the hash ReadAndParse would record for f, without parsing it.
+func (l *Loader) ContentHash(f File) (string, error) {
+	if f.Format == GoPackage {
+		_, h, err := l.packageNames(f)
+		return h, err
+	}
+	fh, err := os.Open(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(fh, l.d.Limits.MaxFileBytes+1)); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ReadAndParse reads one inventoried file and parses it. The read is bounded by the file size
+// limit, so an oversized file is never loaded whole.
+func (l *Loader) ReadAndParse(f File) Parsed {
+	if l.work != nil {
+		defer func(start time.Time) {
+			if f.Format == GoFile || f.Format == GoPackage {
+				l.work.ExtractNanos.Add(int64(time.Since(start)))
+			} else {
+				l.work.ParseNanos.Add(int64(time.Since(start)))
+			}
+		}(time.Now())
+	}
+	d := l.d
+	out := Parsed{File: f}
+	if f.Format == GoPackage {
+		return l.goPackage(f)
+	}
+	data, err := l.read(f)
+	if err != nil {
+		out.Fragment = unreadable(f.Path, err)
+		return out
+	}
+	out.FileHash = FileHash(data)
+	if l.unchanged(&out) {
+		return out
+	}
+	switch f.Format {
+	case GoFile:
+		out.Fragment = l.goFile(f.Path, data)
+	case GoMod:
+		out.Fragment = &graph.Fragment{Path: f.Path}
+	default:
+		out.Fragment = Parse(d, f.Path, f.Format, data)
+	}
+	return out
+}
+
+// read returns a content file's bytes: the overlay's, or the file's, bounded by the size limit
+// so that an oversized file is never loaded whole.
+func (l *Loader) read(f File) ([]byte, error) {
+	if data, ok := l.overlay.file(f.Path); ok {
+		return data, nil
+	}
+	fh, err := os.Open(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, l.d.Limits.MaxFileBytes+1))
+}
+
+// goFile extracts one Go file under the loader's policy.
+func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
+	if int64(len(data)) > l.d.Limits.MaxFileBytes {
+		return &graph.Fragment{Path: rel, Problems: []problem.Problem{problem.New(problem.FileTooLarge, problem.Location{Path: rel},
+			"file is %d bytes; the limit is %d", len(data), l.d.Limits.MaxFileBytes)}}
+	}
+	base := path.Base(rel)
+	var facts *golang.Facts
+	if l.noAST {
+		facts = golang.Scan(base, data)
+	} else {
+		facts = golang.Extract(base, data, golang.DefaultLogicLimit)
+	}
+	return golang.FileFragment(rel, l.modules.ImportPath(path.Dir(rel)), facts)
+}
+
+// goPackage lists a package directory's Go files, by the same rules as the stat walk, and
+// returns the package node with its contains relations. The file hash covers the names.
+func (l *Loader) goPackage(f File) Parsed {
+	out := Parsed{File: f}
+	names, hash, err := l.packageNames(f)
+	if err != nil {
+		out.Fragment = unreadable(f.Path, err)
+		return out
+	}
+	out.FileHash = hash
+	if l.unchanged(&out) {
+		return out
+	}
+	out.Fragment = golang.PackageFragment(f.Path, l.modules.ImportPath(f.Path), names)
+	return out
+}
+
+func unreadable(rel string, err error) *graph.Fragment {
+	if errors.Is(err, fs.ErrNotExist) {
+		// Deleted between the walk and the read: no longer a source, as if the walk had come
+		// later. The generation records the walk's identity, which still lists the file, so
+		// the next sync sees the tree differ and reads it again.
+		return &graph.Fragment{Path: rel, Problems: []problem.Problem{
+			problem.Warn(problem.UnreadableFile, problem.Location{Path: rel}, "the file disappeared while it was being read; this generation leaves it out"),
+		}}
+	}
+	return &graph.Fragment{Path: rel, Problems: []problem.Problem{
+		problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "%s", err.Error()),
+	}}
+}
+
+// Each reads and parses files concurrently and calls fn for each result in the order of
+// files, so consumers see a deterministic stream while parsing uses every core. At most a
+// bounded window of parsed files is held in memory. fn's first error stops the walk.
+func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	const window = 64
+	type slot struct {
+		done chan struct{}
+		out  Parsed
+	}
+	slots := make(chan *slot, window)
+	jobs := make(chan struct {
+		f File
+		s *slot
+	}, window)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.s.out = l.ReadAndParse(j.f)
+				close(j.s.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		defer close(slots)
+		for _, f := range files {
+			s := &slot{done: make(chan struct{})}
+			select {
+			case slots <- s:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- struct {
+				f File
+				s *slot
+			}{f, s}:
+			case <-ctx.Done():
+				close(s.done)
+				return
+			}
+		}
+	}()
+	var err error
+	for s := range slots {
+		<-s.done
+		if err != nil || s.out.Fragment == nil {
+			continue // drain so the producer can finish
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			err = fmt.Errorf("load sources: %w", cerr)
+			cancel()
+			continue
+		}
+		if ferr := fn(s.out); ferr != nil {
+			err = ferr
+			cancel()
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// Validate loads every source of d and returns all problems (bounded), without writing
+// anything. It is the whole of `docforge validate`.
+func Validate(ctx context.Context, d *project.Descriptor, policy string, limit int) (*Validation, error) {
+	inv, err := Scan(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	list := problem.List{Limit: limit}
+	list.AddAll(inv.Problems)
+	check := NewChecker(d)
+	c := Counts{Files: len(inv.Files)}
+	err = NewLoader(d, policy).Each(ctx, inv.Files, func(p Parsed) error {
+		list.AddAll(p.Fragment.Problems)
+		check.Add(p.Fragment)
+		c.Nodes += len(p.Fragment.Nodes)
+		c.Edges += len(p.Fragment.Edges)
+		c.Links += len(p.Fragment.Links)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	list.AddAll(check.Problems())
+	c.LinkEdges = len(check.Edges()) - c.Edges
+	return &Validation{Problems: list.Problems(), Counts: c, Inventory: inv, Reviews: check.Reviews(), Drift: check.Drift()}, nil
+}
+
+// Validation is what validating a project found.
+type Validation struct {
+	Problems  []problem.Problem
+	Counts    Counts
+	Inventory *Inventory
+	// Reviews are the stamped relations and how their targets compare with the stamps;
+	// Drift the review standing of each node that declares relations.
+	Reviews []Review
+	Drift   []Drift
+}
+
+// Counts is the size of a validated project's graph.
+type Counts struct {
+	Files int `json:"files"`
+	Nodes int `json:"nodes"`
+	// Edges counts declared relations; LinkEdges the relations links resolved to, out of
+	// Links links found.
+	Edges     int `json:"edges"`
+	Links     int `json:"links"`
+	LinkEdges int `json:"link_edges"`
+}
+
+// FileHash is the hash a generation records of a source file's bytes (the files table), and
+// what a reader compares a file with to know it is still that generation's.
+func FileHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
