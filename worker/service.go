@@ -142,19 +142,11 @@ func (c *call) stage(name string, since time.Time) {
 
 // Call runs one tool for a binding and returns its result as JSON. When the tool fails, the
 // result is the structured error result and the error is a *protocol.ToolError naming its code.
+// A local binding (the CLI) is answered whole: max_response_chars is the MCP output limit, so
+// a local answer is never cut to fit it (paged tools still page).
 func (s *Service) Call(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return s.call(ctx, b, tool, args, false)
-}
-
-// CallLocal is Call for the CLI, which prints to a terminal or a file: max_response_chars is
-// the MCP output limit, so a local answer is never cut to fit it (paged tools still page).
-func (s *Service) CallLocal(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return s.call(ctx, b, tool, args, true)
-}
-
-func (s *Service) call(ctx context.Context, b protocol.Binding, tool string, args json.RawMessage, local bool) (json.RawMessage, error) {
 	s.stats.calls.Add(1)
-	c := &call{ctx: ctx, tool: tool, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}, local: local}
+	c := &call{ctx: ctx, tool: tool, b: b, svc: s, started: time.Now(), stages: map[string]float64{}, counts: map[string]int64{}, local: b.Local}
 	c.env = protocol.Envelope{ContentNotice: protocol.ContentNotice, Adapter: publication.AdapterName + "@" + publication.AdapterVersion, Policy: b.Policy(), Staleness: publication.Unknown}
 	payload, err := c.run(tool, args)
 	c.identify(err)
@@ -368,6 +360,9 @@ func (c *call) fast(l *live, start time.Time) bool {
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, "current"
 	return true
 }
+
+// walkSkipped reports whether the watch proved this call's index current (fast).
+func (c *call) walkSkipped() bool { return c.counts["walks_skipped"] > 0 }
 
 // done releases the call's snapshot.
 func (c *call) done() {

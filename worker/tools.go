@@ -2,6 +2,7 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -158,7 +159,8 @@ type impactInput struct {
 }
 
 type syncInput struct {
-	Rebuild bool `json:"rebuild,omitempty" jsonschema:"build from scratch even if current"`
+	Rebuild    bool `json:"rebuild,omitempty" jsonschema:"build from scratch even if current"`
+	TrustWatch bool `json:"trust_watch,omitempty" jsonschema:"answer at once when this worker's source watch proves nothing changed since its last sync, instead of walking the sources (ignored with rebuild)"`
 }
 
 type renderStatusInput struct {
@@ -328,13 +330,21 @@ func runImpact(c *call, a impactInput) (any, error) {
 }
 
 func runSync(c *call, a syncInput) (any, error) {
-	if err := c.syncAndOpen(a.Rebuild, true); err != nil {
+	trust := a.TrustWatch && !a.Rebuild
+	if err := c.syncAndOpen(a.Rebuild, !trust); err != nil {
 		return nil, err
 	}
 	defer c.done()
 	switch {
 	case c.follower:
 		return map[string]any{"build": "none", "note": "another worker publishes this project's index; this one follows it (see warnings)"}, nil
+	case c.sync == nil && c.walkSkipped():
+		// The watch proved the published index current: no walk, no build.
+		pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication)
+		if err != nil {
+			return nil, fmt.Errorf("read the publication receipt: %w", err)
+		}
+		return (&index.Result{Build: index.BuildNone, Generation: pub.Graph.Generation, Publication: pub, Warnings: []problem.Problem{}}), nil
 	case c.sync == nil:
 		return map[string]any{"build": "failed", "note": "validation errors; the previous generation stays published"}, nil
 	}

@@ -107,8 +107,8 @@ func nodeID(raw json.RawMessage) string {
 	return n.ID
 }
 
-// max_response_chars is the MCP output limit: an MCP answer is cut to it, the CLI's
-// (CallLocal) is not.
+// max_response_chars is the MCP output limit: an MCP answer is cut to it, a local binding's
+// (the CLI's) is not.
 func TestLocalCallsAreNotCutToTheMCPLimit(t *testing.T) {
 	root := CopyExample(t, func(root string) {
 		p := filepath.Join(root, "docforge.toml")
@@ -123,7 +123,9 @@ func TestLocalCallsAreNotCutToTheMCPLimit(t *testing.T) {
 	if err != nil || len(mcp) > 2048 || !strings.Contains(string(mcp), `"body_truncated":true`) {
 		t.Errorf("MCP answer: %v, %d characters", err, len(mcp))
 	}
-	local, err := w.svc.CallLocal(context.Background(), w.b, "docforge_get_node", args)
+	b := w.b
+	b.Local = true
+	local, err := w.svc.Call(context.Background(), b, "docforge_get_node", args)
 	if err != nil || len(local) <= 8000 || strings.Contains(string(local), "body_truncated") {
 		t.Errorf("local answer: %v, %d characters", err, len(local))
 	}

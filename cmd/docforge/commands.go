@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/project"
@@ -250,6 +252,37 @@ func (e *env) descriptor() (*project.Descriptor, error) {
 	return d, nil
 }
 
+// syncOnWorker syncs through the project's running worker when a manager answers: its source
+// watch already knows whether anything changed, so a no-change check walks no tree
+// (docforge_sync with trust_watch). It returns nil, nil when no worker could answer.
+func (e *env) syncOnWorker(d *project.Descriptor) (*index.Result, error) {
+	paths, err := manager.DefaultPaths()
+	if err != nil {
+		return nil, nil
+	}
+	session := manager.NewSession(paths, nil)
+	defer session.Close()
+	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST, Local: true}
+	args, _ := json.Marshal(map[string]bool{"rebuild": e.rebuild, "trust_watch": !e.rebuild})
+	out, err := session.Call(e.ctx, b, "docforge_sync", args)
+	var te *protocol.ToolError
+	if errors.As(err, &te) && unreachable(te.Code) {
+		return nil, nil
+	}
+	asJSON := e.json
+	e.json = false // the result is printed by runSync, as this command prints it
+	raw, err := e.payload("docforge_sync", out, err)
+	e.json = asJSON
+	if err != nil {
+		return nil, err
+	}
+	var res index.Result
+	if err := json.Unmarshal(raw, &res); err != nil || res.Build == "" {
+		return nil, fmt.Errorf("docforge_sync answered %.200s", raw)
+	}
+	return &res, nil
+}
+
 // syncWarningsShown is how many warnings sync prints; validate prints them all.
 const syncWarningsShown = 5
 
@@ -258,13 +291,20 @@ func runSync(e *env) error {
 	if err != nil {
 		return err
 	}
-	opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Implementation: implementation()}
-	progress := newProgress(e.tty)
-	opts.Progress = progress.update
-	res, err := index.Sync(e.ctx, d, opts)
-	progress.done()
+	res, err := e.syncOnWorker(d)
 	if err != nil {
 		return err
+	}
+	if res == nil {
+		// No worker runs: this process walks the sources and builds.
+		opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Implementation: implementation()}
+		progress := newProgress(e.tty)
+		opts.Progress = progress.update
+		res, err = index.Sync(e.ctx, d, opts)
+		progress.done()
+		if err != nil {
+			return err
+		}
 	}
 	if e.json {
 		return e.writeJSON(e.stdout, res)
@@ -463,20 +503,38 @@ func (e *env) callTool(tool string, args map[string]any, local bool) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
+	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST, Local: local}
+	argJSON, _ := json.Marshal(args)
+	out, err := e.runTool(b, tool, argJSON)
+	return e.payload(tool, out, err)
+}
+
+// runTool runs one tool for the binding: on the project's running worker when a manager
+// answers (its source watch already knows whether anything changed, so a query walks no
+// tree), else in a one-shot Service of this process. No manager is started for it.
+func (e *env) runTool(b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
+	if paths, err := manager.DefaultPaths(); err == nil {
+		session := manager.NewSession(paths, nil)
+		out, err := session.Call(e.ctx, b, tool, args)
+		session.Close()
+		var te *protocol.ToolError
+		if !errors.As(err, &te) || !unreachable(te.Code) {
+			return out, err
+		}
+	}
 	impl, err := index.CurrentImplementation()
 	if err != nil {
 		return nil, err
 	}
-	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST}
-	argJSON, _ := json.Marshal(args)
 	svc := worker.NewService(impl, false)
 	defer svc.Close()
-	call := svc.Call
-	if local {
-		call = svc.CallLocal
-	}
-	out, err := call(e.ctx, b, tool, argJSON)
-	return e.payload(tool, out, err)
+	return svc.Call(e.ctx, b, tool, args)
+}
+
+// unreachable reports whether a code says no running worker could answer: this process
+// answers itself then.
+func unreachable(c problem.Code) bool {
+	return c == problem.ManagerUnavailable || c == problem.WorkerUnavailable || c == problem.ProtocolMismatch || c == problem.UnsafeRuntimeDir
 }
 
 // payload unwraps a tool's result envelope: its structured error as a problem the command

@@ -301,3 +301,54 @@ func TestViewCommand(t *testing.T) {
 		t.Errorf("the viewer still answers after view --stop: %s", resp.Status)
 	}
 }
+
+// With a manager running, the CLI asks the project's worker: a query is answered by it, and a
+// no-change sync is proven by its source watch without a walk; an edit is synced by it too.
+// Without a manager the CLI answers itself (the other tests).
+func TestCLIAsksTheRunningWorker(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	run, _ := managerEnv(t)
+	if out, code := run("manager", "start"); code != 0 {
+		t.Fatalf("manager start: %d %s", code, out)
+	}
+	stats := func() (calls, walksSkipped int64) {
+		out, code := run("manager", "status", "--json")
+		var st struct {
+			Workers []struct {
+				ProjectRoot string `json:"project_root"`
+				Stats       struct {
+					Calls        int64 `json:"calls"`
+					WalksSkipped int64 `json:"walks_skipped"`
+				}
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("manager status: %d %s", code, out)
+		}
+		for _, w := range st.Workers {
+			return w.Stats.Calls, w.Stats.WalksSkipped
+		}
+		return 0, 0
+	}
+	if out, code := run("get", "--project-root", root, "arch.store"); code != 0 || !strings.Contains(out, "Shipment store") {
+		t.Fatalf("get through the worker: %d %s", code, out)
+	}
+	calls, skipped := stats()
+	if calls < 1 {
+		t.Fatalf("the query did not reach the worker: %d calls", calls)
+	}
+	out, code := run("sync", "--project-root", root)
+	if code != 0 || !strings.Contains(out, "index is current: generation 1") {
+		t.Fatalf("no-change sync: %d %s", code, out)
+	}
+	if _, after := stats(); after != skipped+1 {
+		t.Errorf("the no-change sync walked: walks skipped %d, then %d", skipped, after)
+	}
+	retitle := filepath.Join(root, "docs", "architecture", "store.md")
+	src, _ := os.ReadFile(retitle)
+	os.WriteFile(retitle, []byte(strings.Replace(string(src), "Shipment store", "Shipment store, edited", 1)), 0o644)
+	// The next answer reflects the edit: the worker's watch barrier orders it after the write.
+	if out, code = run("get", "--project-root", root, "arch.store"); code != 0 || !strings.Contains(out, "Shipment store, edited") {
+		t.Errorf("the answer after an edit: %d %s", code, out)
+	}
+}

@@ -27,6 +27,9 @@ type Binding struct {
 	CapabilityMode   string `json:"capability_mode"`
 	NoAST            bool   `json:"no_ast"`
 	Diagnostics      bool   `json:"diagnostics"`
+	// Local marks a caller on this machine that prints to a terminal or a file (the CLI), not
+	// an MCP session: max_response_chars, the MCP output limit, does not cut its answers.
+	Local bool `json:"local,omitempty"`
 }
 
 // Policy is the binding's adapter policy.

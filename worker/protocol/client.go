@@ -14,7 +14,7 @@ import (
 // BindingToProto and BindingFromProto convert the binding for the wire.
 func BindingToProto(b Binding) *docforgev2.Binding {
 	return &docforgev2.Binding{ProjectRoot: b.ProjectRoot, ProposalWriter: b.ProposalWriter, CanonicalApplier: b.CanonicalApplier,
-		CapabilityMode: b.CapabilityMode, NoAst: b.NoAST, Diagnostics: b.Diagnostics}
+		CapabilityMode: b.CapabilityMode, NoAst: b.NoAST, Diagnostics: b.Diagnostics, Local: b.Local}
 }
 
 // BindingFromProto is the inverse of BindingToProto.
@@ -23,7 +23,7 @@ func BindingFromProto(p *docforgev2.Binding) Binding {
 		return Binding{}
 	}
 	return Binding{ProjectRoot: p.ProjectRoot, ProposalWriter: p.ProposalWriter, CanonicalApplier: p.CanonicalApplier,
-		CapabilityMode: p.CapabilityMode, NoAST: p.NoAst, Diagnostics: p.Diagnostics}
+		CapabilityMode: p.CapabilityMode, NoAST: p.NoAst, Diagnostics: p.Diagnostics, Local: p.Local}
 }
 
 // SignatureToProto converts an index signature for the wire.

@@ -32,8 +32,11 @@ type Binding struct {
 	CapabilityMode   string                 `protobuf:"bytes,4,opt,name=capability_mode,json=capabilityMode,proto3" json:"capability_mode,omitempty"`
 	NoAst            bool                   `protobuf:"varint,5,opt,name=no_ast,json=noAst,proto3" json:"no_ast,omitempty"`
 	Diagnostics      bool                   `protobuf:"varint,6,opt,name=diagnostics,proto3" json:"diagnostics,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// local marks a caller on this machine that prints to a terminal or a file (the CLI): the
+	// MCP output limit (max_response_chars) does not cut its answers.
+	Local         bool `protobuf:"varint,7,opt,name=local,proto3" json:"local,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Binding) Reset() {
@@ -104,6 +107,13 @@ func (x *Binding) GetNoAst() bool {
 func (x *Binding) GetDiagnostics() bool {
 	if x != nil {
 		return x.Diagnostics
+	}
+	return false
+}
+
+func (x *Binding) GetLocal() bool {
+	if x != nil {
+		return x.Local
 	}
 	return false
 }
@@ -1047,14 +1057,15 @@ var File_docforge_v2_manager_proto protoreflect.FileDescriptor
 
 const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\n" +
-	"\x19docforge/v2/manager.proto\x12\vdocforge.v2\"\xe4\x01\n" +
+	"\x19docforge/v2/manager.proto\x12\vdocforge.v2\"\xfa\x01\n" +
 	"\aBinding\x12!\n" +
 	"\fproject_root\x18\x01 \x01(\tR\vprojectRoot\x12'\n" +
 	"\x0fproposal_writer\x18\x02 \x01(\tR\x0eproposalWriter\x12+\n" +
 	"\x11canonical_applier\x18\x03 \x01(\tR\x10canonicalApplier\x12'\n" +
 	"\x0fcapability_mode\x18\x04 \x01(\tR\x0ecapabilityMode\x12\x15\n" +
 	"\x06no_ast\x18\x05 \x01(\bR\x05noAst\x12 \n" +
-	"\vdiagnostics\x18\x06 \x01(\bR\vdiagnostics\"\x88\x01\n" +
+	"\vdiagnostics\x18\x06 \x01(\bR\vdiagnostics\x12\x14\n" +
+	"\x05local\x18\a \x01(\bR\x05local\"\x88\x01\n" +
 	"\tSignature\x12\x16\n" +
 	"\x06device\x18\x01 \x01(\x04R\x06device\x12\x14\n" +
 	"\x05inode\x18\x02 \x01(\x04R\x05inode\x12\x12\n" +
