@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ type report struct {
 	EditMs       float64 `json:"edit_ms"`       // until the new generation is published
 	EditTotalMs  float64 `json:"edit_total_ms"` // the whole sync, unlinking the old file included
 	EditRuns     int     `json:"edit_runs"`
+	// EditWrittenMB is what one edit's sync writes (median, MB of 10^6 bytes): the process's
+	// write-side I/O over the sync (/proc/self/io wchar), index, copies and receipts alike.
+	EditWrittenMB float64 `json:"edit_written_mb"`
 	SearchP50Ms  float64 `json:"search_p50_ms"`
 	SearchP95Ms  float64 `json:"search_p95_ms"`
 	// Common-term searches draw words the way bodies do, so a fifth of them are among the 80
@@ -208,6 +212,7 @@ func (m *measurer) noChange(ctx context.Context, r *report, runs int) error {
 func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var times, totals []time.Duration
+	var written []float64
 	var phases [][]index.Timing
 	var touched []int
 	defer func() {
@@ -222,9 +227,13 @@ func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
 			if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+k), 0o644); err != nil {
 				return err
 			}
+			before, counted := writeChars()
 			res, err := index.Sync(ctx, m.d, index.Options{})
 			if err != nil {
 				return fmt.Errorf("edit sync: %w", err)
+			}
+			if after, ok := writeChars(); counted && ok {
+				written = append(written, float64(after-before)/1e6)
 			}
 			if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
 				return fmt.Errorf("edit sync: built %q over %d files", res.Build, res.FilesChanged)
@@ -240,7 +249,11 @@ func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
 	}
 	r.EditMs, r.EditTotalMs, r.EditRuns = median(times), median(totals), runs
 	r.EditPhases = medianPhases(phases)
-	m.logf("one-file edit: median %.1f ms", r.EditMs)
+	if len(written) > 0 {
+		slices.Sort(written)
+		r.EditWrittenMB = written[len(written)/2]
+	}
+	m.logf("one-file edit: median %.1f ms, %.2f MB written", r.EditMs, r.EditWrittenMB)
 	return nil
 }
 
@@ -337,4 +350,20 @@ func medianPhases(runs [][]index.Timing) []index.Timing {
 		out = append(out, index.Timing{Phase: t.Phase, Ms: median(ds)})
 	}
 	return out
+}
+
+// writeChars is how many bytes this process has written through system calls so far (Linux's
+// /proc/self/io wchar), and whether the count is available.
+func writeChars() (int64, bool) {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }

@@ -20,6 +20,7 @@ var targets = []target{
 	{"cold sync", 100000, 10000, "ms", func(r report) float64 { return r.ColdMs }},
 	{"no-change identity check", 10000, 10, "ms", func(r report) float64 { return r.NoChangeMs }},
 	{"one-file edit republished", 100000, 300, "ms", func(r report) float64 { return r.EditMs }},
+	{"bytes written per one-file edit", 100000, 1, "MB", func(r report) float64 { return r.EditWrittenMB }},
 	{"search p50", 100000, 5, "ms", func(r report) float64 { return r.SearchP50Ms }},
 	{"impact depth-3 p50", 100000, 20, "ms", func(r report) float64 { return r.ImpactP50Ms }},
 	{"peak RSS", 100000, 400, "MiB", func(r report) float64 { return r.PeakRSSMiB }},
@@ -39,7 +40,11 @@ func markdown(reps []report) string {
 			r.Nodes, r.Edges, r.IndexMiB, r.ColdMs, r.ColdRuns, r.NoChangeMs, r.NoChangeRuns, r.EditMs, r.EditTotalMs, r.EditRuns,
 			r.SearchP50Ms, r.SearchP95Ms, r.Searches, r.CommonP50Ms, r.CommonP95Ms, r.ImpactP50Ms, r.ImpactP95Ms, r.ImpactNodes, r.PeakRSSMiB, r.GoSysMiB)
 	}
-	b.WriteString("\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
+	b.WriteString("\nBytes written by one one-file edit's sync (median, MB; the process's write-side I/O, /proc/self/io wchar):")
+	for _, r := range reps {
+		fmt.Fprintf(&b, " %.2f MB at %d nodes;", r.EditWrittenMB, r.Nodes)
+	}
+	b.WriteString("\n\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
 	for _, r := range reps {
 		fmt.Fprintf(&b, "| %d | cold | %s |\n| %d | one-file edit | %s |\n", r.Nodes, phaseList(r.ColdPhases), r.Nodes, phaseList(r.EditPhases))
 	}
