@@ -35,8 +35,8 @@ type report struct {
 	// EditWrittenMB is what one edit's sync writes (median, MB of 10^6 bytes): the process's
 	// write-side I/O over the sync (/proc/self/io wchar), index, copies and receipts alike.
 	EditWrittenMB float64 `json:"edit_written_mb"`
-	SearchP50Ms  float64 `json:"search_p50_ms"`
-	SearchP95Ms  float64 `json:"search_p95_ms"`
+	SearchP50Ms   float64 `json:"search_p50_ms"`
+	SearchP95Ms   float64 `json:"search_p95_ms"`
 	// Common-term searches draw words the way bodies do, so a fifth of them are among the 80
 	// most frequent words and match most nodes: the worst case for BM25 ranking.
 	CommonP50Ms float64 `json:"common_search_p50_ms"`
