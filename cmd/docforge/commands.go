@@ -470,8 +470,8 @@ func runLogic(e *env) error {
 	return e.runQuery("docforge_get_logic", map[string]any{"node_id": e.args[0]}, &l, func(w io.Writer) { printLogic(w, &l) })
 }
 
-// runQuery runs one read tool through the worker's Service, as every client does, unbound by
-// the MCP output limit (CallLocal), decodes its result into v and prints it with text; with
+// runQuery runs one read tool through the worker's Service, as every client does, with a local
+// binding (unbound by the MCP output limit), decodes its result into v and prints it with text; with
 // --json it prints the envelope as an MCP client receives it. Arguments left at their zero
 // value are not sent: the tool's defaults apply.
 func (e *env) runQuery(tool string, args map[string]any, v any, text func(io.Writer)) error {
