@@ -86,6 +86,8 @@ func rpcError(err error, what string) error {
 		return problem.Errorf(problem.InvalidBinding, "%s: %s", what, st.Message())
 	case codes.InvalidArgument:
 		return problem.Errorf(problem.InvalidBinding, "%s: %s", what, st.Message())
+	case codes.NotFound: // the manager answered: no worker runs, and none was to be started
+		return problem.Errorf(problem.WorkerUnavailable, "%s: %s", what, st.Message())
 	case codes.Aborted: // the manager answered: the worker it started did not
 		return problem.Errorf(problem.WorkerUnavailable, "%s: %s", what, st.Message())
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
@@ -107,9 +109,19 @@ func (c *Client) Version() string { return c.hello.ManagerVersion }
 // worker that stopped answering this client (0: none), which the manager then replaces
 // unless it answers a health check at once.
 func (c *Client) Acquire(ctx context.Context, b protocol.Binding, unresponsive int) (*docforgev2.WorkerInfo, error) {
-	resp, err := c.mc.AcquireWorker(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: protocol.BindingToProto(b), UnresponsivePid: int64(unresponsive)})
+	return c.acquire(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: protocol.BindingToProto(b), UnresponsivePid: int64(unresponsive)})
+}
+
+// AcquireRunning returns the binding's worker only if one runs: it starts none, and answers
+// worker_unavailable otherwise.
+func (c *Client) AcquireRunning(ctx context.Context, b protocol.Binding) (*docforgev2.WorkerInfo, error) {
+	return c.acquire(ctx, &docforgev2.AcquireWorkerRequest{ProtocolVersion: docforgev2.ProtocolVersion, Binding: protocol.BindingToProto(b), RunningOnly: true})
+}
+
+func (c *Client) acquire(ctx context.Context, req *docforgev2.AcquireWorkerRequest) (*docforgev2.WorkerInfo, error) {
+	resp, err := c.mc.AcquireWorker(ctx, req)
 	if err != nil {
-		return nil, rpcError(err, "acquire worker for "+b.ProjectRoot)
+		return nil, rpcError(err, "acquire worker for "+req.Binding.GetProjectRoot())
 	}
 	return resp.Worker, nil
 }

@@ -262,6 +262,8 @@ func (m *Manager) AcquireWorker(ctx context.Context, req *docforgev2.AcquireWork
 	}
 	if p := s.proc; p != nil && p.alive() {
 		return &docforgev2.AcquireWorkerResponse{ProtocolVersion: docforgev2.ProtocolVersion, Worker: p.info()}, nil
+	} else if req.RunningOnly {
+		return nil, status.Errorf(codes.NotFound, "no worker runs for %s", b.ProjectRoot)
 	} else if p != nil {
 		select { // dead: let the reaper finish (it removes the socket) before replacing it
 		case <-p.exited:

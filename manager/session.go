@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/docforge/docforge/base/problem"
+	docforgev2 "github.com/docforge/docforge/proto/docforge/v2"
 	"github.com/docforge/docforge/worker/protocol"
 )
 
@@ -17,6 +18,8 @@ import (
 type Session struct {
 	paths Paths
 	start StartFunc // nil: never start a manager
+	// runningOnly uses a worker only if one runs already (Attach): none is started.
+	runningOnly bool
 
 	mu     sync.Mutex
 	client *Client
@@ -32,6 +35,10 @@ type workerConn struct {
 // NewSession returns a session on the manager at p; start (nil for --no-autostart) starts a
 // manager when none answers.
 func NewSession(p Paths, start StartFunc) *Session { return &Session{paths: p, start: start} }
+
+// Attach returns a session that calls a project's worker only when a manager and that worker
+// already run: it starts neither (a call answers manager_unavailable or worker_unavailable).
+func Attach(p Paths) *Session { return &Session{paths: p, runningOnly: true} }
 
 // Call runs one tool on the binding's worker. Every failure to reach a worker is a structured
 // error result (worker_unavailable, manager_unavailable, ...), never a hang or a broken
@@ -78,7 +85,13 @@ func (s *Session) worker(ctx context.Context, b protocol.Binding) (*workerConn, 
 			}
 			s.client = c
 		}
-		info, err := s.client.Acquire(ctx, b, s.failed)
+		var info *docforgev2.WorkerInfo
+		var err error
+		if s.runningOnly {
+			info, err = s.client.AcquireRunning(ctx, b)
+		} else {
+			info, err = s.client.Acquire(ctx, b, s.failed)
+		}
 		if err != nil {
 			lastErr = err
 			if problem.CodeOf(err) == problem.ManagerUnavailable {

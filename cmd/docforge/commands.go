@@ -252,27 +252,17 @@ func (e *env) descriptor() (*project.Descriptor, error) {
 	return d, nil
 }
 
-// syncOnWorker syncs through the project's running worker when a manager answers: its source
-// watch already knows whether anything changed, so a no-change check walks no tree
-// (docforge_sync with trust_watch). It returns nil, nil when no worker could answer.
+// syncOnWorker syncs through the project's worker when one already runs: its source watch
+// already knows whether anything changed, so a no-change check walks no tree (docforge_sync
+// with trust_watch). It returns nil, nil when no worker runs.
 func (e *env) syncOnWorker(d *project.Descriptor) (*index.Result, error) {
-	paths, err := manager.DefaultPaths()
-	if err != nil {
-		return nil, nil
-	}
-	session := manager.NewSession(paths, nil)
-	defer session.Close()
 	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST, Local: true}
 	args, _ := json.Marshal(map[string]bool{"rebuild": e.rebuild, "trust_watch": !e.rebuild})
-	out, err := session.Call(e.ctx, b, "docforge_sync", args)
-	var te *protocol.ToolError
-	if errors.As(err, &te) && unreachable(te.Code) {
+	out, ok, err := e.onRunningWorker(b, "docforge_sync", args)
+	if !ok {
 		return nil, nil
 	}
-	asJSON := e.json
-	e.json = false // the result is printed by runSync, as this command prints it
-	raw, err := e.payload("docforge_sync", out, err)
-	e.json = asJSON
+	raw, err := e.result("docforge_sync", out, err)
 	if err != nil {
 		return nil, err
 	}
@@ -509,18 +499,12 @@ func (e *env) callTool(tool string, args map[string]any, local bool) (json.RawMe
 	return e.payload(tool, out, err)
 }
 
-// runTool runs one tool for the binding: on the project's running worker when a manager
-// answers (its source watch already knows whether anything changed, so a query walks no
-// tree), else in a one-shot Service of this process. No manager is started for it.
+// runTool runs one tool for the binding: on the project's worker when one already runs under
+// a manager (its source watch already knows whether anything changed, so a query walks no
+// tree), else in a one-shot Service of this process. It starts no manager and no worker.
 func (e *env) runTool(b protocol.Binding, tool string, args json.RawMessage) (json.RawMessage, error) {
-	if paths, err := manager.DefaultPaths(); err == nil {
-		session := manager.NewSession(paths, nil)
-		out, err := session.Call(e.ctx, b, tool, args)
-		session.Close()
-		var te *protocol.ToolError
-		if !errors.As(err, &te) || !unreachable(te.Code) {
-			return out, err
-		}
+	if out, ok, err := e.onRunningWorker(b, tool, args); ok {
+		return out, err
 	}
 	impl, err := index.CurrentImplementation()
 	if err != nil {
@@ -531,16 +515,47 @@ func (e *env) runTool(b protocol.Binding, tool string, args json.RawMessage) (js
 	return svc.Call(e.ctx, b, tool, args)
 }
 
+// onRunningWorker calls tool on the binding's worker if a manager and that worker already run;
+// ok is false when none could answer, and the caller answers itself.
+func (e *env) onRunningWorker(b protocol.Binding, tool string, args json.RawMessage) (out json.RawMessage, ok bool, err error) {
+	paths, perr := manager.DefaultPaths()
+	if perr != nil {
+		return nil, false, nil
+	}
+	session := manager.Attach(paths)
+	defer session.Close()
+	out, err = session.Call(e.ctx, b, tool, args)
+	var te *protocol.ToolError
+	if errors.As(err, &te) && unreachable(te.Code) {
+		return nil, false, nil
+	}
+	return out, true, err
+}
+
 // unreachable reports whether a code says no running worker could answer: this process
 // answers itself then.
 func unreachable(c problem.Code) bool {
 	return c == problem.ManagerUnavailable || c == problem.WorkerUnavailable || c == problem.ProtocolMismatch || c == problem.UnsafeRuntimeDir
 }
 
-// payload unwraps a tool's result envelope: its structured error as a problem the command
-// reports with its code and remediation, else its result; with --json it prints the whole
-// envelope, compact, and returns nil.
+// payload unwraps a tool's result envelope (result): with --json it prints the whole envelope,
+// compact, and returns nil, as an MCP client receives it, so that its size is the one a token
+// budget (task context) was kept within.
 func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMessage, error) {
+	res, err := e.result(tool, out, err)
+	if err != nil || !e.json {
+		return res, err
+	}
+	if _, err := fmt.Fprintf(e.stdout, "%s\n", out); err != nil {
+		return nil, fmt.Errorf("write JSON: %w", err)
+	}
+	return nil, nil
+}
+
+// result is a tool's result from its envelope: its structured error as a problem the command
+// reports with its code and remediation; its warnings (a stale answer, a follower, a recovered
+// application) on stderr, once each.
+func (e *env) result(tool string, out json.RawMessage, err error) (json.RawMessage, error) {
 	var env struct {
 		Result   json.RawMessage `json:"result"`
 		Warnings []string        `json:"warnings"`
@@ -564,17 +579,10 @@ func (e *env) payload(tool string, out json.RawMessage, err error) (json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	if e.json {
-		// The envelope exactly as an MCP client receives it: compact, so that its size is the
-		// one a token budget (task context) was kept within.
-		if _, err := fmt.Fprintf(e.stdout, "%s\n", out); err != nil {
-			return nil, fmt.Errorf("write JSON: %w", err)
+	if !e.json {
+		for _, w := range env.Warnings {
+			fmt.Fprintf(e.stderr, "docforge: warning: %s\n", w)
 		}
-		return nil, nil
-	}
-	// A stale answer, a follower, a recovered application: said once each, beside the answer.
-	for _, w := range env.Warnings {
-		fmt.Fprintf(e.stderr, "docforge: warning: %s\n", w)
 	}
 	return env.Result, nil
 }

@@ -302,14 +302,24 @@ func TestViewCommand(t *testing.T) {
 	}
 }
 
-// With a manager running, the CLI asks the project's worker: a query is answered by it, and a
-// no-change sync is proven by its source watch without a walk; an edit is synced by it too.
-// Without a manager the CLI answers itself (the other tests).
+// With the project's worker running, the CLI asks it: a query is answered by it, and a
+// no-change sync is proven by its source watch without a walk; the answer after an edit has
+// it. A query starts no worker: with none running (or no manager) the CLI answers itself.
 func TestCLIAsksTheRunningWorker(t *testing.T) {
 	root := fixture.Temp(t, "../../examples/courier")
 	run, _ := managerEnv(t)
 	if out, code := run("manager", "start"); code != 0 {
 		t.Fatalf("manager start: %d %s", code, out)
+	}
+	workers := func() int {
+		out, _ := run("manager", "status", "--json")
+		return strings.Count(out, `"project_root"`)
+	}
+	if out, code := run("get", "--project-root", root, "arch.store"); code != 0 || !strings.Contains(out, "Shipment store") || workers() != 0 {
+		t.Fatalf("a query with no worker running: %d, %d workers started: %s", code, workers(), out)
+	}
+	if out, code := run("call", "--project-root", root, "docforge_bootstrap"); code != 0 {
+		t.Fatalf("start the project's worker: %d %s", code, out)
 	}
 	stats := func() (calls, walksSkipped int64) {
 		out, code := run("manager", "status", "--json")
@@ -330,12 +340,13 @@ func TestCLIAsksTheRunningWorker(t *testing.T) {
 		}
 		return 0, 0
 	}
+	before, _ := stats()
 	if out, code := run("get", "--project-root", root, "arch.store"); code != 0 || !strings.Contains(out, "Shipment store") {
 		t.Fatalf("get through the worker: %d %s", code, out)
 	}
 	calls, skipped := stats()
-	if calls < 1 {
-		t.Fatalf("the query did not reach the worker: %d calls", calls)
+	if calls != before+1 {
+		t.Fatalf("the query did not reach the worker: %d calls, then %d", before, calls)
 	}
 	out, code := run("sync", "--project-root", root)
 	if code != 0 || !strings.Contains(out, "index is current: generation 1") {

@@ -515,8 +515,11 @@ type AcquireWorkerRequest struct {
 	// The pid of a worker that stopped answering this client, if any: the manager checks its
 	// health at once and replaces it when it does not answer, instead of handing it out again.
 	UnresponsivePid int64 `protobuf:"varint,3,opt,name=unresponsive_pid,json=unresponsivePid,proto3" json:"unresponsive_pid,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// running_only asks for the worker only if one runs already: none is started, and the
+	// answer is NotFound instead (the CLI's check before it answers a query itself).
+	RunningOnly   bool `protobuf:"varint,4,opt,name=running_only,json=runningOnly,proto3" json:"running_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AcquireWorkerRequest) Reset() {
@@ -568,6 +571,13 @@ func (x *AcquireWorkerRequest) GetUnresponsivePid() int64 {
 		return x.UnresponsivePid
 	}
 	return 0
+}
+
+func (x *AcquireWorkerRequest) GetRunningOnly() bool {
+	if x != nil {
+		return x.RunningOnly
+	}
+	return false
 }
 
 type AcquireWorkerResponse struct {
@@ -1099,11 +1109,12 @@ const file_docforge_v2_manager_proto_rawDesc = "" +
 	"\rHelloResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12'\n" +
 	"\x0fmanager_version\x18\x02 \x01(\tR\x0emanagerVersion\x12\x10\n" +
-	"\x03pid\x18\x03 \x01(\x03R\x03pid\"\x9c\x01\n" +
+	"\x03pid\x18\x03 \x01(\x03R\x03pid\"\xbf\x01\n" +
 	"\x14AcquireWorkerRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12.\n" +
 	"\abinding\x18\x02 \x01(\v2\x14.docforge.v2.BindingR\abinding\x12)\n" +
-	"\x10unresponsive_pid\x18\x03 \x01(\x03R\x0funresponsivePid\"s\n" +
+	"\x10unresponsive_pid\x18\x03 \x01(\x03R\x0funresponsivePid\x12!\n" +
+	"\frunning_only\x18\x04 \x01(\bR\vrunningOnly\"s\n" +
 	"\x15AcquireWorkerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12/\n" +
 	"\x06worker\x18\x02 \x01(\v2\x17.docforge.v2.WorkerInfoR\x06worker\"\xc4\x02\n" +
