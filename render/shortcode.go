@@ -1,21 +1,10 @@
 package render
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/docforge/docforge/base/shortcode"
 )
-
-// shortcodeTag matches one Hugo shortcode tag: {{< name args >}} or {{% name args %}}, and
-// the closing forms {{< /name >}}. Group 1 is the delimiter, 2 the slash of a closing tag,
-// 3 the name, 4 the arguments.
-var shortcodeTag = regexp.MustCompile(`\{\{([<%])\s*(/?)\s*([A-Za-z][\w-]*)((?:[^}"]|"[^"]*"|\}[^}])*?)\s*[>%]\}\}`)
-
-// shortcodeArg is a shortcode's first argument, quoted or bare, or path="...".
-var shortcodeArg = regexp.MustCompile(`^\s*(?:path=)?(?:"([^"]*)"|([^\s"]+))`)
-
-// callouts are the shortcodes that become callouts, with the callout each means; notice takes
-// its kind as its first argument.
-var callouts = map[string]string{"note": "note", "tip": "tip", "warning": "warning", "info": "info", "caution": "caution", "important": "important"}
 
 // shortcodes turns the Hugo shortcodes of one body into the Markdown DocForge renders:
 //   - ref and relref become the URL of the page they name (link, or "" to keep the path);
@@ -35,10 +24,13 @@ func shortcodes(body string, link func(dest string) string, removed func(name st
 	fence := ""
 	callout := ""  // the closing name of the open callout
 	rawBlock := "" // the closing name of the open {{< >}} block kept as code
-	lines := strings.SplitAfter(body, "\n")
-	closes := map[string]int{}
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
+	closes := shortcode.Closings{}
+	for at := 0; at < len(body); {
+		line := body[at:]
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		at += len(line)
 		trimmed := strings.TrimLeft(line, " ")
 		if f := fenceMarker(trimmed); f != "" && rawBlock == "" {
 			switch {
@@ -49,18 +41,14 @@ func shortcodes(body string, link func(dest string) string, removed func(name st
 			}
 		}
 		if fence != "" || !strings.Contains(line, "{{") {
-			if rawBlock != "" {
-				out.WriteString(line)
-				continue
-			}
-			if callout != "" {
+			if rawBlock == "" && callout != "" {
 				out.WriteString("> ")
 			}
 			out.WriteString(line)
 			continue
 		}
 		if rawBlock != "" {
-			if m := shortcodeTag.FindStringSubmatch(line); m != nil && m[2] == "/" && m[3] == rawBlock {
+			if shortcode.ClosesRawBlock(line, rawBlock) {
 				out.WriteString("```\n")
 				rawBlock = ""
 				continue
@@ -69,36 +57,31 @@ func shortcodes(body string, link func(dest string) string, removed func(name st
 			continue
 		}
 		// A line that is only a {{< name >}} tag with a closing tag below: its input as code.
-		if m := shortcodeTag.FindStringSubmatch(strings.TrimSpace(line)); m != nil && m[0] == strings.TrimSpace(line) &&
-			m[1] == "<" && m[2] == "" && !isRef(m[3]) && calloutKind(m[3], m[4]) == "" && lastClose(lines, m[3], closes) > i {
-			removed(m[3])
-			rawBlock = m[3]
+		if name, ok := shortcode.OpensRawBlock(trimmed); ok && closes.After(body, at, name) {
+			removed(name)
+			rawBlock = name
 			out.WriteString("```\n")
 			continue
 		}
 		text := strings.ReplaceAll(strings.ReplaceAll(line, "{{</*", "\x00lt"), "{{%/*", "\x00pc")
-		text = shortcodeTag.ReplaceAllStringFunc(text, func(tag string) string {
-			m := shortcodeTag.FindStringSubmatch(tag)
-			name, closing := m[3], m[2] == "/"
-			switch {
-			case isRef(name) && !closing:
-				a := shortcodeArg.FindStringSubmatch(m[4])
-				if a == nil {
-					return ""
-				}
-				dest := a[1] + a[2]
+		text = rewriteTags(text, func(t shortcode.Tag) string {
+			if dest, _, ok := t.Ref(); ok {
 				if href := link(dest); href != "" {
 					return refMark + href
 				}
 				return dest
-			case calloutKind(name, m[4]) != "" && !closing:
-				callout = name
-				return "\n> [!" + strings.ToUpper(calloutKind(name, m[4])) + "]\n> "
-			case closing && name == callout:
+			}
+			switch kind := t.Callout(); {
+			case kind != "":
+				callout = t.Name
+				return "\n> [!" + strings.ToUpper(kind) + "]\n> "
+			case t.Closing && t.Name == callout:
 				callout = ""
 				return "\n"
+			case t.Name == "ref" || t.Name == "relref":
+				return "" // a ref that names no page
 			}
-			removed(name)
+			removed(t.Name)
 			return ""
 		})
 		text = strings.ReplaceAll(strings.ReplaceAll(text, "\x00lt", "{{<"), "\x00pc", "{{%")
@@ -121,41 +104,21 @@ const (
 	resolvedScheme = "docforge-resolved:"
 )
 
-func isRef(name string) bool { return name == "ref" || name == "relref" }
-
-// calloutKind is the callout a shortcode opens ("" for none): notice's first argument, or
-// the name of note, tip, warning and the like.
-func calloutKind(name, args string) string {
-	if name == "notice" {
-		if a := shortcodeArg.FindStringSubmatch(args); a != nil {
-			if kind, ok := callouts[strings.ToLower(a[1]+a[2])]; ok {
-				return kind
-			}
-		}
-		return "note"
+// rewriteTags replaces each shortcode tag of a line with what f returns for it.
+func rewriteTags(line string, f func(shortcode.Tag) string) string {
+	tags := shortcode.Tags(line)
+	if len(tags) == 0 {
+		return line
 	}
-	return callouts[name]
-}
-
-// lastClose is the index of the last line that closes shortcode name (-1 for none),
-// remembered in closes: a body of many shortcodes without closing tags is read once a name.
-func lastClose(lines []string, name string, closes map[string]int) int {
-	if at, ok := closes[name]; ok {
-		return at
+	var b strings.Builder
+	last := 0
+	for _, t := range tags {
+		b.WriteString(line[last:t.Start])
+		b.WriteString(f(t))
+		last = t.End
 	}
-	at := -1
-	for i, l := range lines {
-		if !strings.Contains(l, "{{") {
-			continue
-		}
-		for _, m := range shortcodeTag.FindAllStringSubmatch(l, -1) {
-			if m[2] == "/" && m[3] == name {
-				at = i
-			}
-		}
-	}
-	closes[name] = at
-	return at
+	b.WriteString(line[last:])
+	return b.String()
 }
 
 // fenceMarker is the ``` or ~~~ a line opens or closes a fenced code block with, or "".

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/shortcode"
 )
 
 type wikiRef struct {
@@ -28,10 +29,11 @@ type bodyScan struct {
 func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 	var out bodyScan
 	slugs := map[string]int{}
-	fence, shortcode := "", ""
+	fence, rawBlock := "", "" // rawBlock: the shortcode whose raw input the line is in
 	indented, inList, prevBlank := false, false, true
-	closes := shortcodeCloses{}
+	closes := shortcode.Closings{}
 	lineNo := firstLine
+	whole := body
 	for len(body) > 0 {
 		line := body
 		if i := strings.IndexByte(body, '\n'); i >= 0 {
@@ -45,7 +47,7 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			indent += 4
 		}
 		blank := strings.TrimSpace(line) == ""
-		if fence == "" && shortcode == "" {
+		if fence == "" && rawBlock == "" {
 			// An indented code block: four spaces (or a tab) after a blank line, outside a
 			// list (whose continuations are indented too), until a line indented less.
 			switch {
@@ -81,17 +83,17 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			lineNo++
 			continue
 		}
-		if shortcode != "" {
+		if rawBlock != "" {
 			// Inside a {{< name >}} block: the shortcode's input (a code sample, a
 			// configuration table), not Markdown, until its closing tag.
-			if closesShortcode(trimmed, shortcode) {
-				shortcode = ""
+			if shortcode.ClosesRawBlock(trimmed, rawBlock) {
+				rawBlock = ""
 			}
 			lineNo++
 			continue
 		}
-		if name, ok := opensRawShortcode(trimmed); ok && indent < 4 && closes.after(body, name) {
-			shortcode = name
+		if name, ok := shortcode.OpensRawBlock(trimmed); ok && indent < 4 && closes.After(whole, len(whole)-len(body), name) {
+			rawBlock = name
 			lineNo++
 			continue
 		}
@@ -114,67 +116,6 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 
 // listItem matches the start of a list item: a bullet or an ordered number, then a space.
 var listItem = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)`)
-
-// rawShortcodeOpen matches a line that opens a Hugo shortcode of the {{< >}} form, whose
-// inner text Hugo hands to the shortcode as it is (the {{% %}} form's is Markdown).
-var rawShortcodeOpen = regexp.MustCompile(`^\{\{<\s*([A-Za-z][\w-]*)[^}]*>\}\}\s*$`)
-
-// opensRawShortcode reports the name of the shortcode a line opens, if it is only that tag.
-func opensRawShortcode(trimmed string) (string, bool) {
-	if !strings.HasPrefix(trimmed, "{{<") {
-		return "", false
-	}
-	m := rawShortcodeOpen.FindStringSubmatch(trimmed)
-	if m == nil {
-		return "", false
-	}
-	return m[1], true
-}
-
-// closesShortcode reports whether a line holds the closing tag of shortcode name.
-func closesShortcode(line, name string) bool {
-	for i := strings.Index(line, "{{<"); i >= 0; {
-		rest := strings.TrimLeft(line[i+3:], " \t")
-		if after, ok := strings.CutPrefix(rest, "/"); ok && strings.HasPrefix(strings.TrimLeft(after, " \t"), name) {
-			tail := strings.TrimLeft(after, " \t")[len(name):]
-			if t := strings.TrimLeft(tail, " \t"); strings.HasPrefix(t, ">}}") {
-				return true
-			}
-		}
-		j := strings.Index(line[i+3:], "{{<")
-		if j < 0 {
-			break
-		}
-		i += 3 + j
-	}
-	return false
-}
-
-// shortcodeCloses remembers, per shortcode name, where in a body its last closing tag is (as
-// the length of the body from that line on; -1 for none), so that a page of many shortcodes
-// without closing tags (most have none) is read for each name once, not once per tag.
-type shortcodeCloses map[string]int
-
-// after reports whether rest, the body after the current line, closes shortcode name.
-func (c shortcodeCloses) after(rest, name string) bool {
-	last, ok := c[name]
-	if !ok {
-		last = -1
-		for tail := rest; len(tail) > 0; {
-			line := tail
-			next := ""
-			if i := strings.IndexByte(tail, '\n'); i >= 0 {
-				line, next = tail[:i], tail[i+1:]
-			}
-			if strings.Contains(line, "/") && closesShortcode(line, name) {
-				last = len(tail)
-			}
-			tail = next
-		}
-		c[name] = last
-	}
-	return last >= 0 && last <= len(rest)
-}
 
 func atxHeading(s string) (graph.Heading, bool) {
 	level := 0

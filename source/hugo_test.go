@@ -55,7 +55,7 @@ func writeTree(t *testing.T, root, descriptor string, files map[string]string) *
 // then from the content root, then by a unique page or bundle name; sections by _index.md;
 // anchors kept; translations in the linking page's language; in a Hugo site (site = "hugo")
 // route links the same way, case aside. What Hugo hands to a shortcode as it is, indented
-// code, footnotes and shortcode destinations are not links. Only a name that fits several
+// code, footnotes and shortcode destinations are not links; a callout's text is Markdown. Only a name that fits several
 // pages, or none, is reported.
 func TestHugoLinkResolution(t *testing.T) {
 	page := func(title, body string) string { return "+++\ntitle = \"" + title + "\"\n+++\n" + body }
@@ -94,6 +94,10 @@ func TestHugoLinkResolution(t *testing.T) {
 			``,
 			`[^1]: See the guide.`,
 			`[z]: {{% eturl rss %}}`,
+			``,
+			`{{< notice warning >}}`,
+			`Read [the config](Config.md) first.`,
+			`{{< /notice >}}`,
 		}, "\n")+"\n"),
 	}
 	// ignore: what the site's own render hook handles ([term](g) in Hugo's documentation).
@@ -106,6 +110,7 @@ func TestHugoLinkResolution(t *testing.T) {
 			"docs/page>blog/install#",
 			"docs/page>blog/post.en#",
 			"docs/page>docs#",
+			"docs/page>docs/config#", // a callout's text is Markdown, as the renderer shows it
 			"docs/page>docs/guide#",
 			"docs/page>docs/install#",
 			"docs/page>docs/install#linux",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/base/shortcode"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/project"
 )
@@ -29,8 +30,6 @@ var (
 	// A reference definition: up to three spaces, [label]:, the destination. A label that
 	// starts with ^ is a footnote, not a link.
 	refDefinition = regexp.MustCompile(`^ {0,3}\[[^\]^][^\]]*\]:[ \t]*(<[^>]*>|\S+)`)
-	// Hugo's {{< relref "x" >}}, {{% ref "x" %}} and the path= form.
-	hugoRef = regexp.MustCompile(`\{\{[<%]\s*(?:rel)?ref\s+(?:path=)?"([^"]+)"\s*[>%]\}\}`)
 	// A URL scheme (https:, mailto:) or a protocol-relative //host link: external.
 	externalDest = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)`)
 )
@@ -46,8 +45,10 @@ func appendLinks(out []linkDest, line string, lineNo int) []linkDest {
 		}
 		return out
 	}
-	for _, m := range hugoRef.FindAllStringSubmatchIndex(line, -1) {
-		out = append(out, linkDest{dest: line[m[2]:m[3]], line: lineNo, column: col(m[2]), fromRoots: true})
+	for _, t := range shortcode.Tags(line) {
+		if dest, at, ok := t.Ref(); ok && dest != "" {
+			out = append(out, linkDest{dest: dest, line: lineNo, column: col(at), fromRoots: true})
+		}
 	}
 	inCode, open := false, -1
 	for i := 0; i < len(line); i++ {
