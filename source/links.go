@@ -95,6 +95,13 @@ func appendLinks(out []linkDest, line string, lineNo int) []linkDest {
 	return out
 }
 
+// path is the destination as written without its #anchor and ?query, and the anchor.
+func (ld linkDest) path() (dest, anchor string) {
+	dest, anchor, _ = strings.Cut(strings.TrimSpace(ld.dest), "#")
+	dest, _, _ = strings.Cut(dest, "?")
+	return dest, anchor
+}
+
 // linkExtensions are the file types a link can name as a node; links to anything else
 // (images, rendered .html) are not relations. A .go file names its file node when the
 // project's links reach code.
@@ -179,8 +186,7 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok 
 		return graph.Link{}, false
 	}
 	l = graph.Link{Paths: paths, Anchor: anchor}
-	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
-	dest, _, _ = strings.Cut(dest, "?")
+	dest, _ := ld.path()
 	if ext := strings.ToLower(path.Ext(path.Base(dest))); ext == "" || ld.fromRoots {
 		l.Routes, l.Unique = linkRoutes(bases, dest, hugoLookup(d, ld))
 	}
@@ -191,8 +197,7 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok 
 // exists outside every content root: GitHub reads /README.md from the repository root (or
 // the project root), so the link is sound but names no node, and is no relation.
 func outsideFile(d *project.Descriptor, ld linkDest) bool {
-	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
-	dest, _, _ = strings.Cut(dest, "?")
+	dest, _ := ld.path()
 	if !strings.HasPrefix(dest, "/") || ld.fromRoots || d.Sources.Links.HugoSite() || d.Root == "" {
 		return false
 	}
@@ -239,8 +244,7 @@ func hugoLookup(d *project.Descriptor, ld linkDest) bool {
 	if ld.fromRoots {
 		return true
 	}
-	dest, _, _ := strings.Cut(strings.TrimSpace(ld.dest), "#")
-	dest, _, _ = strings.Cut(dest, "?")
+	dest, _ := ld.path()
 	return d.Sources.Links.HugoSite() && path.Ext(path.Base(dest)) == ""
 }
 
@@ -251,8 +255,7 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 	if dest == "" || strings.HasPrefix(dest, "#") || externalDest.MatchString(dest) || slices.Contains(d.Sources.Links.Ignore, dest) {
 		return nil, "", nil, false
 	}
-	dest, anchor, _ = strings.Cut(dest, "#")
-	dest, _, _ = strings.Cut(dest, "?")
+	dest, anchor = ld.path()
 	if u, err := url.PathUnescape(dest); err == nil {
 		dest = u
 	}

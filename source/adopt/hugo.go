@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -60,13 +61,7 @@ func hugoContentDirs(root string) []string {
 		if c.ContentDir != "" {
 			add(c.ContentDir)
 		}
-		for _, lang := range slices.Sorted(func(yield func(string) bool) {
-			for k := range c.Languages {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
+		for _, lang := range slices.Sorted(maps.Keys(c.Languages)) {
 			if d := c.Languages[lang].ContentDir; d != "" {
 				add(d)
 			}
