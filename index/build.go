@@ -41,18 +41,13 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			retErr = fmt.Errorf("close %s: %w", path, cerr)
 		}
 	}()
-	if err := sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA page_size = %d", pageSize), nil); err != nil {
-		return nil, fmt.Errorf("set index page size: %w", err)
-	}
-	if err := sqlitex.ExecuteScript(conn, schema, nil); err != nil {
-		return nil, fmt.Errorf("create index schema: %w", err)
+	if err := createSegment(conn, false); err != nil {
+		return nil, err
 	}
 	for _, cfg := range []string{
 		fmt.Sprintf("INSERT INTO search(search, rank) VALUES ('hashsize', %d)", buildHashBytes),
 		// Merging while inserting costs more than one merge at the end.
 		"INSERT INTO search(search, rank) VALUES ('automerge', 0)",
-		// ORDER BY rank then ranks with the column weights and lets FTS5 sort internally.
-		"INSERT INTO search(search, rank) VALUES ('rank', 'bm25(" + searchWeights + ")')",
 	} {
 		if err := sqlitex.ExecuteTransient(conn, cfg, nil); err != nil {
 			return nil, fmt.Errorf("configure full-text index: %w", err)

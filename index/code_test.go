@@ -89,7 +89,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("%s: build = %s, want incremental", step.name, inc.Build)
 		}
-		incDump := dump(t, publication.PathsFor(d, "").Index)
+		incDump := dumpMatches(t, d)
 		snap, err := index.Open(ctx, d)
 		must(t, err)
 		if got := hasEdge(t, snap, ingest, "calls", extra); got != step.edgeWant {
@@ -98,7 +98,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		snap.Close()
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if coldDump := dump(t, publication.PathsFor(d, "").Index); coldDump != incDump {
+		if coldDump := dumpMatches(t, d); coldDump != incDump {
 			t.Fatalf("%s: incremental and cold builds differ:\n%s", step.name, firstDiff(incDump, coldDump))
 		}
 	}
@@ -208,7 +208,22 @@ func TestNoASTPolicy(t *testing.T) {
 	// An index that holds Logic is refused under no-AST before any read (the AST index,
 	// copied where the no-AST one belongs).
 	must(t, os.MkdirAll(noASTPaths.Dir, 0o755))
-	data, err := os.ReadFile(astPaths.Index)
+	m, err := index.ReadManifest(astPaths.Index)
+	must(t, err)
+	for _, s := range m.Segments {
+		data, err := os.ReadFile(filepath.Join(astPaths.Dir, s.Name))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(noASTPaths.Dir, s.Name), data, 0o644))
+	}
+	stale, err := index.ReadManifest(astPaths.Index)
+	must(t, err)
+	for i := range stale.Segments {
+		sig, err := publication.Stat(filepath.Join(noASTPaths.Dir, stale.Segments[i].Name))
+		must(t, err)
+		sig.Generation = stale.Segments[i].Generation
+		stale.Segments[i].Signature = sig
+	}
+	data, err := publication.Seal(stale)
 	must(t, err)
 	must(t, os.WriteFile(noASTPaths.Index, data, 0o644))
 	if _, err := index.OpenWith(ctx, d, golang.PolicyNoAST); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
@@ -243,7 +258,7 @@ func TestNoASTPolicy(t *testing.T) {
 	if _, err := snap.Logic(ctx, "go:example.com/courier/store.Log.State"); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
 		t.Errorf("Logic under no-AST: %v, want adapter_policy_forbids_logic", err)
 	}
-	if strings.Contains(dump(t, noASTPaths.Index), "entry|") {
+	if strings.Contains(dump(t, d, golang.PolicyNoAST), "entry|") {
 		t.Error("the no-AST index holds Logic steps")
 	}
 	// The no-AST sync left the AST index alone, and syncs of the two policies in turn build

@@ -3,11 +3,8 @@ package index
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"zombiezen.com/go/sqlite"
-	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
 )
@@ -29,34 +26,21 @@ func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
 	return r, s.ColumnText(12)
 }
 
-// fullDiff compares the complete graph in conn's main database with the index at oldPath
-// (empty for none) by merging both, ordered by ID and by edge triple, into c.
-func fullDiff(conn *sqlite.Conn, oldPath string, c *diffCollector) (retErr error) {
-	oldSchema := ""
-	if oldPath != "" {
-		uri := (&url.URL{Scheme: "file", Path: oldPath, RawQuery: "mode=ro&immutable=1"}).String()
-		if err := sqlitex.Execute(conn, `ATTACH DATABASE ? AS old`, &sqlitex.ExecOptions{Args: []any{uri}}); err != nil {
-			return fmt.Errorf("attach previous index: %w", err)
-		}
-		defer func() {
-			if err := sqlitex.ExecuteTransient(conn, `DETACH DATABASE old`, nil); err != nil && retErr == nil {
-				retErr = fmt.Errorf("detach previous index: %w", err)
-			}
-		}()
-		oldSchema = "old"
-	}
-	if err := mergeNodes(conn, oldSchema, c); err != nil {
+// fullDiff compares the complete graph in conn's main database with the previous generation
+// read through old (nil for none) by merging both, ordered by ID and by edge triple, into c.
+func fullDiff(conn, old *sqlite.Conn, c *diffCollector) error {
+	if err := mergeNodes(conn, old, c); err != nil {
 		return err
 	}
-	return mergeEdges(conn, oldSchema, c)
+	return mergeEdges(conn, old, c)
 }
 
-func mergeNodes(conn *sqlite.Conn, oldSchema string, c *diffCollector) error {
-	cur := conn.Prep(`SELECT ` + recordColumns + ` FROM main.nodes ORDER BY id`)
+func mergeNodes(conn, old *sqlite.Conn, c *diffCollector) error {
+	cur := conn.Prep(`SELECT ` + recordColumns + ` FROM nodes ORDER BY id`)
 	defer cur.Reset()
 	var prev *sqlite.Stmt
-	if oldSchema != "" {
-		prev = conn.Prep(`SELECT ` + recordColumns + ` FROM ` + oldSchema + `.nodes ORDER BY id`)
+	if old != nil {
+		prev = old.Prep(`SELECT ` + recordColumns + ` FROM nodes ORDER BY id`)
 		defer prev.Reset()
 	}
 	next := func(s *sqlite.Stmt) (*graph.Record, string, error) {
@@ -108,18 +92,17 @@ func mergeNodes(conn *sqlite.Conn, oldSchema string, c *diffCollector) error {
 	return nil
 }
 
-func edgeTriples(schema string) string {
-	return strings.ReplaceAll(`SELECT s.id, r.name, t.id FROM S.edges e
-		JOIN S.nodes s ON s.key = e.src JOIN S.relations r ON r.rel = e.rel JOIN S.nodes t ON t.key = e.dst
-		ORDER BY s.id, r.name, t.id`, "S.", schema+".")
-}
+// edgeTriples selects every edge by its ends' IDs, in triple order.
+const edgeTriples = `SELECT s.id, r.name, t.id FROM edges e
+	JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst
+	ORDER BY s.id, r.name, t.id`
 
-func mergeEdges(conn *sqlite.Conn, oldSchema string, c *diffCollector) error {
-	cur := conn.Prep(edgeTriples("main"))
+func mergeEdges(conn, old *sqlite.Conn, c *diffCollector) error {
+	cur := conn.Prep(edgeTriples)
 	defer cur.Reset()
 	var prev *sqlite.Stmt
-	if oldSchema != "" {
-		prev = conn.Prep(edgeTriples(oldSchema))
+	if old != nil {
+		prev = old.Prep(edgeTriples)
 		defer prev.Reset()
 	}
 	next := func(s *sqlite.Stmt) (*graph.Edge, error) {

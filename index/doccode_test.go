@@ -11,7 +11,6 @@ import (
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/project"
@@ -93,10 +92,10 @@ func TestDocumentsToCode(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "net", "conn.go"), []byte("package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Connect() { Open() }\n"), 0o644))
 	_, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	inc := dump(t, publication.PathsFor(d, "").Index)
+	inc := dumpMatches(t, d)
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dump(t, publication.PathsFor(d, "").Index); cold != inc {
+	if cold := dumpMatches(t, d); cold != inc {
 		t.Fatalf("incremental and cold indexes differ:\n%s", firstDiff(inc, cold))
 	}
 	if strings.Contains(inc, "design|documents|go:example.com/dc/net.Dial|") || !strings.Contains(inc, "design|documents|go:example.com/dc/store.Builder.WithReadOnly|") {
@@ -109,10 +108,10 @@ func TestDocumentsToCode(t *testing.T) {
 	if res.Build != index.BuildIncremental {
 		t.Errorf("a document edit: build %s", res.Build)
 	}
-	inc = dump(t, publication.PathsFor(d, "").Index)
+	inc = dumpMatches(t, d)
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dump(t, publication.PathsFor(d, "").Index); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
+	if cold := dumpMatches(t, d); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
 		t.Fatalf("after a document edit:\n%s", firstDiff(inc, cold))
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -105,43 +103,26 @@ func computeDelta(inv *source.Inventory, old map[string]fileRow) delta {
 	return dl
 }
 
-// copyFile copies the published index to a new temporary file. On Linux io.Copy between
-// files uses copy_file_range, so the bytes never pass through user space.
-func copyFile(dst, src string) (retErr error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("copy index: %w", err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("copy index: %w", err)
-	}
-	defer func() {
-		if err := out.Close(); err != nil && retErr == nil {
-			retErr = fmt.Errorf("copy index: %w", err)
-		}
-	}()
-	if _, err := io.Copy(out, in); err != nil {
-		return fmt.Errorf("copy index to %s: %w", dst, err)
-	}
-	return nil
-}
-
 type oldNode struct {
 	key    int64
 	record graph.Record
 	hash   string
 }
 
-// incrementalBuild applies dl to the copy at path (already holding the previous generation)
-// and records the transition in c. st arrives holding the previous state and leaves holding
+// incrementalBuild writes dl as a new delta segment at path, over the previous generation's
+// segments segs in dir, and records the transition in c. It reads the generation through
+// views that join the segments and writes through them into the delta (openDelta). st arrives holding the previous state and leaves holding
 // the new one. The work is a sequence of phases of a deltaBuild, each reading what the ones
 // before it learnt; any phase may find that only a cold build or a validation is exact
 // (errNeedsColdBuild, errNeedsValidation).
-func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector) (out deltaOutcome, retErr error) {
+func incrementalBuild(ctx context.Context, path, dir string, segs []Segment, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector) (out deltaOutcome, retErr error) {
 	conn, err := openWrite(ctx, path, 16)
 	if err != nil {
+		return out, err
+	}
+	segSchemas, err := openDelta(conn, dir, segs)
+	if err != nil {
+		conn.Close()
 		return out, err
 	}
 	defer func() {
@@ -160,8 +141,12 @@ func incrementalBuild(ctx context.Context, path string, d *project.Descriptor, d
 			}
 		}
 	}()
-	db := &deltaBuild{conn: conn, d: d, dl: dl, old: old, b: b, st: st,
-		w: &writer{conn: conn, st: st, rels: map[string]int64{}}, anchors: map[graph.Edge]string{}}
+	nextName, err := maxKeyAcross(conn, segSchemas, "ref_names", "id")
+	if err != nil {
+		return out, err
+	}
+	db := &deltaBuild{conn: conn, d: d, dl: dl, old: old, b: b, st: st, segs: segSchemas,
+		w: &writer{conn: conn, st: st, rels: map[string]int64{}, nextName: nextName + 1, delta: true}, anchors: map[graph.Edge]string{}}
 	for _, phase := range []func() error{
 		func() error { return db.parse(ctx) }, db.readRelations, db.readOldNodes, db.resolveLinks, db.readOldEdges,
 		db.applyNodes, db.removeNodes, db.applyRefs, db.applyEdges, db.checkRemovedTargets, db.applyFiles,
@@ -195,6 +180,7 @@ type deltaBuild struct {
 	b    binding
 	st   *state
 	w    *writer
+	segs []string // the schemas the previous generation's segments are attached under
 
 	parsed   []source.Parsed
 	paths    []string // the removed and re-read files: the ones whose old nodes are replaced
@@ -309,12 +295,16 @@ func (db *deltaBuild) readOldEdges() error {
 // applyNodes writes the re-read files' nodes: an unchanged record keeps its row (its stamps
 // may change), a changed one is replaced under its key, a new one gets the next key.
 func (db *deltaBuild) applyNodes() error {
-	var maxKey int64
-	if err := sqlitex.Execute(db.conn, `SELECT coalesce(max(key), 0) FROM nodes`, &sqlitex.ExecOptions{
-		ResultFunc: func(s *sqlite.Stmt) error { maxKey = s.ColumnInt64(0); return nil },
-	}); err != nil {
-		return fmt.Errorf("read max node key: %w", err)
+	// A key dead in a delta is never given again: older segments may still hold its rows.
+	maxKey, err := maxKeyAcross(db.conn, db.segs, "nodes", "key")
+	if err != nil {
+		return err
 	}
+	maxDead, err := maxKeyAcross(db.conn, db.segs, "dead_nodes", "key")
+	if err != nil {
+		return err
+	}
+	maxKey = max(maxKey, maxDead)
 	db.newIDs, db.newEdges = map[string]bool{}, map[graph.Edge]bool{}
 	for _, p := range db.parsed {
 		for i := range p.Fragment.Nodes {
@@ -346,20 +336,20 @@ func (db *deltaBuild) applyNodes() error {
 	return nil
 }
 
-// replaceNode writes n over the row of the node it was: only its stamps when its record is
-// unchanged.
+// replaceNode writes n over the rows of the node it was, under its key. A delta holds every
+// row a node owns or none (segment.go), so an unchanged record is written again too: its
+// stamps may have changed, and nothing else of it is reported.
 func (db *deltaBuild) replaceNode(on oldNode, n *graph.Node) error {
 	rec := n.Record
-	if on.hash == rec.Hash() {
-		return db.w.replaceStamps(on.key, n)
-	}
 	if err := db.w.deleteNode(on.key, on.hash); err != nil {
 		return err
 	}
 	if err := db.w.insertNode(on.key, n); err != nil {
 		return err
 	}
-	db.items = append(db.items, DiffItem{Type: "node", Change: "changed", NodeID: n.ID, Fields: on.record.ChangedFields(rec), Before: &on.record, After: &rec})
+	if on.hash != rec.Hash() {
+		db.items = append(db.items, DiffItem{Type: "node", Change: "changed", NodeID: n.ID, Fields: on.record.ChangedFields(rec), Before: &on.record, After: &rec})
+	}
 	return nil
 }
 
@@ -535,8 +525,11 @@ func (rs *refSync) replaceFiles(paths []string, parsed []source.Parsed) error {
 			return err
 		}
 		if ok {
-			if err := sqlitex.Execute(rs.w.conn, `DELETE FROM refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{id}}); err != nil {
+			if err := sqlitex.Execute(rs.w.conn, `DELETE FROM main.refs WHERE origin = ?`, &sqlitex.ExecOptions{Args: []any{id}}); err != nil {
 				return fmt.Errorf("delete relation candidates of %s: %w", p, err)
+			}
+			if err := rs.w.markDead("dead_refs", id); err != nil {
+				return err
 			}
 		}
 	}

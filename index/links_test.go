@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -98,10 +97,10 @@ func TestLinkedTreeIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != want {
 			t.Errorf("round %d: build %s, want %s", round, inc.Build, want)
 		}
-		incDump := dump(t, publication.PathsFor(d, "").Index)
+		incDump := dumpMatches(t, d)
 		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if got := dump(t, publication.PathsFor(d, "").Index); got != incDump {
+		if got := dumpMatches(t, d); got != incDump {
 			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
 		}
 		if cold.Publication.Graph.EdgeHash != inc.Publication.Graph.EdgeHash {

@@ -41,7 +41,12 @@ func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
 	if _, err := Sync(ctx, d, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	path := publication.PathsFor(d, "").Index
+	paths := publication.PathsFor(d, "")
+	m0, err := ReadManifest(paths.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(paths.Dir, m0.Segments[0].Name)
 	conn, err := openRead(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -55,10 +60,10 @@ func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := verify(ctx, path, st, golang.PolicyAST); err != nil {
+	if err := verify(ctx, path, st, golang.PolicyAST, true); err != nil {
 		t.Fatalf("verify under AST: %v", err)
 	}
-	if err := verify(ctx, path, st, golang.PolicyNoAST); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
+	if err := verify(ctx, path, st, golang.PolicyNoAST, true); problem.CodeOf(err) != problem.AdapterPolicyForbidsLogic {
 		t.Fatalf("verify a Logic projection under no-AST: %v, want adapter_policy_forbids_logic", err)
 	}
 }

@@ -127,15 +127,20 @@ func (s *Snapshot) Get(ctx context.Context, id string) (*NodeView, error) {
 func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int) ([]Link, bool, error) {
 	// n is the node at the other end, t the relation's target (n itself when outgoing). A
 	// generation without stamps selects a NULL stamp, so no review column is read.
+	//
+	// The optional rows are read by correlated subqueries, not LEFT JOINs: across segments the
+	// tables are views, and SQLite materializes a view on the right of a LEFT JOIN whole.
 	review, stamps := `NULL`, ``
 	if s.stamped {
-		review = `st.hash, st.head, st.body, st.path, t.id, t.content_hash, t.head_digest, t.body_digest, t.source_path`
-		stamps = `JOIN nodes t ON t.key = e.dst
-		LEFT JOIN stamps st ON st.src = e.src AND st.target = t.id `
+		stamp := func(col string) string {
+			return `(SELECT st.` + col + ` FROM stamps st WHERE st.src = e.src AND st.target = t.id)`
+		}
+		review = stamp("hash") + `, ` + stamp("head") + `, ` + stamp("body") + `, ` + stamp("path") + `, t.id, t.content_hash, t.head_digest, t.body_digest, t.source_path`
+		stamps = `JOIN nodes t ON t.key = e.dst `
 	}
-	q := `SELECT r.name, n.id, n.title, n.kind, n.family, coalesce(a.anchor, ''), ` + review + `
+	q := `SELECT r.name, n.id, n.title, n.kind, n.family,
+		coalesce((SELECT a.anchor FROM edge_anchors a WHERE a.src = e.src AND a.rel = e.rel AND a.dst = e.dst), ''), ` + review + `
 		FROM edges e JOIN relations r ON r.rel = e.rel
-		LEFT JOIN edge_anchors a ON a.src = e.src AND a.rel = e.rel AND a.dst = e.dst
 		` + stamps
 	if outgoing {
 		q += `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
@@ -359,7 +364,7 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			// FTS5 ranks and sorts the matches itself (rowid and rank only); just the best few
 			// are joined to their nodes and bodies. Equal ranks order by ID.
 			return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
-				FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
+				FROM `+s.matches("?1", "?2", true)+` s
 				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
 				&sqlitex.ExecOptions{Args: []any{fts, n}, ResultFunc: fn})
 		}

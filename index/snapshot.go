@@ -2,8 +2,11 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"zombiezen.com/go/sqlite"
@@ -31,6 +34,11 @@ type Snapshot struct {
 	// stamped reports whether any relation of this generation carries a review stamp: an
 	// index without stamps skips the stamp probe of every traversed edge.
 	stamped bool
+	// segments are the generation's segment files, oldest first.
+	segments []Segment
+	// files counts the generation's source files (its source set less the descriptor), so
+	// that no query counts rows across segments.
+	files int64
 }
 
 // Info identifies the generation a snapshot holds.
@@ -54,53 +62,46 @@ func Open(ctx context.Context, d *project.Descriptor) (*Snapshot, error) {
 // index that contains Logic is refused before anything is read from it.
 func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snapshot, error) {
 	paths := publication.PathsFor(d, policy)
-	// Stat before and after opening: equal signatures prove which inode SQLite opened, so the
-	// reported signature is the snapshot's own even if a publication raced the open.
-	for attempt := 0; attempt < 5; attempt++ {
-		before, err := publication.Stat(paths.Index)
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil, problem.Errorf(problem.IndexMissing, "no index at %s", paths.Index)
-			}
-			return nil, fmt.Errorf("open index: %w", err)
-		}
-		conn, err := openRead(ctx, paths.Index)
-		if err != nil {
-			return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot open %s", paths.Index)
-		}
-		m, merr := readMeta(conn)
-		after, serr := publication.Stat(paths.Index)
-		if merr != nil {
-			conn.Close()
-			return nil, problem.Wrap(problem.IndexCorrupt, merr, "cannot read %s", paths.Index)
-		}
-		if serr != nil || !before.SameFile(after) {
-			conn.Close()
-			continue
-		}
-		st, err := stateFromMeta(m)
-		if err != nil {
-			conn.Close()
-			return nil, problem.Wrap(problem.IndexCorrupt, err, "index metadata of %s", paths.Index)
-		}
-		before.Generation = st.generation
-		if policy == golang.PolicyNoAST {
-			if err := refuseLogic(conn, paths.Index); err != nil {
-				conn.Close()
-				return nil, err
-			}
-		}
-		var stamped int64
-		if err := execInt(conn, `SELECT EXISTS (SELECT 1 FROM stamps)`, &stamped); err != nil {
-			conn.Close()
-			return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
-		}
-		return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes, info: Info{
-			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
-			Fingerprint: m[metaFingerprint], Index: before,
-		}}, nil
+	g, err := openGeneration(ctx, paths)
+	switch {
+	case os.IsNotExist(err):
+		return nil, problem.Errorf(problem.IndexMissing, "no index at %s", paths.Index)
+	case errors.Is(err, errSegmentMoved):
+		return nil, problem.Errorf(problem.IndexBusy, "the index kept changing while it was being opened")
+	case err != nil:
+		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot open %s", paths.Index)
 	}
-	return nil, problem.Errorf(problem.IndexBusy, "the index kept changing while it was being opened")
+	conn := g.conn
+	m, err := readMeta(conn)
+	if err != nil {
+		conn.Close()
+		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read %s", paths.Index)
+	}
+	st, err := stateFromMeta(m)
+	if err != nil {
+		conn.Close()
+		return nil, problem.Wrap(problem.IndexCorrupt, err, "index metadata of %s", paths.Index)
+	}
+	if st.generation != g.manifest.Generation {
+		conn.Close()
+		return nil, problem.Errorf(problem.IndexCorrupt, "the manifest %s names generation %d, its segments hold %d", paths.Index, g.manifest.Generation, st.generation)
+	}
+	if policy == golang.PolicyNoAST {
+		if err := refuseLogic(conn, paths.Index); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	var stamped int64
+	if err := execInt(conn, `SELECT EXISTS (SELECT 1 FROM stamps)`, &stamped); err != nil {
+		conn.Close()
+		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
+	}
+	return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
+		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
+			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
+			Fingerprint: m[metaFingerprint], Index: g.sig,
+		}}, nil
 }
 
 // Info returns the identity of the snapshot's generation.
@@ -148,7 +149,44 @@ func execInt(conn *sqlite.Conn, query string, out *int64, args ...any) error {
 	})
 }
 
-// PublishedSignature stats the published index file of d without opening it.
+// PublishedSignature stats the published manifest of d without opening it.
 func PublishedSignature(d *project.Descriptor, policy string) (publication.Signature, error) {
 	return publication.Stat(publication.PathsFor(d, policy).Index)
+}
+
+// matches is the FROM-clause subquery of the full-text matches of the query bound as param,
+// as (rowid, rank), across the generation's segments with the rows later segments replaced
+// left out. Each segment keeps at most limit matches (best first when ranked), and so do
+// they together. With one segment it is FTS5's own query, which sorts internally.
+//
+// The ranks are each segment's BM25, whose statistics are the segment's own: until a merge
+// folds the deltas into the base, a delta's matches rank against its own few rows.
+func (s *Snapshot) matches(param, limit string, ranked bool) string {
+	order := ""
+	if ranked {
+		order = " ORDER BY rank"
+	}
+	if len(s.segments) <= 1 {
+		return "(SELECT rowid, rank FROM search WHERE search MATCH " + param + order + " LIMIT " + limit + ")"
+	}
+	schemas := segmentSchemasOfSnapshot(len(s.segments))
+	var parts []string
+	for i, sc := range schemas {
+		q := "SELECT f.rowid AS rowid, f.rank AS rank FROM " + sc + ".search f WHERE f.search MATCH " + param
+		for _, later := range schemas[i+1:] {
+			q += " AND NOT EXISTS (SELECT 1 FROM " + later + ".dead_nodes d WHERE d.key = f.rowid)"
+		}
+		parts = append(parts, "SELECT * FROM ("+q+order+" LIMIT "+limit+")")
+	}
+	return "(SELECT rowid, rank FROM (" + strings.Join(parts, " UNION ALL ") + ")" + order + " LIMIT " + limit + ")"
+}
+
+// segmentSchemasOfSnapshot names a snapshot's segments as openSegments attaches them: the
+// base is main, the deltas d1, d2...
+func segmentSchemasOfSnapshot(n int) []string {
+	out := []string{"main"}
+	for i := 1; i < n; i++ {
+		out = append(out, "d"+strconv.Itoa(i))
+	}
+	return out
 }

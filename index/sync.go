@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"zombiezen.com/go/sqlite"
+
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/base/safefile"
 	"github.com/docforge/docforge/index/publication"
@@ -92,6 +94,9 @@ type Result struct {
 	// with both receipts written); the rest of Elapsed is unlinking the replaced file.
 	Published time.Duration `json:"-"`
 	Elapsed   time.Duration `json:"-"`
+	// Deltas is how many delta segments the published generation has; from MergeDeltas on,
+	// a merge into a new base is due (Merge).
+	Deltas int `json:"-"`
 }
 
 // Timing is the wall time of one phase of a sync.
@@ -99,9 +104,6 @@ type Timing struct {
 	Phase string  `json:"phase"`
 	Ms    float64 `json:"ms"`
 }
-
-// retiredInfix names the link that keeps a replaced generation until it is unlinked.
-const retiredInfix = ".retired-"
 
 // clock records consecutive phase durations.
 type clock struct {
@@ -229,7 +231,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 		return nil, err
 	}
 	defer unlock()
-	removeStaleTemps(r.paths.Dir)
+	removeStaleTemps(r.paths)
 	if a.recovered, err = changeset.Settle(ctx, d, opts.Policy); err != nil {
 		return nil, fmt.Errorf("sync: finish the interrupted application first: %w", err)
 	}
@@ -244,6 +246,9 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 		return res, nil
 	}
 	r.readPrevious(ctx)
+	if err := r.mergeFirst(ctx); err != nil {
+		return nil, err
+	}
 	if res, err := r.receiptOnly(); res != nil || err != nil {
 		return res, err
 	}
@@ -257,7 +262,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	if opts.Implementation != nil {
 		r.b.fingerprint = opts.Implementation.Fingerprint()
 	}
-	defer func() { os.Remove(r.tmp) }() // a no-op once renamed
+	defer func() { os.Remove(r.tmp) }() // a no-op once renamed into place
 	if r.kind == BuildIncremental {
 		if err := r.buildIncremental(ctx); err != nil {
 			return nil, err
@@ -283,8 +288,10 @@ type syncRun struct {
 	b     binding
 
 	pub    *publication.Publication // the published receipt, when it verifies
-	sigErr error                    // why the published index file cannot be stat'ed
+	sigErr error                    // why the published manifest cannot be stat'ed
 	prev   *state                   // what the published index holds, when readable
+	// prevManifest names the published generation's segments, when it is readable.
+	prevManifest *Manifest
 	// prevFiles are its files, when it was built for this binding (else nil: no delta).
 	prevFiles map[string]fileRow
 
@@ -292,7 +299,8 @@ type syncRun struct {
 	from        *publication.GraphState // the published generation's state, before any build
 	dl          delta
 	nextGen     int64
-	tmp         string
+	tmp         string // the segment being written, renamed to segment when published
+	segment     string
 	st          *state
 	collector   *diffCollector
 	filesParsed int
@@ -327,10 +335,11 @@ func (r *syncRun) readPrevious(ctx context.Context) {
 	if r.sigErr != nil {
 		return
 	}
-	conn, err := openRead(ctx, r.paths.Index)
+	g, err := openGeneration(ctx, r.paths)
 	if err != nil {
 		return
 	}
+	conn := g.conn
 	defer conn.Close()
 	m, err := readMeta(conn)
 	if err != nil {
@@ -340,12 +349,32 @@ func (r *syncRun) readPrevious(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	r.prev = st
+	r.prev, r.prevManifest = st, g.manifest
 	if r.b.sameAs(m) {
 		if files, err := readFiles(conn); err == nil {
 			r.prevFiles = files
 		}
 	}
+}
+
+// mergeFirst merges the published generation's deltas, under this run's lock, when it has as
+// many as a reader can attach: no worker merged them in the background (a CLI without one).
+func (r *syncRun) mergeFirst(ctx context.Context) error {
+	if r.prevManifest == nil || r.prevManifest.Deltas() < maxDeltas {
+		return nil
+	}
+	mb, err := buildMerge(ctx, r.paths, r.prevManifest)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(mb.tmp)
+	if _, err := publishMerge(r.paths, mb); err != nil {
+		return err
+	}
+	r.clk.mark("merge")
+	r.current() // the receipts now name the merged manifest
+	r.readPrevious(ctx)
+	return nil
 }
 
 // receiptOnly rewrites the receipt alone when the index is current but its receipt is missing
@@ -379,13 +408,24 @@ func (r *syncRun) plan() {
 	}
 	r.kind, r.filesParsed, r.warnings = BuildCold, len(r.inv.Files), r.inv.Problems
 	r.collector = newDiffCollector()
-	r.tmp = filepath.Join(r.paths.Dir, "index.db.tmp-"+randomSuffix())
 	if r.prevFiles != nil && !r.opts.Rebuild {
 		r.dl = computeDelta(r.inv, r.prevFiles)
 		if r.dl.size() <= max(256, len(r.inv.Files)/4) && !r.dl.movesLinkTargets(r.d, r.prevFiles) {
 			r.kind = BuildIncremental
 		}
 	}
+	r.newSegment()
+}
+
+// newSegment names the segment this run writes: a delta for an incremental build, a base
+// for a cold one.
+func (r *syncRun) newSegment() {
+	prefix := basePrefix
+	if r.kind == BuildIncremental {
+		prefix = deltaPrefix
+	}
+	r.segment = newSegmentName(prefix, r.nextGen)
+	r.tmp = filepath.Join(r.paths.Dir, r.segment+tmpSuffix)
 }
 
 // statsOnly records a new identity in the receipt when a delta's files all hold the bytes the
@@ -403,31 +443,28 @@ func (r *syncRun) statsOnly() (*Result, error) {
 	return r.result(Result{Build: BuildReceipt, Generation: r.prev.generation, Publication: pub, FilesChanged: r.dl.size()}, r.inv.Problems), nil
 }
 
-// buildIncremental applies the delta to a copy of the published index; when the delta turns
-// out to move link targets it discards the copy and leaves the run to a cold build.
+// buildIncremental writes the delta segment over the published generation's segments; when
+// the delta turns out to move link targets it discards the segment and leaves the run to a
+// cold build.
 func (r *syncRun) buildIncremental(ctx context.Context) error {
 	r.st = r.prev
 	r.st.generation, r.st.identity = r.nextGen, r.inv.Identity()
 	r.b.build = BuildIncremental
-	if err := copyFile(r.tmp, r.paths.Index); err != nil {
-		return err
-	}
-	r.clk.mark("copy")
-	delta, err := incrementalBuild(ctx, r.tmp, r.d, r.dl, r.prevFiles, r.b, r.st, r.collector)
+	delta, err := incrementalBuild(ctx, r.tmp, r.paths.Dir, r.prevManifest.Segments, r.d, r.dl, r.prevFiles, r.b, r.st, r.collector)
 	r.filesParsed, r.warnings = delta.parsed, append(slices.Clone(r.inv.Problems), delta.warnings...)
 	switch {
 	case errors.Is(err, errNeedsValidation):
 		return invalidProject(ctx, r.d, r.b.policy)
 	case errors.Is(err, errNeedsColdBuild):
-		// The copy is discarded (with any journal beside it), and the cold build writes a new
-		// file from a fresh state.
+		// The delta is discarded (with any journal beside it), and the cold build writes a new
+		// base from a fresh state.
 		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 			if err := os.Remove(r.tmp + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("sync: discard incremental copy: %w", err)
+				return fmt.Errorf("sync: discard the delta: %w", err)
 			}
 		}
-		r.tmp = filepath.Join(r.paths.Dir, "index.db.tmp-"+randomSuffix())
 		r.kind, r.filesParsed, r.collector = BuildCold, len(r.inv.Files), newDiffCollector()
+		r.newSegment()
 		return nil
 	case err != nil:
 		return err
@@ -450,7 +487,7 @@ func (r *syncRun) buildCold(ctx context.Context) error {
 	}
 	r.warnings = probs // the scan's among them
 	r.clk.mark("build")
-	if err := finishCold(ctx, r.tmp, r.paths.Index, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
+	if err := finishCold(ctx, r.tmp, r.paths, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
 		return err
 	}
 	r.clk.mark("optimize_and_diff")
@@ -466,12 +503,16 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 		return nil, errSourcesMoved
 	}
 	diff := r.collector.receipt(r.b, r.from, graphState(r.st))
-	pub, err := publish(ctx, r.paths, r.tmp, r.b, r.st, diff, r.opts, r.clk)
+	var segs []Segment
+	if r.kind == BuildIncremental {
+		segs = r.prevManifest.Segments
+	}
+	m, pub, err := publish(ctx, r.paths, segmentBuild{tmp: r.tmp, name: r.segment, base: r.kind == BuildCold, older: segs}, r.b, r.st, diff, r.opts, r.clk)
 	if err != nil {
 		return nil, err
 	}
 	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
-		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published}, r.warnings)
+		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas()}, r.warnings)
 	return res, nil
 }
 
@@ -493,8 +534,9 @@ func onlyStatsChanged(l *source.Loader, dl delta, old map[string]fileRow) bool {
 	return true
 }
 
-// finishCold optimizes the full-text index and computes the diff against the previous index.
-func finishCold(ctx context.Context, tmp, prevPath string, havePrev bool, c *diffCollector) error {
+// finishCold optimizes the full-text index and computes the diff against the previous
+// generation.
+func finishCold(ctx context.Context, tmp string, prev publication.Paths, havePrev bool, c *diffCollector) error {
 	conn, err := openWrite(ctx, tmp, buildCacheMiB)
 	if err != nil {
 		return err
@@ -503,9 +545,14 @@ func finishCold(ctx context.Context, tmp, prevPath string, havePrev bool, c *dif
 	if err := finishFullText(conn); err != nil {
 		return err
 	}
-	old := ""
+	var old *sqlite.Conn
 	if havePrev {
-		old = prevPath
+		g, err := openGeneration(ctx, prev)
+		if err != nil {
+			return fmt.Errorf("open the previous generation to diff: %w", err)
+		}
+		defer g.conn.Close()
+		old = g.conn
 	}
 	if err := fullDiff(conn, old, c); err != nil {
 		return err
@@ -513,77 +560,104 @@ func finishCold(ctx context.Context, tmp, prevPath string, havePrev bool, c *dif
 	return conn.Close()
 }
 
-// publish verifies, fsyncs and renames the built file into place, then writes both receipts.
-func publish(ctx context.Context, paths publication.Paths, tmp string, b binding, st *state, diff *GenerationDiff, opts Options, clk *clock) (*publication.Publication, error) {
+// segmentBuild is the segment a sync or a merge publishes: the file it wrote, the name it is
+// published under, whether it is a base (verified in full) and the segments it lies on.
+type segmentBuild struct {
+	tmp, name string
+	base      bool
+	older     []Segment
+}
+
+// publish verifies and fsyncs the built segment, renames it to its name, and publishes the
+// manifest naming it after the segments it lies on (renamed into place, directory fsynced);
+// then it writes both receipts and unlinks the segments no longer named.
+func publish(ctx context.Context, paths publication.Paths, sb segmentBuild, b binding, st *state, diff *GenerationDiff, opts Options, clk *clock) (*Manifest, *publication.Publication, error) {
 	if err := fault(opts, StepVerify); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := verify(ctx, tmp, st, b.policy); err != nil {
-		return nil, err
+	if err := verify(ctx, sb.tmp, st, b.policy, sb.base); err != nil {
+		return nil, nil, err
 	}
 	clk.mark("verify")
 	if err := fault(opts, StepFsync); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := safefile.Fsync(tmp); err != nil {
-		return nil, err
+	if err := safefile.Fsync(sb.tmp); err != nil {
+		return nil, nil, err
+	}
+	final := filepath.Join(paths.Dir, sb.name)
+	if err := os.Rename(sb.tmp, final); err != nil {
+		return nil, nil, fmt.Errorf("publish segment: %w", err)
 	}
 	clk.mark("fsync")
 	if err := fault(opts, StepRename); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Keep the replaced generation linked under another name across the rename: otherwise
-	// the rename waits for the file system to free the old file's blocks (165 ms for a 485 MB
-	// index). It is unlinked after publication, or by the next sync if this one dies first.
-	retired := ""
-	if _, err := os.Lstat(paths.Index); err == nil {
-		retired = paths.Index + retiredInfix + randomSuffix()
-		if os.Link(paths.Index, retired) != nil {
-			retired = "" // no hard links here: let the rename free it
-		}
-	}
-	if err := os.Rename(tmp, paths.Index); err != nil {
-		if retired != "" {
-			os.Remove(retired)
-		}
-		return nil, fmt.Errorf("publish index: %w", err)
+	m, err := writeManifest(paths, st.generation, append(slices.Clone(sb.older), Segment{Name: sb.name}))
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := fault(opts, StepSyncDir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := safefile.SyncDir(paths.Dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clk.mark("rename")
 	if err := fault(opts, StepPublicationReceipt); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pub, err := writePublication(paths, b, st, b.build)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := fault(opts, StepDiffReceipt); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	diff.Index = pub.Index
 	data, err := publication.Seal(diff)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := writeFileAtomic(paths.Diff, data); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clk.mark("receipts")
 	clk.published = time.Since(clk.start)
-	if retired != "" {
-		os.Remove(retired) // readers that opened the old generation keep their open file
-		clk.mark("retire_previous")
-	}
-	return pub, nil
+	retireSegments(paths.Dir, m)
+	clk.mark("retire_previous")
+	return m, pub, nil
 }
 
-// verify reopens the built file read-only and checks that it holds what was built.
-func verify(ctx context.Context, path string, st *state, policy string) error {
+// writeManifest stats the segments (each must be in dir already) and publishes the manifest
+// naming them as generation gen.
+func writeManifest(paths publication.Paths, gen int64, segs []Segment) (*Manifest, error) {
+	for i := range segs {
+		sig, err := statSegment(paths.Dir, segs[i].Name)
+		if err != nil {
+			return nil, fmt.Errorf("publish manifest: %w", err)
+		}
+		if segs[i].Generation == 0 {
+			sig.Generation = gen
+		} else {
+			sig.Generation = segs[i].Generation
+		}
+		segs[i].Signature = sig
+	}
+	m := &Manifest{ReceiptSchemaVersion: publication.ReceiptSchemaVersion, Generation: gen, Segments: segs}
+	data, err := publication.Seal(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(paths.Index, data); err != nil {
+		return nil, fmt.Errorf("publish manifest: %w", err)
+	}
+	return m, nil
+}
+
+// verify reopens the built segment read-only and checks that it holds what was built: its
+// metadata, and for a base its node count too (a delta's rows are a part of the graph).
+func verify(ctx context.Context, path string, st *state, policy string, base bool) error {
 	conn, err := openRead(ctx, path)
 	if err != nil {
 		return fmt.Errorf("verify built index: %w", err)
@@ -597,9 +671,11 @@ func verify(ctx context.Context, path string, st *state, policy string) error {
 	if err != nil {
 		return fmt.Errorf("verify built index: %w", err)
 	}
-	var nodes int64
-	if err := execInt(conn, `SELECT count(*) FROM nodes`, &nodes); err != nil {
-		return fmt.Errorf("verify built index: %w", err)
+	nodes := st.nodes.Count()
+	if base {
+		if err := execInt(conn, `SELECT count(*) FROM nodes`, &nodes); err != nil {
+			return fmt.Errorf("verify built index: %w", err)
+		}
 	}
 	if got.generation != st.generation || got.identity != st.identity || nodes != st.nodes.Count() || got.nodes.Sum() != st.nodes.Sum() {
 		return fmt.Errorf("verify built index: metadata or node count does not match the build (nodes %d, want %d)", nodes, st.nodes.Count())
@@ -695,18 +771,26 @@ func randomSuffix() string {
 	return strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
 }
 
-// removeStaleTemps deletes temporary index files left by a crashed build. It runs under the
-// index lock, so no live build owns them.
-func removeStaleTemps(dir string) {
-	entries, err := os.ReadDir(dir)
+// removeStaleTemps deletes what a crashed build or an older layout left: segments no
+// manifest names (and no live process writes), receipts' temporary files and the single-file
+// index of schema 9 and before. It runs under the index lock, so no live build owns them.
+func removeStaleTemps(paths publication.Paths) {
+	entries, err := os.ReadDir(paths.Dir)
 	if err != nil {
 		return // nothing to clean; the build reports real directory errors itself
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "index.db.tmp-") || strings.HasPrefix(e.Name(), "index.db"+retiredInfix) || strings.HasPrefix(e.Name(), ".publication.json.tmp-") || strings.HasPrefix(e.Name(), ".generation-diff.json.tmp-") {
-			os.Remove(filepath.Join(dir, e.Name()))
+		if name := e.Name(); strings.HasPrefix(name, "index.db") || strings.HasPrefix(name, ".publication.json.tmp-") || strings.HasPrefix(name, ".generation-diff.json.tmp-") {
+			os.Remove(filepath.Join(paths.Dir, name))
 		}
 	}
+	m, err := ReadManifest(paths.Index)
+	if errors.Is(err, fs.ErrNotExist) {
+		m = &Manifest{}
+	} else if err != nil {
+		return // leave a damaged generation's files for diagnosis; a cold build replaces it
+	}
+	retireSegments(paths.Dir, m)
 }
 
 // lockFile takes the project's index lock, waiting until ctx is done.

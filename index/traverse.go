@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"zombiezen.com/go/sqlite"
@@ -98,15 +99,17 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		if !outgoing {
 			near, far, targetID, targetHash = "dst", "src", "?3", "?4"
 		}
-		review, stamps := `''`, ``
+		// A correlated subquery, not a LEFT JOIN: across segments stamps is a view, which
+		// SQLite would materialize whole on the right of a LEFT JOIN.
+		review := `''`
 		if s.stamped {
-			review = `CASE WHEN s.hash IS NULL THEN '' WHEN s.hash = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END`
-			stamps = ` LEFT JOIN stamps s ON s.src = e.src AND s.target = ` + targetID
+			hash := `(SELECT s.hash FROM stamps s WHERE s.src = e.src AND s.target = ` + targetID + `)`
+			review = `CASE WHEN ` + hash + ` IS NULL THEN '' WHEN ` + hash + ` = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END`
 		}
 		// No LIMIT: the loop stops at the budget as rows stream, and a bound LIMIT made SQLite
 		// prepare the statement again at every rebinding (a fifth of a task context's time).
 		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel, ` + review + `
-			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far + stamps +
+			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far +
 			` WHERE e.` + near + ` = ?1 ORDER BY r.name, n.id`)
 		var hashOf *sqlite.Stmt
 		if !outgoing && s.stamped {
@@ -208,7 +211,7 @@ type Hydrated struct {
 func (s *Snapshot) Hydrate(ctx context.Context, refs []NodeRef, excerpt func(i int) int) ([]Hydrated, error) {
 	out := make([]Hydrated, len(refs))
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		withBody := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line, b.code FROM nodes LEFT JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
+		withBody := conn.Prep(`SELECT ` + recordColumns + `, line, substr(b.body, 1, ?), length(b.body), end_line, b.code FROM nodes JOIN bodies b ON b.key = nodes.key WHERE nodes.key = ?`)
 		// Without an excerpt the body is not read at all (BodyChars is then 0): metadata of a
 		// thousand nodes should not cost a thousand bodies.
 		bare := conn.Prep(`SELECT ` + recordColumns + `, line, '', 0, end_line, '' FROM nodes WHERE nodes.key = ?2`)
@@ -294,7 +297,7 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 		}
 		// The limit is written into the statement, not bound: rebinding a LIMIT makes SQLite
 		// prepare the statement again at every step.
-		count := conn.Prep(fmt.Sprintf(`SELECT count(*) FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT %d)`, budget+1))
+		count := conn.Prep(`SELECT count(*) FROM ` + s.matches("?1", strconv.Itoa(budget+1), false))
 		matches := func(q string) (int, bool, error) {
 			count.BindText(1, q)
 			defer count.Reset()
@@ -347,7 +350,7 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 				out.Terms[i].Used = out.Terms[i].Nodes > 0
 			}
 		}
-		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM (SELECT rowid, rank FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?) s
+		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM `+s.matches("?1", "?2", true)+` s
 			JOIN nodes n ON n.key = s.rowid ORDER BY s.rank, n.id`, &sqlitex.ExecOptions{
 			Args: []any{query, limit + len(out.Hits) + 1},
 			ResultFunc: func(st *sqlite.Stmt) error {
@@ -383,14 +386,9 @@ func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([
 	sizes := map[string]int64{}
 	total := 0
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		if err := sqlitex.Execute(conn, `SELECT count(*) FROM files`, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-			total = int(st.ColumnInt64(0))
-			return nil
-		}}); err != nil {
-			return fmt.Errorf("count files: %w", err)
-		}
-		st := conn.Prep(fmt.Sprintf(`SELECT DISTINCT f.path, f.size FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT %d) m
-			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`, budget+1))
+		total = int(s.files)
+		st := conn.Prep(`SELECT DISTINCT f.path, f.size FROM ` + s.matches("?1", strconv.Itoa(budget+1), false) + ` m
+			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`)
 		for i, t := range terms {
 			st.BindText(1, quoteTerm(t))
 			var files []string

@@ -43,10 +43,38 @@ type writer struct {
 	namesComplete bool
 	// lex analyzes full-text columns, remembering tokens across the nodes of one build.
 	lex *lexicon.Analyzer
+	// nextName, when set, is the ID the next interned name gets: a delta numbers its names
+	// after every older segment's.
+	nextName int64
+	// delta says the connection writes a delta segment: rows go to its main database, reads
+	// see the whole generation through views (segment.go), and every write names the key it
+	// replaces dead for the older segments.
+	delta bool
+}
+
+// markDead names a key dead for the older segments, when writing a delta.
+func (w *writer) markDead(table string, key ...any) error {
+	if !w.delta {
+		return nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(key)), ", ")
+	if err := sqlitex.Execute(w.conn, `INSERT OR IGNORE INTO main.`+table+` VALUES (`+marks+`)`, &sqlitex.ExecOptions{Args: key}); err != nil {
+		return fmt.Errorf("mark %s dead: %w", table, err)
+	}
+	return nil
+}
+
+// edgeLive reports whether the generation being written holds the edge.
+func (w *writer) edgeLive(src, rel, dst int64) (bool, error) {
+	var n int64
+	if err := execInt(w.conn, `SELECT count(*) FROM edges WHERE src = ? AND rel = ? AND dst = ?`, &n, src, rel, dst); err != nil {
+		return false, fmt.Errorf("check edge: %w", err)
+	}
+	return n > 0, nil
 }
 
 func (w *writer) insertFile(f source.File, fileHash string) error {
-	s := w.conn.Prep(`INSERT OR REPLACE INTO files(path, format, size, mtime_ns, ctime_ns, ino, dev, file_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	s := w.conn.Prep(`INSERT OR REPLACE INTO main.files(path, format, size, mtime_ns, ctime_ns, ino, dev, file_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.BindText(1, f.Path)
 	s.BindInt64(2, int64(f.Format))
 	s.BindInt64(3, f.Size)
@@ -58,11 +86,17 @@ func (w *writer) insertFile(f source.File, fileHash string) error {
 	if _, err := s.Step(); err != nil {
 		return fmt.Errorf("insert file %s: %w", f.Path, err)
 	}
-	return s.Reset()
+	if err := s.Reset(); err != nil {
+		return err
+	}
+	return w.markDead("dead_files", f.Path)
 }
 
 func (w *writer) deleteFile(path string) error {
-	return sqlitex.Execute(w.conn, `DELETE FROM files WHERE path = ?`, &sqlitex.ExecOptions{Args: []any{path}})
+	if err := sqlitex.Execute(w.conn, `DELETE FROM main.files WHERE path = ?`, &sqlitex.ExecOptions{Args: []any{path}}); err != nil {
+		return fmt.Errorf("delete file %s: %w", path, err)
+	}
+	return w.markDead("dead_files", path)
 }
 
 func jsonList(s []string) string {
@@ -84,7 +118,7 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 		headings = []byte("[]")
 	}
 	record := graph.RecordHash(n)
-	s := w.conn.Prep(`INSERT INTO nodes(key, id, kind, family, title, status, authority, tags, language,
+	s := w.conn.Prep(`INSERT INTO main.nodes(key, id, kind, family, title, status, authority, tags, language,
 		capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest, end_line)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.BindInt64(1, key)
@@ -112,10 +146,13 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	if err := s.Reset(); err != nil {
 		return fmt.Errorf("insert node %s: %w", n.ID, err)
 	}
+	if err := w.markDead("dead_nodes", key); err != nil {
+		return err
+	}
 	if err := w.insertStamps(key, n); err != nil {
 		return err
 	}
-	body := w.conn.Prep(`INSERT INTO bodies(key, body, code) VALUES (?, ?, ?)`)
+	body := w.conn.Prep(`INSERT INTO main.bodies(key, body, code) VALUES (?, ?, ?)`)
 	body.BindInt64(1, key)
 	body.BindText(2, n.Body)
 	body.BindText(3, n.CodeTerms)
@@ -126,30 +163,16 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 		return fmt.Errorf("insert node %s body: %w", n.ID, err)
 	}
 	for _, t := range n.Tags {
-		if err := w.keyed(`INSERT OR IGNORE INTO node_tags(tag, key) VALUES (?, ?)`, t, key); err != nil {
+		if err := w.keyed(`INSERT OR IGNORE INTO main.node_tags(tag, key) VALUES (?, ?)`, t, key); err != nil {
 			return fmt.Errorf("insert node %s tag: %w", n.ID, err)
 		}
 	}
 	for _, c := range n.Capabilities {
-		if err := w.keyed(`INSERT OR IGNORE INTO node_caps(cap, key) VALUES (?, ?)`, c, key); err != nil {
+		if err := w.keyed(`INSERT OR IGNORE INTO main.node_caps(cap, key) VALUES (?, ?)`, c, key); err != nil {
 			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
 		}
 	}
-	fts := w.conn.Prep(`INSERT INTO search(rowid, id, name, title, tags, body, code) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	fts.BindInt64(1, key)
-	fts.BindText(2, lexicon.Names(n.ID))
-	fts.BindText(3, lexicon.Names(NameOf(n.ID, n.Kind)))
-	if w.lex == nil {
-		w.lex = lexicon.NewAnalyzer()
-	}
-	fts.BindText(4, w.lex.Text(n.Title))
-	fts.BindText(5, w.lex.Text(strings.Join(n.Tags, " ")))
-	fts.BindText(6, w.lex.Text(n.Body))
-	fts.BindText(7, n.CodeTerms)
-	if _, err := fts.Step(); err != nil {
-		return fmt.Errorf("index node %s text: %w", n.ID, err)
-	}
-	if err := fts.Reset(); err != nil {
+	if err := w.insertSearch(key, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}
 	if n.Logic != nil {
@@ -161,8 +184,29 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	return nil
 }
 
+// insertSearch writes a node's full-text row, its text analyzed (base/lexicon). A merge
+// writes the rows of a delta's nodes again from their stored fields, so this is all a row
+// depends on.
+func (w *writer) insertSearch(key int64, id, kind, title string, tags []string, body, code string) error {
+	fts := w.conn.Prep(`INSERT INTO main.search(rowid, id, name, title, tags, body, code) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	fts.BindInt64(1, key)
+	fts.BindText(2, lexicon.Names(id))
+	fts.BindText(3, lexicon.Names(NameOf(id, kind)))
+	if w.lex == nil {
+		w.lex = lexicon.NewAnalyzer()
+	}
+	fts.BindText(4, w.lex.Text(title))
+	fts.BindText(5, w.lex.Text(strings.Join(tags, " ")))
+	fts.BindText(6, w.lex.Text(body))
+	fts.BindText(7, code)
+	if _, err := fts.Step(); err != nil {
+		return err
+	}
+	return fts.Reset()
+}
+
 func (w *writer) insertLogic(owner int64, l *graph.Logic) error {
-	step := w.conn.Prep(`INSERT INTO logic_steps(owner, step, kind, label, line) VALUES (?, ?, ?, ?, ?)`)
+	step := w.conn.Prep(`INSERT INTO main.logic_steps(owner, step, kind, label, line) VALUES (?, ?, ?, ?, ?)`)
 	for _, s := range l.Steps {
 		step.BindInt64(1, owner)
 		step.BindInt64(2, int64(s.ID))
@@ -176,7 +220,7 @@ func (w *writer) insertLogic(owner int64, l *graph.Logic) error {
 			return err
 		}
 	}
-	edge := w.conn.Prep(`INSERT OR IGNORE INTO logic_edges(owner, from_step, to_step, kind) VALUES (?, ?, ?, ?)`)
+	edge := w.conn.Prep(`INSERT OR IGNORE INTO main.logic_edges(owner, from_step, to_step, kind) VALUES (?, ?, ?, ?)`)
 	for _, e := range l.Edges {
 		edge.BindInt64(1, owner)
 		edge.BindInt64(2, int64(e.From))
@@ -218,8 +262,13 @@ func (w *writer) nameID(name string, lookupOnly bool) (int64, bool, error) {
 		if lookupOnly {
 			return 0, false, nil
 		}
-		ins := w.conn.Prep(`INSERT INTO ref_names(name) VALUES (?)`)
-		ins.BindText(1, name)
+		ins := w.conn.Prep(`INSERT INTO main.ref_names(id, name) VALUES (?, ?)`)
+		if w.nextName > 0 {
+			ins.BindInt64(1, w.nextName)
+		} else {
+			ins.BindNull(1)
+		}
+		ins.BindText(2, name)
 		if _, err := ins.Step(); err != nil {
 			return 0, false, fmt.Errorf("intern name %s: %w", name, err)
 		}
@@ -227,6 +276,10 @@ func (w *writer) nameID(name string, lookupOnly bool) (int64, bool, error) {
 			return 0, false, err
 		}
 		id = w.conn.LastInsertRowID()
+		if w.nextName > 0 {
+			id = w.nextName
+			w.nextName++
+		}
 	}
 	if w.names == nil {
 		w.names = map[string]int64{}
@@ -242,7 +295,10 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 	if err != nil {
 		return err
 	}
-	s := w.conn.Prep(`INSERT OR IGNORE INTO refs(origin, src, rel, dst) VALUES (?, ?, ?, ?)`)
+	if err := w.markDead("dead_refs", o); err != nil {
+		return err
+	}
+	s := w.conn.Prep(`INSERT OR IGNORE INTO main.refs(origin, src, rel, dst) VALUES (?, ?, ?, ?)`)
 	for _, r := range refs {
 		rel, ok := w.rels[r.Relation]
 		if !ok {
@@ -282,7 +338,7 @@ func (w *writer) keyed(query, text string, key int64) error {
 
 func (w *writer) insertStamps(key int64, n *graph.Node) error {
 	for _, st := range n.Stamps {
-		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO stamps(src, target, hash, head, body, path) VALUES (?, ?, ?, ?, ?, ?)`,
+		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO main.stamps(src, target, hash, head, body, path) VALUES (?, ?, ?, ?, ?, ?)`,
 			&sqlitex.ExecOptions{Args: []any{key, st.Target, st.Hash, st.Parts.Head, st.Parts.Body, st.Path}})
 		if err != nil {
 			return fmt.Errorf("insert node %s stamp: %w", n.ID, err)
@@ -291,39 +347,30 @@ func (w *writer) insertStamps(key int64, n *graph.Node) error {
 	return nil
 }
 
-// replaceStamps rewrites the stamps of a node whose record did not change: a re-review
-// touches only the stamps.
-func (w *writer) replaceStamps(key int64, n *graph.Node) error {
-	if err := sqlitex.Execute(w.conn, `DELETE FROM stamps WHERE src = ?`, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {
-		return fmt.Errorf("replace node %s stamps: %w", n.ID, err)
-	}
-	return w.insertStamps(key, n)
-}
-
 // deleteNode removes the node row at key with its tag, capability and search rows, and takes
 // its record hash out of the digest. Edges are the caller's business.
 func (w *writer) deleteNode(key int64, recordHash string) error {
 	for _, q := range []string{
 		// The tag tables are keyed (tag, key): enumerate the node's own tags to use that key.
-		`DELETE FROM node_tags WHERE key = ?1 AND tag IN (SELECT value FROM json_each((SELECT tags FROM nodes WHERE key = ?1)))`,
-		`DELETE FROM node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM nodes WHERE key = ?1)))`,
-		`DELETE FROM search WHERE rowid = ?1`,
-		`DELETE FROM bodies WHERE key = ?1`,
-		`DELETE FROM logic_steps WHERE owner = ?1`,
-		`DELETE FROM logic_edges WHERE owner = ?1`,
-		`DELETE FROM stamps WHERE src = ?1`,
-		`DELETE FROM nodes WHERE key = ?1`,
+		`DELETE FROM main.node_tags WHERE key = ?1 AND tag IN (SELECT value FROM json_each((SELECT tags FROM main.nodes WHERE key = ?1)))`,
+		`DELETE FROM main.node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM main.nodes WHERE key = ?1)))`,
+		`DELETE FROM main.search WHERE rowid = ?1`,
+		`DELETE FROM main.bodies WHERE key = ?1`,
+		`DELETE FROM main.logic_steps WHERE owner = ?1`,
+		`DELETE FROM main.logic_edges WHERE owner = ?1`,
+		`DELETE FROM main.stamps WHERE src = ?1`,
+		`DELETE FROM main.nodes WHERE key = ?1`,
 	} {
 		if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: []any{key}}); err != nil {
 			return fmt.Errorf("delete node key %d: %w", key, err)
 		}
 	}
 	w.st.nodes.Remove(recordHash)
-	return nil
+	return w.markDead("dead_nodes", key)
 }
 
 func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge) error {
-	s := w.conn.Prep(`INSERT OR IGNORE INTO edges(src, rel, dst) VALUES (?, ?, ?)`)
+	s := w.conn.Prep(`INSERT OR IGNORE INTO main.edges(src, rel, dst) VALUES (?, ?, ?)`)
 	s.BindInt64(1, src)
 	s.BindInt64(2, rel)
 	s.BindInt64(3, dst)
@@ -336,15 +383,30 @@ func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge) error {
 	if w.conn.Changes() > 0 {
 		w.st.edges.Add(graph.EdgeHash(e))
 	}
-	return nil
+	return w.markDead("dead_edges", src, rel, dst)
 }
 
-// setAnchor records (or, for "", clears) the anchor a link named in an edge's target.
+// setAnchor records (or, for "", clears) the anchor a link named in an edge's target. A delta
+// holds an edge's anchor only with the edge, so a live edge is written into it first.
 func (w *writer) setAnchor(src, rel, dst int64, anchor string) error {
-	q := `DELETE FROM edge_anchors WHERE src = ? AND rel = ? AND dst = ?`
+	if w.delta {
+		live, err := w.edgeLive(src, rel, dst)
+		if err != nil {
+			return err
+		}
+		if live {
+			if err := sqlitex.Execute(w.conn, `INSERT OR IGNORE INTO main.edges(src, rel, dst) VALUES (?, ?, ?)`, &sqlitex.ExecOptions{Args: []any{src, rel, dst}}); err != nil {
+				return fmt.Errorf("record link anchor: %w", err)
+			}
+		}
+		if err := w.markDead("dead_edges", src, rel, dst); err != nil {
+			return err
+		}
+	}
+	q := `DELETE FROM main.edge_anchors WHERE src = ? AND rel = ? AND dst = ?`
 	args := []any{src, rel, dst}
 	if anchor != "" {
-		q = `INSERT OR REPLACE INTO edge_anchors(src, rel, dst, anchor) VALUES (?, ?, ?, ?)`
+		q = `INSERT OR REPLACE INTO main.edge_anchors(src, rel, dst, anchor) VALUES (?, ?, ?, ?)`
 		args = append(args, anchor)
 	}
 	if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: args}); err != nil {
@@ -354,15 +416,20 @@ func (w *writer) setAnchor(src, rel, dst int64, anchor string) error {
 }
 
 func (w *writer) deleteEdge(src, rel, dst int64, e graph.Edge) error {
-	err := sqlitex.Execute(w.conn, `DELETE FROM edges WHERE src = ? AND rel = ? AND dst = ?`,
-		&sqlitex.ExecOptions{Args: []any{src, rel, dst}})
-	if err != nil {
-		return fmt.Errorf("delete edge %s -%s-> %s: %w", e.Source, e.Relation, e.Target, err)
+	live, err := w.edgeLive(src, rel, dst)
+	if err != nil || !live {
+		return err
 	}
-	if w.conn.Changes() > 0 {
-		w.st.edges.Remove(graph.EdgeHash(e))
+	for _, q := range []string{
+		`DELETE FROM main.edges WHERE src = ? AND rel = ? AND dst = ?`,
+		`DELETE FROM main.edge_anchors WHERE src = ? AND rel = ? AND dst = ?`,
+	} {
+		if err := sqlitex.Execute(w.conn, q, &sqlitex.ExecOptions{Args: []any{src, rel, dst}}); err != nil {
+			return fmt.Errorf("delete edge %s -%s-> %s: %w", e.Source, e.Relation, e.Target, err)
+		}
 	}
-	return w.setAnchor(src, rel, dst, "")
+	w.st.edges.Remove(graph.EdgeHash(e))
+	return w.markDead("dead_edges", src, rel, dst)
 }
 
 // writeMeta stores the state and fixed bindings.
@@ -387,7 +454,7 @@ func (w *writer) writeMeta(b binding) error {
 		metaFingerprint:    b.fingerprint,
 	}
 	for k, v := range values {
-		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`,
+		err := sqlitex.Execute(w.conn, `INSERT OR REPLACE INTO main.meta(key, value) VALUES (?, ?)`,
 			&sqlitex.ExecOptions{Args: []any{k, v}})
 		if err != nil {
 			return fmt.Errorf("write meta %s: %w", k, err)

@@ -469,7 +469,7 @@ func TestGenerationDiffStates(t *testing.T) {
 		t.Errorf("corrupt publication receipt: %s", r.Result)
 	}
 	os.WriteFile(publication, good, 0o600)
-	idx := filepath.Join(root, ".docforge/index/index.db")
+	idx := filepath.Join(root, ".docforge/index/manifest.json")
 	data, _ := os.ReadFile(idx)
 	os.Remove(idx)
 	os.WriteFile(idx, data, 0o600) // the same bytes in a new file: another inode, the same generation

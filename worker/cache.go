@@ -28,6 +28,7 @@ type live struct {
 
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
+	merging atomic.Bool // a background merge runs
 	// repaired is the failure of the watch that the last rebuild of it repaired, until a call
 	// has said so in its warnings.
 	repaired atomic.Pointer[string]
@@ -186,6 +187,9 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	}
 	s.stats.inflight.Add(-1)
 	s.stats.syncs.Add(1)
+	if err == nil && res.Deltas >= index.MergeDeltas {
+		s.scheduleMerge(l, d)
+	}
 	if l.watch != nil {
 		if err == nil {
 			l.watch.synced(from)
@@ -212,6 +216,25 @@ func (s *Service) schedule(l *live) {
 		l.pending.Store(false)
 		s.rebuild(l)
 	})
+}
+
+// scheduleMerge folds a generation's deltas into a new base in the background, one merge per
+// binding at a time. The merge builds without the publisher lock (syncs go on publishing
+// deltas, which stay on top of the new base) and runs at low priority (index.Merge).
+func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil || !l.merging.CompareAndSwap(false, true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer l.merging.Store(false)
+		if _, err := index.Merge(s.bg, d, l.policy); err != nil && s.bg.Err() == nil {
+			fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
+		}
+	}()
 }
 
 // rebuild is the background sync of one binding: skipped when a call got there first.

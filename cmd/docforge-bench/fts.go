@@ -10,6 +10,8 @@ import (
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index"
 )
 
 // ftsCost is what one term costs the full-text index, in milliseconds (median of 5).
@@ -24,7 +26,10 @@ type ftsCost struct {
 // before ranking: BM25 must score every node holding a term, while counting the first
 // matches stops early. It reads the index read-only and writes nothing.
 func measureFTS(proj string) (string, error) {
-	path := filepath.Join(proj, ".docforge", "index", "index.db")
+	path, err := index.BaseSegment(filepath.Join(proj, ".docforge", "index"))
+	if err != nil {
+		return "", fmt.Errorf("fts costs: %w", err)
+	}
 	uri := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&immutable=1"}).String()
 	conn, err := sqlite.OpenConn(uri, sqlite.OpenReadOnly|sqlite.OpenURI)
 	if err != nil {

@@ -163,11 +163,13 @@ func (m *measurer) cold(ctx context.Context, r *report, runs int) error {
 		r.Edges = res.Publication.Graph.EdgeCount
 		m.logf("cold sync %d/%d: %s", i+1, runs, res.Elapsed.Round(time.Millisecond))
 	}
-	st, err := os.Stat(publication.PathsFor(m.d, "").Index)
+	man, err := index.ReadManifest(publication.PathsFor(m.d, "").Index)
 	if err != nil {
 		return err
 	}
-	r.IndexMiB = float64(st.Size()) / (1 << 20)
+	for _, s := range man.Segments {
+		r.IndexMiB += float64(s.Size) / (1 << 20)
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	r.GoSysMiB = float64(ms.Sys) / (1 << 20)

@@ -82,7 +82,11 @@ func measureViewer(ctx context.Context, proj string) (string, error) {
 		return took, body, err
 	}
 
-	ids, err := sampleIDs(filepath.Join(proj, ".docforge", "index", "index.db"), viewerSamples)
+	base, err := index.BaseSegment(filepath.Join(proj, ".docforge", "index"))
+	if err != nil {
+		return "", err
+	}
+	ids, err := sampleIDs(base, viewerSamples)
 	if err != nil {
 		return "", err
 	}

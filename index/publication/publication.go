@@ -48,7 +48,7 @@ func PathsFor(d *project.Descriptor, policy string) Paths {
 	}
 	return Paths{
 		Dir:         dir,
-		Index:       filepath.Join(dir, "index.db"),
+		Index:       filepath.Join(dir, "manifest.json"), // the generation's manifest (index.Manifest)
 		Publication: filepath.Join(dir, "publication.json"),
 		Diff:        filepath.Join(dir, "generation-diff.json"),
 		Lock:        filepath.Join(dir, "lock"),

@@ -1,0 +1,301 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
+)
+
+// MergeDeltas is the number of delta segments from which a merge into a new base is due: the
+// worker merges in the background once a sync reports as many (Result.Deltas).
+const MergeDeltas = 4
+
+// maxDeltas bounds a generation's deltas: a sync merges before it writes one more. A reader
+// attaches one database per delta, and SQLite attaches at most ten.
+const maxDeltas = 8
+
+// MergeResult says what a Merge did.
+type MergeResult struct {
+	Merged     int   `json:"merged"` // deltas folded into the new base; 0 when none was due
+	Generation int64 `json:"generation"`
+	// Superseded is set when a cold build replaced the segments while the merge ran: its
+	// result was discarded.
+	Superseded bool `json:"superseded,omitempty"`
+}
+
+// Merge folds the deltas of the published generation of d into a new base, without holding
+// the publisher lock while it builds: the merged base is the published base with each delta
+// applied in order, so it holds exactly the generation's rows. It then publishes, under the
+// lock, a manifest naming the new base and any delta published since, and retires the merged
+// segments (readers that opened them keep them). The generation and every answer stay the
+// same; the manifest, and so the index signature in both receipts, changes.
+func Merge(ctx context.Context, d *project.Descriptor, policy string) (*MergeResult, error) {
+	paths := publication.PathsFor(d, policy)
+	m, err := ReadManifest(paths.Index)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if m.Deltas() == 0 {
+		return &MergeResult{Generation: m.Generation}, nil
+	}
+	mb, err := buildMerge(ctx, paths, m)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(mb.tmp) // a no-op once published
+	unlock, err := lockFile(ctx, paths.Lock)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return publishMerge(paths, mb)
+}
+
+// mergeBuild is a merged base written but not yet published: the segments it replaces.
+type mergeBuild struct {
+	tmp, name string
+	merged    []Segment
+}
+
+// buildMerge writes the base that folds m's deltas into m's base.
+func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *mergeBuild, retErr error) {
+	// A merge yields to the work that answers: on Linux a thread's nice value is its own, and
+	// SQLite runs on the calling goroutine's thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 19) // best effort: an unprivileged process may only lower its priority, which this does
+	defer unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 0)
+
+	name := newSegmentName(basePrefix, m.Generation)
+	tmp := filepath.Join(paths.Dir, name+tmpSuffix)
+	defer func() {
+		if retErr != nil {
+			os.Remove(tmp)
+		}
+	}()
+	mb = &mergeBuild{tmp: tmp, name: name, merged: m.Segments}
+	if err := copyFile(mb.tmp, filepath.Join(paths.Dir, m.Segments[0].Name)); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	conn, err := openWrite(ctx, mb.tmp, 16)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	defer conn.Close()
+	for i, s := range m.Segments[1:] {
+		schema := "d" + fmt.Sprint(i+1)
+		if err := attachSegment(conn, filepath.Join(paths.Dir, s.Name), schema); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+	}
+	commit, err := beginBuild(conn)
+	if err != nil {
+		return nil, fmt.Errorf("merge: begin: %w", err)
+	}
+	w := &writer{conn: conn}
+	for i := range m.Segments[1:] {
+		if err := applyDelta(w, "d"+fmt.Sprint(i+1)); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+	}
+	if err := commit(); err != nil {
+		return nil, fmt.Errorf("merge: commit: %w", err)
+	}
+	if err := conn.Close(); err != nil {
+		return nil, fmt.Errorf("merge: close: %w", err)
+	}
+	meta, st, err := readSegmentState(ctx, mb.tmp)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if st.generation != m.Generation {
+		return nil, fmt.Errorf("merge: the merged base holds generation %d, the manifest %d", st.generation, m.Generation)
+	}
+	if err := verify(ctx, mb.tmp, st, meta[metaPolicy], true); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := safefile.Fsync(mb.tmp); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	return mb, nil
+}
+
+// applyDelta applies the delta attached as schema to the base being merged in main: the rows
+// it names dead go, its rows come in, and its nodes' full-text rows are written again from
+// their stored fields (a contentless full-text table cannot be read back).
+func applyDelta(w *writer, schema string) error {
+	for _, t := range layeredTables() {
+		if t.dead == "" {
+			continue
+		}
+		cond := "(" + joinCols(t.on, "") + ") IN (SELECT " + joinCols(deadColumns(t.dead), "") + " FROM " + schema + "." + t.dead + ")"
+		if err := sqlitex.ExecuteTransient(w.conn, "DELETE FROM main."+t.name+" WHERE "+cond, nil); err != nil {
+			return fmt.Errorf("apply the dead keys of %s to %s: %w", schema, t.name, err)
+		}
+	}
+	err := sqlitex.Execute(w.conn, "SELECT key FROM "+schema+".dead_nodes", &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error {
+			return sqlitex.Execute(w.conn, "DELETE FROM main.search WHERE rowid = ?", &sqlitex.ExecOptions{Args: []any{s.ColumnInt64(0)}})
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("remove the full-text rows %s replaces: %w", schema, err)
+	}
+	for _, t := range layeredTables() {
+		if err := sqlitex.ExecuteTransient(w.conn, "INSERT INTO main."+t.name+" SELECT * FROM "+schema+"."+t.name, nil); err != nil {
+			return fmt.Errorf("copy the %s of %s: %w", t.name, schema, err)
+		}
+	}
+	if err := sqlitex.ExecuteTransient(w.conn, "INSERT OR REPLACE INTO main.meta SELECT * FROM "+schema+".meta", nil); err != nil {
+		return fmt.Errorf("copy the metadata of %s: %w", schema, err)
+	}
+	return sqlitex.Execute(w.conn, "SELECT n.key, n.id, n.kind, n.title, n.tags, b.body, b.code FROM "+schema+".nodes n JOIN "+schema+".bodies b ON b.key = n.key", &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error {
+			var tags []string
+			if err := json.Unmarshal([]byte(s.ColumnText(4)), &tags); err != nil {
+				return fmt.Errorf("tags of %s: %w", s.ColumnText(1), err)
+			}
+			if err := w.insertSearch(s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), tags, s.ColumnText(5), s.ColumnText(6)); err != nil {
+				return fmt.Errorf("index %s text: %w", s.ColumnText(1), err)
+			}
+			return nil
+		},
+	})
+}
+
+func joinCols(cols []string, prefix string) string {
+	out := ""
+	for i, c := range cols {
+		if i > 0 {
+			out += ", "
+		}
+		out += prefix + c
+	}
+	return out
+}
+
+// readSegmentState reads the metadata of one segment file.
+func readSegmentState(ctx context.Context, path string) (map[string]string, *state, error) {
+	conn, err := openRead(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	meta, err := readMeta(conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := stateFromMeta(meta)
+	return meta, st, err
+}
+
+// publishMerge publishes a merged base, under the publisher lock: the manifest must still
+// begin with the segments merged (deltas published since stay on top of the new base, whose
+// keys are theirs).
+func publishMerge(paths publication.Paths, mb *mergeBuild) (*MergeResult, error) {
+	cur, err := ReadManifest(paths.Index)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	res := &MergeResult{Merged: len(mb.merged) - 1, Generation: cur.Generation}
+	if len(cur.Segments) < len(mb.merged) {
+		res.Merged, res.Superseded = 0, true
+		return res, nil
+	}
+	for i, s := range mb.merged {
+		if cur.Segments[i].Name != s.Name {
+			res.Merged, res.Superseded = 0, true
+			return res, nil
+		}
+	}
+	before, err := publication.Stat(paths.Index)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := os.Rename(mb.tmp, filepath.Join(paths.Dir, mb.name)); err != nil {
+		return nil, fmt.Errorf("merge: publish the base: %w", err)
+	}
+	base := Segment{Name: mb.name}
+	base.Generation = mb.merged[len(mb.merged)-1].Generation
+	segs := append([]Segment{base}, cur.Segments[len(mb.merged):]...)
+	m, err := writeManifest(paths, cur.Generation, segs)
+	if err != nil {
+		return nil, err
+	}
+	if err := safefile.SyncDir(paths.Dir); err != nil {
+		return nil, err
+	}
+	if err := resignReceipts(paths, before); err != nil {
+		return nil, err
+	}
+	retireSegments(paths.Dir, m)
+	return res, nil
+}
+
+// resignReceipts points both receipts at the new manifest of an unchanged generation, when
+// they described the manifest it replaced; a receipt that did not stays as it was (the next
+// sync rewrites it).
+func resignReceipts(paths publication.Paths, was publication.Signature) error {
+	now, err := publication.Stat(paths.Index)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	if pub, err := publication.Read(paths.Publication); err == nil && pub.Index.SameFile(was) {
+		now.Generation = pub.Index.Generation
+		pub.Index = now
+		data, err := publication.Seal(pub)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(paths.Publication, data); err != nil {
+			return fmt.Errorf("merge: rewrite the publication receipt: %w", err)
+		}
+	}
+	if diff, err := publication.ReadVerified(paths.Diff, &GenerationDiff{}); err == nil && diff.Index.SameFile(was) {
+		now.Generation = diff.Index.Generation
+		diff.Index = now
+		data, err := publication.Seal(diff)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(paths.Diff, data); err != nil {
+			return fmt.Errorf("merge: rewrite the generation-diff receipt: %w", err)
+		}
+	}
+	return nil
+}
+
+// copyFile copies a segment to a new file. On Linux io.Copy between files uses
+// copy_file_range, so the bytes never pass through user space.
+func copyFile(dst, src string) (retErr error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy index: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("copy index: %w", err)
+	}
+	defer func() {
+		if err := out.Close(); err != nil && retErr == nil {
+			retErr = fmt.Errorf("copy index: %w", err)
+		}
+	}()
+	if _, err := io.Copy(out, in); err != nil {
+		return fmt.Errorf("copy index to %s: %w", dst, err)
+	}
+	return nil
+}
