@@ -476,6 +476,8 @@ func TestHelperKilledSync(t *testing.T) {
 	t.Fatal("the child was meant to be killed")
 }
 
+// TestConcurrentSyncAndQuery runs syncs, merges and queries at once: every open finds a
+// whole generation, never one whose segments a merge retired under it.
 func TestConcurrentSyncAndQuery(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -502,6 +504,12 @@ func TestConcurrentSyncAndQuery(t *testing.T) {
 				if err != nil {
 					errs <- fmt.Errorf("sync: %w", err)
 					return
+				}
+				if g == 1 && i%3 == 1 {
+					// Merges retire segments while the others open them.
+					if _, err := index.Merge(ctx, d, ""); err != nil {
+						errs <- fmt.Errorf("merge: %w", err)
+					}
 				}
 				snap, err := index.Open(ctx, d)
 				if err != nil {

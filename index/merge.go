@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"golang.org/x/sys/unix"
 	"zombiezen.com/go/sqlite"
@@ -137,10 +138,10 @@ func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *
 // their stored fields (a contentless full-text table cannot be read back).
 func applyDelta(w *writer, schema string) error {
 	for _, t := range layeredTables() {
-		if t.dead == "" {
+		if t.dead.table == "" {
 			continue
 		}
-		cond := "(" + joinCols(t.on, "") + ") IN (SELECT " + joinCols(deadColumns(t.dead), "") + " FROM " + schema + "." + t.dead + ")"
+		cond := "(" + strings.Join(t.on, ", ") + ") IN (SELECT " + strings.Join(t.dead.cols, ", ") + " FROM " + schema + "." + t.dead.table + ")"
 		if err := sqlitex.ExecuteTransient(w.conn, "DELETE FROM main."+t.name+" WHERE "+cond, nil); err != nil {
 			return fmt.Errorf("apply the dead keys of %s to %s: %w", schema, t.name, err)
 		}
@@ -173,17 +174,6 @@ func applyDelta(w *writer, schema string) error {
 			return nil
 		},
 	})
-}
-
-func joinCols(cols []string, prefix string) string {
-	out := ""
-	for i, c := range cols {
-		if i > 0 {
-			out += ", "
-		}
-		out += prefix + c
-	}
-	return out
 }
 
 // readSegmentState reads the metadata of one segment file.

@@ -140,8 +140,10 @@ func TestBridgesUnderChurn(t *testing.T) {
 					} `json:"result"`
 				}
 				switch {
-				case err != nil || res.IsError || json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &env) != nil:
-					o.failed = true
+				case err != nil:
+					o.failed, o.detail = true, err.Error()
+				case res.IsError || json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &env) != nil:
+					o.failed, o.detail = true, res.Content[0].(*mcp.TextContent).Text
 				case env.Staleness != "current":
 					o.stale = true
 				case !hist.valid(env.Result.Title, start, end):
@@ -161,6 +163,9 @@ func TestBridgesUnderChurn(t *testing.T) {
 		latencies = append(latencies, o.latency)
 		if o.failed {
 			failed++
+			if failed <= 5 {
+				t.Logf("failed call: %s", o.detail)
+			}
 		}
 		if o.stale {
 			stale++
