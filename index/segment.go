@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,28 +99,39 @@ func (t layeredTable) notDead(deadTable string) string {
 
 // createOverlay makes the temporary tables and views under which unqualified queries read a
 // generation: base is the schema its base is attached under, deltas those of its deltas
-// (oldest first), and top the schema of a delta being written over them ("" for none).
+// (oldest first), and top the schema of a delta being written over them ("" for none). With
+// only, just those tables are joined (nil for all).
 //
-// However many deltas there are, a view joins two or three parts: the base's rows that no
+// However many deltas there are, a view joins at most three parts: the base's rows that no
 // delta names dead, the deltas' live rows, copied at open into an indexed temporary table
-// (overlay_<table>), and the top's rows. Views with one part per segment cost the planner a
-// join of every part of one with every part of the other: with 7 deltas a search on a 40-node
-// project took 56 ms, and under the race detector over 5 s.
-func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string) error {
+// (overlay_<table>, left out when no delta has rows of the table), and the top's rows. Views
+// with one part per segment cost the planner a join of every part of one with every part of
+// the other: with 7 deltas a search on a 40-node project took 56 ms, and under the race
+// detector over 5 s. Opening costs a statement or a few per table, so the copies are filled
+// by one statement each.
+func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, only []string) error {
 	var stmts []string
 	if len(deltas) > 0 {
 		nodes, edges, refs, files := deadSets()
 		for _, ds := range []deadSet{nodes, edges, refs, files} {
 			cols := strings.Join(ds.cols, ", ")
-			stmts = append(stmts, "CREATE TEMP TABLE overlay_"+ds.table+" AS SELECT "+cols+" FROM "+base+"."+ds.table+" WHERE 0",
-				"CREATE UNIQUE INDEX temp.overlay_"+ds.table+"_key ON overlay_"+ds.table+"("+cols+")")
+			var fill []string
 			for _, d := range deltas {
-				stmts = append(stmts, "INSERT OR IGNORE INTO temp.overlay_"+ds.table+" SELECT "+cols+" FROM "+d+"."+ds.table)
+				fill = append(fill, "SELECT "+cols+" FROM "+d+"."+ds.table)
 			}
+			stmts = append(stmts, "CREATE TEMP TABLE overlay_"+ds.table+" AS SELECT "+cols+" FROM "+base+"."+ds.table+" WHERE 0",
+				"CREATE UNIQUE INDEX temp.overlay_"+ds.table+"_key ON overlay_"+ds.table+"("+cols+")",
+				"INSERT OR IGNORE INTO temp.overlay_"+ds.table+" "+strings.Join(fill, " UNION ALL "))
+		}
+		if top == "" {
+			stmts = append(stmts, "CREATE TEMP VIEW meta AS SELECT * FROM "+deltas[len(deltas)-1]+".meta")
 		}
 	}
 	stmts = append(stmts, "CREATE TEMP VIEW relations AS SELECT * FROM "+base+".relations")
 	for _, t := range layeredTables() {
+		if only != nil && !slices.Contains(only, t.name) {
+			continue
+		}
 		parts := []string{"SELECT * FROM " + base + "." + t.name + " x"}
 		var baseConds, liveConds []string
 		if t.dead.table != "" && len(deltas) > 0 {
@@ -130,7 +142,11 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string) 
 			liveConds = append(liveConds, t.notDead(top+"."+t.dead.table))
 		}
 		parts[0] += where(baseConds)
-		if len(deltas) > 0 {
+		rows, err := anyRows(conn, deltas, t.name)
+		if err != nil {
+			return err
+		}
+		if rows {
 			stmts = append(stmts, overlayTable(t, base, deltas)...)
 			parts = append(parts, "SELECT * FROM temp.overlay_"+t.name+" x"+where(liveConds))
 		}
@@ -139,15 +155,28 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string) 
 		}
 		stmts = append(stmts, "CREATE TEMP VIEW "+t.name+" AS "+strings.Join(parts, " UNION ALL "))
 	}
-	if top == "" && len(deltas) > 0 {
-		stmts = append(stmts, "CREATE TEMP VIEW meta AS SELECT * FROM "+deltas[len(deltas)-1]+".meta")
-	}
 	for _, q := range stmts {
 		if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
 			return fmt.Errorf("join segments: %w", err)
 		}
 	}
 	return nil
+}
+
+// anyRows reports whether any of the deltas holds rows of table.
+func anyRows(conn *sqlite.Conn, deltas []string, table string) (bool, error) {
+	if len(deltas) == 0 {
+		return false, nil
+	}
+	var probes []string
+	for _, d := range deltas {
+		probes = append(probes, "EXISTS (SELECT 1 FROM "+d+"."+table+")")
+	}
+	var n int64
+	if err := execInt(conn, "SELECT "+strings.Join(probes, " OR "), &n); err != nil {
+		return false, fmt.Errorf("join segments: %w", err)
+	}
+	return n == 1, nil
 }
 
 // overlayTable creates the temporary copy of the deltas' live rows of t: each delta's rows
@@ -158,6 +187,7 @@ func overlayTable(t layeredTable, base string, deltas []string) []string {
 	for i, cols := range t.indexes {
 		stmts = append(stmts, "CREATE INDEX temp."+name+"_"+strconv.Itoa(i)+" ON "+name+"("+cols+")")
 	}
+	var fill []string
 	for i, d := range deltas {
 		var conds []string
 		for _, later := range deltas[i+1:] {
@@ -165,9 +195,9 @@ func overlayTable(t layeredTable, base string, deltas []string) []string {
 				conds = append(conds, t.notDead(later+"."+t.dead.table))
 			}
 		}
-		stmts = append(stmts, "INSERT INTO temp."+name+" SELECT * FROM "+d+"."+t.name+" x"+where(conds))
+		fill = append(fill, "SELECT * FROM "+d+"."+t.name+" x"+where(conds))
 	}
-	return stmts
+	return append(stmts, "INSERT INTO temp."+name+" "+strings.Join(fill, " UNION ALL "))
 }
 
 func where(conds []string) string {
@@ -264,8 +294,8 @@ var errSegmentMoved = errors.New("a segment is not the file its manifest names")
 // the manifest's file any more is errSegmentMoved (read the manifest again), and a
 // connection whose segments all still match holds exactly the manifest's files (a segment
 // name is never reused).
-func openSegments(ctx context.Context, dir string, segs []Segment) (*sqlite.Conn, error) {
-	conn, err := attachSegments(ctx, dir, segs)
+func openSegments(ctx context.Context, dir string, segs []Segment, only []string) (*sqlite.Conn, error) {
+	conn, err := attachSegments(ctx, dir, segs, only)
 	for _, s := range segs {
 		if sig, serr := statSegment(dir, s.Name); serr != nil || !sig.SameFile(s.Signature) {
 			if conn != nil {
@@ -277,7 +307,7 @@ func openSegments(ctx context.Context, dir string, segs []Segment) (*sqlite.Conn
 	return conn, err
 }
 
-func attachSegments(ctx context.Context, dir string, segs []Segment) (*sqlite.Conn, error) {
+func attachSegments(ctx context.Context, dir string, segs []Segment, only []string) (*sqlite.Conn, error) {
 	conn, err := openRead(ctx, filepath.Join(dir, segs[0].Name))
 	if err != nil || len(segs) == 1 {
 		return conn, err
@@ -289,7 +319,7 @@ func attachSegments(ctx context.Context, dir string, segs []Segment) (*sqlite.Co
 			return nil, err
 		}
 	}
-	if err := createOverlay(conn, schemas[0], schemas[1:], ""); err != nil {
+	if err := createOverlay(conn, schemas[0], schemas[1:], "", only); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -316,8 +346,9 @@ type generation struct {
 // openGeneration opens the generation published at paths. Stat before and after reading the
 // manifest: equal signatures prove which manifest was read, and the segments are checked
 // against it, so the reported signature is the generation's own even if a publication raced
-// the open.
-func openGeneration(ctx context.Context, paths publication.Paths) (*generation, error) {
+// the open. With only, just those tables (and the metadata and relations) read the whole
+// generation; the connection must not query any other, which would read the base alone.
+func openGeneration(ctx context.Context, paths publication.Paths, only ...string) (*generation, error) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		before, err := publication.Stat(paths.Index)
@@ -333,7 +364,7 @@ func openGeneration(ctx context.Context, paths publication.Paths) (*generation, 
 			lastErr = errSegmentMoved
 			continue
 		}
-		conn, err := openSegments(ctx, paths.Dir, m.Segments)
+		conn, err := openSegments(ctx, paths.Dir, m.Segments, only)
 		if errors.Is(err, errSegmentMoved) {
 			lastErr = err
 			continue
@@ -452,7 +483,9 @@ func openDelta(conn *sqlite.Conn, dir string, segs []Segment) ([]string, error) 
 			return nil, err
 		}
 	}
-	if err := createOverlay(conn, schemas[0], schemas[1:], "main"); err != nil {
+	// An incremental build reads nodes, edges and relation candidates (and their names)
+	// through the views; every other table it writes in the delta alone (writer).
+	if err := createOverlay(conn, schemas[0], schemas[1:], "main", []string{"nodes", "edges", "refs", "ref_names"}); err != nil {
 		return nil, err
 	}
 	return schemas, nil

@@ -335,7 +335,7 @@ func (r *syncRun) readPrevious(ctx context.Context) {
 	if r.sigErr != nil {
 		return
 	}
-	g, err := openGeneration(ctx, r.paths)
+	g, err := openGeneration(ctx, r.paths, "files") // the metadata and the file table are all it reads
 	if err != nil {
 		return
 	}
@@ -547,7 +547,7 @@ func finishCold(ctx context.Context, tmp string, prev publication.Paths, havePre
 	}
 	var old *sqlite.Conn
 	if havePrev {
-		g, err := openGeneration(ctx, prev)
+		g, err := openGeneration(ctx, prev, "nodes", "edges")
 		if err != nil {
 			return fmt.Errorf("open the previous generation to diff: %w", err)
 		}
