@@ -95,19 +95,29 @@ func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	defer conn.Close()
-	for i, s := range m.Segments[1:] {
-		schema := "d" + fmt.Sprint(i+1)
-		if err := attachSegment(conn, filepath.Join(paths.Dir, s.Name), schema); err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
+	schemas := segmentNames("main", len(m.Segments))
+	if err := attachEach(conn, paths.Dir, m.Segments, schemas); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	// What the merged base must hold: the generation its newest segment describes.
+	meta, err := readMetaFrom(conn, schemas[len(schemas)-1]+".meta")
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	want, err := stateFromMeta(meta)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if want.generation != m.Generation {
+		return nil, fmt.Errorf("merge: the segments hold generation %d, the manifest %d", want.generation, m.Generation)
 	}
 	commit, err := beginBuild(conn)
 	if err != nil {
 		return nil, fmt.Errorf("merge: begin: %w", err)
 	}
 	w := &writer{conn: conn}
-	for i := range m.Segments[1:] {
-		if err := applyDelta(w, "d"+fmt.Sprint(i+1)); err != nil {
+	for _, schema := range schemas[1:] {
+		if err := applyDelta(w, schema); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 	}
@@ -117,14 +127,7 @@ func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *
 	if err := conn.Close(); err != nil {
 		return nil, fmt.Errorf("merge: close: %w", err)
 	}
-	meta, st, err := readSegmentState(ctx, mb.tmp)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	if st.generation != m.Generation {
-		return nil, fmt.Errorf("merge: the merged base holds generation %d, the manifest %d", st.generation, m.Generation)
-	}
-	if err := verify(ctx, mb.tmp, st, meta[metaPolicy], true); err != nil {
+	if err := verify(ctx, mb.tmp, want, meta[metaPolicy], true); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	if err := safefile.Fsync(mb.tmp); err != nil {
@@ -174,21 +177,6 @@ func applyDelta(w *writer, schema string) error {
 			return nil
 		},
 	})
-}
-
-// readSegmentState reads the metadata of one segment file.
-func readSegmentState(ctx context.Context, path string) (map[string]string, *state, error) {
-	conn, err := openRead(ctx, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer conn.Close()
-	meta, err := readMeta(conn)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := stateFromMeta(meta)
-	return meta, st, err
 }
 
 // publishMerge publishes a merged base, under the publisher lock: the manifest must still
@@ -242,27 +230,24 @@ func resignReceipts(paths publication.Paths, was publication.Signature) error {
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	if pub, err := publication.Read(paths.Publication); err == nil && pub.Index.SameFile(was) {
-		now.Generation = pub.Index.Generation
-		pub.Index = now
-		data, err := publication.Seal(pub)
-		if err != nil {
-			return err
+	resign := func(path string, r publication.Receipt, sig *publication.Signature) error {
+		if !sig.SameFile(was) {
+			return nil
 		}
-		if err := writeFileAtomic(paths.Publication, data); err != nil {
-			return fmt.Errorf("merge: rewrite the publication receipt: %w", err)
+		now.Generation = sig.Generation
+		*sig = now
+		if err := sealTo(path, r); err != nil {
+			return fmt.Errorf("merge: rewrite %s: %w", path, err)
+		}
+		return nil
+	}
+	if pub, err := publication.Read(paths.Publication); err == nil {
+		if err := resign(paths.Publication, pub, &pub.Index); err != nil {
+			return err
 		}
 	}
-	if diff, err := publication.ReadVerified(paths.Diff, &GenerationDiff{}); err == nil && diff.Index.SameFile(was) {
-		now.Generation = diff.Index.Generation
-		diff.Index = now
-		data, err := publication.Seal(diff)
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(paths.Diff, data); err != nil {
-			return fmt.Errorf("merge: rewrite the generation-diff receipt: %w", err)
-		}
+	if diff, err := publication.ReadVerified(paths.Diff, &GenerationDiff{}); err == nil {
+		return resign(paths.Diff, diff, &diff.Index)
 	}
 	return nil
 }

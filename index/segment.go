@@ -17,6 +17,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 // A generation is a manifest naming immutable segment files: one base and up to maxDeltas
@@ -312,12 +313,10 @@ func attachSegments(ctx context.Context, dir string, segs []Segment, only []stri
 	if err != nil || len(segs) == 1 {
 		return conn, err
 	}
-	schemas := segmentSchemasOfSnapshot(len(segs))
-	for i, s := range segs[1:] {
-		if err := attachSegment(conn, filepath.Join(dir, s.Name), schemas[i+1]); err != nil {
-			conn.Close()
-			return nil, err
-		}
+	schemas := segmentNames("main", len(segs))
+	if err := attachEach(conn, dir, segs, schemas); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	if err := createOverlay(conn, schemas[0], schemas[1:], "", only); err != nil {
 		conn.Close()
@@ -434,13 +433,28 @@ func writerAlive(name string) bool {
 	return processAlive(pid)
 }
 
-// segmentSchemas names segments attached for a build: s0 for the base, s1... for deltas.
-func segmentSchemas(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = "s" + strconv.Itoa(i)
+// segmentNames names a generation's n segments as they are attached: the base as base, the
+// deltas d1, d2... A reader and a merge open the base as main; a build attaches it as s0
+// beside the delta it writes.
+func segmentNames(base string, n int) []string {
+	out := []string{base}
+	for i := 1; i < n; i++ {
+		out = append(out, "d"+strconv.Itoa(i))
 	}
 	return out
+}
+
+// attachEach attaches segs under names, but for one named main (already open).
+func attachEach(conn *sqlite.Conn, dir string, segs []Segment, names []string) error {
+	for i, s := range segs {
+		if names[i] == "main" {
+			continue
+		}
+		if err := attachSegment(conn, filepath.Join(dir, s.Name), names[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // processAlive reports whether a process with this ID runs (or exists under another user).
@@ -477,11 +491,9 @@ func openDelta(conn *sqlite.Conn, dir string, segs []Segment) ([]string, error) 
 	if err := createSegment(conn, true); err != nil {
 		return nil, err
 	}
-	schemas := segmentSchemas(len(segs))
-	for i, s := range segs {
-		if err := attachSegment(conn, filepath.Join(dir, s.Name), schemas[i]); err != nil {
-			return nil, err
-		}
+	schemas := segmentNames("s0", len(segs))
+	if err := attachEach(conn, dir, segs, schemas); err != nil {
+		return nil, err
 	}
 	// An incremental build reads nodes, edges and relation candidates (and their names)
 	// through the views; every other table it writes in the delta alone (writer).
@@ -491,15 +503,13 @@ func openDelta(conn *sqlite.Conn, dir string, segs []Segment) ([]string, error) 
 	return schemas, nil
 }
 
-// BaseSegment is the path of the base segment of the generation published in dir: the file a
-// read-only tool (the benchmark's samplers) may open on its own once deltas are merged.
-func BaseSegment(dir string) (string, error) {
-	m, err := ReadManifest(filepath.Join(dir, manifestName))
+// BaseSegment is the path of the base segment of the generation published for d under policy:
+// the file a read-only tool (the benchmark's samplers) may open on its own.
+func BaseSegment(d *project.Descriptor, policy string) (string, error) {
+	paths := publication.PathsFor(d, policy)
+	m, err := ReadManifest(paths.Index)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, m.Segments[0].Name), nil
+	return filepath.Join(paths.Dir, m.Segments[0].Name), nil
 }
-
-// manifestName is the manifest's file name in an index directory (publication.PathsFor).
-const manifestName = "manifest.json"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -36,8 +35,6 @@ type Snapshot struct {
 	stamped bool
 	// segments are the generation's segment files, oldest first.
 	segments []Segment
-	// deadAfter counts, per segment, the keys later segments name dead (Snapshot.matches).
-	deadAfter []int64
 	// files counts the generation's source files (its source set less the descriptor), so
 	// that no query counts rows across segments.
 	files int64
@@ -94,18 +91,13 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 			return nil, err
 		}
 	}
-	deadAfter, err := countDeadAfter(conn, len(g.manifest.Segments))
-	if err != nil {
-		conn.Close()
-		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read %s", paths.Index)
-	}
 	var stamped int64
 	if err := execInt(conn, `SELECT EXISTS (SELECT 1 FROM stamps)`, &stamped); err != nil {
 		conn.Close()
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 	}
 	return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
-		segments: g.manifest.Segments, deadAfter: deadAfter, files: max(st.sources.Count()-1, 0), info: Info{
+		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
 			Fingerprint: m[metaFingerprint], Index: g.sig,
 		}}, nil
@@ -164,12 +156,9 @@ func PublishedSignature(d *project.Descriptor, policy string) (publication.Signa
 // matches is the FROM-clause subquery of the full-text matches of the query bound as param,
 // as (rowid, rank), across the generation's segments with the rows later segments replaced
 // left out. Each segment keeps at most limit matches (best first when ranked), and so do
-// they together. With one segment it is FTS5's own query, which sorts internally.
-//
-// A segment's matches are FTS5's own top limit+n query, n being how many keys later segments
-// name dead (at most that many of its rows are dead); the dead ones are dropped after. A
-// filter inside the match query would cost FTS5 its internal top-k sort: a search for a term
-// in every node of the 100k benchmark then took over 5 s.
+// they together. With one segment it is FTS5's own query, which sorts internally; the filter
+// of a layered one leaves FTS5 its top-k sort too (a term in all 100k benchmark nodes: 282 ms
+// with the filter, 364 ms without, in one run).
 //
 // The ranks are each segment's BM25, whose statistics are the segment's own: until a merge
 // folds the deltas into the base, a delta's matches rank against its own few rows.
@@ -181,46 +170,17 @@ func (s *Snapshot) matches(param, limit string, ranked bool) string {
 	if len(s.segments) <= 1 {
 		return "(SELECT rowid, rank FROM search WHERE search MATCH " + param + order + " LIMIT " + limit + ")"
 	}
-	schemas := segmentSchemasOfSnapshot(len(s.segments))
+	schemas := segmentNames("main", len(s.segments))
 	var parts []string
 	for i, sc := range schemas {
-		q := "SELECT m.rowid AS rowid, m.rank AS rank FROM (SELECT f.rowid AS rowid, f.rank AS rank FROM " + sc + ".search f WHERE f.search MATCH " + param +
-			order + " LIMIT " + limit + " + " + strconv.FormatInt(s.deadAfter[i], 10) + ") m"
-		var conds []string
+		conds := []string{"f.search MATCH " + param}
 		for _, later := range schemas[i+1:] {
-			conds = append(conds, "NOT EXISTS (SELECT 1 FROM "+later+".dead_nodes d WHERE d.key = m.rowid)")
+			conds = append(conds, "NOT EXISTS (SELECT 1 FROM "+later+".dead_nodes d WHERE d.key = f.rowid)")
 		}
-		if len(conds) > 0 {
-			q += " WHERE " + strings.Join(conds, " AND ")
-		}
-		parts = append(parts, q)
+		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid, f.rank AS rank FROM "+sc+".search f"+where(conds)+order+" LIMIT "+limit+")")
 	}
 	// Materialized once: joined to the node views, the compound would otherwise be flattened
-	// into the join and matched again for every node row.
+	// into the join and matched again for every node row (over 5 s for a term in every node
+	// of the 100k benchmark).
 	return "(WITH segment_matches AS MATERIALIZED (" + strings.Join(parts, " UNION ALL ") + ") SELECT rowid, rank FROM segment_matches" + order + " LIMIT " + limit + ")"
-}
-
-// countDeadAfter counts, for each segment of a layered generation, the keys later segments
-// name dead.
-func countDeadAfter(conn *sqlite.Conn, n int) ([]int64, error) {
-	schemas := segmentSchemasOfSnapshot(n)
-	out := make([]int64, n)
-	for i := n - 1; i > 0; i-- {
-		var c int64
-		if err := execInt(conn, "SELECT count(*) FROM "+schemas[i]+".dead_nodes", &c); err != nil {
-			return nil, fmt.Errorf("count the dead keys of %s: %w", schemas[i], err)
-		}
-		out[i-1] = out[i] + c
-	}
-	return out, nil
-}
-
-// segmentSchemasOfSnapshot names a snapshot's segments as openSegments attaches them: the
-// base is main, the deltas d1, d2...
-func segmentSchemasOfSnapshot(n int) []string {
-	out := []string{"main"}
-	for i := 1; i < n; i++ {
-		out = append(out, "d"+strconv.Itoa(i))
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -318,15 +319,21 @@ func (r *syncRun) result(res Result, warnings []problem.Problem) *Result {
 // current answers when the receipt proves the published index was built from exactly these
 // sources for this binding: nothing to do.
 func (r *syncRun) current() *Result {
-	r.pub, _ = publication.Read(r.paths.Publication)
-	sig, err := publication.Stat(r.paths.Index)
-	r.sigErr = err
-	if r.opts.Rebuild || r.pub == nil || err != nil || !r.pub.Index.SameFile(sig) ||
+	sig := r.readReceipt()
+	if r.opts.Rebuild || r.pub == nil || r.sigErr != nil || !r.pub.Index.SameFile(sig) ||
 		r.pub.Graph.SourceIdentity != r.inv.Identity() || !receiptMatches(r.pub, r.b) {
 		return nil
 	}
 	r.clk.mark("compare_receipt")
 	return r.result(Result{Build: BuildNone, Generation: r.pub.Graph.Generation, Publication: r.pub}, r.inv.Problems)
+}
+
+// readReceipt reads the publication receipt and stats the published manifest.
+func (r *syncRun) readReceipt() publication.Signature {
+	r.pub, _ = publication.Read(r.paths.Publication)
+	sig, err := publication.Stat(r.paths.Index)
+	r.sigErr = err
+	return sig
 }
 
 // readPrevious reads what the published index holds, if it is usable.
@@ -372,7 +379,7 @@ func (r *syncRun) mergeFirst(ctx context.Context) error {
 		return err
 	}
 	r.clk.mark("merge")
-	r.current() // the receipts now name the merged manifest
+	r.readReceipt() // the receipts now name the merged manifest
 	r.readPrevious(ctx)
 	return nil
 }
@@ -615,11 +622,7 @@ func publish(ctx context.Context, paths publication.Paths, sb segmentBuild, b bi
 		return nil, nil, err
 	}
 	diff.Index = pub.Index
-	data, err := publication.Seal(diff)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := writeFileAtomic(paths.Diff, data); err != nil {
+	if err := sealTo(paths.Diff, diff); err != nil {
 		return nil, nil, err
 	}
 	clk.mark("receipts")
@@ -637,19 +640,11 @@ func writeManifest(paths publication.Paths, gen int64, segs []Segment) (*Manifes
 		if err != nil {
 			return nil, fmt.Errorf("publish manifest: %w", err)
 		}
-		if segs[i].Generation == 0 {
-			sig.Generation = gen
-		} else {
-			sig.Generation = segs[i].Generation
-		}
+		sig.Generation = cmp.Or(segs[i].Generation, gen) // a new segment is this generation's
 		segs[i].Signature = sig
 	}
 	m := &Manifest{ReceiptSchemaVersion: publication.ReceiptSchemaVersion, Generation: gen, Segments: segs}
-	data, err := publication.Seal(m)
-	if err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(paths.Index, data); err != nil {
+	if err := sealTo(paths.Index, m); err != nil {
 		return nil, fmt.Errorf("publish manifest: %w", err)
 	}
 	return m, nil
@@ -698,11 +693,7 @@ func writePublication(paths publication.Paths, b binding, st *state, build strin
 		IndexSchemaVersion: SchemaVersion, Adapter: publication.AdapterName + "@" + publication.AdapterVersion, Policy: b.policy,
 		DescriptorHash: b.descriptorHash, Index: sig, Graph: graphState(st), Build: build,
 	}
-	data, err := publication.Seal(pub)
-	if err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(paths.Publication, data); err != nil {
+	if err := sealTo(paths.Publication, pub); err != nil {
 		return nil, err
 	}
 	return pub, nil

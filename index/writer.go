@@ -482,9 +482,12 @@ func (b binding) sameAs(m map[string]string) bool {
 		m[metaPolicy] == b.policy
 }
 
-func readMeta(conn *sqlite.Conn) (map[string]string, error) {
+func readMeta(conn *sqlite.Conn) (map[string]string, error) { return readMetaFrom(conn, "meta") }
+
+// readMetaFrom reads the metadata in table (a segment's, schema.meta).
+func readMetaFrom(conn *sqlite.Conn, table string) (map[string]string, error) {
 	m := map[string]string{}
-	err := sqlitex.Execute(conn, `SELECT key, value FROM meta`, &sqlitex.ExecOptions{
+	err := sqlitex.Execute(conn, `SELECT key, value FROM `+table, &sqlitex.ExecOptions{
 		ResultFunc: func(s *sqlite.Stmt) error {
 			m[s.ColumnText(0)] = s.ColumnText(1)
 			return nil

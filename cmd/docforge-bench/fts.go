@@ -12,6 +12,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/source/project"
 )
 
 // ftsCost is what one term costs the full-text index, in milliseconds (median of 5).
@@ -26,7 +27,11 @@ type ftsCost struct {
 // before ranking: BM25 must score every node holding a term, while counting the first
 // matches stops early. It reads the index read-only and writes nothing.
 func measureFTS(proj string) (string, error) {
-	path, err := index.BaseSegment(filepath.Join(proj, ".docforge", "index"))
+	d, _, err := project.Load(proj)
+	if err != nil || d == nil {
+		return "", fmt.Errorf("fts costs: load %s: %v", proj, err)
+	}
+	path, err := index.BaseSegment(d, "")
 	if err != nil {
 		return "", fmt.Errorf("fts costs: %w", err)
 	}

@@ -46,6 +46,18 @@ type report struct {
 	ImpactP95Ms float64 `json:"impact_p95_ms"`
 	Impacts     int     `json:"impacts"`
 	ImpactNodes float64 `json:"impact_nodes_p50"`
+	// QueryDeltas is how many delta segments the generation had while the queries ran (the
+	// edits before them publish one each).
+	QueryDeltas int `json:"query_deltas"`
+	// The merge step folds those deltas into a new base (index.Merge) and runs the queries
+	// again. MergePeakRSSMiB is the process's peak RSS (VmHWM) after it: the merge's own when
+	// the step runs alone (--steps merge), since the process then only opens and merges.
+	MergeMs           float64 `json:"merge_ms"`
+	MergeWrittenMB    float64 `json:"merge_written_mb"`
+	MergePeakRSSMiB   float64 `json:"merge_peak_rss_mib"`
+	MergedSearchP50Ms float64 `json:"merged_search_p50_ms"`
+	MergedCommonP50Ms float64 `json:"merged_common_search_p50_ms"`
+	MergedImpactP50Ms float64 `json:"merged_impact_p50_ms"`
 	PeakRSSMiB  float64 `json:"peak_rss_mib"`
 	// GoSysMiB is the memory the Go runtime had obtained after the cold syncs; the rest of the
 	// peak RSS is SQLite's own allocations (page cache, FTS5 term buffer), which bypass Go.
@@ -61,7 +73,7 @@ func measureCommand(ctx context.Context, args []string) error {
 	nodes := fs.Int("nodes", 0, "node count the project was generated with")
 	runs := fs.Int("runs", 0, "repetitions (0: defaults)")
 	profile := fs.Bool("profile", false, "write cold.pprof, nochange.pprof, edit.pprof and queries.pprof into the project")
-	only := fs.String("steps", "cold,nochange,edit,queries", "steps to run; without cold the existing index is used")
+	only := fs.String("steps", "cold,nochange,edit,queries,merge", "steps to run; without cold the existing index is used")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,6 +107,7 @@ func measureCommand(ctx context.Context, args []string) error {
 		{"queries", func(ctx context.Context, r *report) error {
 			return m.withProfile("queries.pprof", func() error { return m.queries(ctx, r, 400) })
 		}},
+		{"merge", func(ctx context.Context, r *report) error { return m.merge(ctx, r, 400) }},
 	}
 	want := strings.Split(*only, ",")
 	for _, step := range steps {
@@ -262,6 +275,11 @@ func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
 // queries times searches for vocabulary words (one or two terms, weighted like the bodies) and
 // depth-3 impact from random nodes, on one open snapshot.
 func (m *measurer) queries(ctx context.Context, r *report, n int) error {
+	man, err := index.ReadManifest(publication.PathsFor(m.d, "").Index)
+	if err != nil {
+		return err
+	}
+	r.QueryDeltas = man.Deltas()
 	snap, err := index.Open(ctx, m.d)
 	if err != nil {
 		return err
@@ -310,9 +328,48 @@ func (m *measurer) queries(ctx context.Context, r *report, n int) error {
 	r.Searches, r.Impacts = n, n
 	slices.Sort(reached)
 	r.ImpactNodes = reached[len(reached)/2]
-	m.logf("search p50 %.2f ms p95 %.2f ms (common terms %.2f / %.2f); impact p50 %.2f ms",
-		r.SearchP50Ms, r.SearchP95Ms, r.CommonP50Ms, r.CommonP95Ms, r.ImpactP50Ms)
+	m.logf("search p50 %.2f ms p95 %.2f ms (common terms %.2f / %.2f); impact p50 %.2f ms; %d deltas",
+		r.SearchP50Ms, r.SearchP95Ms, r.CommonP50Ms, r.CommonP95Ms, r.ImpactP50Ms, r.QueryDeltas)
 	return nil
+}
+
+// merge folds the published deltas into a new base and runs the queries again on it.
+func (m *measurer) merge(ctx context.Context, r *report, n int) error {
+	before, _ := writeChars()
+	start := time.Now()
+	res, err := index.Merge(ctx, m.d, "")
+	if err != nil {
+		return err
+	}
+	r.MergeMs = float64(time.Since(start).Microseconds()) / 1000
+	if after, ok := writeChars(); ok {
+		r.MergeWrittenMB = float64(after-before) / 1e6
+	}
+	r.MergePeakRSSMiB = peakRSSMiB()
+	m.logf("merge of %d deltas: %.0f ms, %.1f MB written, peak RSS %.0f MiB", res.Merged, r.MergeMs, r.MergeWrittenMB, r.MergePeakRSSMiB)
+	merged := &report{}
+	if err := m.queries(ctx, merged, n); err != nil {
+		return err
+	}
+	r.MergedSearchP50Ms, r.MergedCommonP50Ms, r.MergedImpactP50Ms = merged.SearchP50Ms, merged.CommonP50Ms, merged.ImpactP50Ms
+	return nil
+}
+
+// peakRSSMiB is this process's peak resident set (Linux's VmHWM), or 0 where unknown.
+func peakRSSMiB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return 0
 }
 
 func median(ds []time.Duration) float64 { return percentile(ds, 50) }

@@ -44,7 +44,12 @@ func markdown(reps []report) string {
 	for _, r := range reps {
 		fmt.Fprintf(&b, " %.2f MB at %d nodes;", r.EditWrittenMB, r.Nodes)
 	}
-	b.WriteString("\n\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
+	b.WriteString("\n\nThe queries above ran over the deltas the edits published; then those deltas were merged into a new base (index.Merge) and the queries ran again:\n\n| nodes | deltas | merge ms | merge MB written | peak RSS MiB after the merge | search p50 ms | common-term search p50 ms | impact d3 p50 ms |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "| %d | %d | %.0f | %.1f | %.0f | %.2f | %.2f | %.2f |\n", r.Nodes, r.QueryDeltas, r.MergeMs, r.MergeWrittenMB, r.MergePeakRSSMiB,
+			r.MergedSearchP50Ms, r.MergedCommonP50Ms, r.MergedImpactP50Ms)
+	}
+	b.WriteString("\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
 	for _, r := range reps {
 		fmt.Fprintf(&b, "| %d | cold | %s |\n| %d | one-file edit | %s |\n", r.Nodes, phaseList(r.ColdPhases), r.Nodes, phaseList(r.EditPhases))
 	}

@@ -82,7 +82,7 @@ func measureViewer(ctx context.Context, proj string) (string, error) {
 		return took, body, err
 	}
 
-	base, err := index.BaseSegment(filepath.Join(proj, ".docforge", "index"))
+	base, err := index.BaseSegment(d, "")
 	if err != nil {
 		return "", err
 	}
