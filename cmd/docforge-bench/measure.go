@@ -58,7 +58,7 @@ type report struct {
 	MergedSearchP50Ms float64 `json:"merged_search_p50_ms"`
 	MergedCommonP50Ms float64 `json:"merged_common_search_p50_ms"`
 	MergedImpactP50Ms float64 `json:"merged_impact_p50_ms"`
-	PeakRSSMiB  float64 `json:"peak_rss_mib"`
+	PeakRSSMiB        float64 `json:"peak_rss_mib"`
 	// GoSysMiB is the memory the Go runtime had obtained after the cold syncs; the rest of the
 	// peak RSS is SQLite's own allocations (page cache, FTS5 term buffer), which bypass Go.
 	GoSysMiB   float64        `json:"go_sys_mib"`
