@@ -6,11 +6,13 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"sync"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
@@ -77,7 +79,8 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	var refs []graph.Edge
 	var next int64
 	done := 0
-	err = source.NewLoader(d, b.policy).CountWork(b.work).Each(ctx, inv.Files, func(p source.Parsed) error {
+	analyzers := &sync.Pool{New: func() any { return lexicon.NewAnalyzer() }}
+	err = source.NewLoader(d, b.policy).CountWork(b.work).Then(prepareSearch(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
 			progress(done, len(inv.Files))
@@ -97,6 +100,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			refs = append(refs, p.Fragment.Refs...)
 		}
 		st.sources.Add(fileItem(p.File.Path, p.FileHash))
+		texts := p.Prepared.([]searchText)
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
 			if _, dup := keys[n.ID]; dup {
@@ -104,7 +108,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			}
 			next++
 			keys[n.ID] = next
-			if err := w.insertNode(next, n); err != nil {
+			if err := w.insertNode(next, n, &texts[i]); err != nil {
 				return err
 			}
 		}

@@ -34,6 +34,7 @@ var errNeedsColdBuild = errors.New("delta moves link targets")
 type deltaOutcome struct {
 	parsed   int
 	warnings []problem.Problem
+	reread   []fileRow // the file rows the delta wrote
 }
 
 // delta is the set of files an incremental build re-reads or drops.
@@ -48,7 +49,7 @@ func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
 // removes a file: a link in an unchanged file may then name a different node (or one at
 // last), so only a cold build is exact. It needs the file lists alone, so the decision costs
 // neither a copy of the index nor a parse.
-func (dl delta) movesLinkTargets(d *project.Descriptor, old map[string]fileRow) bool {
+func (dl delta) movesLinkTargets(d *project.Descriptor, old fileTable) bool {
 	if !d.Sources.Links.On() {
 		return false
 	}
@@ -56,7 +57,7 @@ func (dl delta) movesLinkTargets(d *project.Descriptor, old map[string]fileRow) 
 		return true
 	}
 	for _, f := range dl.changed {
-		if _, ok := old[f.Path]; !ok {
+		if _, ok := old.get(f.Path); !ok {
 			return true
 		}
 	}
@@ -68,38 +69,77 @@ type fileRow struct {
 	hash string
 }
 
+// fileTable is a generation's file rows sorted by path (byte order, as an inventory's): an
+// edit's delta is then one merge of two sorted lists, and a row is found by binary search.
+// nil is no table; a table of no files is empty, not nil.
+type fileTable []fileRow
+
+// get returns the row of path.
+func (t fileTable) get(path string) (fileRow, bool) {
+	i, found := slices.BinarySearchFunc(t, path, func(r fileRow, p string) int { return strings.Compare(r.file.Path, p) })
+	if !found {
+		return fileRow{}, false
+	}
+	return t[i], true
+}
+
+// with returns a new table: t without the removed paths, with the re-read rows in place.
+func (t fileTable) with(removed []string, reread []fileRow) fileTable {
+	gone := make(map[string]bool, len(removed)+len(reread))
+	for _, p := range removed {
+		gone[p] = true
+	}
+	for _, r := range reread {
+		gone[r.file.Path] = true
+	}
+	out := make(fileTable, 0, len(t)+len(reread))
+	for _, r := range t {
+		if !gone[r.file.Path] {
+			out = append(out, r)
+		}
+	}
+	out = append(out, reread...)
+	slices.SortFunc(out, func(a, b fileRow) int { return strings.Compare(a.file.Path, b.file.Path) })
+	return out
+}
+
 // readFiles loads the files table of a published index.
-func readFiles(conn *sqlite.Conn) (map[string]fileRow, error) {
-	out := map[string]fileRow{}
+func readFiles(conn *sqlite.Conn) (fileTable, error) {
+	out := fileTable{}
 	err := sqlitex.Execute(conn, `SELECT path, format, size, mtime_ns, ctime_ns, ino, dev, file_hash FROM files`, &sqlitex.ExecOptions{
 		ResultFunc: func(s *sqlite.Stmt) error {
 			f := source.File{Path: s.ColumnText(0), Format: source.Format(s.ColumnInt64(1)), Size: s.ColumnInt64(2),
 				MtimeNs: s.ColumnInt64(3), CtimeNs: s.ColumnInt64(4), Ino: uint64(s.ColumnInt64(5)), Dev: uint64(s.ColumnInt64(6))}
-			out[f.Path] = fileRow{f, s.ColumnText(7)}
+			out = append(out, fileRow{f, s.ColumnText(7)})
 			return nil
 		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read indexed files: %w", err)
 	}
+	slices.SortFunc(out, func(a, b fileRow) int { return strings.Compare(a.file.Path, b.file.Path) })
 	return out, nil
 }
 
-func computeDelta(inv *source.Inventory, old map[string]fileRow) delta {
+// computeDelta compares the inventory with the indexed files, both sorted by path.
+func computeDelta(inv *source.Inventory, old fileTable) delta {
 	var dl delta
-	seen := make(map[string]bool, len(inv.Files))
-	for _, f := range inv.Files {
-		seen[f.Path] = true
-		if o, ok := old[f.Path]; !ok || !o.file.SameVersion(f) || o.file.Format != f.Format {
-			dl.changed = append(dl.changed, f)
+	files := inv.Files
+	for len(files) > 0 || len(old) > 0 {
+		switch {
+		case len(old) == 0 || len(files) > 0 && files[0].Path < old[0].file.Path:
+			dl.changed = append(dl.changed, files[0])
+			files = files[1:]
+		case len(files) == 0 || old[0].file.Path < files[0].Path:
+			dl.removed = append(dl.removed, old[0].file.Path)
+			old = old[1:]
+		default:
+			if f, o := files[0], old[0].file; !o.SameVersion(f) || o.Format != f.Format {
+				dl.changed = append(dl.changed, f)
+			}
+			files, old = files[1:], old[1:]
 		}
 	}
-	for p := range old {
-		if !seen[p] {
-			dl.removed = append(dl.removed, p)
-		}
-	}
-	slices.Sort(dl.removed)
 	return dl
 }
 
@@ -115,7 +155,7 @@ type oldNode struct {
 // the new one. The work is a sequence of phases of a deltaBuild, each reading what the ones
 // before it learnt; any phase may find that only a cold build or a validation is exact
 // (errNeedsColdBuild, errNeedsValidation).
-func incrementalBuild(ctx context.Context, path, dir string, segs []Segment, d *project.Descriptor, dl delta, old map[string]fileRow, b binding, st *state, c *diffCollector) (out deltaOutcome, retErr error) {
+func incrementalBuild(ctx context.Context, path, dir string, segs []Segment, d *project.Descriptor, dl delta, old fileTable, b binding, st *state, c *diffCollector) (out deltaOutcome, retErr error) {
 	conn, err := openWrite(ctx, path, 16)
 	if err != nil {
 		return out, err
@@ -176,7 +216,7 @@ type deltaBuild struct {
 	conn *sqlite.Conn
 	d    *project.Descriptor
 	dl   delta
-	old  map[string]fileRow
+	old  fileTable
 	b    binding
 	st   *state
 	w    *writer
@@ -201,7 +241,7 @@ func (db *deltaBuild) parse(ctx context.Context) error {
 	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
 	known := make(map[string]string, len(db.dl.changed))
 	for _, f := range db.dl.changed {
-		if o, ok := db.old[f.Path]; ok && o.file.Format == f.Format {
+		if o, ok := db.old.get(f.Path); ok && o.file.Format == f.Format {
 			known[f.Path] = o.hash
 		}
 	}
@@ -323,7 +363,7 @@ func (db *deltaBuild) applyNodes() error {
 				return errNeedsValidation // duplicate of a node outside the delta
 			}
 			maxKey++
-			if err := db.w.insertNode(maxKey, n); err != nil {
+			if err := db.w.insertNode(maxKey, n, nil); err != nil {
 				return err
 			}
 			rec := n.Record
@@ -344,7 +384,7 @@ func (db *deltaBuild) replaceNode(on oldNode, n *graph.Node) error {
 	if err := db.w.deleteNode(on.key, on.hash); err != nil {
 		return err
 	}
-	if err := db.w.insertNode(on.key, n); err != nil {
+	if err := db.w.insertNode(on.key, n, nil); err != nil {
 		return err
 	}
 	if on.hash != rec.Hash() {
@@ -438,19 +478,21 @@ func (db *deltaBuild) checkRemovedTargets() error {
 // applyFiles records the delta's files and their hashes in the files table and the source set.
 func (db *deltaBuild) applyFiles() error {
 	for _, p := range db.dl.removed {
-		db.st.sources.Remove(fileItem(p, db.old[p].hash))
+		o, _ := db.old.get(p)
+		db.st.sources.Remove(fileItem(p, o.hash))
 		if err := db.w.deleteFile(p); err != nil {
 			return err
 		}
 	}
 	for _, p := range db.parsed {
-		if o, ok := db.old[p.File.Path]; ok {
+		if o, ok := db.old.get(p.File.Path); ok {
 			db.st.sources.Remove(fileItem(p.File.Path, o.hash))
 		}
 		db.st.sources.Add(fileItem(p.File.Path, p.FileHash))
 		if err := db.w.insertFile(p.File, p.FileHash); err != nil {
 			return err
 		}
+		db.out.reread = append(db.out.reread, fileRow{p.File, p.FileHash})
 	}
 	return nil
 }

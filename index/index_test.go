@@ -21,6 +21,7 @@ import (
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -199,9 +200,13 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	root := genProject(t, 60, r)
 	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
+	// As a worker syncs: its watch tells the tracker which folders changed, and it remembers
+	// what it published.
+	tracker, memory := source.NewTracker(), index.NewMemory()
+	opts := index.Options{Tracker: tracker, Memory: memory}
+	_, err := index.Sync(ctx, d, opts)
 	must(t, err)
-	next, sawDeltas, merges := 60, 0, 0
+	next, sawDeltas, merges, recalled := 60, 0, 0, 0
 	for round := 0; round < 14; round++ {
 		for k := 0; k < 1+r.Intn(3); k++ {
 			if r.Intn(3) == 0 {
@@ -211,10 +216,21 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 				writeNode(t, root, r.Intn(next), r, fmt.Sprintf("edit %d", round))
 			}
 		}
-		inc, err := index.Sync(ctx, d, index.Options{})
+		tracker.Changed("docs")
+		inc, err := index.Sync(ctx, d, opts)
 		must(t, err)
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("round %d: build = %s, want incremental", round, inc.Build)
+		}
+		phases := map[string]bool{}
+		for _, p := range inc.Timings {
+			phases[p.Phase] = true
+		}
+		if !phases["rescan"] {
+			t.Fatalf("round %d: the sync walked the tree (phases %v)", round, inc.Timings)
+		}
+		if phases["recall"] {
+			recalled++
 		}
 		sawDeltas = max(sawDeltas, inc.Deltas)
 		cold := coldCopy(t, root)
@@ -224,7 +240,7 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 		if round%5 == 4 {
 			before, err := index.Open(ctx, d)
 			must(t, err)
-			m, err := index.Merge(ctx, d, "")
+			m, err := index.Merge(ctx, d, index.MergeOptions{Memory: memory})
 			must(t, err)
 			if m.Merged == 0 || m.Generation != inc.Generation {
 				t.Fatalf("round %d: merge %+v of generation %d", round, m, inc.Generation)
@@ -247,6 +263,10 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 	}
 	if sawDeltas < 4 || merges == 0 {
 		t.Fatalf("the rounds stacked at most %d deltas and merged %d times", sawDeltas, merges)
+	}
+	// Only the first edit after the cold build reads the file table back; merges keep the memory.
+	if recalled != 13 {
+		t.Fatalf("%d of 14 syncs started from the memory, want 13", recalled)
 	}
 }
 
@@ -453,7 +473,7 @@ func TestKilledPublisherLeavesAPublishedIndex(t *testing.T) {
 					t.Fatalf("child was not killed: %v", err)
 				}
 			})
-			if matches, _ := filepath.Glob(filepath.Join(publication.PathsFor(d, "").Dir, "index.db.tmp-*")); len(matches) != 0 {
+			if matches, _ := filepath.Glob(filepath.Join(publication.PathsFor(d, "").Dir, "*.tmp*")); len(matches) != 0 {
 				t.Fatalf("temporary files left after recovery: %v", matches)
 			}
 		})
@@ -508,7 +528,7 @@ func TestConcurrentSyncAndQuery(t *testing.T) {
 				}
 				if g == 1 && i%3 == 1 {
 					// Merges retire segments while the others open them.
-					if _, err := index.Merge(ctx, d, ""); err != nil {
+					if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
 						errs <- fmt.Errorf("merge: %w", err)
 					}
 				}
@@ -595,5 +615,25 @@ func TestStampOnlyEditReachesTheIndex(t *testing.T) {
 	must(t, err)
 	if got := review(); got != "suspect" {
 		t.Fatalf("after the target changed: %q, want suspect", got)
+	}
+}
+
+// A sync whose sources are all as indexed but whose identity changed (the descriptor touched,
+// its content the same) writes a receipt and no new generation.
+func TestTouchedDescriptorRewritesOnlyTheReceipt(t *testing.T) {
+	ctx := context.Background()
+	root := genProject(t, 10, rand.New(rand.NewSource(3)))
+	d := load(t, root)
+	first, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	later := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(filepath.Join(root, project.FileName), later, later))
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildReceipt || res.Generation != first.Generation {
+		t.Fatalf("after touching the descriptor: build %s, generation %d (was %d)", res.Build, res.Generation, first.Generation)
+	}
+	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
+		t.Fatalf("status %s (%s)", st.State, st.Reason)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
+	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/base/safefile"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source/project"
@@ -42,8 +43,8 @@ type MergeResult struct {
 // lock, a manifest naming the new base and any delta published since, and retires the merged
 // segments (readers that opened them keep them). The generation and every answer stay the
 // same; the manifest, and so the index signature in both receipts, changes.
-func Merge(ctx context.Context, d *project.Descriptor, policy string) (*MergeResult, error) {
-	paths := publication.PathsFor(d, policy)
+func Merge(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*MergeResult, error) {
+	paths := publication.PathsFor(d, opts.Policy)
 	m, err := ReadManifest(paths.Index)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
@@ -51,7 +52,7 @@ func Merge(ctx context.Context, d *project.Descriptor, policy string) (*MergeRes
 	if m.Deltas() == 0 {
 		return &MergeResult{Generation: m.Generation}, nil
 	}
-	mb, err := buildMerge(ctx, paths, m)
+	mb, err := buildMerge(ctx, paths, m, opts.Fault)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,46 @@ func Merge(ctx context.Context, d *project.Descriptor, policy string) (*MergeRes
 		return nil, err
 	}
 	defer unlock()
-	return publishMerge(paths, mb)
+	return publishMerge(paths, mb, opts)
+}
+
+// MergeOptions tune one Merge.
+type MergeOptions struct {
+	// Policy is the adapter policy of the index ("ast" when empty).
+	Policy string
+	// Memory, if set, is the memory of the publisher that merges: it follows the merged
+	// manifest, so that the publisher's next sync still starts from it.
+	Memory *Memory
+	// Fault, if set, runs before each merge step (MergeSteps); an error aborts the merge there.
+	Fault func(step string) error
+}
+
+// Merge steps, in order, for fault tests.
+const (
+	StepMergeBuild    = "merge_build"
+	StepMergeVerify   = "merge_verify"
+	StepMergeFsync    = "merge_fsync"
+	StepMergeRename   = "merge_rename"
+	StepMergeManifest = "merge_manifest"
+	StepMergeSyncDir  = "merge_sync_dir"
+	StepMergeReceipts = "merge_receipts"
+	StepMergeRetire   = "merge_retire"
+)
+
+// MergeSteps lists the merge steps in order.
+func MergeSteps() []string {
+	return []string{StepMergeBuild, StepMergeVerify, StepMergeFsync, StepMergeRename, StepMergeManifest, StepMergeSyncDir, StepMergeReceipts, StepMergeRetire}
+}
+
+// mergeFault runs the fault hook of a merge before step.
+func mergeFault(hook func(string) error, step string) error {
+	if hook == nil {
+		return nil
+	}
+	if err := hook(step); err != nil {
+		return fmt.Errorf("merge step %s: %w", step, err)
+	}
+	return nil
 }
 
 // mergeBuild is a merged base written but not yet published: the segments it replaces.
@@ -71,7 +111,7 @@ type mergeBuild struct {
 }
 
 // buildMerge writes the base that folds m's deltas into m's base.
-func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *mergeBuild, retErr error) {
+func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, retErr error) {
 	// A merge yields to the work that answers: on Linux a thread's nice value is its own, and
 	// SQLite runs on the calling goroutine's thread.
 	runtime.LockOSThread()
@@ -87,6 +127,9 @@ func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *
 		}
 	}()
 	mb = &mergeBuild{tmp: tmp, name: name, merged: m.Segments}
+	if err := mergeFault(hook, StepMergeBuild); err != nil {
+		return nil, err
+	}
 	if err := copyFile(mb.tmp, filepath.Join(paths.Dir, m.Segments[0].Name)); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
@@ -127,8 +170,14 @@ func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest) (mb *
 	if err := conn.Close(); err != nil {
 		return nil, fmt.Errorf("merge: close: %w", err)
 	}
+	if err := mergeFault(hook, StepMergeVerify); err != nil {
+		return nil, err
+	}
 	if err := verify(ctx, mb.tmp, want, meta[metaPolicy], true); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := mergeFault(hook, StepMergeFsync); err != nil {
+		return nil, err
 	}
 	if err := safefile.Fsync(mb.tmp); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
@@ -171,7 +220,11 @@ func applyDelta(w *writer, schema string) error {
 			if err := json.Unmarshal([]byte(s.ColumnText(4)), &tags); err != nil {
 				return fmt.Errorf("tags of %s: %w", s.ColumnText(1), err)
 			}
-			if err := w.insertSearch(s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), tags, s.ColumnText(5), s.ColumnText(6)); err != nil {
+			if w.lex == nil {
+				w.lex = lexicon.NewAnalyzer()
+			}
+			text := analyzeSearch(w.lex, s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), tags, s.ColumnText(5), s.ColumnText(6))
+			if err := w.insertSearch(s.ColumnInt64(0), &text); err != nil {
 				return fmt.Errorf("index %s text: %w", s.ColumnText(1), err)
 			}
 			return nil
@@ -182,7 +235,7 @@ func applyDelta(w *writer, schema string) error {
 // publishMerge publishes a merged base, under the publisher lock: the manifest must still
 // begin with the segments merged (deltas published since stay on top of the new base, whose
 // keys are theirs).
-func publishMerge(paths publication.Paths, mb *mergeBuild) (*MergeResult, error) {
+func publishMerge(paths publication.Paths, mb *mergeBuild, opts MergeOptions) (*MergeResult, error) {
 	cur, err := ReadManifest(paths.Index)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
@@ -202,8 +255,14 @@ func publishMerge(paths publication.Paths, mb *mergeBuild) (*MergeResult, error)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
+	if err := mergeFault(opts.Fault, StepMergeRename); err != nil {
+		return nil, err
+	}
 	if err := os.Rename(mb.tmp, filepath.Join(paths.Dir, mb.name)); err != nil {
 		return nil, fmt.Errorf("merge: publish the base: %w", err)
+	}
+	if err := mergeFault(opts.Fault, StepMergeManifest); err != nil {
+		return nil, err
 	}
 	base := Segment{Name: mb.name}
 	base.Generation = mb.merged[len(mb.merged)-1].Generation
@@ -212,10 +271,21 @@ func publishMerge(paths publication.Paths, mb *mergeBuild) (*MergeResult, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := mergeFault(opts.Fault, StepMergeSyncDir); err != nil {
+		return nil, err
+	}
 	if err := safefile.SyncDir(paths.Dir); err != nil {
 		return nil, err
 	}
-	if err := resignReceipts(paths, before); err != nil {
+	if err := mergeFault(opts.Fault, StepMergeReceipts); err != nil {
+		return nil, err
+	}
+	now, err := resignReceipts(paths, before)
+	if err != nil {
+		return nil, err
+	}
+	opts.Memory.merged(before, now, m)
+	if err := mergeFault(opts.Fault, StepMergeRetire); err != nil {
 		return nil, err
 	}
 	retireSegments(paths.Dir, m)
@@ -225,10 +295,10 @@ func publishMerge(paths publication.Paths, mb *mergeBuild) (*MergeResult, error)
 // resignReceipts points both receipts at the new manifest of an unchanged generation, when
 // they described the manifest it replaced; a receipt that did not stays as it was (the next
 // sync rewrites it).
-func resignReceipts(paths publication.Paths, was publication.Signature) error {
+func resignReceipts(paths publication.Paths, was publication.Signature) (publication.Signature, error) {
 	now, err := publication.Stat(paths.Index)
 	if err != nil {
-		return fmt.Errorf("merge: %w", err)
+		return now, fmt.Errorf("merge: %w", err)
 	}
 	resign := func(path string, r publication.Receipt, sig *publication.Signature) error {
 		if !sig.SameFile(was) {
@@ -243,13 +313,13 @@ func resignReceipts(paths publication.Paths, was publication.Signature) error {
 	}
 	if pub, err := publication.Read(paths.Publication); err == nil {
 		if err := resign(paths.Publication, pub, &pub.Index); err != nil {
-			return err
+			return now, err
 		}
 	}
 	if diff, err := publication.ReadVerified(paths.Diff, &GenerationDiff{}); err == nil {
-		return resign(paths.Diff, diff, &diff.Index)
+		return now, resign(paths.Diff, diff, &diff.Index)
 	}
-	return nil
+	return now, nil
 }
 
 // copyFile copies a segment to a new file. On Linux io.Copy between files uses

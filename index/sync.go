@@ -57,6 +57,12 @@ type Options struct {
 	// in the index metadata. It is read only when something is built, so a sync that finds the
 	// index current never waits for the executable's hash.
 	Implementation *Implementation
+	// Tracker, if set, lists the sources instead of a full walk: a long-lived process whose
+	// watch tells it which folders changed (source.Tracker).
+	Tracker *source.Tracker
+	// Memory, if set, is what this publisher remembers of the generation it last published,
+	// so that an incremental build need not read the file table back (Memory).
+	Memory *Memory
 }
 
 // Build kinds reported by Sync.
@@ -236,17 +242,16 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	if a.recovered, err = changeset.Settle(ctx, d, opts.Policy); err != nil {
 		return nil, fmt.Errorf("sync: finish the interrupted application first: %w", err)
 	}
-	if r.inv, err = source.Scan(ctx, d); err != nil {
+	if err := r.scan(ctx); err != nil {
 		return nil, err
 	}
 	a.identity = r.inv.Identity()
-	r.clk.mark("scan")
 	r.b = bindingFor(d, opts.Policy, "")
 	r.b.work = &a.work
 	if res := r.current(); res != nil {
 		return res, nil
 	}
-	r.readPrevious(ctx)
+	r.recall(ctx)
 	if err := r.mergeFirst(ctx); err != nil {
 		return nil, err
 	}
@@ -289,16 +294,18 @@ type syncRun struct {
 	b     binding
 
 	pub    *publication.Publication // the published receipt, when it verifies
+	sig    publication.Signature    // the published manifest's
 	sigErr error                    // why the published manifest cannot be stat'ed
 	prev   *state                   // what the published index holds, when readable
 	// prevManifest names the published generation's segments, when it is readable.
 	prevManifest *Manifest
 	// prevFiles are its files, when it was built for this binding (else nil: no delta).
-	prevFiles map[string]fileRow
+	prevFiles fileTable
 
 	kind        string
 	from        *publication.GraphState // the published generation's state, before any build
 	dl          delta
+	reread      []fileRow // the file rows an incremental build wrote
 	nextGen     int64
 	tmp         string // the segment being written, renamed to segment when published
 	segment     string
@@ -331,9 +338,37 @@ func (r *syncRun) current() *Result {
 // readReceipt reads the publication receipt and stats the published manifest.
 func (r *syncRun) readReceipt() publication.Signature {
 	r.pub, _ = publication.Read(r.paths.Publication)
-	sig, err := publication.Stat(r.paths.Index)
-	r.sigErr = err
-	return sig
+	r.sig, r.sigErr = publication.Stat(r.paths.Index)
+	return r.sig
+}
+
+// scan lists the sources: through the tracker when there is one, by the walk otherwise.
+func (r *syncRun) scan(ctx context.Context) (err error) {
+	if r.opts.Tracker == nil {
+		r.inv, err = source.Scan(ctx, r.d)
+		r.clk.mark("scan")
+		return err
+	}
+	var walked bool
+	r.inv, walked, err = r.opts.Tracker.Scan(ctx, r.d)
+	r.clk.mark(map[bool]string{true: "scan", false: "rescan"}[walked])
+	return err
+}
+
+// recall starts from what the publisher remembers of the published generation when the
+// manifest is still the one it remembers, and reads the index otherwise.
+func (r *syncRun) recall(ctx context.Context) {
+	if rem, ok := r.opts.Memory.take(r.sig, r.b); ok && r.sigErr == nil {
+		r.prev, r.prevManifest, r.prevFiles = rem.st, rem.man, rem.files
+		r.clk.mark("recall")
+		return
+	}
+	r.readPrevious(ctx)
+}
+
+// remember gives the memory what this run published or proved current as the manifest sig.
+func (r *syncRun) remember(sig publication.Signature, st *state, man *Manifest, files fileTable) {
+	r.opts.Memory.keep(remembered{sig: sig, st: st, man: man, files: files}, r.b)
 }
 
 // readPrevious reads what the published index holds, if it is usable.
@@ -370,12 +405,12 @@ func (r *syncRun) mergeFirst(ctx context.Context) error {
 	if r.prevManifest == nil || r.prevManifest.Deltas() < maxDeltas {
 		return nil
 	}
-	mb, err := buildMerge(ctx, r.paths, r.prevManifest)
+	mb, err := buildMerge(ctx, r.paths, r.prevManifest, nil)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(mb.tmp)
-	if _, err := publishMerge(r.paths, mb); err != nil {
+	if _, err := publishMerge(r.paths, mb, MergeOptions{}); err != nil {
 		return err
 	}
 	r.clk.mark("merge")
@@ -395,6 +430,7 @@ func (r *syncRun) receiptOnly() (*Result, error) {
 		return nil, err
 	}
 	r.clk.mark("receipts")
+	r.remember(pub.Index, r.prev, r.prevManifest, r.prevFiles)
 	return r.result(Result{Build: BuildReceipt, Generation: r.prev.generation, Publication: pub}, r.inv.Problems), nil
 }
 
@@ -447,6 +483,7 @@ func (r *syncRun) statsOnly() (*Result, error) {
 		return nil, err
 	}
 	r.clk.mark("receipts")
+	r.remember(pub.Index, r.prev, r.prevManifest, r.prevFiles)
 	return r.result(Result{Build: BuildReceipt, Generation: r.prev.generation, Publication: pub, FilesChanged: r.dl.size()}, r.inv.Problems), nil
 }
 
@@ -459,6 +496,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 	r.b.build = BuildIncremental
 	delta, err := incrementalBuild(ctx, r.tmp, r.paths.Dir, r.prevManifest.Segments, r.d, r.dl, r.prevFiles, r.b, r.st, r.collector)
 	r.filesParsed, r.warnings = delta.parsed, append(slices.Clone(r.inv.Problems), delta.warnings...)
+	r.reread = delta.reread
 	switch {
 	case errors.Is(err, errNeedsValidation):
 		return invalidProject(ctx, r.d, r.b.policy)
@@ -518,6 +556,9 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.kind == BuildIncremental {
+		r.remember(pub.Index, r.st, m, r.prevFiles.with(r.dl.removed, r.reread))
+	}
 	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
 		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas()}, r.warnings)
 	return res, nil
@@ -525,12 +566,14 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 
 // onlyStatsChanged reports whether every file of the delta still has the content the index
 // holds: nothing removed, nothing new, the same bytes (or package file list) behind a new stat.
-func onlyStatsChanged(l *source.Loader, dl delta, old map[string]fileRow) bool {
-	if len(dl.removed) > 0 || len(dl.changed) == 0 {
+// An empty delta qualifies: the identity changed without any source changing (the
+// descriptor touched, a refused symlink replaced, a receipt of an earlier identity format).
+func onlyStatsChanged(l *source.Loader, dl delta, old fileTable) bool {
+	if len(dl.removed) > 0 {
 		return false
 	}
 	for _, f := range dl.changed {
-		o, ok := old[f.Path]
+		o, ok := old.get(f.Path)
 		if !ok || o.file.Format != f.Format {
 			return false
 		}

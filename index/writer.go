@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -108,8 +109,9 @@ func jsonList(s []string) string {
 }
 
 // insertNode writes a node row at key (replacing any row with that key) and its tag,
-// capability and search rows, and adds it to the node digest.
-func (w *writer) insertNode(key int64, n *graph.Node) error {
+// capability and search rows, and adds it to the node digest. text is the node's full-text
+// row if already analyzed (prepareSearch), or nil.
+func (w *writer) insertNode(key int64, n *graph.Node, text *searchText) error {
 	headings, err := json.Marshal(n.Headings)
 	if err != nil {
 		return fmt.Errorf("insert node %s: encode headings: %w", n.ID, err)
@@ -172,7 +174,14 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
 		}
 	}
-	if err := w.insertSearch(key, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms); err != nil {
+	if text == nil {
+		if w.lex == nil {
+			w.lex = lexicon.NewAnalyzer()
+		}
+		t := analyzeSearch(w.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+		text = &t
+	}
+	if err := w.insertSearch(key, text); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}
 	if n.Logic != nil {
@@ -184,21 +193,42 @@ func (w *writer) insertNode(key int64, n *graph.Node) error {
 	return nil
 }
 
-// insertSearch writes a node's full-text row, its text analyzed (base/lexicon). A merge
-// writes the rows of a delta's nodes again from their stored fields, so this is all a row
-// depends on.
-func (w *writer) insertSearch(key int64, id, kind, title string, tags []string, body, code string) error {
+// searchText is a node's full-text row, its columns analyzed (base/lexicon).
+type searchText struct{ id, name, title, tags, body, code string }
+
+// analyzeSearch analyzes a node's full-text columns. A merge writes the rows of a delta's
+// nodes again from their stored fields, so these are all a row depends on.
+func analyzeSearch(lex *lexicon.Analyzer, id, kind, title string, tags []string, body, code string) searchText {
+	return searchText{id: lexicon.Names(id), name: lexicon.Names(NameOf(id, kind)), title: lex.Text(title),
+		tags: lex.Text(strings.Join(tags, " ")), body: lex.Text(body), code: code}
+}
+
+// prepareSearch analyzes the full-text rows of a parsed file's nodes, on the goroutine that
+// parsed it (source.Loader.Then), with an analyzer of the pool: the analysis is a third of
+// what inserting a node costs, and the inserts run on one goroutine.
+func prepareSearch(pool *sync.Pool) func(*source.Parsed) {
+	return func(p *source.Parsed) {
+		lex := pool.Get().(*lexicon.Analyzer)
+		defer pool.Put(lex)
+		rows := make([]searchText, len(p.Fragment.Nodes))
+		for i := range p.Fragment.Nodes {
+			n := &p.Fragment.Nodes[i]
+			rows[i] = analyzeSearch(lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+		}
+		p.Prepared = rows
+	}
+}
+
+// insertSearch writes a node's full-text row.
+func (w *writer) insertSearch(key int64, t *searchText) error {
 	fts := w.conn.Prep(`INSERT INTO main.search(rowid, id, name, title, tags, body, code) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	fts.BindInt64(1, key)
-	fts.BindText(2, lexicon.Names(id))
-	fts.BindText(3, lexicon.Names(NameOf(id, kind)))
-	if w.lex == nil {
-		w.lex = lexicon.NewAnalyzer()
-	}
-	fts.BindText(4, w.lex.Text(title))
-	fts.BindText(5, w.lex.Text(strings.Join(tags, " ")))
-	fts.BindText(6, w.lex.Text(body))
-	fts.BindText(7, code)
+	fts.BindText(2, t.id)
+	fts.BindText(3, t.name)
+	fts.BindText(4, t.title)
+	fts.BindText(5, t.tags)
+	fts.BindText(6, t.body)
+	fts.BindText(7, t.code)
 	if _, err := fts.Step(); err != nil {
 		return err
 	}

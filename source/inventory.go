@@ -10,11 +10,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source/project"
 )
@@ -56,7 +58,11 @@ type Inventory struct {
 	// changes how every source is read.
 	Descriptor File
 	rejected   []File
+	files      graph.SetDigest // of Files' stat lines
 	identity   string
+	// aliased says the walk followed a symlink: a file may then be listed under a path no
+	// watch reports, so a Tracker walks the whole tree again.
+	aliased bool
 }
 
 // Identity is the cheap source identity: a digest of every source file's path and stat, the
@@ -114,10 +120,12 @@ func Scan(ctx context.Context, d *project.Descriptor) (*Inventory, error) {
 		}
 		inv.Problems = append(inv.Problems, w.problems...)
 		inv.rejected = append(inv.rejected, w.rejected...)
+		inv.aliased = inv.aliased || w.linked
 	}
 	slices.SortFunc(inv.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	problem.Sort(inv.Problems)
 	slices.SortFunc(inv.rejected, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	inv.digestFiles()
 	inv.identity = identity(inv)
 	return inv, nil
 }
@@ -148,6 +156,7 @@ type walker struct {
 	rejected []File // symlinks refused for escaping; stat of the link itself
 	problems []problem.Problem
 	links    []link // symlinks met by the tree walk, resolved after it
+	linked   bool   // any symlink was met
 	err      error
 }
 
@@ -272,6 +281,7 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 	w.mu.Lock()
 	w.files = append(w.files, files...)
 	w.links = append(w.links, links...)
+	w.linked = w.linked || len(links) > 0
 	w.problems = append(w.problems, probs...)
 	w.mu.Unlock()
 }
@@ -352,33 +362,58 @@ func fileOf(rel string, format Format, st fileStat) File {
 	return File{Path: rel, Format: format, Size: st.size, MtimeNs: st.mtimeNs, CtimeNs: st.ctimeNs, Ino: st.ino, Dev: st.dev}
 }
 
+// identity digests the inventory: the descriptor's stat, the set of source files' stats and
+// the rejected links' stats. The files enter as a set digest (graph.SetDigest), so that a
+// Tracker that lists a few folders again updates it for those files alone.
 func identity(inv *Inventory) string {
 	h := sha256.New()
+	h.Write([]byte("docforge.identity.v2\n"))
+	h.Write(statLine(nil, inv.Descriptor))
+	h.Write([]byte(inv.files.Sum()))
+	h.Write([]byte("\nrejected\n"))
 	var buf []byte
-	line := func(f File) {
-		buf = buf[:0]
-		buf = append(buf, f.Path...)
-		buf = append(buf, 0)
-		buf = strconv.AppendInt(buf, f.Size, 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, f.MtimeNs, 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, f.CtimeNs, 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendUint(buf, f.Ino, 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendUint(buf, f.Dev, 10)
-		buf = append(buf, '\n')
+	for _, f := range inv.rejected {
+		buf = statLine(buf[:0], f)
 		h.Write(buf)
 	}
-	h.Write([]byte("docforge.identity.v1\n"))
-	line(inv.Descriptor)
-	for _, f := range inv.Files {
-		line(f)
-	}
-	h.Write([]byte("rejected\n"))
-	for _, f := range inv.rejected {
-		line(f)
-	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// digestFiles sets the inventory's set digest of its files, a part per core: a hash per file
+// is most of the cost of the walk's result on a large tree.
+func (inv *Inventory) digestFiles() {
+	parts := make([]graph.SetDigest, runtime.GOMAXPROCS(0))
+	per := (len(inv.Files) + len(parts) - 1) / len(parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		chunk := inv.Files[min(i*per, len(inv.Files)):min((i+1)*per, len(inv.Files))]
+		wg.Go(func() {
+			var buf []byte
+			for _, f := range chunk {
+				buf = statLine(buf[:0], f)
+				parts[i].AddHash(sha256.Sum256(buf))
+			}
+		})
+	}
+	wg.Wait()
+	inv.files = graph.SetDigest{}
+	for _, p := range parts {
+		inv.files.Include(p)
+	}
+}
+
+// statLine appends the identity line of one file to buf.
+func statLine(buf []byte, f File) []byte {
+	buf = append(buf, f.Path...)
+	buf = append(buf, 0)
+	buf = strconv.AppendInt(buf, f.Size, 10)
+	buf = append(buf, ' ')
+	buf = strconv.AppendInt(buf, f.MtimeNs, 10)
+	buf = append(buf, ' ')
+	buf = strconv.AppendInt(buf, f.CtimeNs, 10)
+	buf = append(buf, ' ')
+	buf = strconv.AppendUint(buf, f.Ino, 10)
+	buf = append(buf, ' ')
+	buf = strconv.AppendUint(buf, f.Dev, 10)
+	return append(buf, '\n')
 }

@@ -32,6 +32,9 @@ type Parsed struct {
 	// Unchanged says the content hash equals the one the loader was told the file already
 	// had (SkipUnchanged), so it was not parsed and Fragment is empty.
 	Unchanged bool
+	// Prepared is what the loader's Then hook made of the file, on the goroutine that parsed
+	// it (nil without a hook).
+	Prepared any
 }
 
 // Loader reads and parses sources under one adapter policy. It holds the state of one build
@@ -43,6 +46,7 @@ type Loader struct {
 	known   map[string]string // path -> content hash already extracted
 	overlay *Overlay
 	work    *Work
+	then    func(*Parsed)
 }
 
 // Work accumulates the time a loader's reads spent, summed over its goroutines: parsing
@@ -208,6 +212,14 @@ func unreadable(rel string, err error) *graph.Fragment {
 	}}
 }
 
+// Then has Each run fn on each parsed file on the goroutine that parsed it, before the file
+// is handed on in order: work a consumer would otherwise do serially (analyzing text for the
+// full-text index) then uses every core too.
+func (l *Loader) Then(fn func(*Parsed)) *Loader {
+	l.then = fn
+	return l
+}
+
 // Each reads and parses files concurrently and calls fn for each result in the order of
 // files, so consumers see a deterministic stream while parsing uses every core. At most a
 // bounded window of parsed files is held in memory. fn's first error stops the walk.
@@ -232,6 +244,9 @@ func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) 
 			defer wg.Done()
 			for j := range jobs {
 				j.s.out = l.ReadAndParse(j.f)
+				if l.then != nil && j.s.out.Fragment != nil {
+					l.then(&j.s.out)
+				}
 				close(j.s.done)
 			}
 		}()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,9 @@ type live struct {
 	root, policy string
 	watch        *watch // nil when the watch could not start: every call walks
 	cur          *held
+	// memory is what this service remembers of the generation it last published, so that an
+	// edit's sync need not read the file table back from the index.
+	memory *index.Memory
 
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
@@ -99,7 +103,9 @@ type Stats struct {
 	Syncs           int64 `json:"syncs"`
 	BackgroundSyncs int64 `json:"background_syncs"`
 	WalksSkipped    int64 `json:"walks_skipped"`
-	MaxConcurrent   int64 `json:"max_concurrent_syncs"`
+	// Rescans counts the syncs that listed only the folders the watch saw change, not the tree.
+	Rescans       int64 `json:"rescans"`
+	MaxConcurrent int64 `json:"max_concurrent_syncs"`
 	// Watch sums the source watches of the service's bindings: failures and repairs, the
 	// worst state ("off" over "failed" over "ok"; "" before any call) and the last error.
 	Watch WatchHealth `json:"watch"`
@@ -114,13 +120,13 @@ func (l *live) repairNotice() (string, bool) {
 }
 
 type counters struct {
-	calls, syncs, background, walksSkipped, inflight, maxInflight atomic.Int64
+	calls, syncs, background, walksSkipped, rescans, inflight, maxInflight atomic.Int64
 }
 
 // Stats returns the counters.
 func (s *Service) Stats() Stats {
 	st := Stats{Calls: s.stats.calls.Load(), Syncs: s.stats.syncs.Load(), BackgroundSyncs: s.stats.background.Load(),
-		WalksSkipped: s.stats.walksSkipped.Load(), MaxConcurrent: s.stats.maxInflight.Load()}
+		WalksSkipped: s.stats.walksSkipped.Load(), Rescans: s.stats.rescans.Load(), MaxConcurrent: s.stats.maxInflight.Load()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rank := map[string]int{"": 0, "ok": 1, "failed": 2, "off": 3}
@@ -153,7 +159,7 @@ func (s *Service) liveFor(b protocol.Binding, d *project.Descriptor) *live {
 	if l, ok := s.lives[key]; ok {
 		return l
 	}
-	l := &live{root: b.ProjectRoot, policy: b.Policy()}
+	l := &live{root: b.ProjectRoot, policy: b.Policy(), memory: index.NewMemory()}
 	s.lives[key] = l
 	return l
 }
@@ -180,13 +186,20 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	n := s.stats.inflight.Add(1)
 	for m := s.stats.maxInflight.Load(); n > m && !s.stats.maxInflight.CompareAndSwap(m, n); m = s.stats.maxInflight.Load() {
 	}
-	res, err := index.Sync(ctx, d, index.Options{Rebuild: rebuild, Policy: l.policy, Implementation: s.impl})
+	opts := index.Options{Rebuild: rebuild, Policy: l.policy, Implementation: s.impl, Memory: l.memory}
+	if l.watch != nil {
+		opts.Tracker = l.watch.tracker
+	}
+	res, err := index.Sync(ctx, d, opts)
 	if err == nil && res.Recovered != nil {
 		r := res.Recovered
 		fmt.Fprintf(os.Stderr, "docforge worker: %s: interrupted application of %s %s (%d files)\n", d.Root, r.ChangesetID, r.Action, r.Files)
 	}
 	s.stats.inflight.Add(-1)
 	s.stats.syncs.Add(1)
+	if err == nil && slices.ContainsFunc(res.Timings, func(t index.Timing) bool { return t.Phase == "rescan" }) {
+		s.stats.rescans.Add(1)
+	}
 	if err == nil && res.Deltas >= index.MergeDeltas {
 		s.scheduleMerge(l, d)
 	}
@@ -231,7 +244,7 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 	go func() {
 		defer s.wg.Done()
 		defer l.merging.Store(false)
-		if _, err := index.Merge(s.bg, d, l.policy); err != nil && s.bg.Err() == nil {
+		if _, err := index.Merge(s.bg, d, index.MergeOptions{Policy: l.policy, Memory: l.memory}); err != nil && s.bg.Err() == nil {
 			fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
 		}
 	}()

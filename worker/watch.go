@@ -18,6 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -63,6 +64,8 @@ type watch struct {
 	// is the last failure.
 	failures, repairs int64
 	lastErr           string
+	// tracker is told which folders' files changed, so a sync lists only those again.
+	tracker *source.Tracker
 }
 
 // WatchHealth is what the watch reports of itself: in the worker's stats, and in a file of
@@ -90,7 +93,8 @@ func startWatch(d *project.Descriptor, changed func()) (*watch, error) {
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
 	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), root: d.Root, proven: -1, waiting: map[string]chan struct{}{}, changed: changed,
-		ancestors: map[string]bool{}, dirs: map[string]bool{}, health: d.StatePath(filepath.FromSlash(WatchHealthFile))}
+		ancestors: map[string]bool{}, dirs: map[string]bool{}, health: d.StatePath(filepath.FromSlash(WatchHealthFile)),
+		tracker: source.NewTracker()}
 	if err := os.MkdirAll(wt.barrierDir, 0o755); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch sources: %w", err)
@@ -184,6 +188,7 @@ func (wt *watch) loop() {
 // fail records that the watch broke: events may have been lost (an overflow), so nothing is
 // proven until a sync has walked the tree and rebuilt the watch.
 func (wt *watch) fail(err error) {
+	wt.tracker.ChangedAll()
 	wt.mu.Lock()
 	wt.changes++
 	wt.failed, wt.rescan = err, true
@@ -266,6 +271,12 @@ func (wt *watch) event(ev fsnotify.Event) {
 			}
 		}
 	}
+	if rel, err := filepath.Rel(wt.root, filepath.Dir(ev.Name)); err == nil && !structural && wt.inRoots(ev.Name) &&
+		ev.Name != filepath.Join(wt.root, project.FileName) {
+		wt.tracker.Changed(filepath.ToSlash(rel))
+	} else {
+		wt.tracker.ChangedAll() // the descriptor, or the folders
+	}
 	wt.mu.Lock()
 	wt.changes++
 	wt.rescan = wt.rescan || structural
@@ -339,17 +350,25 @@ func (wt *watch) barrier(ctx context.Context) bool {
 }
 
 // beginSync returns the point a sync starts from: changes after it are not covered by it.
-// When folders moved or the watch failed, it first watches the whole tree again (after a
-// barrier, so that fsnotify has dropped what it will drop), and returns the failure it
-// repaired, if any, for the caller to report.
+// A barrier first lets every change made before the call reach the tracker, which the sync
+// lists the sources from. When folders moved or the watch failed, it also watches the whole
+// tree again (after the barrier, so that fsnotify has dropped what it will drop), and returns
+// the failure it repaired, if any, for the caller to report.
 func (wt *watch) beginSync(ctx context.Context) (int64, error) {
 	wt.mu.Lock()
-	from := wt.changes
 	need := wt.rescan
 	wt.mu.Unlock()
 	if !need {
-		return from, nil
+		if !wt.barrier(ctx) {
+			wt.tracker.ChangedAll() // events may be on their way: walk
+		}
+		wt.mu.Lock()
+		defer wt.mu.Unlock()
+		return wt.changes, nil
 	}
+	wt.mu.Lock()
+	from := wt.changes
+	wt.mu.Unlock()
 	if !wt.barrier(ctx) {
 		return from, nil // still marked: the next sync tries again
 	}

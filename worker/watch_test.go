@@ -298,3 +298,22 @@ func TestOnePublisherPerProject(t *testing.T) {
 		t.Errorf("after the publisher closed, the follower did not take over: %+v, %d syncs", a, second.svc.Stats().Syncs)
 	}
 }
+
+// An edit's sync lists only the folder the watch saw change, and its answer is the edit's,
+// round after round: the tracker is as fresh as the walk it replaces.
+func TestEditsListOnlyTheChangedFolder(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	w.node("arch.store")
+	const rounds = 8
+	for i := range rounds {
+		title := fmt.Sprintf("Store, edit %d", i)
+		retitle(t, filepath.Join(root, "docs", "architecture", "store.md"), title)
+		if a := w.node("arch.store"); a.Result.Title != title || a.Staleness != "current" {
+			t.Fatalf("edit %d: title %q, staleness %s", i, a.Result.Title, a.Staleness)
+		}
+	}
+	if st := w.svc.Stats(); st.Rescans < rounds {
+		t.Fatalf("%d of %d syncs listed only the changed folder (stats %+v)", st.Rescans, st.Syncs, st)
+	}
+}

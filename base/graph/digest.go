@@ -23,8 +23,17 @@ type SetDigest struct {
 }
 
 // Add includes an item hash ("sha256:<hex>") in the set.
-func (d *SetDigest) Add(itemHash string) {
-	v := itemBytes(itemHash)
+func (d *SetDigest) Add(itemHash string) { d.AddHash(itemBytes(itemHash)) }
+
+// Include adds every item of o to d, so that parts of a set can be digested in parallel.
+func (d *SetDigest) Include(o SetDigest) {
+	d.AddHash(o.sum)
+	d.count += o.count - 1
+}
+
+// AddHash includes an item by its SHA-256, which the caller computed from bytes it already
+// holds (Add hashes the string it is given).
+func (d *SetDigest) AddHash(v [32]byte) {
 	var carry uint64
 	for i := 3; i >= 0; i-- {
 		a := binary.BigEndian.Uint64(d.sum[i*8:])
@@ -38,8 +47,10 @@ func (d *SetDigest) Add(itemHash string) {
 
 // Remove takes an item hash out of the set. Removing an item that was never added leaves a
 // digest no real set has, which the equivalence tests would catch.
-func (d *SetDigest) Remove(itemHash string) {
-	v := itemBytes(itemHash)
+func (d *SetDigest) Remove(itemHash string) { d.RemoveHash(itemBytes(itemHash)) }
+
+// RemoveHash takes out an item included by AddHash.
+func (d *SetDigest) RemoveHash(v [32]byte) {
 	var borrow uint64
 	for i := 3; i >= 0; i-- {
 		a := binary.BigEndian.Uint64(d.sum[i*8:])

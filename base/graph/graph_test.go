@@ -41,6 +41,18 @@ func TestSetDigest(t *testing.T) {
 			t.Errorf("UnmarshalText(%q) accepted", bad)
 		}
 	}
+	// Parts digested apart and included into one are the whole set.
+	var parts [3]SetDigest
+	for i, it := range items[:150] {
+		parts[i%3].Add(it)
+	}
+	var whole SetDigest
+	for _, p := range parts {
+		whole.Include(p)
+	}
+	if whole.Sum() != want.Sum() || whole.Count() != 150 {
+		t.Errorf("included parts: %s (%d), want %s", whole.Sum(), whole.Count(), want.Sum())
+	}
 	var empty, one SetDigest
 	one.Add(items[0])
 	one.Remove(items[0])

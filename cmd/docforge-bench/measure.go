@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -17,7 +18,10 @@ import (
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
+	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // report holds one project's figures. Durations are in milliseconds.
@@ -35,8 +39,18 @@ type report struct {
 	// EditWrittenMB is what one edit's sync writes (median, MB of 10^6 bytes): the process's
 	// write-side I/O over the sync (/proc/self/io wchar), index, copies and receipts alike.
 	EditWrittenMB float64 `json:"edit_written_mb"`
-	SearchP50Ms   float64 `json:"search_p50_ms"`
-	SearchP95Ms   float64 `json:"search_p95_ms"`
+	// The same edits as a worker syncs them (a tracker told the folder, the memory of the
+	// generation it published), and WorkerCallMs: edit, then a call to the real worker service
+	// with its watch, answered with the edit (median). WorkerRescans counts the service's
+	// syncs that listed only the changed folder.
+	WorkerEditMs        float64        `json:"worker_edit_ms"`
+	WorkerEditTotalMs   float64        `json:"worker_edit_total_ms"`
+	WorkerEditWrittenMB float64        `json:"worker_edit_written_mb"`
+	WorkerEditPhases    []index.Timing `json:"worker_edit_phases"`
+	WorkerCallMs        float64        `json:"worker_call_ms"`
+	WorkerRescans       int64          `json:"worker_rescans"`
+	SearchP50Ms         float64        `json:"search_p50_ms"`
+	SearchP95Ms         float64        `json:"search_p95_ms"`
 	// Common-term searches draw words the way bodies do, so a fifth of them are among the 80
 	// most frequent words and match most nodes: the worst case for BM25 ranking.
 	CommonP50Ms float64 `json:"common_search_p50_ms"`
@@ -73,7 +87,7 @@ func measureCommand(ctx context.Context, args []string) error {
 	nodes := fs.Int("nodes", 0, "node count the project was generated with")
 	runs := fs.Int("runs", 0, "repetitions (0: defaults)")
 	profile := fs.Bool("profile", false, "write cold.pprof, nochange.pprof, edit.pprof and queries.pprof into the project")
-	only := fs.String("steps", "cold,nochange,edit,queries,merge", "steps to run; without cold the existing index is used")
+	only := fs.String("steps", "cold,nochange,edit,worker,queries,merge", "steps to run; without cold the existing index is used")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -104,6 +118,7 @@ func measureCommand(ctx context.Context, args []string) error {
 		{"cold", func(ctx context.Context, r *report) error { return m.cold(ctx, r, coldRuns) }},
 		{"nochange", func(ctx context.Context, r *report) error { return m.noChange(ctx, r, 50) }},
 		{"edit", func(ctx context.Context, r *report) error { return m.edit(ctx, r, editRuns) }},
+		{"worker", func(ctx context.Context, r *report) error { return m.editWorker(ctx, r, editRuns) }},
 		{"queries", func(ctx context.Context, r *report) error {
 			return m.withProfile("queries.pprof", func() error { return m.queries(ctx, r, 400) })
 		}},
@@ -222,28 +237,122 @@ func (m *measurer) noChange(ctx context.Context, r *report, runs int) error {
 	return nil
 }
 
+// edited is what a series of one-file edits measured.
+type edited struct {
+	publishedMs, totalMs, writtenMB float64
+	phases                          []index.Timing
+}
+
 // edit rewrites one node's file (new body and one different relation) and syncs, runs times,
-// each time a different node, then restores the files.
+// each time a different node, then restores the files: as a process without a watch does
+// (the CLI), walking the tree and reading the published file table back.
 func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
+	e, err := m.edits(ctx, runs, "edit.pprof", index.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	r.EditMs, r.EditTotalMs, r.EditRuns, r.EditPhases, r.EditWrittenMB = e.publishedMs, e.totalMs, runs, e.phases, e.writtenMB
+	m.logf("one-file edit (a process without a watch): median %.1f ms, %.2f MB written", r.EditMs, r.EditWrittenMB)
+	return nil
+}
+
+// editWorker makes the same edits as a worker syncs them: its watch tells a tracker the
+// edited file's folder, and it remembers the generation it published. It then times what an
+// agent waits for: the real worker service, its own fsnotify watch on, answering a call about
+// the node right after each edit.
+func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
+	tracker, memory := source.NewTracker(), index.NewMemory()
+	opts := index.Options{Tracker: tracker, Memory: memory}
+	// The first sync walks and reads the index, as a worker's first does.
+	if _, err := index.Sync(ctx, m.d, opts); err != nil {
+		return fmt.Errorf("worker warm-up sync: %w", err)
+	}
+	e, err := m.edits(ctx, runs, "edit-worker.pprof", opts, func(rel string) { tracker.Changed(path.Dir(rel)) })
+	if err != nil {
+		return err
+	}
+	r.WorkerEditMs, r.WorkerEditTotalMs, r.WorkerEditPhases, r.WorkerEditWrittenMB = e.publishedMs, e.totalMs, e.phases, e.writtenMB
+	m.logf("one-file edit (a worker's sync): median %.1f ms, %.2f MB written", r.WorkerEditMs, r.WorkerEditWrittenMB)
+
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		return err
+	}
+	svc := worker.NewService(impl, true)
+	defer svc.Close()
+	b := protocol.Binding{ProjectRoot: m.d.Root}
+	call := func(i int) ([]byte, error) {
+		out, err := svc.Call(ctx, b, "docforge_get_node", json.RawMessage(fmt.Sprintf(`{"node_id":%q}`, m.gen.nodeID(i))))
+		if err != nil {
+			return nil, fmt.Errorf("worker call: %w", err)
+		}
+		return out, nil
+	}
+	if _, err := call(0); err != nil { // starts the watch, proves the index current
+		return err
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	var touched []int
+	defer m.restore(&touched)
+	var waits []time.Duration
+	for k := 0; k < runs; k++ {
+		i := rng.IntN(m.nodes)
+		touched = append(touched, i)
+		src := m.gen.node(i, 1+k)
+		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), src, 0o644); err != nil {
+			return err
+		}
+		start := time.Now()
+		out, err := call(i)
+		if err != nil {
+			return err
+		}
+		waits = append(waits, time.Since(start))
+		var a struct {
+			Staleness string `json:"staleness"`
+			Result    struct {
+				Title string `json:"title"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(out, &a); err != nil || a.Staleness != "current" || !strings.Contains(string(src), fmt.Sprintf("title = %q", a.Result.Title)) {
+			return fmt.Errorf("worker call after edit %d: not the edit's answer: %.300s", k, out)
+		}
+		time.Sleep(150 * time.Millisecond) // past the watch's debounce, so its background sync finds nothing to do
+	}
+	st := svc.Stats()
+	r.WorkerCallMs, r.WorkerRescans = median(waits), st.Rescans
+	m.logf("edit, then a call through the worker: median %.1f ms (%d of %d syncs listed only the changed folder)", r.WorkerCallMs, st.Rescans, st.Syncs)
+	return nil
+}
+
+// restore writes the touched nodes' original files back.
+func (m *measurer) restore(touched *[]int) {
+	for _, i := range *touched {
+		os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 0), 0o644)
+	}
+}
+
+// edits rewrites a random node's file and syncs with opts, runs times, telling told (if set)
+// the file's project-relative path first; it restores the files when done.
+func (m *measurer) edits(ctx context.Context, runs int, prof string, opts index.Options, told func(rel string)) (edited, error) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var times, totals []time.Duration
 	var written []float64
 	var phases [][]index.Timing
 	var touched []int
-	defer func() {
-		for _, i := range touched {
-			os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 0), 0o644)
-		}
-	}()
-	err := m.withProfile("edit.pprof", func() error {
+	defer m.restore(&touched)
+	err := m.withProfile(prof, func() error {
 		for k := 0; k < runs; k++ {
 			i := rng.IntN(m.nodes)
 			touched = append(touched, i)
 			if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+k), 0o644); err != nil {
 				return err
 			}
+			if told != nil {
+				told(m.gen.relPath(i))
+			}
 			before, counted := writeChars()
-			res, err := index.Sync(ctx, m.d, index.Options{})
+			res, err := index.Sync(ctx, m.d, opts)
 			if err != nil {
 				return fmt.Errorf("edit sync: %w", err)
 			}
@@ -260,16 +369,14 @@ func (m *measurer) edit(ctx context.Context, r *report, runs int) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return edited{}, err
 	}
-	r.EditMs, r.EditTotalMs, r.EditRuns = median(times), median(totals), runs
-	r.EditPhases = medianPhases(phases)
+	e := edited{publishedMs: median(times), totalMs: median(totals), phases: medianPhases(phases)}
 	if len(written) > 0 {
 		slices.Sort(written)
-		r.EditWrittenMB = written[len(written)/2]
+		e.writtenMB = written[len(written)/2]
 	}
-	m.logf("one-file edit: median %.1f ms, %.2f MB written", r.EditMs, r.EditWrittenMB)
-	return nil
+	return e, nil
 }
 
 // queries times searches for vocabulary words (one or two terms, weighted like the bodies) and
@@ -337,7 +444,7 @@ func (m *measurer) queries(ctx context.Context, r *report, n int) error {
 func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 	before, _ := writeChars()
 	start := time.Now()
-	res, err := index.Merge(ctx, m.d, "")
+	res, err := index.Merge(ctx, m.d, index.MergeOptions{})
 	if err != nil {
 		return err
 	}
@@ -393,17 +500,22 @@ func medianCount(counts []int) float64 {
 	return float64(s[(len(s)+1)/2-1])
 }
 
-// medianPhases returns, for each phase, its median duration over runs with the same phases.
+// medianPhases returns, for each phase of the last run (the steady state: a first run may
+// take another path, such as reading what a later one remembers), its median duration over
+// the runs that had it.
 func medianPhases(runs [][]index.Timing) []index.Timing {
 	if len(runs) == 0 {
 		return nil
 	}
 	var out []index.Timing
-	for i, t := range runs[0] {
+	for _, t := range runs[len(runs)-1] {
 		var ds []time.Duration
 		for _, run := range runs {
-			if i < len(run) && run[i].Phase == t.Phase {
-				ds = append(ds, time.Duration(run[i].Ms*float64(time.Millisecond)))
+			for _, p := range run {
+				if p.Phase == t.Phase {
+					ds = append(ds, time.Duration(p.Ms*float64(time.Millisecond)))
+					break
+				}
 			}
 		}
 		out = append(out, index.Timing{Phase: t.Phase, Ms: median(ds)})
