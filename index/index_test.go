@@ -442,18 +442,56 @@ func TestFailureAtEveryPublicationStepKeepsThePreviousIndex(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			interruptedPublication(t, 3, step, func(d *project.Descriptor) {
 				boom := errors.New("injected")
-				_, err := index.Sync(context.Background(), d, index.Options{Fault: func(s string) error {
-					if s == step {
-						return boom
-					}
-					return nil
-				}})
-				if !errors.Is(err, boom) {
+				if _, err := index.Sync(context.Background(), d, index.Options{Fault: failAt(step, boom)}); !errors.Is(err, boom) {
 					t.Fatalf("sync error = %v", err)
 				}
 			})
 		})
 	}
+}
+
+// failAt is a fault hook that fails with err at step.
+func failAt(step string, err error) func(string) error {
+	return func(s string) error {
+		if s == step {
+			return err
+		}
+		return nil
+	}
+}
+
+// killAt is a fault hook that kills its process (SIGKILL) at step.
+func killAt(step string) func(string) error {
+	return func(s string) error {
+		if s == step {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Second)
+		}
+		return nil
+	}
+}
+
+// runKilled runs the test helper in a child process on the project at root, told to kill
+// itself at step, and checks that it was killed.
+func runKilled(t *testing.T, helper, root, step string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$")
+	cmd.Env = append(os.Environ(), "DOCFORGE_TEST_CHILD_ROOT="+root, "DOCFORGE_TEST_KILL_AT="+step)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child was not killed: %v", err)
+	}
+}
+
+// killedChild returns the project and step a child of runKilled works on, or ok false in
+// every other run of the test binary.
+func killedChild(t *testing.T) (d *project.Descriptor, step string, ok bool) {
+	root := os.Getenv("DOCFORGE_TEST_CHILD_ROOT")
+	if root == "" {
+		return nil, "", false
+	}
+	return load(t, root), os.Getenv("DOCFORGE_TEST_KILL_AT"), true
 }
 
 // TestKilledPublisherLeavesAPublishedIndex kills a child process (SIGKILL) at every step of a
@@ -464,15 +502,7 @@ func TestKilledPublisherLeavesAPublishedIndex(t *testing.T) {
 	}
 	for _, step := range index.Steps() {
 		t.Run(step, func(t *testing.T) {
-			d := interruptedPublication(t, 4, step, func(d *project.Descriptor) {
-				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledSync$")
-				cmd.Env = append(os.Environ(), "DOCFORGE_TEST_CHILD_ROOT="+d.Root, "DOCFORGE_TEST_KILL_AT="+step)
-				err := cmd.Run()
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-					t.Fatalf("child was not killed: %v", err)
-				}
-			})
+			d := interruptedPublication(t, 4, step, func(d *project.Descriptor) { runKilled(t, "TestHelperKilledSync", d.Root, step) })
 			if matches, _ := filepath.Glob(filepath.Join(publication.PathsFor(d, "").Dir, "*.tmp*")); len(matches) != 0 {
 				t.Fatalf("temporary files left after recovery: %v", matches)
 			}
@@ -481,19 +511,11 @@ func TestKilledPublisherLeavesAPublishedIndex(t *testing.T) {
 }
 
 func TestHelperKilledSync(t *testing.T) {
-	root := os.Getenv("DOCFORGE_TEST_CHILD_ROOT")
-	if root == "" {
+	d, step, ok := killedChild(t)
+	if !ok {
 		return
 	}
-	d := load(t, root)
-	step := os.Getenv("DOCFORGE_TEST_KILL_AT")
-	_, _ = index.Sync(context.Background(), d, index.Options{Fault: func(s string) error {
-		if s == step {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Second)
-		}
-		return nil
-	}})
+	_, _ = index.Sync(context.Background(), d, index.Options{Fault: killAt(step)})
 	t.Fatal("the child was meant to be killed")
 }
 

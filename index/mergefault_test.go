@@ -5,13 +5,10 @@ import (
 	"errors"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
@@ -75,13 +72,7 @@ func TestFailureAtEveryMergeStepKeepsTheGeneration(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			interruptedMerge(t, 21, func(d *project.Descriptor) {
 				boom := errors.New("injected")
-				_, err := index.Merge(context.Background(), d, index.MergeOptions{Fault: func(s string) error {
-					if s == step {
-						return boom
-					}
-					return nil
-				}})
-				if !errors.Is(err, boom) {
+				if _, err := index.Merge(context.Background(), d, index.MergeOptions{Fault: failAt(step, boom)}); !errors.Is(err, boom) {
 					t.Fatalf("merge error = %v", err)
 				}
 			})
@@ -97,15 +88,10 @@ func TestKilledMergeKeepsTheGeneration(t *testing.T) {
 	for _, step := range index.MergeSteps() {
 		t.Run(step, func(t *testing.T) {
 			interruptedMerge(t, 22, func(d *project.Descriptor) {
-				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledMerge$")
-				cmd.Env = append(os.Environ(), "DOCFORGE_TEST_CHILD_ROOT="+d.Root, "DOCFORGE_TEST_KILL_AT="+step)
-				err := cmd.Run()
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-					t.Fatalf("child was not killed: %v", err)
-				}
-				if slices.Index(index.MergeSteps(), step) >= slices.Index(index.MergeSteps(), index.StepMergeRename) {
-					// The killed merge left its base (renamed or not) for the next sync to retire.
+				runKilled(t, "TestHelperKilledMerge", d.Root, step)
+				if slices.Index(index.MergeSteps(), step) >= slices.Index(index.MergeSteps(), index.StepMergeVerify) {
+					// The killed merge left its base (written, or renamed into place) for the
+					// next sync to retire.
 					if m, _ := filepath.Glob(filepath.Join(publication.PathsFor(d, "").Dir, "base-*")); len(m) < 2 {
 						t.Fatalf("the killed merge left no base of its own: %v", m)
 					}
@@ -116,18 +102,10 @@ func TestKilledMergeKeepsTheGeneration(t *testing.T) {
 }
 
 func TestHelperKilledMerge(t *testing.T) {
-	root := os.Getenv("DOCFORGE_TEST_CHILD_ROOT")
-	if root == "" || os.Getenv("DOCFORGE_TEST_KILL_AT") == "" || !strings.HasPrefix(os.Getenv("DOCFORGE_TEST_KILL_AT"), "merge_") {
+	d, step, ok := killedChild(t)
+	if !ok {
 		return
 	}
-	d := load(t, root)
-	step := os.Getenv("DOCFORGE_TEST_KILL_AT")
-	_, _ = index.Merge(context.Background(), d, index.MergeOptions{Fault: func(s string) error {
-		if s == step {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Second)
-		}
-		return nil
-	}})
+	_, _ = index.Merge(context.Background(), d, index.MergeOptions{Fault: killAt(step)})
 	t.Fatal("the child was meant to be killed")
 }
