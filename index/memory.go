@@ -59,6 +59,25 @@ func (m *Memory) keep(r remembered, b binding) {
 	m.sig, m.key, m.st, m.man, m.files = r.sig, memoryKey(b), r.st, r.man, r.files
 }
 
+// Empty reports whether the memory holds nothing.
+func (m *Memory) Empty() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.files == nil
+}
+
+// keepIfEmpty stores r unless a sync stored something meanwhile.
+func (m *Memory) keepIfEmpty(r remembered, b binding) {
+	if r.files == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.files == nil {
+		m.sig, m.key, m.st, m.man, m.files = r.sig, memoryKey(b), r.st, r.man, r.files
+	}
+}
+
 // merged points the memory at the manifest a merge published in place of was, whose
 // generation is the same: the state and the file table stay true.
 func (m *Memory) merged(was, now publication.Signature, man *Manifest) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -142,14 +143,16 @@ func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int)
 		coalesce((SELECT a.anchor FROM edge_anchors a WHERE a.src = e.src AND a.rel = e.rel AND a.dst = e.dst), ''), ` + review + `
 		FROM edges e JOIN relations r ON r.rel = e.rel
 		` + stamps
+	// Limits are written into statements over the views, never bound: SQLite plans a query over
+	// a compound view with its LIMIT's value, so rebinding one prepares it again (matches).
 	if outgoing {
-		q += `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ?`
+		q += `JOIN nodes n ON n.key = e.dst WHERE e.src = ? ORDER BY r.name, n.id LIMIT ` + strconv.Itoa(limit+1)
 	} else {
-		q += `JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ?`
+		q += `JOIN nodes n ON n.key = e.src WHERE e.dst = ? ORDER BY r.name, n.id LIMIT ` + strconv.Itoa(limit+1)
 	}
 	out := []Link{}
 	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{
-		Args: []any{key, limit + 1},
+		Args: []any{key},
 		ResultFunc: func(row *sqlite.Stmt) error {
 			l := Link{Relation: row.ColumnText(0), NodeID: row.ColumnText(1), Title: row.ColumnText(2), Kind: row.ColumnText(3), Family: row.ColumnText(4), Anchor: row.ColumnText(5)}
 			if row.ColumnType(6) != sqlite.TypeNull {
@@ -249,8 +252,7 @@ func (s *Snapshot) FilterNodes(ctx context.Context, f Filter, limit int) (*NodeL
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	q += ` ORDER BY n.id LIMIT ?`
-	args = append(args, limit+1)
+	q += ` ORDER BY n.id LIMIT ` + strconv.Itoa(limit+1) // not bound: see links
 	out := &NodeList{Nodes: []NodeSummary{}, Limit: limit}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		return sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: args, ResultFunc: func(st *sqlite.Stmt) error {
@@ -352,8 +354,8 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			return err
 		}
 		if more && isIDLike(query) {
-			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, b.body FROM nodes n JOIN bodies b ON b.key = n.key WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT ?`,
-				&sqlitex.ExecOptions{Args: []any{query, query + "\U0010FFFF", limit + 1}, ResultFunc: collect("id_prefix")}); err != nil {
+			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, b.body FROM nodes n JOIN bodies b ON b.key = n.key WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT `+strconv.Itoa(limit+1),
+				&sqlitex.ExecOptions{Args: []any{query, query + "\U0010FFFF"}, ResultFunc: collect("id_prefix")}); err != nil {
 				return err
 			}
 		}
@@ -364,9 +366,9 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			// FTS5 ranks and sorts the matches itself (rowid and rank only); just the best few
 			// are joined to their nodes and bodies. Equal ranks order by ID.
 			return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
-				FROM `+s.matches("?1", "?2", true)+` s
+				FROM `+s.matches("?1", n, true)+` s
 				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
-				&sqlitex.ExecOptions{Args: []any{fts, n}, ResultFunc: fn})
+				&sqlitex.ExecOptions{Args: []any{fts}, ResultFunc: fn})
 		}
 		if q := nameQuery(query); q != "" {
 			// The nodes named exactly so: declarations first, then tests of the same name,

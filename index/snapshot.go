@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -156,13 +157,17 @@ func PublishedSignature(d *project.Descriptor, policy string) (publication.Signa
 // matches is the FROM-clause subquery of the full-text matches of the query bound as param,
 // as (rowid, rank), across the generation's segments with the rows later segments replaced
 // left out. Each segment keeps at most limit matches (best first when ranked), and so do
-// they together. With one segment it is FTS5's own query, which sorts internally; the filter
+// they together (n). With one segment it is FTS5's own query, which sorts internally; the filter
 // of a layered one leaves FTS5 its top-k sort too (a term in all 100k benchmark nodes: 282 ms
 // with the filter, 364 ms without, in one run).
 //
 // The ranks are each segment's BM25, whose statistics are the segment's own: until a merge
 // folds the deltas into the base, a delta's matches rank against its own few rows.
-func (s *Snapshot) matches(param, limit string, ranked bool) string {
+func (s *Snapshot) matches(param string, n int, ranked bool) string {
+	// The limit is written into the statement, not bound: SQLite plans a compound query with
+	// the value of its LIMIT, so rebinding one prepares the statement again at every step
+	// (1.3 ms a search over 7 deltas at 100k nodes, against 0.2 ms).
+	limit := strconv.Itoa(n)
 	order := ""
 	if ranked {
 		order = " ORDER BY rank"

@@ -377,26 +377,53 @@ func (r *syncRun) readPrevious(ctx context.Context) {
 	if r.sigErr != nil {
 		return
 	}
-	g, err := openGeneration(ctx, r.paths, "files") // the metadata and the file table are all it reads
+	p, err := readPublished(ctx, r.paths, r.b)
 	if err != nil {
 		return
 	}
-	conn := g.conn
-	defer conn.Close()
-	m, err := readMeta(conn)
+	r.prev, r.prevManifest, r.prevFiles = p.st, p.man, p.files
+}
+
+// readPublished reads the published generation's state, manifest and (when it was built for
+// binding b) file table, and the manifest's signature they belong to.
+func readPublished(ctx context.Context, paths publication.Paths, b binding) (remembered, error) {
+	g, err := openGeneration(ctx, paths, "files") // the metadata and the file table are all it reads
 	if err != nil {
-		return
+		return remembered{}, err
+	}
+	defer g.conn.Close()
+	m, err := readMeta(g.conn)
+	if err != nil {
+		return remembered{}, err
 	}
 	st, err := stateFromMeta(m)
 	if err != nil {
-		return
+		return remembered{}, err
 	}
-	r.prev, r.prevManifest = st, g.manifest
-	if r.b.sameAs(m) {
-		if files, err := readFiles(conn); err == nil {
-			r.prevFiles = files
+	p := remembered{sig: g.sig, st: st, man: g.manifest}
+	if b.sameAs(m) {
+		if files, err := readFiles(g.conn); err == nil {
+			p.files = files
 		}
 	}
+	return p, nil
+}
+
+// Remember fills an empty memory with the published generation of d under policy, so that
+// the first edit after a worker starts need not read the file table back either. It reads
+// without the publisher lock: what it keeps names the manifest it read, and a sync uses it
+// only while that manifest is still the published one.
+func Remember(ctx context.Context, d *project.Descriptor, policy string, mem *Memory) error {
+	if !mem.Empty() {
+		return nil
+	}
+	b := bindingFor(d, policy, "")
+	p, err := readPublished(ctx, publication.PathsFor(d, policy), b)
+	if err != nil {
+		return fmt.Errorf("remember the published generation: %w", err)
+	}
+	mem.keepIfEmpty(p, b)
+	return nil
 }
 
 // mergeFirst merges the published generation's deltas, under this run's lock, when it has as

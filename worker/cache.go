@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +32,8 @@ type live struct {
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
 	merging atomic.Bool // a background merge runs
+	// remembering: the memory is being filled from the published generation in the background.
+	remembering atomic.Bool
 	// repaired is the failure of the watch that the last rebuild of it repaired, until a call
 	// has said so in its warnings.
 	repaired atomic.Pointer[string]
@@ -103,8 +104,10 @@ type Stats struct {
 	Syncs           int64 `json:"syncs"`
 	BackgroundSyncs int64 `json:"background_syncs"`
 	WalksSkipped    int64 `json:"walks_skipped"`
-	// Rescans counts the syncs that listed only the folders the watch saw change, not the tree.
+	// Rescans counts the syncs that listed only the folders the watch saw change, not the tree;
+	// Recalls those that started from the memory of the published generation.
 	Rescans       int64 `json:"rescans"`
+	Recalls       int64 `json:"recalls"`
 	MaxConcurrent int64 `json:"max_concurrent_syncs"`
 	// Watch sums the source watches of the service's bindings: failures and repairs, the
 	// worst state ("off" over "failed" over "ok"; "" before any call) and the last error.
@@ -120,13 +123,13 @@ func (l *live) repairNotice() (string, bool) {
 }
 
 type counters struct {
-	calls, syncs, background, walksSkipped, rescans, inflight, maxInflight atomic.Int64
+	calls, syncs, background, walksSkipped, rescans, recalls, inflight, maxInflight atomic.Int64
 }
 
 // Stats returns the counters.
 func (s *Service) Stats() Stats {
 	st := Stats{Calls: s.stats.calls.Load(), Syncs: s.stats.syncs.Load(), BackgroundSyncs: s.stats.background.Load(),
-		WalksSkipped: s.stats.walksSkipped.Load(), Rescans: s.stats.rescans.Load(), MaxConcurrent: s.stats.maxInflight.Load()}
+		WalksSkipped: s.stats.walksSkipped.Load(), Rescans: s.stats.rescans.Load(), Recalls: s.stats.recalls.Load(), MaxConcurrent: s.stats.maxInflight.Load()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rank := map[string]int{"": 0, "ok": 1, "failed": 2, "off": 3}
@@ -197,11 +200,21 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	}
 	s.stats.inflight.Add(-1)
 	s.stats.syncs.Add(1)
-	if err == nil && slices.ContainsFunc(res.Timings, func(t index.Timing) bool { return t.Phase == "rescan" }) {
-		s.stats.rescans.Add(1)
+	if err == nil {
+		for _, t := range res.Timings {
+			switch t.Phase {
+			case "rescan":
+				s.stats.rescans.Add(1)
+			case "recall":
+				s.stats.recalls.Add(1)
+			}
+		}
 	}
 	if err == nil && res.Deltas >= index.MergeDeltas {
 		s.scheduleMerge(l, d)
+	}
+	if err == nil && l.watch != nil {
+		s.scheduleRemember(l, d)
 	}
 	if l.watch != nil {
 		if err == nil {
@@ -247,6 +260,23 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 		if _, err := index.Merge(s.bg, d, index.MergeOptions{Policy: l.policy, Memory: l.memory}); err != nil && s.bg.Err() == nil {
 			fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
 		}
+	}()
+}
+
+// scheduleRemember fills the binding's empty memory from the published generation in the
+// background, so that the first edit after the worker starts (or after a cold build) does not
+// read the file table back while a caller waits.
+func (s *Service) scheduleRemember(l *live, d *project.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil || !l.memory.Empty() || !l.remembering.CompareAndSwap(false, true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer l.remembering.Store(false)
+		_ = index.Remember(s.bg, d, l.policy, l.memory) // best effort: a sync reads what it lacks
 	}()
 }
 
