@@ -176,6 +176,10 @@ func Sync(ctx context.Context, d *project.Descriptor, opts Options) (res *Result
 			return nil, problem.Wrap(problem.SourceChanged, retErr,
 				"the sources kept changing while the sync read them (%d attempts); the previous index stays published; sync again once they settle", n)
 		}
+		if opts.Tracker != nil {
+			// The watch may not have reported what moved yet: the next attempt walks.
+			opts.Tracker.ChangedAll()
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()

@@ -60,8 +60,8 @@ type Inventory struct {
 	rejected   []File
 	files      graph.SetDigest // of Files' stat lines
 	identity   string
-	// aliased says the walk followed a symlink: a file may then be listed under a path no
-	// watch reports, so a Tracker walks the whole tree again.
+	// aliased says the walk met a symlink or a hard-linked source: a file may then change
+	// under a path no watch reports, so a Tracker walks the whole tree again.
 	aliased bool
 }
 
@@ -156,7 +156,7 @@ type walker struct {
 	rejected []File // symlinks refused for escaping; stat of the link itself
 	problems []problem.Problem
 	links    []link // symlinks met by the tree walk, resolved after it
-	linked   bool   // any symlink was met
+	linked   bool   // any symlink or hard-linked source was met
 	err      error
 }
 
@@ -231,6 +231,7 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 	var files []File
 	var links []link
 	var probs []problem.Problem
+	linked := false // a hard-linked source: its other name changes it unseen
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -271,6 +272,7 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 				continue
 			}
 			files = append(files, fileOf(childRel, format, st))
+			linked = linked || st.nlink > 1
 		}
 	}
 	if w.code && statErr == nil && slices.ContainsFunc(files, func(f File) bool { return f.Format == GoFile }) {
@@ -281,7 +283,7 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 	w.mu.Lock()
 	w.files = append(w.files, files...)
 	w.links = append(w.links, links...)
-	w.linked = w.linked || len(links) > 0
+	w.linked = w.linked || len(links) > 0 || linked
 	w.problems = append(w.problems, probs...)
 	w.mu.Unlock()
 }

@@ -11,6 +11,7 @@ type fileStat struct {
 	ctimeNs int64
 	ino     uint64
 	dev     uint64
+	nlink   uint64 // more than 1: the file has another name a watch of this one never reports
 }
 
 func (s fileStat) isDir() bool     { return s.mode&unix.S_IFMT == unix.S_IFDIR }

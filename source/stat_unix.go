@@ -46,5 +46,6 @@ func fromSys(st *unix.Stat_t) fileStat {
 		ctimeNs: st.Ctim.Nano(),
 		ino:     st.Ino,
 		dev:     uint64(st.Dev),
+		nlink:   uint64(st.Nlink),
 	}
 }

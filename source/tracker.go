@@ -85,8 +85,8 @@ func (t *Tracker) Scan(ctx context.Context, d *project.Descriptor) (*Inventory, 
 var errWalk = errors.New("walk the tree")
 
 // rescan lists the directories dirs again over prev and returns the inventory Scan would
-// return, or nil when only the walk can tell (prev has symlinks or walk problems, or a
-// directory holds a symlink, cannot be read or is gone).
+// return, or nil when only the walk can tell (prev has symlinks, hard-linked sources or walk
+// problems, or a directory holds one, cannot be read or is gone).
 func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []string) (*Inventory, error) {
 	if prev.aliased || len(prev.Problems) > 0 || len(prev.rejected) > 0 {
 		return nil, nil
@@ -237,7 +237,7 @@ func listDir(d *project.Descriptor, dir string, code bool) ([]File, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			if err != nil {
+			if err != nil || st.nlink > 1 {
 				return nil, errWalk
 			}
 			files = append(files, fileOf(childRel, format, st))

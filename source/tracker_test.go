@@ -51,13 +51,30 @@ func TestTrackerListsWhatTheWalkLists(t *testing.T) {
 	ctx := context.Background()
 	tr := source.NewTracker()
 	var rescans int
+	var hardLinks [][2]string // first name, second name
 	for round := 0; round < 120; round++ {
 		var linked bool
+		// Last round's hard links: their files change through the first name, reported for
+		// that folder only, as a watch reports them; then the second names go.
+		for _, h := range hardLinks {
+			must(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(h[0])), fmt.Appendf(nil, "+++\nid = \"h%d\"\n+++\nchanged through the first name\n", round), 0o644))
+			tr.Changed(path.Dir(h[0]))
+		}
+		made := hardLinks
+		hardLinks = nil
 		for op := 0; op < 1+rng.IntN(4); op++ {
 			dir := dirs[rng.IntN(len(dirs))]
 			p := path.Join(dir, names[rng.IntN(len(names))])
 			abs := filepath.Join(root, filepath.FromSlash(p))
-			switch k := rng.IntN(20); {
+			switch k := rng.IntN(21); {
+			case k == 20:
+				// A second name in another folder: changes through one name are reported for
+				// that folder only, as a watch reports them.
+				other := path.Join(dirs[rng.IntN(len(dirs))], "hard-"+path.Base(p))
+				if _, err := os.Stat(abs); err == nil && os.Link(abs, filepath.Join(root, filepath.FromSlash(other))) == nil {
+					hardLinks = append(hardLinks, [2]string{p, other})
+					tr.Changed(path.Dir(other))
+				}
 			case k < 10:
 				must(t, os.WriteFile(abs, fmt.Appendf(nil, "+++\nid = \"n%d\"\n+++\nround %d\n", round, round), 0o644))
 			case k < 14:
@@ -96,6 +113,10 @@ func TestTrackerListsWhatTheWalkLists(t *testing.T) {
 		}
 		if got.Identity() != want.Identity() || !slices.Equal(got.Files, want.Files) || !slices.EqualFunc(got.Problems, want.Problems, func(a, b problem.Problem) bool { return a.Message == b.Message }) {
 			t.Fatalf("round %d (walked %v): tracker lists\n%v\nthe walk lists\n%v", round, walked, paths(got.Files), paths(want.Files))
+		}
+		for _, h := range made {
+			os.Remove(filepath.Join(root, filepath.FromSlash(h[1])))
+			tr.Changed(path.Dir(h[1]))
 		}
 		if linked {
 			// Gone again for the next rounds, as a watch reports it.
