@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -155,7 +156,50 @@ func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) str
 		}
 		b.WriteString("--\n")
 	}
+	dumpQueries(t, snap, &b)
 	return b.String()
+}
+
+// dumpQueries writes what the node-level queries answer for every node: the node, its links
+// both ways, its impact at depth 3 and its one-hop expansion, by ID (keys differ between a
+// cold build and a layered generation), so that every query, not only the stored rows, is
+// compared through the segments' views.
+func dumpQueries(t testing.TB, snap *index.Snapshot, b *strings.Builder) {
+	ctx := context.Background()
+	var ids []string
+	must(t, snap.QueryForTest(ctx, `SELECT id FROM nodes ORDER BY id`, func(s *sqlite.Stmt) error {
+		ids = append(ids, s.ColumnText(0))
+		return nil
+	}))
+	line := func(what string, v any, err error) {
+		must(t, err)
+		data, err := json.Marshal(v)
+		must(t, err)
+		fmt.Fprintf(b, "%s %s\n", what, data)
+	}
+	for _, id := range ids {
+		v, err := snap.Get(ctx, id)
+		line("get "+id, v, err)
+		bl, err := snap.Backlinks(ctx, id, 1000)
+		line("backlinks "+id, bl, err)
+		deps, err := snap.Dependencies(ctx, id, 1000)
+		line("dependencies "+id, deps, err)
+		imp, err := snap.Impact(ctx, id, index.ImpactOptions{Depth: 3})
+		line("impact "+id, imp, err)
+		refs, err := snap.Resolve(ctx, []string{id})
+		must(t, err)
+		for _, out := range []bool{true, false} {
+			ex, err := snap.Expand(ctx, refs, out, nil, 1000)
+			must(t, err)
+			var hops []string
+			for _, h := range ex.Hops {
+				hops = append(hops, fmt.Sprintf("%s-%s->%s %v %s", h.From.ID, h.Relation, h.To.ID, h.Outgoing, h.Review))
+			}
+			slices.Sort(hops)
+			fmt.Fprintf(b, "expand %s %v %v\n", id, out, hops)
+		}
+	}
+	b.WriteString("--\n")
 }
 
 // coldCopy builds, from scratch, a copy of the sources under root (its index state left out)
