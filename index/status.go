@@ -26,21 +26,20 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 		return nil, err
 	}
 	st := &Status{SourceIdentity: inv.Identity()}
-	paths := publication.PathsFor(d, policy)
-	pub, err := publication.Read(paths.Publication)
-	if err != nil {
+	o := publication.Observe(publication.PathsFor(d, policy))
+	if o.PubErr != nil {
 		st.State, st.Reason = publication.Unknown, "no valid publication receipt"
-		if isNotExist(err) {
+		if isNotExist(o.PubErr) {
 			st.Reason = "no index has been published"
 		}
 		return st, nil
 	}
+	pub := o.Pub
 	st.Publication = pub
-	sig, err := publication.Stat(paths.Index)
 	switch {
-	case err != nil:
+	case o.SigErr != nil:
 		st.State, st.Reason = publication.Unknown, "the published index file is missing"
-	case !pub.Index.SameFile(sig):
+	case !o.Matches():
 		st.State, st.Reason = publication.Unknown, "the index file is not the one the receipt describes"
 	case !receiptMatches(pub, bindingFor(d, policy, "")):
 		st.State, st.Reason = publication.Stale, "the descriptor, adapter or policy changed"

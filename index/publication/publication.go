@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -180,18 +181,51 @@ var (
 // Probe returns the five-field signature of a project's published index: the file's stat and
 // the generation its receipt records for exactly that file. It never opens SQLite.
 func Probe(d *project.Descriptor, policy string) (Signature, error) {
-	paths := PathsFor(d, policy)
-	pub, err := Read(paths.Publication)
-	if err != nil {
-		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
-	}
-	sig, err := Stat(paths.Index)
-	if err != nil {
-		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, err)
-	}
-	if !pub.Index.SameFile(sig) {
+	o := Observe(PathsFor(d, policy))
+	switch {
+	case o.PubErr != nil:
+		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, o.PubErr)
+	case o.SigErr != nil:
+		return Signature{}, fmt.Errorf("%w: %v", ErrNoPublication, o.SigErr)
+	case !o.Matches():
 		return Signature{}, ErrReceiptMismatch
 	}
-	sig.Generation = pub.Graph.Generation
+	sig := o.Sig
+	sig.Generation = o.Pub.Graph.Generation
 	return sig, nil
+}
+
+// Observed is the publication receipt and the stat of the published manifest, as one reader
+// saw them.
+type Observed struct {
+	Pub    *Publication
+	PubErr error
+	Sig    Signature
+	SigErr error
+}
+
+// Matches reports whether the receipt describes the manifest that was stat'ed.
+func (o Observed) Matches() bool {
+	return o.PubErr == nil && o.SigErr == nil && o.Pub.Index.SameFile(o.Sig)
+}
+
+// settleWindow bounds how long Observe waits for a publisher to rewrite the receipt.
+const settleWindow = 250 * time.Millisecond
+
+// Observe reads the publication receipt and stats the published manifest. When both exist but
+// disagree, it reads them again for a short while: a publisher (a sync, or a background merge)
+// renames the manifest into place and rewrites the receipt right after, and a reader between
+// the two steps would otherwise report a well-formed index as unknown. A receipt that still
+// disagrees after the window is what a crash between the steps left, until the next sync.
+func Observe(paths Paths) Observed {
+	deadline := time.Now().Add(settleWindow)
+	for {
+		var o Observed
+		o.Pub, o.PubErr = Read(paths.Publication)
+		o.Sig, o.SigErr = Stat(paths.Index)
+		if o.PubErr != nil || o.SigErr != nil || o.Matches() || time.Now().After(deadline) {
+			return o
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
