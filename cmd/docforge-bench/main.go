@@ -27,7 +27,7 @@ Usage:
   docforge-bench [--sizes 10000,100000] [--goroot=true] [--adopted 20000] [--dir bench-out] [--runs N] [--profile]
   docforge-bench --adopted-only [--adopted 20000]
   docforge-bench --stamps-only [--stamps 20000]
-  docforge-bench measure --project DIR --nodes N [--runs N] [--profile]
+  docforge-bench measure --project DIR --nodes N [--runs N] [--profile] [--steps cold,nochange,edit,worker,queries,merge]
   docforge-bench measure-go --project DIR [--runs N]
 
 The first form generates (or reuses) one project per size under --dir, runs 'measure' on each
@@ -39,6 +39,15 @@ of N Markdown files with YAML front matter and relative links, adopted through t
 'docforge init' writes (cold sync, one-file edit); --adopted-only runs that alone. --stamps N
 stamps a fresh such tree and times validation before and after, the stamping, and edits that
 make relations suspect; --stamps-only runs that alone.
+
+'measure' runs its steps in order on an existing project: cold syncs, no-change syncs, one-file
+edits as a process without a watch syncs them (the walk, the file table read back), the same
+edits as a worker syncs them (the folder named by its watch, its memory of the generation)
+followed by edits answered through the real worker service, queries over the deltas the edits
+published, and the merge of those deltas with the queries again. Without 'cold' it uses the
+index as it is; the edit steps restore the files they change and sync them at the end, so the
+project is current for the next run. 'measure-go' times cold and warm syncs and edits on the
+GOROOT copy, both ways.
 `
 
 // genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
