@@ -703,3 +703,42 @@ func TestTouchedDescriptorRewritesOnlyTheReceipt(t *testing.T) {
 		t.Fatalf("status %s (%s)", st.State, st.Reason)
 	}
 }
+
+// A memory filled by Remember from the published generation (a worker after its first sync
+// or a cold build) is what the next edit's sync starts from; one filled for another manifest
+// is not used.
+func TestRememberedGenerationStartsTheNextEdit(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(17))
+	root := genProject(t, 20, r)
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	recalled := func(res *index.Result) bool {
+		return slices.ContainsFunc(res.Timings, func(t index.Timing) bool { return t.Phase == "recall" })
+	}
+	mem := index.NewMemory()
+	must(t, index.Remember(ctx, d, "", mem))
+	if mem.Empty() {
+		t.Fatal("Remember left the memory empty")
+	}
+	writeNode(t, root, 3, r, "edit")
+	res, err := index.Sync(ctx, d, index.Options{Memory: mem})
+	must(t, err)
+	if res.Build != index.BuildIncremental || !recalled(res) {
+		t.Fatalf("the edit after Remember: build %s, phases %v; want incremental from the memory", res.Build, res.Timings)
+	}
+	// Another process publishes; the memory names a manifest that is no longer published.
+	writeNode(t, root, 4, r, "edit")
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	writeNode(t, root, 5, r, "edit")
+	res, err = index.Sync(ctx, d, index.Options{Memory: mem})
+	must(t, err)
+	if recalled(res) {
+		t.Fatalf("a sync started from a memory of a manifest another publisher replaced (phases %v)", res.Timings)
+	}
+	if got, want := dumpMatches(t, d), dumpMatches(t, coldCopy(t, root)); got != want {
+		t.Fatalf("after the edits the generation differs from a cold build:\n%s", firstDiff(got, want))
+	}
+}
