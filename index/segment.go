@@ -112,7 +112,13 @@ func (t layeredTable) notDead(deadTable string) string {
 // by one statement each.
 func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, only []string) error {
 	var stmts []string
-	if len(deltas) > 0 {
+	// One delta is read where it is: its tables carry the same indexes as an overlay's copy,
+	// and copying them costs every open in proportion to the delta (docs/benchmarks.md).
+	direct := len(deltas) == 1
+	if direct && top == "" {
+		stmts = append(stmts, "CREATE TEMP VIEW meta AS SELECT * FROM "+deltas[0]+".meta")
+	}
+	if len(deltas) > 0 && !direct {
 		nodes, edges, refs, files := deadSets()
 		for _, ds := range []deadSet{nodes, edges, refs, files} {
 			cols := strings.Join(ds.cols, ", ")
@@ -135,7 +141,10 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, 
 		}
 		parts := []string{"SELECT * FROM " + base + "." + t.name + " x"}
 		var baseConds, liveConds []string
-		if t.dead.table != "" && len(deltas) > 0 {
+		switch {
+		case t.dead.table != "" && direct:
+			baseConds = append(baseConds, t.notDead(deltas[0]+"."+t.dead.table))
+		case t.dead.table != "" && len(deltas) > 0:
 			baseConds = append(baseConds, t.notDead("temp.overlay_"+t.dead.table))
 		}
 		if t.dead.table != "" && top != "" {
@@ -147,7 +156,10 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, 
 		if err != nil {
 			return err
 		}
-		if rows {
+		switch {
+		case rows && direct:
+			parts = append(parts, "SELECT * FROM "+deltas[0]+"."+t.name+" x"+where(liveConds))
+		case rows:
 			stmts = append(stmts, overlayTable(t, base, deltas)...)
 			parts = append(parts, "SELECT * FROM temp.overlay_"+t.name+" x"+where(liveConds))
 		}
