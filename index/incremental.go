@@ -76,32 +76,58 @@ type fileTable []fileRow
 
 // get returns the row of path.
 func (t fileTable) get(path string) (fileRow, bool) {
-	i, found := slices.BinarySearchFunc(t, path, func(r fileRow, p string) int { return strings.Compare(r.file.Path, p) })
+	i, found := slices.BinarySearchFunc(t, path, comparePath)
 	if !found {
 		return fileRow{}, false
 	}
 	return t[i], true
 }
 
-// with returns a new table: t without the removed paths, with the re-read rows in place.
+// with returns t without the removed paths and with the re-read rows in place. An edit that
+// only changed files already in the table (the usual one) replaces their rows in t itself,
+// which its caller owns; otherwise a new table is merged from the sorted lists. Sorting or
+// hashing 100,000 rows was 10 ms of every edit's sync at 100k files.
 func (t fileTable) with(removed []string, reread []fileRow) fileTable {
-	gone := make(map[string]bool, len(removed)+len(reread))
-	for _, p := range removed {
-		gone[p] = true
+	if len(removed) == 0 {
+		inPlace := true
+		for _, r := range reread {
+			if _, ok := slices.BinarySearchFunc(t, r.file.Path, comparePath); !ok {
+				inPlace = false
+				break
+			}
+		}
+		if inPlace {
+			for _, r := range reread {
+				i, _ := slices.BinarySearchFunc(t, r.file.Path, comparePath)
+				t[i] = r
+			}
+			return t
+		}
 	}
-	for _, r := range reread {
-		gone[r.file.Path] = true
-	}
+	reread = slices.SortedFunc(slices.Values(reread), func(a, b fileRow) int { return strings.Compare(a.file.Path, b.file.Path) })
+	removed = slices.Sorted(slices.Values(removed))
 	out := make(fileTable, 0, len(t)+len(reread))
 	for _, r := range t {
-		if !gone[r.file.Path] {
+		p := r.file.Path
+		for len(reread) > 0 && reread[0].file.Path < p {
+			out, reread = append(out, reread[0]), reread[1:]
+		}
+		for len(removed) > 0 && removed[0] < p {
+			removed = removed[1:]
+		}
+		switch {
+		case len(removed) > 0 && removed[0] == p:
+		case len(reread) > 0 && reread[0].file.Path == p:
+			out, reread = append(out, reread[0]), reread[1:]
+		default:
 			out = append(out, r)
 		}
 	}
-	out = append(out, reread...)
-	slices.SortFunc(out, func(a, b fileRow) int { return strings.Compare(a.file.Path, b.file.Path) })
-	return out
+	return append(out, reread...)
 }
+
+// comparePath orders a row against a path, for binary search.
+func comparePath(r fileRow, path string) int { return strings.Compare(r.file.Path, path) }
 
 // readFiles loads the files table of a published index.
 func readFiles(conn *sqlite.Conn) (fileTable, error) {
