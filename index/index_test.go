@@ -38,6 +38,17 @@ kinds = ["component", "requirement"]
 `
 
 // genProject writes n nodes, each depending on up to two earlier nodes.
+// syncedProject generates a project of n nodes from seed and publishes its first generation.
+func syncedProject(t testing.TB, n int, seed int64) (root string, d *project.Descriptor, r *rand.Rand) {
+	t.Helper()
+	r = rand.New(rand.NewSource(seed))
+	root = genProject(t, n, r)
+	d = load(t, root)
+	_, err := index.Sync(context.Background(), d, index.Options{})
+	must(t, err)
+	return root, d, r
+}
+
 func genProject(t testing.TB, n int, r *rand.Rand) string {
 	t.Helper()
 	root := t.TempDir()
@@ -688,8 +699,7 @@ func TestStampOnlyEditReachesTheIndex(t *testing.T) {
 // its content the same) writes a receipt and no new generation.
 func TestTouchedDescriptorRewritesOnlyTheReceipt(t *testing.T) {
 	ctx := context.Background()
-	root := genProject(t, 10, rand.New(rand.NewSource(3)))
-	d := load(t, root)
+	root, d, _ := syncedProject(t, 10, 3)
 	first, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	later := time.Now().Add(time.Hour)
@@ -709,11 +719,7 @@ func TestTouchedDescriptorRewritesOnlyTheReceipt(t *testing.T) {
 // is not used.
 func TestRememberedGenerationStartsTheNextEdit(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewSource(17))
-	root := genProject(t, 20, r)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	root, d, r := syncedProject(t, 20, 17)
 	recalled := func(res *index.Result) bool {
 		return slices.ContainsFunc(res.Timings, func(t index.Timing) bool { return t.Phase == "recall" })
 	}

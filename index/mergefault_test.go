@@ -3,7 +3,6 @@ package index_test
 import (
 	"context"
 	"errors"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,11 +21,7 @@ import (
 func interruptedMerge(t *testing.T, seed int64, interrupt func(d *project.Descriptor)) {
 	t.Helper()
 	ctx := context.Background()
-	r := rand.New(rand.NewSource(seed))
-	root := genProject(t, 20, r)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	root, d, r := syncedProject(t, 20, seed)
 	var gen int64
 	for i := range 3 {
 		writeNode(t, root, i, r, "edit")
