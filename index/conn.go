@@ -32,11 +32,16 @@ func openWrite(ctx context.Context, path string, cacheMiB int) (*sqlite.Conn, er
 	return conn, nil
 }
 
+// immutableURI names a published segment for SQLite to read without locking or change
+// detection: a published inode never changes.
+func immutableURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&immutable=1"}).String()
+}
+
 // openRead opens a published index read-only and immutable: a published inode never changes,
 // so SQLite may skip locking and change detection entirely.
 func openRead(ctx context.Context, path string) (*sqlite.Conn, error) {
-	uri := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&immutable=1"}).String()
-	conn, err := sqlite.OpenConn(uri, sqlite.OpenReadOnly|sqlite.OpenURI)
+	conn, err := sqlite.OpenConn(immutableURI(path), sqlite.OpenReadOnly|sqlite.OpenURI)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}

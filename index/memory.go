@@ -15,19 +15,16 @@ import (
 // proven the index current, so a failure at any point leaves nothing half updated; the next
 // sync then reads the index. A merge by the same publisher points it at the merged manifest.
 type Memory struct {
-	mu  sync.Mutex
-	sig publication.Signature // the manifest remembered; zero when empty
-	key binding               // the binding it was built for (build, fingerprint, work ignored)
-	st  *state
-	man *Manifest
-	// files is the generation's file table; only the sync holding the memory changes it.
-	files fileTable
+	mu   sync.Mutex
+	held remembered // files nil when empty
+	key  binding    // the binding it was built for (build, fingerprint, work ignored)
 }
 
 // NewMemory returns an empty memory.
 func NewMemory() *Memory { return &Memory{} }
 
-// remembered is a memory's content, while a sync holds it.
+// remembered is a memory's content: the manifest's signature, and the generation's state,
+// manifest and file table (only the sync holding it changes the table).
 type remembered struct {
 	sig   publication.Signature
 	st    *state
@@ -43,39 +40,29 @@ func (m *Memory) take(sig publication.Signature, b binding) (remembered, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r := remembered{sig: m.sig, st: m.st, man: m.man, files: m.files}
-	ok := m.files != nil && m.sig.SameFile(sig) && m.key == memoryKey(b)
-	m.sig, m.st, m.man, m.files = publication.Signature{}, nil, nil, nil
-	return r, ok
+	r := m.held
+	m.held = remembered{}
+	return r, r.files != nil && r.sig.SameFile(sig) && m.key == memoryKey(b)
 }
 
-// keep stores what a sync published or proved current.
-func (m *Memory) keep(r remembered, b binding) {
+// keep stores what a sync published or proved current; with ifEmpty, only if nothing was
+// stored meanwhile (Remember, which reads without the publisher lock).
+func (m *Memory) keep(r remembered, b binding, ifEmpty bool) {
 	if m == nil || r.files == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.sig, m.key, m.st, m.man, m.files = r.sig, memoryKey(b), r.st, r.man, r.files
+	if !ifEmpty || m.held.files == nil {
+		m.held, m.key = r, memoryKey(b)
+	}
 }
 
 // Empty reports whether the memory holds nothing.
 func (m *Memory) Empty() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.files == nil
-}
-
-// keepIfEmpty stores r unless a sync stored something meanwhile.
-func (m *Memory) keepIfEmpty(r remembered, b binding) {
-	if r.files == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.files == nil {
-		m.sig, m.key, m.st, m.man, m.files = r.sig, memoryKey(b), r.st, r.man, r.files
-	}
+	return m.held.files == nil
 }
 
 // merged points the memory at the manifest a merge published in place of was, whose
@@ -86,11 +73,11 @@ func (m *Memory) merged(was, now publication.Signature, man *Manifest) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.files != nil && m.sig.SameFile(was) && m.man != nil && m.man.Generation == man.Generation {
-		m.sig, m.man = now, man
+	if m.held.files != nil && m.held.sig.SameFile(was) && m.held.man.Generation == man.Generation {
+		m.held.sig, m.held.man = now, man
 		return
 	}
-	m.sig, m.st, m.man, m.files = publication.Signature{}, nil, nil, nil
+	m.held = remembered{}
 }
 
 // memoryKey is the part of a binding that decides what an index holds.

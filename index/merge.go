@@ -14,7 +14,6 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
-	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/base/safefile"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source/project"
@@ -111,14 +110,29 @@ type mergeBuild struct {
 }
 
 // buildMerge writes the base that folds m's deltas into m's base.
-func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, retErr error) {
-	// A merge yields to the work that answers: on Linux a thread's nice value is its own, and
-	// SQLite runs on the calling goroutine's thread.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 19) // best effort: an unprivileged process may only lower its priority, which this does
-	defer unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 0)
+func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, err error) {
+	lowPriority(func() { mb, err = writeMerge(ctx, paths, m, hook) })
+	return mb, err
+}
 
+// lowPriority runs fn on a thread of its own at nice 19, so that a merge yields to the work
+// that answers: on Linux a thread's nice value is its own, and SQLite runs on the calling
+// goroutine's thread. An unprivileged process may lower its priority but never raise it
+// again, so the thread is not handed back to the scheduler: its goroutine ends still locked
+// to it, and the runtime ends the thread.
+func lowPriority(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 19) // best effort
+		fn()
+	}()
+	<-done
+}
+
+// writeMerge writes the merged base, at whatever priority its thread has.
+func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, retErr error) {
 	name := newSegmentName(basePrefix, m.Generation)
 	tmp := filepath.Join(paths.Dir, name+tmpSuffix)
 	defer func() {
@@ -220,10 +234,7 @@ func applyDelta(w *writer, schema string) error {
 			if err := json.Unmarshal([]byte(s.ColumnText(4)), &tags); err != nil {
 				return fmt.Errorf("tags of %s: %w", s.ColumnText(1), err)
 			}
-			if w.lex == nil {
-				w.lex = lexicon.NewAnalyzer()
-			}
-			text := analyzeSearch(w.lex, s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), tags, s.ColumnText(5), s.ColumnText(6))
+			text := w.analyze(s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), tags, s.ColumnText(5), s.ColumnText(6))
 			if err := w.insertSearch(s.ColumnInt64(0), &text); err != nil {
 				return fmt.Errorf("index %s text: %w", s.ColumnText(1), err)
 			}

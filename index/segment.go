@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,11 +113,11 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, 
 	var stmts []string
 	// One delta is read where it is: its tables carry the same indexes as an overlay's copy,
 	// and copying them costs every open in proportion to the delta (docs/benchmarks.md).
-	direct := len(deltas) == 1
-	if direct && top == "" {
-		stmts = append(stmts, "CREATE TEMP VIEW meta AS SELECT * FROM "+deltas[0]+".meta")
+	overlay := func(table string) string { return "temp.overlay_" + table }
+	if len(deltas) == 1 {
+		overlay = func(table string) string { return deltas[0] + "." + table }
 	}
-	if len(deltas) > 0 && !direct {
+	if len(deltas) > 1 {
 		nodes, edges, refs, files := deadSets()
 		for _, ds := range []deadSet{nodes, edges, refs, files} {
 			cols := strings.Join(ds.cols, ", ")
@@ -130,9 +129,9 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, 
 				"CREATE UNIQUE INDEX temp.overlay_"+ds.table+"_key ON overlay_"+ds.table+"("+cols+")",
 				"INSERT OR IGNORE INTO temp.overlay_"+ds.table+" "+strings.Join(fill, " UNION ALL "))
 		}
-		if top == "" {
-			stmts = append(stmts, "CREATE TEMP VIEW meta AS SELECT * FROM "+deltas[len(deltas)-1]+".meta")
-		}
+	}
+	if len(deltas) > 0 && top == "" {
+		stmts = append(stmts, "CREATE TEMP VIEW meta AS SELECT * FROM "+deltas[len(deltas)-1]+".meta")
 	}
 	stmts = append(stmts, "CREATE TEMP VIEW relations AS SELECT * FROM "+base+".relations")
 	for _, t := range layeredTables() {
@@ -141,11 +140,8 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, 
 		}
 		parts := []string{"SELECT * FROM " + base + "." + t.name + " x"}
 		var baseConds, liveConds []string
-		switch {
-		case t.dead.table != "" && direct:
-			baseConds = append(baseConds, t.notDead(deltas[0]+"."+t.dead.table))
-		case t.dead.table != "" && len(deltas) > 0:
-			baseConds = append(baseConds, t.notDead("temp.overlay_"+t.dead.table))
+		if t.dead.table != "" && len(deltas) > 0 {
+			baseConds = append(baseConds, t.notDead(overlay(t.dead.table)))
 		}
 		if t.dead.table != "" && top != "" {
 			baseConds = append(baseConds, t.notDead(top+"."+t.dead.table))
@@ -156,12 +152,11 @@ func createOverlay(conn *sqlite.Conn, base string, deltas []string, top string, 
 		if err != nil {
 			return err
 		}
-		switch {
-		case rows && direct:
-			parts = append(parts, "SELECT * FROM "+deltas[0]+"."+t.name+" x"+where(liveConds))
-		case rows:
-			stmts = append(stmts, overlayTable(t, base, deltas)...)
-			parts = append(parts, "SELECT * FROM temp.overlay_"+t.name+" x"+where(liveConds))
+		if rows {
+			if len(deltas) > 1 {
+				stmts = append(stmts, overlayTable(t, base, deltas)...)
+			}
+			parts = append(parts, "SELECT * FROM "+overlay(t.name)+" x"+where(liveConds))
 		}
 		if top != "" {
 			parts = append(parts, "SELECT * FROM "+top+"."+t.name)
@@ -339,8 +334,7 @@ func attachSegments(ctx context.Context, dir string, segs []Segment, only []stri
 
 // attachSegment attaches a published segment read-only and immutable under schema.
 func attachSegment(conn *sqlite.Conn, path, schema string) error {
-	uri := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&immutable=1"}).String()
-	if err := sqlitex.Execute(conn, `ATTACH DATABASE ? AS `+schema, &sqlitex.ExecOptions{Args: []any{uri}}); err != nil {
+	if err := sqlitex.Execute(conn, `ATTACH DATABASE ? AS `+schema, &sqlitex.ExecOptions{Args: []any{immutableURI(path)}}); err != nil {
 		return fmt.Errorf("attach segment %s: %w", path, err)
 	}
 	return nil
@@ -352,6 +346,8 @@ type generation struct {
 	conn     *sqlite.Conn
 	manifest *Manifest
 	sig      publication.Signature
+	meta     map[string]string // the newest segment's metadata
+	st       *state            // what meta records
 }
 
 // openGeneration opens the generation published at paths. Stat before and after reading the
@@ -384,9 +380,29 @@ func openGeneration(ctx context.Context, paths publication.Paths, only ...string
 			return nil, err
 		}
 		before.Generation = m.Generation
-		return &generation{conn: conn, manifest: m, sig: before}, nil
+		g := &generation{conn: conn, manifest: m, sig: before}
+		if err := g.readState(); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return g, nil
 	}
 	return nil, lastErr
+}
+
+// readState reads the generation's metadata and the state it records, which must be the
+// manifest's generation.
+func (g *generation) readState() (err error) {
+	if g.meta, err = readMeta(g.conn); err != nil {
+		return err
+	}
+	if g.st, err = stateFromMeta(g.meta); err != nil {
+		return fmt.Errorf("index metadata: %w", err)
+	}
+	if g.st.generation != g.manifest.Generation {
+		return fmt.Errorf("the manifest names generation %d, its segments hold %d", g.manifest.Generation, g.st.generation)
+	}
+	return nil
 }
 
 // maxKeyAcross is the largest key column value of table in any of the schemas, live or dead,

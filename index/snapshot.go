@@ -71,21 +71,7 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 	case err != nil:
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot open %s", paths.Index)
 	}
-	conn := g.conn
-	m, err := readMeta(conn)
-	if err != nil {
-		conn.Close()
-		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read %s", paths.Index)
-	}
-	st, err := stateFromMeta(m)
-	if err != nil {
-		conn.Close()
-		return nil, problem.Wrap(problem.IndexCorrupt, err, "index metadata of %s", paths.Index)
-	}
-	if st.generation != g.manifest.Generation {
-		conn.Close()
-		return nil, problem.Errorf(problem.IndexCorrupt, "the manifest %s names generation %d, its segments hold %d", paths.Index, g.manifest.Generation, st.generation)
-	}
+	conn, m, st := g.conn, g.meta, g.st
 	if policy == golang.PolicyNoAST {
 		if err := refuseLogic(conn, paths.Index); err != nil {
 			conn.Close()

@@ -26,7 +26,7 @@ import (
 	"github.com/docforge/docforge/source/project"
 )
 
-// publication.Publication steps, in order. Options.Fault is called with each before it runs, so tests can
+// Publication steps, in order. Options.Fault is called with each before it runs, so tests can
 // stop a publication at every point.
 const (
 	StepBuild              = "build"
@@ -355,14 +355,18 @@ func (r *syncRun) scan(ctx context.Context) (err error) {
 	}
 	var walked bool
 	r.inv, walked, err = r.opts.Tracker.Scan(ctx, r.d)
-	r.clk.mark(map[bool]string{true: "scan", false: "rescan"}[walked])
+	if walked {
+		r.clk.mark("scan")
+	} else {
+		r.clk.mark("rescan")
+	}
 	return err
 }
 
 // recall starts from what the publisher remembers of the published generation when the
 // manifest is still the one it remembers, and reads the index otherwise.
 func (r *syncRun) recall(ctx context.Context) {
-	if rem, ok := r.opts.Memory.take(r.sig, r.b); ok && r.sigErr == nil {
+	if rem, ok := r.opts.Memory.take(r.sig, r.b); ok && r.sigErr == nil { // taken either way: a sync that fails leaves none
 		r.prev, r.prevManifest, r.prevFiles = rem.st, rem.man, rem.files
 		r.clk.mark("recall")
 		return
@@ -372,7 +376,7 @@ func (r *syncRun) recall(ctx context.Context) {
 
 // remember gives the memory what this run published or proved current as the manifest sig.
 func (r *syncRun) remember(sig publication.Signature, st *state, man *Manifest, files fileTable) {
-	r.opts.Memory.keep(remembered{sig: sig, st: st, man: man, files: files}, r.b)
+	r.opts.Memory.keep(remembered{sig: sig, st: st, man: man, files: files}, r.b, false)
 }
 
 // readPrevious reads what the published index holds, if it is usable.
@@ -396,16 +400,8 @@ func readPublished(ctx context.Context, paths publication.Paths, b binding) (rem
 		return remembered{}, err
 	}
 	defer g.conn.Close()
-	m, err := readMeta(g.conn)
-	if err != nil {
-		return remembered{}, err
-	}
-	st, err := stateFromMeta(m)
-	if err != nil {
-		return remembered{}, err
-	}
-	p := remembered{sig: g.sig, st: st, man: g.manifest}
-	if b.sameAs(m) {
+	p := remembered{sig: g.sig, st: g.st, man: g.manifest}
+	if b.sameAs(g.meta) {
 		if files, err := readFiles(g.conn); err == nil {
 			p.files = files
 		}
@@ -426,7 +422,7 @@ func Remember(ctx context.Context, d *project.Descriptor, policy string, mem *Me
 	if err != nil {
 		return fmt.Errorf("remember the published generation: %w", err)
 	}
-	mem.keepIfEmpty(p, b)
+	mem.keep(p, b, true)
 	return nil
 }
 

@@ -175,10 +175,7 @@ func (w *writer) insertNode(key int64, n *graph.Node, text *searchText) error {
 		}
 	}
 	if text == nil {
-		if w.lex == nil {
-			w.lex = lexicon.NewAnalyzer()
-		}
-		t := analyzeSearch(w.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+		t := w.analyze(n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
 		text = &t
 	}
 	if err := w.insertSearch(key, text); err != nil {
@@ -201,6 +198,14 @@ type searchText struct{ id, name, title, tags, body, code string }
 func analyzeSearch(lex *lexicon.Analyzer, id, kind, title string, tags []string, body, code string) searchText {
 	return searchText{id: lexicon.Names(id), name: lexicon.Names(NameOf(id, kind)), title: lex.Text(title),
 		tags: lex.Text(strings.Join(tags, " ")), body: lex.Text(body), code: code}
+}
+
+// analyze analyzes a node's full-text columns with the writer's analyzer, made on first use.
+func (w *writer) analyze(id, kind, title string, tags []string, body, code string) searchText {
+	if w.lex == nil {
+		w.lex = lexicon.NewAnalyzer()
+	}
+	return analyzeSearch(w.lex, id, kind, title, tags, body, code)
 }
 
 // prepareSearch analyzes the full-text rows of a parsed file's nodes, on the goroutine that

@@ -50,7 +50,8 @@ func (f File) SameVersion(o File) bool {
 }
 
 // Inventory is the result of the stat walk: every source file, sorted by path, plus the
-// problems the walk itself found (escaping symlinks, unreadable directories).
+// problems the walk itself found (escaping symlinks, unreadable directories). No one changes
+// an inventory once it is returned: a Tracker shares its file list between scans.
 type Inventory struct {
 	Files    []File
 	Problems []problem.Problem
@@ -392,8 +393,7 @@ func (inv *Inventory) digestFiles() {
 		wg.Go(func() {
 			var buf []byte
 			for _, f := range chunk {
-				buf = statLine(buf[:0], f)
-				parts[i].AddHash(sha256.Sum256(buf))
+				parts[i].AddHash(statHash(&buf, f))
 			}
 		})
 	}
@@ -402,6 +402,12 @@ func (inv *Inventory) digestFiles() {
 	for _, p := range parts {
 		inv.files.Include(p)
 	}
+}
+
+// statHash is the SHA-256 of a file's identity line, written into *buf (reused between calls).
+func statHash(buf *[]byte, f File) [32]byte {
+	*buf = statLine((*buf)[:0], f)
+	return sha256.Sum256(*buf)
 }
 
 // statLine appends the identity line of one file to buf.

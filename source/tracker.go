@@ -2,10 +2,10 @@ package source
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -57,15 +57,10 @@ func (t *Tracker) Scan(ctx context.Context, d *project.Descriptor) (*Inventory, 
 	last, all, dirty := t.last, t.all || t.last == nil || t.hash != d.Hash, t.dirty
 	t.dirty, t.all = map[string]bool{}, false
 	t.mu.Unlock()
-	inv, err := (*Inventory)(nil), error(nil)
+	var inv *Inventory
+	var err error
 	if !all {
-		inv, err = rescan(ctx, d, last, slices.Sorted(func(yield func(string) bool) {
-			for dir := range dirty {
-				if !yield(dir) {
-					return
-				}
-			}
-		}))
+		inv, err = rescan(ctx, d, last, slices.Sorted(maps.Keys(dirty)))
 	}
 	walked := inv == nil && err == nil
 	if walked {
@@ -96,6 +91,13 @@ func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []
 		return nil, fmt.Errorf("scan sources: stat descriptor: %w", err)
 	}
 	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat)}
+	if len(dirs) == 0 {
+		// Nothing reported (a sync after a merge, say): the files are prev's, which no one
+		// changes once listed.
+		inv.Files, inv.files = prev.Files, prev.files
+		inv.identity = identity(inv)
+		return inv, nil
+	}
 	var listed []File
 	for _, dir := range dirs {
 		if err := ctx.Err(); err != nil {
@@ -118,8 +120,7 @@ func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []
 	rest := listed
 	for _, f := range prev.Files {
 		if inDir(f, dirs) {
-			buf = statLine(buf[:0], f)
-			inv.files.RemoveHash(sha256.Sum256(buf))
+			inv.files.RemoveHash(statHash(&buf, f))
 			continue
 		}
 		for len(rest) > 0 && rest[0].Path < f.Path {
@@ -129,8 +130,7 @@ func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []
 	}
 	inv.Files = append(inv.Files, rest...)
 	for _, f := range listed {
-		buf = statLine(buf[:0], f)
-		inv.files.AddHash(sha256.Sum256(buf))
+		inv.files.AddHash(statHash(&buf, f))
 	}
 	inv.identity = identity(inv)
 	return inv, nil

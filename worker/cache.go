@@ -248,35 +248,38 @@ func (s *Service) schedule(l *live) {
 // binding at a time. The merge builds without the publisher lock (syncs go on publishing
 // deltas, which stay on top of the new base) and runs at low priority (index.Merge).
 func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.bg.Err() != nil || !l.merging.CompareAndSwap(false, true) {
-		return
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer l.merging.Store(false)
+	s.inBackground(&l.merging, func() {
 		if _, err := index.Merge(s.bg, d, index.MergeOptions{Policy: l.policy, Memory: l.memory}); err != nil && s.bg.Err() == nil {
 			fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
 		}
-	}()
+	})
 }
 
 // scheduleRemember fills the binding's empty memory from the published generation in the
 // background, so that the first edit after the worker starts (or after a cold build) does not
 // read the file table back while a caller waits.
 func (s *Service) scheduleRemember(l *live, d *project.Descriptor) {
+	if !l.memory.Empty() {
+		return
+	}
+	s.inBackground(&l.remembering, func() {
+		_ = index.Remember(s.bg, d, l.policy, l.memory) // best effort: a sync reads what it lacks
+	})
+}
+
+// inBackground runs fn on a goroutine the service waits for when it closes, unless it is
+// closing or a run under the same flag has not finished.
+func (s *Service) inBackground(running *atomic.Bool, fn func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.bg.Err() != nil || !l.memory.Empty() || !l.remembering.CompareAndSwap(false, true) {
+	if s.bg.Err() != nil || !running.CompareAndSwap(false, true) {
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer l.remembering.Store(false)
-		_ = index.Remember(s.bg, d, l.policy, l.memory) // best effort: a sync reads what it lacks
+		defer running.Store(false)
+		fn()
 	}()
 }
 
