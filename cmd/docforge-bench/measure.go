@@ -63,6 +63,9 @@ type report struct {
 	// QueryDeltas is how many delta segments the generation had while the queries ran (the
 	// edits before them publish one each).
 	QueryDeltas int `json:"query_deltas"`
+	// OpenP50Ms is opening the generation (index.Open, then Close), median of 21: what a
+	// worker does after every edit it publishes.
+	OpenP50Ms float64 `json:"open_p50_ms"`
 	// The merge step folds those deltas into a new base (index.Merge) and runs the queries
 	// again. MergePeakRSSMiB is the process's peak RSS (VmHWM) after it: the merge's own when
 	// the step runs alone (--steps merge), since the process then only opens and merges.
@@ -72,6 +75,7 @@ type report struct {
 	MergedSearchP50Ms float64 `json:"merged_search_p50_ms"`
 	MergedCommonP50Ms float64 `json:"merged_common_search_p50_ms"`
 	MergedImpactP50Ms float64 `json:"merged_impact_p50_ms"`
+	MergedOpenP50Ms   float64 `json:"merged_open_p50_ms"`
 	PeakRSSMiB        float64 `json:"peak_rss_mib"`
 	// GoSysMiB is the memory the Go runtime had obtained after the cold syncs; the rest of the
 	// peak RSS is SQLite's own allocations (page cache, FTS5 term buffer), which bypass Go.
@@ -394,6 +398,17 @@ func (m *measurer) queries(ctx context.Context, r *report, n int) error {
 		return err
 	}
 	r.QueryDeltas = man.Deltas()
+	var opens []time.Duration
+	for range 21 {
+		start := time.Now()
+		snap, err := index.Open(ctx, m.d)
+		if err != nil {
+			return err
+		}
+		opens = append(opens, time.Since(start))
+		snap.Close()
+	}
+	r.OpenP50Ms = median(opens)
 	snap, err := index.Open(ctx, m.d)
 	if err != nil {
 		return err
@@ -442,7 +457,7 @@ func (m *measurer) queries(ctx context.Context, r *report, n int) error {
 	r.Searches, r.Impacts = n, n
 	slices.Sort(reached)
 	r.ImpactNodes = reached[len(reached)/2]
-	m.logf("search p50 %.2f ms p95 %.2f ms (common terms %.2f / %.2f); impact p50 %.2f ms; %d deltas",
+	m.logf("open p50 %.2f ms; search p50 %.2f ms p95 %.2f ms (common terms %.2f / %.2f); impact p50 %.2f ms; %d deltas", r.OpenP50Ms,
 		r.SearchP50Ms, r.SearchP95Ms, r.CommonP50Ms, r.CommonP95Ms, r.ImpactP50Ms, r.QueryDeltas)
 	return nil
 }
@@ -466,6 +481,7 @@ func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 		return err
 	}
 	r.MergedSearchP50Ms, r.MergedCommonP50Ms, r.MergedImpactP50Ms = merged.SearchP50Ms, merged.CommonP50Ms, merged.ImpactP50Ms
+	r.MergedOpenP50Ms = merged.OpenP50Ms
 	return nil
 }
 
