@@ -152,7 +152,7 @@ func PublishedSignature(d *project.Descriptor, policy string) (publication.Signa
 func (s *Snapshot) matches(param string, n int, ranked bool) string {
 	// The limit is written into the statement, not bound: SQLite plans a compound query with
 	// the value of its LIMIT, so rebinding one prepares the statement again at every step
-	// (1.3 ms a search over 7 deltas at 100k nodes, against 0.2 ms).
+	// (docs/benchmarks.md, "Search over deltas").
 	limit := strconv.Itoa(n)
 	order := ""
 	if ranked {
