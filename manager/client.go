@@ -144,20 +144,29 @@ func (c *Client) CheckSignature(ctx context.Context, b protocol.Binding, sig *do
 	return resp, nil
 }
 
-// Shutdown asks the manager to stop its workers and exit, and waits until its socket is gone
-// (or ctx ends).
+// Shutdown asks the manager to stop its workers and exit, and waits until its process has
+// exited (or ctx ends). The manager exits only after its workers have, so a caller that goes
+// on to remove a project's files does not race a worker still finishing a merge in them. The
+// socket is no sign: under socket activation it belongs to the service manager and stays. A
+// manager run inside this process (tests) is waited for by the socket its Run removes.
 func (c *Client) Shutdown(ctx context.Context) error {
 	if _, err := c.mc.Shutdown(ctx, &docforgev2.ShutdownRequest{ProtocolVersion: docforgev2.ProtocolVersion}); err != nil {
 		return rpcError(err, "manager shutdown")
 	}
-	for {
-		if _, err := os.Lstat(c.paths.Socket); errors.Is(err, os.ErrNotExist) {
-			return nil
+	pid := c.Pid()
+	exited := func() bool { return !processAlive(pid) }
+	if pid <= 0 || pid == os.Getpid() {
+		exited = func() bool {
+			_, err := os.Lstat(c.paths.Socket)
+			return errors.Is(err, os.ErrNotExist)
 		}
+	}
+	for !exited() {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("manager shutdown: the socket %s is still there: %w", c.paths.Socket, ctx.Err())
+			return fmt.Errorf("manager shutdown: manager %d has not exited (it stops its workers first): %w", pid, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	return nil
 }

@@ -123,7 +123,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // the bridges' stdin ends them, not the worker.
 func TestConcurrentBridgesWithEdits(t *testing.T) {
 	rt := newRuntime(t)
-	root := exampleRoot(t)
+	root := rt.exampleRoot(t)
 	node := filepath.Join(root, "docs", "architecture", "store.md")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -195,6 +195,14 @@ func TestConcurrentBridgesWithEdits(t *testing.T) {
 	if after := rt.status(t); len(after.Workers) != 1 || after.Workers[0].Pid != w.Pid {
 		t.Errorf("after every bridge's stdin closed: %+v, want worker %d still running", after.Workers, w.Pid)
 	}
+	// 'manager stop' returns once the manager has exited, and it exits after its workers: a
+	// caller may remove the project then (the worker may have been merging segments in it).
+	if out, err := rt.docforge(t, "manager", "stop"); err != nil {
+		t.Fatalf("manager stop: %v %s", err, out)
+	}
+	if fixture.Running(w.Pid) {
+		t.Errorf("worker %d still runs after 'manager stop' returned", w.Pid)
+	}
 }
 
 // servingBridge is a bridge on the example whose first call succeeded: manager and worker run.
@@ -203,7 +211,7 @@ func servingBridge(t *testing.T) (*runtime, context.Context, *mcp.ClientSession)
 	rt := newRuntime(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	cs := rt.bridge(t, ctx, exampleRoot(t))
+	cs := rt.bridge(t, ctx, rt.exampleRoot(t))
 	if a, err := call(ctx, cs, "docforge_get_node", map[string]any{"node_id": "arch.store"}); err != nil || a.Error != nil {
 		t.Fatalf("first call: %v %+v", err, a.Error)
 	}
@@ -274,7 +282,7 @@ func TestManagerKilled(t *testing.T) {
 // nothing is started.
 func TestNoAutostart(t *testing.T) {
 	rt := newRuntime(t)
-	root := exampleRoot(t)
+	root := rt.exampleRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs := rt.bridge(t, ctx, root, "--no-autostart")
@@ -301,7 +309,7 @@ func TestExecutableReplacedUnderTheWorker(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.Command(mcpCopy, "--project-root", exampleRoot(t))
+	cmd := exec.Command(mcpCopy, "--project-root", rt.exampleRoot(t))
 	cmd.Env = rt.env
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "upgrade-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // answer the next well-formed request.
 func TestBadLinesKeepTheSession(t *testing.T) {
 	rt := newRuntime(t)
-	root := exampleRoot(t)
+	root := rt.exampleRoot(t)
 	cmd := exec.Command(bin, "--project-root", root)
 	cmd.Env = rt.env
 	stdin, _ := cmd.StdinPipe()

@@ -42,8 +42,9 @@ func TestMain(m *testing.M) {
 // runtime is one test's private manager runtime directory (XDG_RUNTIME_DIR), short enough
 // for socket paths; the manager a test started there is stopped when it ends.
 type runtime struct {
-	dir string
-	env []string
+	dir      string
+	env      []string
+	projects []string // removed after the manager (and so every worker) has stopped
 }
 
 func newRuntime(t *testing.T) *runtime {
@@ -54,10 +55,30 @@ func newRuntime(t *testing.T) *runtime {
 	}
 	r := &runtime{dir: dir, env: append(os.Environ(), "XDG_RUNTIME_DIR="+dir)}
 	t.Cleanup(func() {
-		r.docforge(t, "manager", "stop")
+		if out, err := r.docforge(t, "manager", "stop"); err != nil {
+			t.Errorf("manager stop: %v %s", err, out)
+		}
+		for _, p := range r.projects {
+			if err := os.RemoveAll(p); err != nil {
+				t.Errorf("remove project %s after the manager stopped: %v", p, err)
+			}
+		}
 		os.RemoveAll(dir)
 	})
 	return r
+}
+
+// exampleRoot is a copy of the example project that outlives this runtime's manager: a
+// worker may still be merging segments in its index when the test's last call returns.
+func (r *runtime) exampleRoot(t *testing.T) string {
+	t.Helper()
+	dst, err := os.MkdirTemp("", "dfproject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.projects = append(r.projects, dst)
+	copyExample(t, dst)
+	return dst
 }
 
 // docforge runs the docforge command in this runtime.
@@ -114,19 +135,26 @@ func (r *runtime) status(t *testing.T) managerStatus {
 	return st
 }
 
+// exampleRoot is a copy of the example project for a test that starts no manager.
 func exampleRoot(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	copyExample(t, dst)
+	return dst
+}
+
+// copyExample copies the example project into dst without its state directory: the worker
+// writes the index there.
+func copyExample(t *testing.T, dst string) {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", "..", "examples", "courier"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Work on a copy: the worker writes the index into the project's state directory.
-	dst := t.TempDir()
 	if out, err := exec.Command("cp", "-R", root+"/.", dst).CombinedOutput(); err != nil {
 		t.Fatalf("copy example: %v %s", err, out)
 	}
 	os.RemoveAll(filepath.Join(dst, ".docforge"))
-	return dst
 }
 
 // A bad binding exits 2 with exactly one line on stderr and writes nothing on stdout, before
@@ -158,7 +186,7 @@ func TestBadBindingExitsBeforeMCP(t *testing.T) {
 // The real binary over stdio, with the go-sdk client: initialize, list tools, call some.
 func TestServesOverStdio(t *testing.T) {
 	rt := newRuntime(t)
-	root := exampleRoot(t)
+	root := rt.exampleRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs := rt.bridge(t, ctx, root)
@@ -192,7 +220,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("the TypeScript MCP SDK is not installed in %s: run 'make test', which installs it with npm ci", dir)
 	}
 	rt := newRuntime(t)
-	root := exampleRoot(t)
+	root := rt.exampleRoot(t)
 	// Every relation stamped, then arch.store's body edited: the relations to it are suspect.
 	if out, err := rt.docforge(t, "stamp", "--all", "--project-root", root); err != nil {
 		t.Fatalf("stamp --all: %v\n%s", err, out)

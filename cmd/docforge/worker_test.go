@@ -173,6 +173,9 @@ func TestManagerCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "docforge", "manager.sock")); !os.IsNotExist(err) {
 		t.Errorf("socket after stop: %v", err)
 	}
+	if fixture.Running(st.Pid) {
+		t.Errorf("manager %d still runs after 'manager stop' returned: stop must wait for it (and its workers) to exit", st.Pid)
+	}
 	if out, code = run("manager", "bogus"); code != 2 || !strings.Contains(out, "run, start, stop, status or install") {
 		t.Errorf("unknown subcommand: %d %s", code, out)
 	}
