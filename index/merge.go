@@ -181,6 +181,9 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 	if err := commit(); err != nil {
 		return nil, fmt.Errorf("merge: commit: %w", err)
 	}
+	if err := fixFullTextTotals(conn, "main", searchColumns); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	if err := conn.Close(); err != nil {
 		return nil, fmt.Errorf("merge: close: %w", err)
 	}

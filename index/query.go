@@ -363,12 +363,16 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			return nil
 		}
 		ranked := func(match, fts string, n int, fn func(st *sqlite.Stmt) error) error {
-			// FTS5 ranks and sorts the matches itself (rowid and rank only); just the best few
-			// are joined to their nodes and bodies. Equal ranks order by ID.
+			// The matches are ranked first (rowid and rank only); just the best few are joined
+			// to their nodes and bodies. Equal ranks order by ID.
+			from, err := s.rankedMatches(conn, fts, n)
+			if err != nil {
+				return err
+			}
 			return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
-				FROM `+s.matches("?1", n, true)+` s
+				FROM `+from+` s
 				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
-				&sqlitex.ExecOptions{Args: []any{fts}, ResultFunc: fn})
+				&sqlitex.ExecOptions{ResultFunc: fn})
 		}
 		if q := nameQuery(query); q != "" {
 			// The nodes named exactly so: declarations first, then tests of the same name,

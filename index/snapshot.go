@@ -39,6 +39,10 @@ type Snapshot struct {
 	// files counts the generation's source files (its source set less the descriptor), so
 	// that no query counts rows across segments.
 	files int64
+	// text caches the full-text statistics of a generation of several segments (exactRanks);
+	// rankTable says the connection has its ranked-matches table.
+	text      *textStats
+	rankTable bool
 }
 
 // Info identifies the generation a snapshot holds.
@@ -141,25 +145,15 @@ func PublishedSignature(d *project.Descriptor, policy string) (publication.Signa
 }
 
 // matches is the FROM-clause subquery of the full-text matches of the query bound as param,
-// as (rowid, rank), across the generation's segments with the rows later segments replaced
-// left out. Each segment keeps at most limit matches (best first when ranked), and so do
-// they together (n). With one segment it is FTS5's own query, which sorts internally; the filter
-// of a layered one leaves FTS5 its top-k sort too (a term in all 100k benchmark nodes: 282 ms
-// with the filter, 364 ms without, in one run).
-//
-// The ranks are each segment's BM25, whose statistics are the segment's own: until a merge
-// folds the deltas into the base, a delta's matches rank against its own few rows.
-func (s *Snapshot) matches(param string, n int, ranked bool) string {
+// as rowid, across the generation's segments with the rows later segments replaced left out:
+// at most limit of them, in no particular order (ranked matches: rankedMatches).
+func (s *Snapshot) matches(param string, n int) string {
 	// The limit is written into the statement, not bound: SQLite plans a compound query with
 	// the value of its LIMIT, so rebinding one prepares the statement again at every step
 	// (docs/benchmarks.md, "Search over deltas").
 	limit := strconv.Itoa(n)
-	order := ""
-	if ranked {
-		order = " ORDER BY rank"
-	}
 	if len(s.segments) <= 1 {
-		return "(SELECT rowid, rank FROM search WHERE search MATCH " + param + order + " LIMIT " + limit + ")"
+		return "(SELECT rowid FROM search WHERE search MATCH " + param + " LIMIT " + limit + ")"
 	}
 	schemas := segmentNames("main", len(s.segments))
 	var parts []string
@@ -168,10 +162,10 @@ func (s *Snapshot) matches(param string, n int, ranked bool) string {
 		for _, later := range schemas[i+1:] {
 			conds = append(conds, "NOT EXISTS (SELECT 1 FROM "+later+".dead_nodes d WHERE d.key = f.rowid)")
 		}
-		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid, f.rank AS rank FROM "+sc+".search f"+where(conds)+order+" LIMIT "+limit+")")
+		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid FROM "+sc+".search f"+where(conds)+" LIMIT "+limit+")")
 	}
 	// Materialized once: joined to the node views, the compound would otherwise be flattened
 	// into the join and matched again for every node row (over 5 s for a term in every node
 	// of the 100k benchmark).
-	return "(WITH segment_matches AS MATERIALIZED (" + strings.Join(parts, " UNION ALL ") + ") SELECT rowid, rank FROM segment_matches" + order + " LIMIT " + limit + ")"
+	return "(WITH segment_matches AS MATERIALIZED (" + strings.Join(parts, " UNION ALL ") + ") SELECT rowid FROM segment_matches LIMIT " + limit + ")"
 }

@@ -296,7 +296,7 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 		}
 		// The limit is written into the statement, not bound: rebinding a LIMIT makes SQLite
 		// prepare the statement again at every step.
-		count := conn.Prep(`SELECT count(*) FROM ` + s.matches("?1", budget+1, false))
+		count := conn.Prep(`SELECT count(*) FROM ` + s.matches("?1", budget+1))
 		matches := func(q string) (int, bool, error) {
 			count.BindText(1, q)
 			defer count.Reset()
@@ -349,9 +349,12 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 				out.Terms[i].Used = out.Terms[i].Nodes > 0
 			}
 		}
-		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM `+s.matches("?1", limit+len(out.Hits)+1, true)+` s
+		from, err := s.rankedMatches(conn, query, limit+len(out.Hits)+1)
+		if err != nil {
+			return err
+		}
+		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM `+from+` s
 			JOIN nodes n ON n.key = s.rowid ORDER BY s.rank, n.id`, &sqlitex.ExecOptions{
-			Args: []any{query},
 			ResultFunc: func(st *sqlite.Stmt) error {
 				key := st.ColumnInt64(0)
 				if seen[key] {
@@ -386,7 +389,7 @@ func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([
 	total := 0
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		total = int(s.files)
-		st := conn.Prep(`SELECT DISTINCT f.path, f.size FROM ` + s.matches("?1", budget+1, false) + ` m
+		st := conn.Prep(`SELECT DISTINCT f.path, f.size FROM ` + s.matches("?1", budget+1) + ` m
 			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`)
 		for i, t := range terms {
 			st.BindText(1, quoteTerm(t))
