@@ -106,7 +106,7 @@ func dump(t testing.TB, d *project.Descriptor, policy string) string {
 }
 
 // dumpMatches is dump with the full-text answers as sets: which nodes match, not their order
-// or scores. Between merges a delta's matches score against its own rows (Snapshot.matches).
+// or scores. Between merges a delta's matches score against its own rows (ranking.go).
 func dumpMatches(t testing.TB, d *project.Descriptor) string { return dumpAs(t, d, "", false) }
 
 func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) string {
@@ -156,8 +156,8 @@ func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) str
 		var lines []string
 		for _, h := range res.Hits {
 			if ranked {
-				// The score to the last bit: over deltas and after merges, ranks are a cold
-				// build's (ranking.go).
+				// The score to the last bit: a merged base's full-text totals are its rows'
+				// (ranking.go), so it ranks as a cold build.
 				lines = append(lines, fmt.Sprintf("%s|%s|%s|%s|%s", q, h.ID, h.Match, strconv.FormatFloat(h.Score, 'g', -1, 64), h.Snippet))
 			} else {
 				lines = append(lines, fmt.Sprintf("%s|%s|%s", q, h.ID, h.Match))
@@ -260,8 +260,7 @@ func coldCopy(t testing.TB, root string) *project.Descriptor {
 // TestSegmentedGenerationsAnswerAsColdBuilds edits a project round after round, each edit
 // published as one more delta, and compares every stored row and the full-text matches with
 // a cold build of the same sources; once a merge folds the deltas into a base, the ranked
-// answers are in the cold build's order too (their scores may differ in the last digits:
-// see dump).
+// answers are the cold build's too, in order and in score to the last bit.
 func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewSource(11))
@@ -301,11 +300,8 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 		}
 		sawDeltas = max(sawDeltas, inc.Deltas)
 		cold := coldCopy(t, root)
-		if got, want := dump(t, d, ""), dump(t, cold, ""); got != want {
-			t.Fatalf("round %d (%d deltas): segmented and cold generations differ:\n%s", round, inc.Deltas, firstDiff(got, want))
-		}
 		if got, want := dumpMatches(t, d), dumpMatches(t, cold); got != want {
-			t.Fatalf("round %d (%d deltas): segmented and cold generations match differently:\n%s", round, inc.Deltas, firstDiff(got, want))
+			t.Fatalf("round %d (%d deltas): segmented and cold generations differ:\n%s", round, inc.Deltas, firstDiff(got, want))
 		}
 		if round%5 == 4 {
 			before, err := index.Open(ctx, d)

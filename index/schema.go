@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 10 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: the code column weighs 0.375 (exact in binary, for exact ranks over segments) and a merged base's full-text totals are exact
+const SchemaVersion = 10 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go)
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every
 // hash and every public answer uses the stable text IDs instead, so a cold build and an
@@ -183,7 +183,5 @@ const pageSize = 8192
 // searchWeights are the bm25 column weights of id, name, title, tags, body and code: a node's own
 // name weighs most, then its title and tags, then the words of its ID path (whole, not split:
 // a declaration's parts already count in its title), then its body
-// (docs/architecture.md, "Search scoring"). Each is a multiple of 1/8, so a row's weighted
-// frequency of a phrase, a sum of weights, is exact in binary in any order: ranking over
-// segments reads it back from FTS5's ranks (ranking.go).
-const searchWeights = "3.0, 10.0, 5.0, 3.0, 1.0, 0.375"
+// (docs/architecture.md, "Search scoring").
+const searchWeights = "3.0, 10.0, 5.0, 3.0, 1.0, 0.4"

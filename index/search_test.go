@@ -2,12 +2,16 @@ package index_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/source/project"
 )
 
 // searchProject is a small Go module with a document: a declaration, its tests and a caller
@@ -105,5 +109,50 @@ func TestSearchBounds(t *testing.T) {
 		if tc.ok && err != nil || !tc.ok && problem.CodeOf(err) != problem.InvalidArgument {
 			t.Errorf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// Matches tied at the limit: a merged base keeps the ones a cold build keeps, by ID. FTS5
+// alone keeps the tied matches first by key, and a rewritten node's key is the newest in the
+// merged base but the first in a cold build of the same sources.
+func TestTiedMatchesAtTheLimit(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	files := map[string]string{"docforge.toml": descriptor}
+	twin := func(i int) string {
+		return fmt.Sprintf("+++\nid = \"twin%d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Twin %d\"\n+++\n# Twin %d\n\nA quokka lives here.\n", i, i, i)
+	}
+	for i := 0; i < 6; i++ {
+		files[fmt.Sprintf("docs/twin%d.md", i)] = twin(i)
+	}
+	writeFiles(t, root, files)
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	// Removed and written again: twin0 comes back under a new key.
+	must(t, os.Remove(filepath.Join(root, "docs", "twin0.md")))
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	writeFiles(t, root, map[string]string{"docs/twin0.md": twin(0)})
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if m, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil || m.Merged == 0 {
+		t.Fatalf("merge: %+v %v", m, err)
+	}
+	hits := func(d *project.Descriptor) string {
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		res, err := snap.Search(ctx, "quokka", 2)
+		must(t, err)
+		var out []string
+		for _, h := range res.Hits {
+			out = append(out, fmt.Sprintf("%s %v", h.ID, h.Score))
+		}
+		return strings.Join(out, ", ")
+	}
+	got, want := hits(d), hits(coldCopy(t, root))
+	if got != want || !strings.HasPrefix(want, "twin0 ") {
+		t.Errorf("merged: %s; cold: %s; want both twin0 first (equal scores order by ID)", got, want)
 	}
 }

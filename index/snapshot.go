@@ -39,9 +39,7 @@ type Snapshot struct {
 	// files counts the generation's source files (its source set less the descriptor), so
 	// that no query counts rows across segments.
 	files int64
-	// text caches the full-text statistics of a generation of several segments (exactRanks);
-	// rankTable says the connection has its ranked-matches table.
-	text      *textStats
+	// rankTable says the connection has its ranked-matches table (rankedMatches).
 	rankTable bool
 }
 
