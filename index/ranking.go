@@ -1,9 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -106,7 +107,7 @@ func fixFullTextTotals(conn *sqlite.Conn, schema string, columns int) error {
 }
 
 // rankedMatches fills the connection's ranked-matches table with the best n matches of expr
-// (with every match tied with the n-th in a generation of one segment) and returns a
+// (and every match tied with the n-th) and returns a
 // FROM-clause subquery over it: (rowid, rank) like FTS5's. Its LIMIT (the row count, rounded
 // up to a power of two so that few statements are prepared) tells the planner how few rows
 // it holds, so a join reads it first and probes the nodes, as it did FTS5's matches.
@@ -114,7 +115,7 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 	var rows []rankedRow
 	var err error
 	if len(s.segments) <= 1 {
-		rows, err = ownRanks(conn, expr, n)
+		rows, err = ownRanks(conn, "search f", "f.search MATCH ?1", expr, n)
 	} else {
 		rows, err = s.segmentRanks(conn, expr, n)
 	}
@@ -149,20 +150,46 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 	return "(SELECT rowid, rank FROM temp.ranked_matches ORDER BY rank LIMIT " + strconv.Itoa(bound) + ")", nil
 }
 
-// segmentRanks are the best n matches over a generation of several segments, each ranked by
-// its own segment's FTS5 table, its rows that later segments replaced left out, merged by rank.
+// segmentRanks are the best n matches over a generation of several segments (with every
+// match tied with the n-th). The base's matches keep FTS5's ranks, whose statistics are the
+// base's: the generation's differ by the few rows the deltas changed. A delta's matches are
+// ranked again with the generation's statistics (deltaRanks): against its own few rows,
+// a term in most of them would rank them below every match in the base.
 func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
-	limit := strconv.Itoa(n)
 	schemas := segmentNames("main", len(s.segments))
-	var parts []string
-	for i, sc := range schemas {
-		conds := []string{"f.search MATCH ?1"}
-		for _, later := range schemas[i+1:] {
-			conds = append(conds, "NOT EXISTS (SELECT 1 FROM "+later+".dead_nodes d WHERE d.key = f.rowid)")
-		}
-		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid, f.rank AS rank FROM "+sc+".search f"+where(conds)+" ORDER BY rank LIMIT "+limit+")")
+	base, err := ownRanks(conn, "main.search f", "f.search MATCH ?1"+laterLive(schemas, 0), expr, n)
+	if err != nil {
+		return nil, err
 	}
-	return collectRanks(conn, strings.Join(parts, " UNION ALL ")+" ORDER BY rank LIMIT "+limit, expr)
+	fresh, err := s.deltaRanks(conn, schemas, expr)
+	if err != nil || len(fresh) == 0 {
+		return base, err
+	}
+	rows := append(base, fresh...)
+	slices.SortFunc(rows, func(a, b rankedRow) int { return cmp.Compare(a.rank, b.rank) })
+	return cutTies(rows, n), nil
+}
+
+// laterLive is the condition, on a full-text row f of segment i, that no later segment
+// replaced it.
+func laterLive(schemas []string, i int) string {
+	var out string
+	for _, later := range schemas[i+1:] {
+		out += " AND NOT EXISTS (SELECT 1 FROM " + later + ".dead_nodes d WHERE d.key = f.rowid)"
+	}
+	return out
+}
+
+// cutTies keeps the first n of rows sorted by rank, and every later one tied with the n-th.
+func cutTies(rows []rankedRow, n int) []rankedRow {
+	if len(rows) <= n {
+		return rows
+	}
+	cut := n
+	for cut < len(rows) && rows[cut].rank == rows[n-1].rank {
+		cut++
+	}
+	return rows[:cut]
 }
 
 // collectRanks runs a query of (rowid, rank) with expr bound as ?1.
@@ -178,30 +205,20 @@ func collectRanks(conn *sqlite.Conn, q, expr string) ([]rankedRow, error) {
 	return rows, nil
 }
 
-// ownRanks are FTS5's ranks of a generation of one segment, whose statistics are a cold
-// build's: the best n, and every match tied with the n-th (FTS5 would keep the ones first by
-// key, and keys differ between builds of the same sources).
-func ownRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
+// ownRanks are FTS5's ranks of the matches in one full-text table (from, filtered by cond
+// with expr bound as ?1): the best n, and every match tied with the n-th. FTS5 would keep the
+// tied rows first by key, and keys differ between builds of the same sources.
+func ownRanks(conn *sqlite.Conn, from, cond, expr string, n int) ([]rankedRow, error) {
 	// Twice as many as asked for: a tie across the n-th match usually ends within them, and
 	// a longer LIMIT costs FTS5 next to nothing (it ranks every match either way); a tie that
 	// does not end is read again with twice the limit.
 	for m := 2*n + 8; ; m *= 2 {
-		rows, err := collectRanks(conn, "SELECT rowid, rank FROM search WHERE search MATCH ?1 ORDER BY rank LIMIT "+strconv.Itoa(m), expr)
+		rows, err := collectRanks(conn, "SELECT f.rowid, f.rank FROM "+from+" WHERE "+cond+" ORDER BY f.rank LIMIT "+strconv.Itoa(m), expr)
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) <= n {
-			return rows, nil
-		}
-		if len(rows) < m || rows[n-1].rank != rows[m-1].rank {
-			cut := len(rows)
-			for k := n; k < len(rows); k++ {
-				if rows[k].rank != rows[n-1].rank {
-					cut = k
-					break
-				}
-			}
-			return rows[:cut], nil
+		if len(rows) < m || rows[min(n, len(rows))-1].rank != rows[m-1].rank {
+			return cutTies(rows, n), nil
 		}
 	}
 }

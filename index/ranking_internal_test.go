@@ -30,3 +30,29 @@ func TestVarints(t *testing.T) {
 		}
 	}
 }
+
+// The phrases of the expressions this package builds, in FTS5's order, each as a query of
+// its own with its column filter and prefix star.
+func TestFTSPhrases(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want []string
+	}{
+		{`"storage"`, []string{`"storage"`}},
+		{`("maxbytesreader" OR ("max" AND "bytes" AND "reader")) AND "log"*`,
+			[]string{`"maxbytesreader"`, `"max"`, `"bytes"`, `"reader"`, `"log"*`}},
+		{`name : "max" AND name : "bytes"`, []string{`name : "max"`, `name : "bytes"`}},
+		{`"say ""hi""" OR "x"`, []string{`"say ""hi"""`, `"x"`}},
+		{`"a" "b"`, []string{`"a"`, `"b"`}},
+	} {
+		if got := ftsPhrases(tc.expr); !slices.Equal(got, tc.want) {
+			t.Errorf("ftsPhrases(%s) = %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+func TestDoubledWeights(t *testing.T) {
+	if got, want := doubledWeights(), "6, 20, 10, 6, 2, 0.8"; got != want {
+		t.Errorf("doubledWeights() = %q, want %q", got, want)
+	}
+}

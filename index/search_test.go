@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,62 @@ func TestTiedMatchesAtTheLimit(t *testing.T) {
 	got, want := hits(d), hits(coldCopy(t, root))
 	if got != want || !strings.HasPrefix(want, "twin0 ") {
 		t.Errorf("merged: %s; cold: %s; want both twin0 first (equal scores order by ID)", got, want)
+	}
+}
+
+// A node an edit just wrote ranks as a cold build ranks it. The delta's full-text table holds
+// the edited file's rows alone, where a word they all hold is common (FTS5 would floor its
+// IDF and rank them below every match in the base); it is ranked with the generation's
+// statistics instead.
+func TestDeltaMatchesRankWithTheGenerationsStatistics(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	node := func(id, body string) string {
+		return fmt.Sprintf("+++\nid = %q\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %s\"\n+++\n%s\n", id, id, body)
+	}
+	files := map[string]string{"docforge.toml": descriptor}
+	for i := 0; i < 30; i++ {
+		files[fmt.Sprintf("docs/n%02d.md", i)] = node(fmt.Sprintf("n%02d", i), fmt.Sprintf("Words about storage %d.", i))
+	}
+	files["docs/q1.md"] = node("q1", "One quokka lives in the storage room.")
+	files["docs/q2.md"] = node("q2", "A quokka, and some words about storage and logs and more words.")
+	writeFiles(t, root, files)
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	writeFiles(t, root, map[string]string{"docs/fresh.md": node("fresh", "The quokka: quokka after quokka.")})
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Deltas == 0 {
+		t.Fatalf("the edit published no delta: %+v", res)
+	}
+	search := func(d *project.Descriptor, q string) []index.SearchHit {
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		r, err := snap.Search(ctx, q, 10)
+		must(t, err)
+		return r.Hits
+	}
+	cold := coldCopy(t, root)
+	for _, q := range []string{"quokka", "quokka storage", "quokka room"} {
+		got, want := search(d, q), search(cold, q)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hits over the delta, %d in a cold build", q, len(got), len(want))
+		}
+		for i := range want {
+			// The base's rows keep FTS5's ranks, with the base's statistics: their order here,
+			// not their scores (a third fewer holders of "quokka" in this small base).
+			if got[i].ID != want[i].ID {
+				t.Errorf("%q hit %d: %s %g over the delta, %s %g in a cold build", q, i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
+			}
+			// The delta's row is ranked with the generation's statistics, as the cold build's.
+			if want[i].ID == "fresh" && math.Abs(got[i].Score-want[i].Score) > 1e-12*math.Abs(want[i].Score) {
+				t.Errorf("%q: the edited node scores %.17g over the delta, %.17g in a cold build", q, got[i].Score, want[i].Score)
+			}
+		}
+	}
+	if hits := search(d, "quokka"); len(hits) == 0 || hits[0].ID != "fresh" {
+		t.Errorf("quokka: %+v, want the edited node first", hits)
 	}
 }

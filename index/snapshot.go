@@ -39,7 +39,9 @@ type Snapshot struct {
 	// files counts the generation's source files (its source set less the descriptor), so
 	// that no query counts rows across segments.
 	files int64
+	// text caches the full-text statistics of a generation of several segments (deltaRanks);
 	// rankTable says the connection has its ranked-matches table (rankedMatches).
+	text      *textStats
 	rankTable bool
 }
 
