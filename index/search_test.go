@@ -141,13 +141,8 @@ func TestTiedMatchesAtTheLimit(t *testing.T) {
 		t.Fatalf("merge: %+v %v", m, err)
 	}
 	hits := func(d *project.Descriptor) string {
-		snap, err := index.Open(ctx, d)
-		must(t, err)
-		defer snap.Close()
-		res, err := snap.Search(ctx, "quokka", 2)
-		must(t, err)
 		var out []string
-		for _, h := range res.Hits {
+		for _, h := range searchOf(t, d, "quokka", 2) {
 			out = append(out, fmt.Sprintf("%s %v", h.ID, h.Score))
 		}
 		return strings.Join(out, ", ")
@@ -184,17 +179,9 @@ func TestDeltaMatchesRankWithTheGenerationsStatistics(t *testing.T) {
 	if res.Deltas == 0 {
 		t.Fatalf("the edit published no delta: %+v", res)
 	}
-	search := func(d *project.Descriptor, q string) []index.SearchHit {
-		snap, err := index.Open(ctx, d)
-		must(t, err)
-		defer snap.Close()
-		r, err := snap.Search(ctx, q, 10)
-		must(t, err)
-		return r.Hits
-	}
 	cold := coldCopy(t, root)
 	for _, q := range []string{"quokka", "quokka storage", "quokka room"} {
-		got, want := search(d, q), search(cold, q)
+		got, want := searchOf(t, d, q, 10), searchOf(t, cold, q, 10)
 		if len(got) != len(want) {
 			t.Fatalf("%q: %d hits over the delta, %d in a cold build", q, len(got), len(want))
 		}
@@ -210,7 +197,19 @@ func TestDeltaMatchesRankWithTheGenerationsStatistics(t *testing.T) {
 			}
 		}
 	}
-	if hits := search(d, "quokka"); len(hits) == 0 || hits[0].ID != "fresh" {
+	if hits := searchOf(t, d, "quokka", 10); len(hits) == 0 || hits[0].ID != "fresh" {
 		t.Errorf("quokka: %+v, want the edited node first", hits)
 	}
+}
+
+// searchOf searches the published generation of d.
+func searchOf(t *testing.T, d *project.Descriptor, q string, limit int) []index.SearchHit {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	res, err := snap.Search(ctx, q, limit)
+	must(t, err)
+	return res.Hits
 }
