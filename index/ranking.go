@@ -107,10 +107,10 @@ func fixFullTextTotals(conn *sqlite.Conn, schema string, columns int) error {
 }
 
 // rankedMatches fills the connection's ranked-matches table with the best n matches of expr
-// (and every match tied with the n-th) and returns a
-// FROM-clause subquery over it: (rowid, rank) like FTS5's. Its LIMIT (the row count, rounded
-// up to a power of two so that few statements are prepared) tells the planner how few rows
-// it holds, so a join reads it first and probes the nodes, as it did FTS5's matches.
+// (and every match tied with the n-th) and returns a FROM-clause subquery over it: (rowid,
+// rank) like FTS5's. Its LIMIT (the row count, rounded up to a power of two so that few
+// statements are prepared) tells the planner how few rows it holds, so a join reads it first
+// and probes the nodes, as it did FTS5's matches.
 func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string, error) {
 	var rows []rankedRow
 	var err error
@@ -140,7 +140,7 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 			return "", fmt.Errorf("ranked matches: %w", err)
 		}
 		if err := ins.Reset(); err != nil {
-			return "", err
+			return "", fmt.Errorf("ranked matches: %w", err)
 		}
 	}
 	bound := 1
