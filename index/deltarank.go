@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -319,15 +320,9 @@ func baseIDF(conn *sqlite.Conn, p bm25, g *textStats, phrase string, deltaHits i
 	if err != nil {
 		return 0, err
 	}
-	// Replaced rows of the base that hold the phrase count no more. A key lookup each: they
-	// are the rows of the files the deltas changed.
-	var dead int64
-	for _, k := range t.dead {
-		err := sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid = ?2", &sqlitex.ExecOptions{
-			Args: []any{phrase, k}, ResultFunc: func(*sqlite.Stmt) error { dead++; return nil }})
-		if err != nil {
-			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
-		}
+	dead, err := deadHolders(conn, t, phrase)
+	if err != nil {
+		return 0, err
 	}
 	if floored {
 		// Over half the base's rows hold it. Enough of them still do for the generation's IDF
@@ -348,6 +343,38 @@ func baseIDF(conn *sqlite.Conn, p bm25, g *textStats, phrase string, deltaHits i
 		idf = minIDF
 	}
 	return idf, nil
+}
+
+// maxDeadLookups is how many replaced rows of the base deadHolders looks up one by one; past
+// it, one pass over the phrase's holders is cheaper.
+const maxDeadLookups = 64
+
+// deadHolders counts the rows of segment t that later segments replaced and that hold phrase.
+func deadHolders(conn *sqlite.Conn, t *segmentText, phrase string) (int64, error) {
+	var n int64
+	count := func(*sqlite.Stmt) error { n++; return nil }
+	if len(t.dead) > maxDeadLookups {
+		// The rows a large change replaced: one pass, the keys in a list.
+		list, err := json.Marshal(t.dead)
+		if err != nil {
+			return 0, err
+		}
+		err = sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
+			&sqlitex.ExecOptions{Args: []any{phrase, string(list)}, ResultFunc: count})
+		if err != nil {
+			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
+		}
+		return n, nil
+	}
+	// A key lookup each: they are the rows of the few files the deltas changed.
+	for _, k := range t.dead {
+		err := sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid = ?2", &sqlitex.ExecOptions{
+			Args: []any{phrase, k}, ResultFunc: count})
+		if err != nil {
+			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
+		}
+	}
+	return n, nil
 }
 
 // baseHits is how many rows of the base hold phrase, read back from the two ranks of the

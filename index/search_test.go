@@ -213,3 +213,57 @@ func searchOf(t *testing.T, d *project.Descriptor, q string, limit int) []index.
 	must(t, err)
 	return res.Hits
 }
+
+// After a change that replaced many rows of the base (counted in one pass, not looked up one
+// by one), the delta's matches still score as in a cold build: the base's replaced holders
+// of a word are out of its document frequency.
+func TestDeltaRanksAfterALargeChange(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	node := func(i int, body string) string {
+		return fmt.Sprintf("+++\nid = \"n%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n+++\n%s\n", i, i, body)
+	}
+	files := map[string]string{"docforge.toml": descriptor}
+	for i := 0; i < 200; i++ {
+		body := fmt.Sprintf("Words about storage %d.", i)
+		if i%3 == 0 {
+			body += " A quokka too."
+		}
+		files[fmt.Sprintf("docs/n%03d.md", i)] = node(i, body)
+	}
+	writeFiles(t, root, files)
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	edits := map[string]string{}
+	for i := 0; i < 90; i++ { // more than the replaced rows looked up one by one
+		body := fmt.Sprintf("Other words %d.", i)
+		if i%10 == 0 {
+			body += " The quokka, quokka."
+		}
+		edits[fmt.Sprintf("docs/n%03d.md", i)] = node(i, body)
+	}
+	writeFiles(t, root, edits)
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	cold := coldCopy(t, root)
+	got, want := searchOf(t, d, "quokka", 50), searchOf(t, cold, "quokka", 50)
+	scores := map[string]float64{}
+	for _, h := range want {
+		scores[h.ID] = h.Score
+	}
+	edited := 0
+	for _, h := range got {
+		var i int
+		if _, err := fmt.Sscanf(h.ID, "n%03d", &i); err != nil || i >= 90 {
+			continue
+		}
+		edited++
+		if w, ok := scores[h.ID]; !ok || math.Abs(h.Score-w) > 1e-12*math.Abs(w) {
+			t.Errorf("edited %s scores %.17g over the delta, %.17g in a cold build", h.ID, h.Score, w)
+		}
+	}
+	if edited != 9 {
+		t.Errorf("%d edited nodes hold quokka over the delta, want 9", edited)
+	}
+}
