@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -263,6 +264,9 @@ func (s *Snapshot) deltaRanks(conn *sqlite.Conn, schemas []string, expr string) 
 				return nil, err
 			}
 			hits += h
+		}
+		if !slices.ContainsFunc(matches, func(m *deltaMatch) bool { return m.freq[j] > 0 }) {
+			continue // no match to rank holds it: its IDF is not needed (a pass over the base's holders saved)
 		}
 		v, err := baseIDF(conn, p, g, ph, hits)
 		if err != nil {
