@@ -161,8 +161,6 @@ type walker struct {
 	err      error
 }
 
-func (w *walker) excluded(rel string) bool { return excluded(w.d, rel) }
-
 func excluded(d *project.Descriptor, rel string) bool {
 	for _, g := range d.Sources.Exclude {
 		if project.MatchGlob(g, rel) {
@@ -229,64 +227,81 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 		w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
 		return
 	}
-	var files []File
-	var links []link
-	var probs []problem.Problem
-	linked := false // a hard-linked source: its other name changes it unseen
+	l := listEntries(w.d, fd, entries, abs, rel, w.code, dirStat, statErr)
+	for _, name := range l.subdirs {
+		childAbs, childRel := filepath.Join(abs, name), path.Join(rel, name)
+		select {
+		case w.sem <- struct{}{}:
+			wg.Go(func() {
+				defer func() { <-w.sem }()
+				w.dir(wg, childAbs, childRel)
+			})
+		default:
+			w.dir(wg, childAbs, childRel)
+		}
+	}
+	w.mu.Lock()
+	w.files = append(w.files, l.files...)
+	w.links = append(w.links, l.links...)
+	w.linked = w.linked || len(l.links) > 0 || l.linked
+	w.problems = append(w.problems, l.probs...)
+	w.mu.Unlock()
+}
+
+// dirListing is what one directory holds for the walk: its source files (with the package
+// of a Go directory), the subdirectories to walk, the symlinks to resolve after the tree, and
+// the problems met.
+type dirListing struct {
+	files   []File
+	subdirs []string // names
+	links   []link
+	probs   []problem.Problem
+	linked  bool // a hard-linked source: its other name changes it unseen
+}
+
+// listEntries lists the entries of the directory open as fd (abs, at rel in the project)
+// with the walk's rules; dirStat is the directory's own stat, unless statErr.
+func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel string, code bool, dirStat fileStat, statErr error) dirListing {
+	var l dirListing
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
 		childRel := path.Join(rel, name)
-		if w.excluded(childRel) {
+		if excluded(d, childRel) {
 			continue
 		}
 		typ := e.Type()
 		switch {
 		case typ&fs.ModeSymlink != 0:
-			links = append(links, link{filepath.Join(abs, name), childRel})
+			l.links = append(l.links, link{filepath.Join(abs, name), childRel})
 		case typ.IsDir():
-			if w.code && SkipCodeDir(name) {
-				continue
-			}
-			childAbs := filepath.Join(abs, name)
-			select {
-			case w.sem <- struct{}{}:
-				wg.Go(func() {
-					defer func() { <-w.sem }()
-					w.dir(wg, childAbs, childRel)
-				})
-			default:
-				w.dir(wg, childAbs, childRel)
+			if !code || !SkipCodeDir(name) {
+				l.subdirs = append(l.subdirs, name)
 			}
 		case typ.IsRegular():
-			format := w.formatOf(name)
+			format := rootFormatOf(name, code)
 			if format == 0 || childRel == project.FileName {
 				continue // the descriptor is configuration, never a source, even under a root of "."
 			}
 			st, err := lstatAt(fd, name)
 			if err != nil {
 				if !errors.Is(err, fs.ErrNotExist) { // removed during the walk: simply not a source now
-					probs = append(probs, problem.New(problem.UnreadableFile, problem.Location{Path: childRel}, "stat: %v", err))
+					l.probs = append(l.probs, problem.New(problem.UnreadableFile, problem.Location{Path: childRel}, "stat: %v", err))
 				}
 				continue
 			}
-			files = append(files, fileOf(childRel, format, st))
-			linked = linked || st.nlink > 1
+			l.files = append(l.files, fileOf(childRel, format, st))
+			l.linked = l.linked || st.nlink > 1
 		}
 	}
-	if w.code && statErr == nil && slices.ContainsFunc(files, func(f File) bool { return f.Format == GoFile }) {
+	if code && statErr == nil && slices.ContainsFunc(l.files, func(f File) bool { return f.Format == GoFile }) {
 		// The package node depends only on which Go files the directory holds, which its
 		// stat (mtime, ctime) follows.
-		files = append(files, fileOf(rel, GoPackage, dirStat))
+		l.files = append(l.files, fileOf(rel, GoPackage, dirStat))
 	}
-	w.mu.Lock()
-	w.files = append(w.files, files...)
-	w.links = append(w.links, links...)
-	w.linked = w.linked || len(links) > 0 || linked
-	w.problems = append(w.problems, probs...)
-	w.mu.Unlock()
+	return l
 }
 
 // symlink follows a link only when it resolves inside the current content root.
@@ -326,8 +341,11 @@ func (w *walker) symlink(abs, rel string) {
 }
 
 // formatOf returns how a file name is read under the walker's kind of root, or 0 to skip it.
-func (w *walker) formatOf(name string) Format {
-	if w.code {
+func (w *walker) formatOf(name string) Format { return rootFormatOf(name, w.code) }
+
+// rootFormatOf returns how a file name is read under a code root (code) or a content root.
+func rootFormatOf(name string, code bool) Format {
+	if code {
 		return CodeFormatOf(name)
 	}
 	return formatOf(name)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -196,10 +195,12 @@ func reaches(d *project.Descriptor, root, dir string, code bool) bool {
 	return true
 }
 
-// listDir lists the source files directly in dir as the walker's dir does, or errWalk when it
-// meets what the walk must judge (a symlink, an unreadable entry, a directory gone).
+// listDir lists the source files directly in dir as the walk does (listEntries), or errWalk
+// when it meets what the walk must judge: a symlink, a hard-linked source, an unreadable
+// entry, a directory gone.
 func listDir(d *project.Descriptor, dir string, code bool) ([]File, error) {
-	f, err := os.Open(filepath.Join(d.Root, filepath.FromSlash(dir)))
+	abs := filepath.Join(d.Root, filepath.FromSlash(dir))
+	f, err := os.Open(abs)
 	if err != nil {
 		return nil, errWalk
 	}
@@ -213,38 +214,9 @@ func listDir(d *project.Descriptor, dir string, code bool) ([]File, error) {
 	if err != nil {
 		return nil, errWalk
 	}
-	formatOf := formatOf
-	if code {
-		formatOf = CodeFormatOf
+	l := listEntries(d, fd, entries, abs, dir, code, dirStat, nil)
+	if len(l.links) > 0 || len(l.probs) > 0 || l.linked {
+		return nil, errWalk
 	}
-	var files []File
-	for _, e := range entries {
-		name := e.Name()
-		childRel := path.Join(dir, name)
-		if strings.HasPrefix(name, ".") || excluded(d, childRel) {
-			continue
-		}
-		typ := e.Type()
-		switch {
-		case typ&fs.ModeSymlink != 0:
-			return nil, errWalk
-		case typ.IsRegular():
-			format := formatOf(name)
-			if format == 0 || childRel == project.FileName {
-				continue
-			}
-			st, err := lstatAt(fd, name)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil || st.nlink > 1 {
-				return nil, errWalk
-			}
-			files = append(files, fileOf(childRel, format, st))
-		}
-	}
-	if code && slices.ContainsFunc(files, func(f File) bool { return f.Format == GoFile }) {
-		files = append(files, fileOf(dir, GoPackage, dirStat))
-	}
-	return files, nil
+	return l.files, nil
 }
