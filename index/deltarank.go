@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -32,10 +33,14 @@ import (
 // The logarithm is SQLite's ln, the C library's, which FTS5 calls.
 
 // bm25 holds FTS5's BM25 constants as variables, so that the arithmetic below runs in
-// float64 at run time, step by step, as FTS5's does.
-type bm25 struct{ k1, b float64 }
+// float64 at run time, step by step, as FTS5's does, and the column weights twice over for a
+// phrase's second rank.
+type bm25 struct {
+	k1, b   float64
+	doubled string
+}
 
-func newBM25() bm25 { return bm25{k1: 1.2, b: 0.75} }
+func newBM25() bm25 { return bm25{k1: 1.2, b: 0.75, doubled: doubledWeights()} }
 
 // lengthNorm is FTS5's k1*(1 - b + b*D/avgdl) for a row of size tokens.
 func (p bm25) lengthNorm(size int64, avgdl float64) float64 {
@@ -130,7 +135,7 @@ type segmentText struct {
 	rows, tokens int64
 	// dead are the keys of this segment's full-text rows that later segments replaced, and
 	// deadTokens their total size.
-	dead       []int64
+	dead       map[int64]bool
 	deadTokens int64
 	// live is the condition, on a row f of this segment, that no later segment replaced it.
 	live string
@@ -151,7 +156,7 @@ func (g *textStats) avgdl() float64 { return float64(g.tokens) / float64(g.rows)
 func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 	g := &textStats{}
 	for i, sc := range schemas {
-		t := segmentText{schema: sc, live: laterLive(schemas, i)}
+		t := segmentText{schema: sc, live: laterLive(schemas, i), dead: map[int64]bool{}}
 		rows, sizes, err := readTotals(conn, sc)
 		if err != nil {
 			return nil, err
@@ -167,7 +172,7 @@ func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 		if len(later) > 0 {
 			err := sqlitex.Execute(conn, "SELECT id, sz FROM "+sc+".search_docsize WHERE id IN ("+strings.Join(later, " UNION ")+")", &sqlitex.ExecOptions{
 				ResultFunc: func(st *sqlite.Stmt) error {
-					t.dead = append(t.dead, st.ColumnInt64(0))
+					t.dead[st.ColumnInt64(0)] = true
 					t.deadTokens += rowSize(st, 1)
 					return nil
 				}})
@@ -292,16 +297,12 @@ func (s *Snapshot) deltaRanks(conn *sqlite.Conn, schemas []string, expr string) 
 // deltaPhrase reads every row of delta t that holds phrase (the j-th): the frequency of each
 // live match of the query among them, and how many of them are live.
 func deltaPhrase(conn *sqlite.Conn, p bm25, t *segmentText, phrase string, j int, byKey map[int64]*deltaMatch) (int64, error) {
-	dead := make(map[int64]bool, len(t.dead))
-	for _, k := range t.dead {
-		dead[k] = true
-	}
 	var live int64
-	q := "SELECT f.rowid, f.rank, bm25(f.search, " + doubledWeights() + "), (SELECT sz FROM " + t.schema + ".search_docsize WHERE id = f.rowid) FROM " +
+	q := "SELECT f.rowid, f.rank, bm25(f.search, " + p.doubled + "), (SELECT sz FROM " + t.schema + ".search_docsize WHERE id = f.rowid) FROM " +
 		t.schema + ".search f WHERE f.search MATCH ?1"
 	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
 		key := st.ColumnInt64(0)
-		if dead[key] {
+		if t.dead[key] {
 			return nil
 		}
 		live++
@@ -359,7 +360,7 @@ func deadHolders(conn *sqlite.Conn, t *segmentText, phrase string) (int64, error
 	count := func(*sqlite.Stmt) error { n++; return nil }
 	if len(t.dead) > maxDeadLookups {
 		// The rows a large change replaced: one pass, the keys in a list.
-		list, err := json.Marshal(t.dead)
+		list, err := json.Marshal(slices.Collect(maps.Keys(t.dead)))
 		if err != nil {
 			return 0, err
 		}
@@ -371,7 +372,7 @@ func deadHolders(conn *sqlite.Conn, t *segmentText, phrase string) (int64, error
 		return n, nil
 	}
 	// A key lookup each: they are the rows of the few files the deltas changed.
-	for _, k := range t.dead {
+	for k := range t.dead {
 		err := sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid = ?2", &sqlitex.ExecOptions{
 			Args: []any{phrase, k}, ResultFunc: count})
 		if err != nil {
@@ -388,7 +389,7 @@ func baseHits(conn *sqlite.Conn, p bm25, t *segmentText, phrase string) (hits in
 	found := false
 	var s1, s2 float64
 	var size int64
-	err = sqlitex.Execute(conn, "SELECT f.rank, bm25(f.search, "+doubledWeights()+"), (SELECT sz FROM "+t.schema+".search_docsize WHERE id = f.rowid) FROM "+
+	err = sqlitex.Execute(conn, "SELECT f.rank, bm25(f.search, "+p.doubled+"), (SELECT sz FROM "+t.schema+".search_docsize WHERE id = f.rowid) FROM "+
 		t.schema+".search f WHERE f.search MATCH ?1 LIMIT 1", &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
 		found, s1, s2, size = true, -st.ColumnFloat(0), -st.ColumnFloat(1), rowSize(st, 2)
 		return nil

@@ -92,17 +92,6 @@ func MergeSteps() []string {
 	return []string{StepMergeBuild, StepMergeVerify, StepMergeFsync, StepMergeRename, StepMergeManifest, StepMergeSyncDir, StepMergeReceipts, StepMergeRetire}
 }
 
-// mergeFault runs the fault hook of a merge before step.
-func mergeFault(hook func(string) error, step string) error {
-	if hook == nil {
-		return nil
-	}
-	if err := hook(step); err != nil {
-		return fmt.Errorf("merge step %s: %w", step, err)
-	}
-	return nil
-}
-
 // mergeBuild is a merged base written but not yet published: the segments it replaces.
 type mergeBuild struct {
 	tmp, name string
@@ -141,7 +130,7 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 		}
 	}()
 	mb = &mergeBuild{tmp: tmp, name: name, merged: m.Segments}
-	if err := mergeFault(hook, StepMergeBuild); err != nil {
+	if err := fault(hook, StepMergeBuild); err != nil {
 		return nil, err
 	}
 	if err := copyFile(mb.tmp, filepath.Join(paths.Dir, m.Segments[0].Name)); err != nil {
@@ -187,13 +176,13 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 	if err := conn.Close(); err != nil {
 		return nil, fmt.Errorf("merge: close: %w", err)
 	}
-	if err := mergeFault(hook, StepMergeVerify); err != nil {
+	if err := fault(hook, StepMergeVerify); err != nil {
 		return nil, err
 	}
 	if err := verify(ctx, mb.tmp, want, meta[metaPolicy], true); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	if err := mergeFault(hook, StepMergeFsync); err != nil {
+	if err := fault(hook, StepMergeFsync); err != nil {
 		return nil, err
 	}
 	if err := safefile.Fsync(mb.tmp); err != nil {
@@ -269,13 +258,13 @@ func publishMerge(paths publication.Paths, mb *mergeBuild, opts MergeOptions) (*
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	if err := mergeFault(opts.Fault, StepMergeRename); err != nil {
+	if err := fault(opts.Fault, StepMergeRename); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(mb.tmp, filepath.Join(paths.Dir, mb.name)); err != nil {
 		return nil, fmt.Errorf("merge: publish the base: %w", err)
 	}
-	if err := mergeFault(opts.Fault, StepMergeManifest); err != nil {
+	if err := fault(opts.Fault, StepMergeManifest); err != nil {
 		return nil, err
 	}
 	base := Segment{Name: mb.name}
@@ -285,13 +274,13 @@ func publishMerge(paths publication.Paths, mb *mergeBuild, opts MergeOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := mergeFault(opts.Fault, StepMergeSyncDir); err != nil {
+	if err := fault(opts.Fault, StepMergeSyncDir); err != nil {
 		return nil, err
 	}
 	if err := safefile.SyncDir(paths.Dir); err != nil {
 		return nil, err
 	}
-	if err := mergeFault(opts.Fault, StepMergeReceipts); err != nil {
+	if err := fault(opts.Fault, StepMergeReceipts); err != nil {
 		return nil, err
 	}
 	now, err := resignReceipts(paths, before)
@@ -299,7 +288,7 @@ func publishMerge(paths publication.Paths, mb *mergeBuild, opts MergeOptions) (*
 		return nil, err
 	}
 	opts.Memory.merged(before, now, m)
-	if err := mergeFault(opts.Fault, StepMergeRetire); err != nil {
+	if err := fault(opts.Fault, StepMergeRetire); err != nil {
 		return nil, err
 	}
 	retireSegments(paths.Dir, m)

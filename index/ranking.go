@@ -217,7 +217,7 @@ func ownRanks(conn *sqlite.Conn, from, cond, expr string, n int) ([]rankedRow, e
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) < m || rows[min(n, len(rows))-1].rank != rows[m-1].rank {
+		if len(rows) < m || rows[n-1].rank != rows[m-1].rank { // m > n
 			return cutTies(rows, n), nil
 		}
 	}

@@ -158,11 +158,7 @@ func (s *Snapshot) matches(param string, n int) string {
 	schemas := segmentNames("main", len(s.segments))
 	var parts []string
 	for i, sc := range schemas {
-		conds := []string{"f.search MATCH " + param}
-		for _, later := range schemas[i+1:] {
-			conds = append(conds, "NOT EXISTS (SELECT 1 FROM "+later+".dead_nodes d WHERE d.key = f.rowid)")
-		}
-		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid FROM "+sc+".search f"+where(conds)+" LIMIT "+limit+")")
+		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid FROM "+sc+".search f WHERE f.search MATCH "+param+laterLive(schemas, i)+" LIMIT "+limit+")")
 	}
 	// Materialized once: joined to the node views, the compound would otherwise be flattened
 	// into the join and matched again for every node row (over 5 s for a term in every node

@@ -266,7 +266,7 @@ func syncOnce(ctx context.Context, d *project.Descriptor, opts Options, a *attem
 	if res, err := r.statsOnly(); res != nil || err != nil {
 		return res, err
 	}
-	if err := fault(opts, StepBuild); err != nil {
+	if err := fault(opts.Fault, StepBuild); err != nil {
 		return nil, err
 	}
 	if opts.Implementation != nil {
@@ -649,14 +649,14 @@ type segmentBuild struct {
 // manifest naming it after the segments it lies on (renamed into place, directory fsynced);
 // then it writes both receipts and unlinks the segments no longer named.
 func publish(ctx context.Context, paths publication.Paths, sb segmentBuild, b binding, st *state, diff *GenerationDiff, opts Options, clk *clock) (*Manifest, *publication.Publication, error) {
-	if err := fault(opts, StepVerify); err != nil {
+	if err := fault(opts.Fault, StepVerify); err != nil {
 		return nil, nil, err
 	}
 	if err := verify(ctx, sb.tmp, st, b.policy, sb.base); err != nil {
 		return nil, nil, err
 	}
 	clk.mark("verify")
-	if err := fault(opts, StepFsync); err != nil {
+	if err := fault(opts.Fault, StepFsync); err != nil {
 		return nil, nil, err
 	}
 	if err := safefile.Fsync(sb.tmp); err != nil {
@@ -667,28 +667,28 @@ func publish(ctx context.Context, paths publication.Paths, sb segmentBuild, b bi
 		return nil, nil, fmt.Errorf("publish segment: %w", err)
 	}
 	clk.mark("fsync")
-	if err := fault(opts, StepRename); err != nil {
+	if err := fault(opts.Fault, StepRename); err != nil {
 		return nil, nil, err
 	}
 	m, err := writeManifest(paths, st.generation, append(slices.Clone(sb.older), Segment{Name: sb.name}))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := fault(opts, StepSyncDir); err != nil {
+	if err := fault(opts.Fault, StepSyncDir); err != nil {
 		return nil, nil, err
 	}
 	if err := safefile.SyncDir(paths.Dir); err != nil {
 		return nil, nil, err
 	}
 	clk.mark("rename")
-	if err := fault(opts, StepPublicationReceipt); err != nil {
+	if err := fault(opts.Fault, StepPublicationReceipt); err != nil {
 		return nil, nil, err
 	}
 	pub, err := writePublication(paths, b, st, b.build)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := fault(opts, StepDiffReceipt); err != nil {
+	if err := fault(opts.Fault, StepDiffReceipt); err != nil {
 		return nil, nil, err
 	}
 	diff.Index = pub.Index
@@ -776,12 +776,13 @@ func receiptMatches(p *publication.Publication, b binding) bool {
 		p.IndexSchemaVersion == SchemaVersion && p.Adapter == publication.AdapterName+"@"+publication.AdapterVersion && p.Policy == b.policy
 }
 
-func fault(opts Options, step string) error {
-	if opts.Fault == nil {
+// fault runs a test's fault hook (Options.Fault, MergeOptions.Fault) before step.
+func fault(hook func(string) error, step string) error {
+	if hook == nil {
 		return nil
 	}
-	if err := opts.Fault(step); err != nil {
-		return fmt.Errorf("publication step %s: %w", step, err)
+	if err := hook(step); err != nil {
+		return fmt.Errorf("step %s: %w", step, err)
 	}
 	return nil
 }
