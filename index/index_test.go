@@ -288,14 +288,10 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("round %d: build = %s, want incremental", round, inc.Build)
 		}
-		phases := map[string]bool{}
-		for _, p := range inc.Timings {
-			phases[p.Phase] = true
-		}
-		if !phases["rescan"] {
+		if !inc.Ran(index.PhaseRescan) {
 			t.Fatalf("round %d: the sync walked the tree (phases %v)", round, inc.Timings)
 		}
-		if phases["recall"] {
+		if inc.Ran(index.PhaseRecall) {
 			recalled++
 		}
 		sawDeltas = max(sawDeltas, inc.Deltas)
@@ -731,9 +727,6 @@ func TestTouchedDescriptorRewritesOnlyTheReceipt(t *testing.T) {
 func TestRememberedGenerationStartsTheNextEdit(t *testing.T) {
 	ctx := context.Background()
 	root, d, r := syncedProject(t, 20, 17)
-	recalled := func(res *index.Result) bool {
-		return slices.ContainsFunc(res.Timings, func(t index.Timing) bool { return t.Phase == "recall" })
-	}
 	mem := index.NewMemory()
 	must(t, index.Remember(ctx, d, "", mem))
 	if mem.Empty() {
@@ -742,7 +735,7 @@ func TestRememberedGenerationStartsTheNextEdit(t *testing.T) {
 	writeNode(t, root, 3, r, "edit")
 	res, err := index.Sync(ctx, d, index.Options{Memory: mem})
 	must(t, err)
-	if res.Build != index.BuildIncremental || !recalled(res) {
+	if res.Build != index.BuildIncremental || !res.Ran(index.PhaseRecall) {
 		t.Fatalf("the edit after Remember: build %s, phases %v; want incremental from the memory", res.Build, res.Timings)
 	}
 	// Another process publishes; the memory names a manifest that is no longer published.
@@ -752,7 +745,7 @@ func TestRememberedGenerationStartsTheNextEdit(t *testing.T) {
 	writeNode(t, root, 5, r, "edit")
 	res, err = index.Sync(ctx, d, index.Options{Memory: mem})
 	must(t, err)
-	if recalled(res) {
+	if res.Ran(index.PhaseRecall) {
 		t.Fatalf("a sync started from a memory of a manifest another publisher replaced (phases %v)", res.Timings)
 	}
 	if got, want := dumpMatches(t, d), dumpMatches(t, coldCopy(t, root)); got != want {

@@ -106,6 +106,19 @@ type Result struct {
 	Deltas int `json:"-"`
 }
 
+// Phases a caller may look for in Result.Timings.
+const (
+	// PhaseRescan: the sources were listed from the folders the tracker was told changed.
+	PhaseRescan = "rescan"
+	// PhaseRecall: the sync started from the publisher's memory of the published generation.
+	PhaseRecall = "recall"
+)
+
+// Ran reports whether the sync went through phase.
+func (r *Result) Ran(phase string) bool {
+	return slices.ContainsFunc(r.Timings, func(t Timing) bool { return t.Phase == phase })
+}
+
 // Timing is the wall time of one phase of a sync.
 type Timing struct {
 	Phase string  `json:"phase"`
@@ -358,7 +371,7 @@ func (r *syncRun) scan(ctx context.Context) (err error) {
 	if walked {
 		r.clk.mark("scan")
 	} else {
-		r.clk.mark("rescan")
+		r.clk.mark(PhaseRescan)
 	}
 	return err
 }
@@ -368,7 +381,7 @@ func (r *syncRun) scan(ctx context.Context) (err error) {
 func (r *syncRun) recall(ctx context.Context) {
 	if rem, ok := r.opts.Memory.take(r.sig, r.b); ok && r.sigErr == nil { // taken either way: a sync that fails leaves none
 		r.prev, r.prevManifest, r.prevFiles = rem.st, rem.man, rem.files
-		r.clk.mark("recall")
+		r.clk.mark(PhaseRecall)
 		return
 	}
 	r.readPrevious(ctx)

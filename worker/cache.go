@@ -200,15 +200,11 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	}
 	s.stats.inflight.Add(-1)
 	s.stats.syncs.Add(1)
-	if err == nil {
-		for _, t := range res.Timings {
-			switch t.Phase {
-			case "rescan":
-				s.stats.rescans.Add(1)
-			case "recall":
-				s.stats.recalls.Add(1)
-			}
-		}
+	if err == nil && res.Ran(index.PhaseRescan) {
+		s.stats.rescans.Add(1)
+	}
+	if err == nil && res.Ran(index.PhaseRecall) {
+		s.stats.recalls.Add(1)
 	}
 	if err == nil && res.Deltas >= index.MergeDeltas {
 		s.scheduleMerge(l, d)
