@@ -231,23 +231,33 @@ func measureGoCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.WriteFile(file, orig, 0o644)
-	times, phases = nil, nil
-	var totals []time.Duration
-	for i := 0; i < editRuns; i++ {
-		edited := fmt.Sprintf("%s\n// benchEdit%d is added by the benchmark.\nfunc benchEdit%d() { Sprint(%d) }\n", orig, i, i, i)
-		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
-			return err
+	// edits adds a function to print.go and syncs, editRuns times, as opts syncs; told, if set,
+	// is what a worker's watch tells its tracker.
+	edits := func(name string, opts index.Options, told func()) (published, total []time.Duration, phases [][]index.Timing, err error) {
+		for i := 0; i < editRuns; i++ {
+			edited := fmt.Sprintf("%s\n// %s%d is added by the benchmark.\nfunc %s%d() { Sprint(%d) }\n", orig, name, i, name, i, i)
+			if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+				return nil, nil, nil, err
+			}
+			if told != nil {
+				told()
+			}
+			res, err := index.Sync(ctx, d, opts)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("edit sync: %w", err)
+			}
+			if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
+				return nil, nil, nil, fmt.Errorf("edit sync: built %q over %d files", res.Build, res.FilesChanged)
+			}
+			published, total, phases = append(published, res.Published), append(total, res.Elapsed), append(phases, res.Timings)
 		}
-		res, err := index.Sync(ctx, d, index.Options{})
-		if err != nil {
-			return fmt.Errorf("edit sync: %w", err)
-		}
-		if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
-			return fmt.Errorf("edit sync: built %q over %d files", res.Build, res.FilesChanged)
-		}
-		times, totals, phases = append(times, res.Published), append(totals, res.Elapsed), append(phases, res.Timings)
+		return published, total, phases, nil
 	}
-	rep.EditMs, rep.EditTotalMs, rep.EditPhases = median(times), median(totals), medianPhases(phases)
+	published, totals, phases, err := edits("benchEdit", index.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	rep.EditMs, rep.EditTotalMs, rep.EditPhases = median(published), median(totals), medianPhases(phases)
 	logf("one-file edit (a process without a watch): median %.1f ms", rep.EditMs)
 
 	tracker, memory := source.NewTracker(), index.NewMemory()
@@ -255,23 +265,11 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	if _, err := index.Sync(ctx, d, opts); err != nil { // the worker's first sync walks and reads
 		return fmt.Errorf("worker warm-up sync: %w", err)
 	}
-	times, phases = nil, nil
-	for i := 0; i < editRuns; i++ {
-		edited := fmt.Sprintf("%s\n// benchWorkerEdit%d is added by the benchmark.\nfunc benchWorkerEdit%d() { Sprint(%d) }\n", orig, i, i, i)
-		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
-			return err
-		}
-		tracker.Changed("src/fmt")
-		res, err := index.Sync(ctx, d, opts)
-		if err != nil {
-			return fmt.Errorf("worker edit sync: %w", err)
-		}
-		if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
-			return fmt.Errorf("worker edit sync: built %q over %d files", res.Build, res.FilesChanged)
-		}
-		times, phases = append(times, res.Published), append(phases, res.Timings)
+	published, _, phases, err = edits("benchWorkerEdit", opts, func() { tracker.Changed("src/fmt") })
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
-	rep.WorkerEditMs, rep.WorkerEditPhases = median(times), medianPhases(phases)
+	rep.WorkerEditMs, rep.WorkerEditPhases = median(published), medianPhases(phases)
 	logf("one-file edit (a worker's sync): median %.1f ms", rep.WorkerEditMs)
 	return json.NewEncoder(os.Stdout).Encode(rep)
 }
