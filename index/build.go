@@ -80,7 +80,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	var next int64
 	done := 0
 	analyzers := &sync.Pool{New: func() any { return lexicon.NewAnalyzer() }}
-	err = source.NewLoader(d, b.policy).CountWork(b.work).Then(prepareSearch(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
+	err = source.NewLoader(d, b.policy).CountWork(b.work).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
 			progress(done, len(inv.Files))
@@ -100,7 +100,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			refs = append(refs, p.Fragment.Refs...)
 		}
 		st.sources.Add(fileItem(p.File.Path, p.FileHash))
-		texts := p.Prepared.([]searchText)
+		prepared := p.Prepared.([]preparedNode)
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
 			if _, dup := keys[n.ID]; dup {
@@ -108,7 +108,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			}
 			next++
 			keys[n.ID] = next
-			if err := w.insertNode(next, n, &texts[i]); err != nil {
+			if err := w.insertNode(next, n, &prepared[i]); err != nil {
 				return err
 			}
 		}

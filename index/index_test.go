@@ -125,8 +125,7 @@ func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) str
 		`SELECT key, value FROM meta WHERE key NOT IN ('generation', 'build', 'source_identity', 'project_root') ORDER BY key`,
 		`SELECT o.name, s.name, r.name, d.name FROM refs x JOIN ref_names o ON o.id = x.origin JOIN ref_names s ON s.id = x.src
 			JOIN relations r ON r.rel = x.rel JOIN ref_names d ON d.id = x.dst ORDER BY 1, 2, 3, 4`,
-		`SELECT n.id, l.step, l.kind, l.label, l.line FROM logic_steps l JOIN nodes n ON n.key = l.owner ORDER BY 1, 2`,
-		`SELECT n.id, l.from_step, l.to_step, l.kind FROM logic_edges l JOIN nodes n ON n.key = l.owner ORDER BY 1, 2, 3, 4`,
+		`SELECT n.id, l.steps, l.edges, hex(l.encoded) FROM logic l JOIN nodes n ON n.key = l.owner ORDER BY 1`,
 		`SELECT s.id, r.name, t.id, a.anchor FROM edge_anchors a JOIN nodes s ON s.key = a.src JOIN relations r ON r.rel = a.rel
 			JOIN nodes t ON t.key = a.dst ORDER BY 1, 2, 3`,
 	} {

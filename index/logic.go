@@ -48,21 +48,19 @@ func (s *Snapshot) Logic(ctx context.Context, id string) (*LogicView, error) {
 			return problem.Errorf(problem.InvalidArgument, "node %s is a %s; Logic exists only for Go func and method nodes", id, out.Kind)
 		}
 		out.Steps, out.Edges = []graph.Step{}, []graph.LogicEdge{}
-		if err := sqlitex.Execute(conn, `SELECT step, kind, label, line FROM logic_steps WHERE owner = ? ORDER BY step`, &sqlitex.ExecOptions{
+		return sqlitex.Execute(conn, `SELECT encoded FROM logic WHERE owner = ?`, &sqlitex.ExecOptions{
 			Args: []any{key},
 			ResultFunc: func(st *sqlite.Stmt) error {
-				step := graph.Step{ID: int(st.ColumnInt64(0)), Kind: st.ColumnText(1), Label: st.ColumnText(2), Line: int(st.ColumnInt64(3))}
-				out.Truncated = out.Truncated || step.Kind == golang.StepTruncated
-				out.Steps = append(out.Steps, step)
-				return nil
-			},
-		}); err != nil {
-			return err
-		}
-		return sqlitex.Execute(conn, `SELECT from_step, to_step, kind FROM logic_edges WHERE owner = ? ORDER BY from_step, to_step, kind`, &sqlitex.ExecOptions{
-			Args: []any{key},
-			ResultFunc: func(st *sqlite.Stmt) error {
-				out.Edges = append(out.Edges, graph.LogicEdge{From: int(st.ColumnInt64(0)), To: int(st.ColumnInt64(1)), Kind: st.ColumnText(2)})
+				b := make([]byte, st.ColumnLen(0))
+				st.ColumnBytes(0, b)
+				steps, edges, err := decodeLogic(b)
+				if err != nil {
+					return problem.Wrap(problem.IndexCorrupt, err, "the Logic of %s cannot be read; run 'docforge sync --rebuild'", id)
+				}
+				out.Steps, out.Edges = steps, edges
+				for _, s := range steps {
+					out.Truncated = out.Truncated || s.Kind == golang.StepTruncated
+				}
 				return nil
 			},
 		})
@@ -76,7 +74,7 @@ func (s *Snapshot) Logic(ctx context.Context, id string) (*LogicView, error) {
 // refuseLogic fails when an index holds any Logic: the no-AST policy must never read it.
 func refuseLogic(conn *sqlite.Conn, path string) error {
 	var n int64
-	if err := execInt(conn, `SELECT count(*) FROM (SELECT 1 FROM logic_steps LIMIT 1)`, &n); err != nil {
+	if err := execInt(conn, `SELECT count(*) FROM (SELECT 1 FROM logic LIMIT 1)`, &n); err != nil {
 		return problem.Wrap(problem.IndexCorrupt, err, "cannot read %s", path)
 	}
 	if n > 0 {

@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 10 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go)
+const SchemaVersion = 11 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go); 11: Logic as one row per function (logicrow.go)
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every
 // hash and every public answer uses the stable text IDs instead, so a cold build and an
@@ -117,22 +117,14 @@ CREATE TABLE refs (
   PRIMARY KEY (origin, src, rel, dst)
 ) WITHOUT ROWID;
 
-CREATE TABLE logic_steps (
-  owner INTEGER NOT NULL,
-  step  INTEGER NOT NULL,
-  kind  TEXT NOT NULL,
-  label TEXT NOT NULL,
-  line  INTEGER NOT NULL,
-  PRIMARY KEY (owner, step)
-) WITHOUT ROWID;
-
-CREATE TABLE logic_edges (
-  owner     INTEGER NOT NULL,
-  from_step INTEGER NOT NULL,
-  to_step   INTEGER NOT NULL,
-  kind      TEXT NOT NULL,
-  PRIMARY KEY (owner, from_step, to_step, kind)
-) WITHOUT ROWID;
+-- A Go function's Logic, one row per function: steps and edges encoded together
+-- (index/logicrow.go), with their counts for statistics.
+CREATE TABLE logic (
+  owner   INTEGER PRIMARY KEY,
+  steps   INTEGER NOT NULL,
+  edges   INTEGER NOT NULL,
+  encoded BLOB NOT NULL
+);
 
 -- The text is analyzed before it is stored (base/lexicon): identifiers whole and split,
 -- prose stemmed. name holds the node's own name whole (a declaration's, a file's), so an

@@ -109,9 +109,9 @@ func jsonList(s []string) string {
 }
 
 // insertNode writes a node row at key (replacing any row with that key) and its tag,
-// capability and search rows, and adds it to the node digest. text is the node's full-text
-// row if already analyzed (prepareSearch), or nil.
-func (w *writer) insertNode(key int64, n *graph.Node, text *searchText) error {
+// capability, search and Logic rows, and adds it to the node digest. prep is what
+// prepareNodes made of the node on the goroutine that parsed it, or nil.
+func (w *writer) insertNode(key int64, n *graph.Node, prep *preparedNode) error {
 	headings, err := json.Marshal(n.Headings)
 	if err != nil {
 		return fmt.Errorf("insert node %s: encode headings: %w", n.ID, err)
@@ -174,15 +174,17 @@ func (w *writer) insertNode(key int64, n *graph.Node, text *searchText) error {
 			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
 		}
 	}
-	if text == nil {
-		t := w.analyze(n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
-		text = &t
+	if prep == nil {
+		prep = &preparedNode{text: w.analyze(n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)}
+		if n.Logic != nil {
+			prep.logic = encodeLogic(n.Logic)
+		}
 	}
-	if err := w.insertSearch(key, text); err != nil {
+	if err := w.insertSearch(key, &prep.text); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}
 	if n.Logic != nil {
-		if err := w.insertLogic(key, n.Logic); err != nil {
+		if err := w.insertLogic(key, prep.logic); err != nil {
 			return fmt.Errorf("insert node %s logic: %w", n.ID, err)
 		}
 	}
@@ -208,17 +210,27 @@ func (w *writer) analyze(id, kind, title string, tags []string, body, code strin
 	return analyzeSearch(w.lex, id, kind, title, tags, body, code)
 }
 
-// prepareSearch analyzes the full-text rows of a parsed file's nodes, on the goroutine that
-// parsed it (source.Loader.Then), with an analyzer of the pool: the analysis is a third of
-// what inserting a node costs, and the inserts run on one goroutine.
-func prepareSearch(pool *sync.Pool) func(*source.Parsed) {
+// preparedNode is what a node's rows need beyond the node: its analyzed full-text row and
+// its encoded Logic.
+type preparedNode struct {
+	text  searchText
+	logic storedLogic
+}
+
+// prepareNodes analyzes the full-text rows and encodes the Logic of a parsed file's nodes on
+// the goroutine that parsed it (source.Loader.Then), with an analyzer of the pool: the
+// analysis is a third of what inserting a node costs, and the inserts run on one goroutine.
+func prepareNodes(pool *sync.Pool) func(*source.Parsed) {
 	return func(p *source.Parsed) {
 		lex := pool.Get().(*lexicon.Analyzer)
 		defer pool.Put(lex)
-		rows := make([]searchText, len(p.Fragment.Nodes))
+		rows := make([]preparedNode, len(p.Fragment.Nodes))
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
-			rows[i] = analyzeSearch(lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+			rows[i].text = analyzeSearch(lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+			if n.Logic != nil {
+				rows[i].logic = encodeLogic(n.Logic)
+			}
 		}
 		p.Prepared = rows
 	}
@@ -240,35 +252,16 @@ func (w *writer) insertSearch(key int64, t *searchText) error {
 	return fts.Reset()
 }
 
-func (w *writer) insertLogic(owner int64, l *graph.Logic) error {
-	step := w.conn.Prep(`INSERT INTO main.logic_steps(owner, step, kind, label, line) VALUES (?, ?, ?, ?, ?)`)
-	for _, s := range l.Steps {
-		step.BindInt64(1, owner)
-		step.BindInt64(2, int64(s.ID))
-		step.BindText(3, s.Kind)
-		step.BindText(4, s.Label)
-		step.BindInt64(5, int64(s.Line))
-		if _, err := step.Step(); err != nil {
-			return err
-		}
-		if err := step.Reset(); err != nil {
-			return err
-		}
+func (w *writer) insertLogic(owner int64, l storedLogic) error {
+	s := w.conn.Prep(`INSERT INTO main.logic(owner, steps, edges, encoded) VALUES (?, ?, ?, ?)`)
+	s.BindInt64(1, owner)
+	s.BindInt64(2, int64(l.steps))
+	s.BindInt64(3, int64(l.edges))
+	s.BindBytes(4, l.encoded)
+	if _, err := s.Step(); err != nil {
+		return err
 	}
-	edge := w.conn.Prep(`INSERT OR IGNORE INTO main.logic_edges(owner, from_step, to_step, kind) VALUES (?, ?, ?, ?)`)
-	for _, e := range l.Edges {
-		edge.BindInt64(1, owner)
-		edge.BindInt64(2, int64(e.From))
-		edge.BindInt64(3, int64(e.To))
-		edge.BindText(4, e.Kind)
-		if _, err := edge.Step(); err != nil {
-			return err
-		}
-		if err := edge.Reset(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.Reset()
 }
 
 // nameID returns the interned ID of a name, adding it unless lookupOnly.
@@ -391,8 +384,7 @@ func (w *writer) deleteNode(key int64, recordHash string) error {
 		`DELETE FROM main.node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM main.nodes WHERE key = ?1)))`,
 		`DELETE FROM main.search WHERE rowid = ?1`,
 		`DELETE FROM main.bodies WHERE key = ?1`,
-		`DELETE FROM main.logic_steps WHERE owner = ?1`,
-		`DELETE FROM main.logic_edges WHERE owner = ?1`,
+		`DELETE FROM main.logic WHERE owner = ?1`,
 		`DELETE FROM main.stamps WHERE src = ?1`,
 		`DELETE FROM main.nodes WHERE key = ?1`,
 	} {

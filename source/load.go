@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -162,7 +163,13 @@ func (l *Loader) read(f File) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return io.ReadAll(io.LimitReader(fh, l.d.Limits.MaxFileBytes+1))
+	// The walk's size makes the buffer: one read fills it and one more finds the end, where
+	// growing from nothing took six reads and as many copies. A file that grew since the walk
+	// is still read whole, up to the limit.
+	limit := l.d.Limits.MaxFileBytes + 1
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(f.Size, 0)+512, limit)))
+	_, err = buf.ReadFrom(io.LimitReader(fh, limit))
+	return buf.Bytes(), err
 }
 
 // goFile extracts one Go file under the loader's policy.

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"hash"
+	"io"
 	"slices"
 	"strings"
 
@@ -174,12 +176,30 @@ type Parts struct {
 // Digest returns the short digest of a part: 16 hex digits of its SHA-256. Parts only explain
 // a change the full content hash has already detected, so 64 bits is plenty.
 func Digest(domain, text string) string {
-	h := sha256.New()
-	h.Write([]byte(domain))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	d := NewDigester(domain)
+	d.WriteString(text)
+	return d.Sum()
 }
+
+// Digester computes a Digest from a text written in pieces, without building the text.
+type Digester struct{ h hash.Hash }
+
+// NewDigester starts the Digest of a text in domain.
+func NewDigester(domain string) Digester {
+	h := sha256.New()
+	io.WriteString(h, domain)
+	h.Write([]byte{0})
+	return Digester{h}
+}
+
+// WriteString appends s to the text.
+func (d Digester) WriteString(s string) { io.WriteString(d.h, s) }
+
+// Write appends p to the text.
+func (d Digester) Write(p []byte) { d.h.Write(p) }
+
+// Sum returns the Digest of the text written so far.
+func (d Digester) Sum() string { return hex.EncodeToString(d.h.Sum(nil)[:8]) }
 
 func shortHash(domain string, v any) string {
 	b, err := json.Marshal(v)

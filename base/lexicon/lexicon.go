@@ -253,6 +253,29 @@ const maxCachedTokens = 1 << 17
 // NewAnalyzer returns an Analyzer with an empty memory.
 func NewAnalyzer() *Analyzer { return &Analyzer{cache: map[string][]string{}} }
 
+// Terms is the package's Terms, remembering tokens.
+func (a *Analyzer) Terms(text string, fn func(term string)) {
+	tokens(text, func(tok string) {
+		for _, t := range a.tokenTerms(tok) {
+			fn(t)
+		}
+	})
+}
+
+// tokenTerms returns the terms of one token, from memory when it was seen before. The slice
+// is valid until the next call.
+func (a *Analyzer) tokenTerms(tok string) []string {
+	if ts, ok := a.cache[tok]; ok {
+		return ts
+	}
+	a.terms = a.terms[:0]
+	analyze(tok, func(t string, _ bool) { a.terms = append(a.terms, t) })
+	if a.cache != nil && len(a.cache) < maxCachedTokens {
+		a.cache[strings.Clone(tok)] = slices.Clone(a.terms)
+	}
+	return a.terms
+}
+
 // Text is the package's Text, remembering tokens.
 func (a *Analyzer) Text(text string) string {
 	var b strings.Builder
@@ -264,19 +287,8 @@ func (a *Analyzer) Text(text string) string {
 		b.WriteString(t)
 	}
 	tokens(text, func(tok string) {
-		if ts, ok := a.cache[tok]; ok {
-			for _, t := range ts {
-				write(t)
-			}
-			return
-		}
-		a.terms = a.terms[:0]
-		analyze(tok, func(t string, _ bool) { a.terms = append(a.terms, t) })
-		for _, t := range a.terms {
+		for _, t := range a.tokenTerms(tok) {
 			write(t)
-		}
-		if a.cache != nil && len(a.cache) < maxCachedTokens {
-			a.cache[strings.Clone(tok)] = slices.Clone(a.terms)
 		}
 	})
 	return b.String()

@@ -98,5 +98,11 @@ func TestAnalyzerAgreesWithText(t *testing.T) {
 		if got, want := a.Text(in), Text(in); got != want {
 			t.Errorf("Analyzer.Text(%q) = %q, Text gives %q", in, got, want)
 		}
+		var got, want []string
+		a.Terms(in, func(term string) { got = append(got, term) })
+		Terms(in, func(term string) { want = append(want, term) })
+		if !slices.Equal(got, want) {
+			t.Errorf("Analyzer.Terms(%q) = %q, Terms gives %q", in, got, want)
+		}
 	}
 }

@@ -288,8 +288,8 @@ func goCounts(manifest string, rep *goReport) error {
 	}
 	defer conn.Close()
 	for q, out := range map[string]*int64{
-		`SELECT count(*) FROM logic_steps`:                  &rep.LogicSteps,
-		`SELECT count(*) FROM logic_edges`:                  &rep.LogicEdges,
+		`SELECT coalesce(sum(steps), 0) FROM logic`:         &rep.LogicSteps,
+		`SELECT coalesce(sum(edges), 0) FROM logic`:         &rep.LogicEdges,
 		`SELECT count(*) FROM nodes WHERE kind = 'package'`: &rep.Packages,
 	} {
 		if err := sqlitex.ExecuteTransient(conn, q, &sqlitex.ExecOptions{

@@ -3,7 +3,6 @@ package golang
 import (
 	"go/scanner"
 	"go/token"
-	"strings"
 
 	"github.com/docforge/docforge/base/graph"
 )
@@ -20,25 +19,58 @@ type lexeme struct {
 	lit string
 }
 
-// digestLexemes digests a run of tokens. Comments and the semicolons the scanner inserts at
-// line ends are left out, so only a change to the code itself changes the digest.
-func digestLexemes(domain string, toks []lexeme) string {
-	if len(toks) == 0 {
+// lexemeDigest digests a run of tokens given one at a time. Comments and the semicolons the
+// scanner inserts at line ends are left out, so only a change to the code itself changes the
+// digest. Tokens are gathered in a buffer of at most a KB and hashed from there: every
+// declaration is digested, and a slice of its tokens, then the text they made, were a fifth
+// of what a GOROOT build allocated.
+type lexemeDigest struct {
+	d   graph.Digester
+	buf []byte
+	any bool
+}
+
+// digestBuffer bounds the buffer of a lexemeDigest.
+const digestBuffer = 1024
+
+// newLexemeDigest starts a digest of tokens whose text is about size bytes: a token's text
+// is its kind's name and its literal, about twice the source it was scanned from.
+func newLexemeDigest(domain string, size int) lexemeDigest {
+	return lexemeDigest{d: graph.NewDigester(domain), buf: make([]byte, 0, min(max(size, 64), digestBuffer))}
+}
+
+func (l *lexemeDigest) add(tok token.Token, lit string) {
+	l.any = true
+	if tok == token.COMMENT || (tok == token.SEMICOLON && lit == "\n") {
+		return
+	}
+	l.buf = append(l.buf, tok.String()...)
+	if lit != "" && tok != token.SEMICOLON {
+		l.buf = append(append(l.buf, ' '), lit...)
+	}
+	l.buf = append(l.buf, '\n')
+	if len(l.buf) > digestBuffer*3/4 {
+		l.d.Write(l.buf)
+		l.buf = l.buf[:0]
+	}
+}
+
+// sum returns the digest, or "" when no token at all was given.
+func (l *lexemeDigest) sum() string {
+	if !l.any {
 		return ""
 	}
-	var b strings.Builder
+	l.d.Write(l.buf)
+	return l.d.Sum()
+}
+
+// digestLexemes digests a run of tokens.
+func digestLexemes(domain string, toks []lexeme) string {
+	l := newLexemeDigest(domain, 16*len(toks))
 	for _, t := range toks {
-		if t.tok == token.COMMENT || (t.tok == token.SEMICOLON && t.lit == "\n") {
-			continue
-		}
-		b.WriteString(t.tok.String())
-		if t.lit != "" && t.tok != token.SEMICOLON {
-			b.WriteByte(' ')
-			b.WriteString(t.lit)
-		}
-		b.WriteByte('\n')
+		l.add(t.tok, t.lit)
 	}
-	return graph.Digest(domain, b.String())
+	return l.sum()
 }
 
 const (
@@ -56,7 +88,14 @@ func digestSource(domain string, src []byte, from, to int) string {
 	file := fset.AddFile("", -1, len(part))
 	var s scanner.Scanner
 	s.Init(file, part, nil, 0)
-	return digestLexemes(domain, scanAll(&s))
+	l := newLexemeDigest(domain, 2*len(part)+16)
+	for {
+		_, t, lit := s.Scan()
+		if t == token.EOF {
+			return l.sum()
+		}
+		l.add(t, lit)
+	}
 }
 
 // scanAll reads every token up to the end of the file.

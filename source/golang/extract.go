@@ -127,6 +127,10 @@ func addTerms(f *Facts, src []byte) {
 		}
 	}
 	lineAt := func(l int) int { return starts[min(max(l-1, 0), len(starts)-1)] }
+	// A file's declarations share their identifiers: one memory of analyzed tokens serves
+	// them all, and one set of seen terms is cleared between them.
+	lex := lexicon.NewAnalyzer()
+	seen := map[string]bool{}
 	for i := range f.Decls {
 		d := &f.Decls[i]
 		from, to := lineAt(d.Line), len(src)
@@ -137,8 +141,8 @@ func addTerms(f *Facts, src []byte) {
 			continue
 		}
 		var terms []string
-		seen := map[string]bool{}
-		lexicon.Terms(string(src[from:to]), func(t string) {
+		clear(seen)
+		lex.Terms(string(src[from:to]), func(t string) {
 			if len(terms) < maxDeclTerms && len(t) > 1 && !seen[t] {
 				seen[t] = true
 				terms = append(terms, t)
