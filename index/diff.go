@@ -3,8 +3,10 @@ package index
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
 )
@@ -35,12 +37,18 @@ func fullDiff(conn, old *sqlite.Conn, c *diffCollector) error {
 	return mergeEdges(conn, old, c)
 }
 
+// nodesByID reads every node's record in ID order. The unary plus keeps SQLite from walking
+// the ID index, which visits the table's pages in no order and read one page per node through
+// the page cache (600,000 read calls for the previous generation at 100k nodes); scanning the
+// table and sorting reads each page once.
+const nodesByID = `SELECT ` + recordColumns + ` FROM nodes ORDER BY +id`
+
 func mergeNodes(conn, old *sqlite.Conn, c *diffCollector) error {
-	cur := conn.Prep(`SELECT ` + recordColumns + ` FROM nodes ORDER BY id`)
+	cur := conn.Prep(nodesByID)
 	defer cur.Reset()
 	var prev *sqlite.Stmt
 	if old != nil {
-		prev = old.Prep(`SELECT ` + recordColumns + ` FROM nodes ORDER BY id`)
+		prev = old.Prep(nodesByID)
 		defer prev.Reset()
 	}
 	next := func(s *sqlite.Stmt) (*graph.Record, string, error) {
@@ -92,54 +100,69 @@ func mergeNodes(conn, old *sqlite.Conn, c *diffCollector) error {
 	return nil
 }
 
-// edgeTriples selects every edge by its ends' IDs, in triple order.
-const edgeTriples = `SELECT s.id, r.name, t.id FROM edges e
-	JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst
-	ORDER BY s.id, r.name, t.id`
-
-func mergeEdges(conn, old *sqlite.Conn, c *diffCollector) error {
-	cur := conn.Prep(edgeTriples)
-	defer cur.Reset()
-	var prev *sqlite.Stmt
-	if old != nil {
-		prev = old.Prep(edgeTriples)
-		defer prev.Reset()
-	}
-	next := func(s *sqlite.Stmt) (*graph.Edge, error) {
-		if s == nil {
-			return nil, nil
-		}
-		ok, err := s.Step()
-		if err != nil || !ok {
+// edgeTriples returns every edge by its ends' IDs, in triple order. The tables are read in
+// their own order and the triples sorted here: joining each edge to its ends' rows in triple
+// order visited the nodes table at random, a read call per edge end.
+func edgeTriples(conn *sqlite.Conn) ([]graph.Edge, error) {
+	ids := map[int64]string{}
+	rels := map[int64]string{}
+	var edges []graph.Edge
+	for _, q := range []struct {
+		sql string
+		row func(*sqlite.Stmt)
+	}{
+		{`SELECT key, id FROM nodes`, func(s *sqlite.Stmt) { ids[s.ColumnInt64(0)] = s.ColumnText(1) }},
+		{`SELECT rel, name FROM relations`, func(s *sqlite.Stmt) { rels[s.ColumnInt64(0)] = s.ColumnText(1) }},
+		{`SELECT src, rel, dst FROM edges`, func(s *sqlite.Stmt) {
+			src, srcOK := ids[s.ColumnInt64(0)]
+			rel, relOK := rels[s.ColumnInt64(1)]
+			dst, dstOK := ids[s.ColumnInt64(2)]
+			if srcOK && relOK && dstOK { // as the join did: an edge without its ends is no edge
+				edges = append(edges, graph.Edge{Source: src, Relation: rel, Target: dst})
+			}
+		}},
+	} {
+		if err := sqlitex.Execute(conn, q.sql, &sqlitex.ExecOptions{
+			ResultFunc: func(s *sqlite.Stmt) error { q.row(s); return nil },
+		}); err != nil {
 			return nil, err
 		}
-		return &graph.Edge{Source: s.ColumnText(0), Relation: s.ColumnText(1), Target: s.ColumnText(2)}, nil
 	}
-	a, err := next(cur)
+	slices.SortFunc(edges, graph.Edge.Compare)
+	return edges, nil
+}
+
+func mergeEdges(conn, old *sqlite.Conn, c *diffCollector) error {
+	cur, err := edgeTriples(conn)
 	if err != nil {
 		return fmt.Errorf("diff edges: %w", err)
 	}
-	b, err := next(prev)
-	if err != nil {
-		return fmt.Errorf("diff edges: %w", err)
+	var prev []graph.Edge
+	if old != nil {
+		if prev, err = edgeTriples(old); err != nil {
+			return fmt.Errorf("diff edges of the previous generation: %w", err)
+		}
 	}
+	next := func(list *[]graph.Edge) *graph.Edge {
+		if len(*list) == 0 {
+			return nil
+		}
+		e := &(*list)[0]
+		*list = (*list)[1:]
+		return e
+	}
+	a, b := next(&cur), next(&prev)
 	for a != nil || b != nil {
 		var item DiffItem
 		switch {
 		case b == nil || (a != nil && a.Compare(*b) < 0):
 			item = DiffItem{Type: "edge", Change: "added", Edge: a}
-			a, err = next(cur)
+			a = next(&cur)
 		case a == nil || b.Compare(*a) < 0:
 			item = DiffItem{Type: "edge", Change: "removed", Edge: b}
-			b, err = next(prev)
+			b = next(&prev)
 		default:
-			a, err = next(cur)
-			if err == nil {
-				b, err = next(prev)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("diff edges: %w", err)
+			a, b = next(&cur), next(&prev)
 		}
 		if item.Type != "" {
 			if err := c.add(item); err != nil {
