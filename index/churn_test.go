@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -106,5 +107,43 @@ func TestDiffRetentionNamesItsLimit(t *testing.T) {
 	ret := diff.Retention
 	if ret.TotalItems <= index.DiffMaxItems || ret.Omitted == 0 || ret.OmittedBy != "max_items" {
 		t.Errorf("retention %+v: want details past %d items omitted by max_items", ret, index.DiffMaxItems)
+	}
+}
+
+// A cold build computes its diff from the rows it stored, an incremental build from what its
+// delta replaced. Both must describe one transition item for item: an empty list was null in
+// one and [] in the other.
+func TestColdAndIncrementalDiffsAgree(t *testing.T) {
+	ctx := context.Background()
+	var roots [2]string
+	for i := range roots {
+		roots[i] = genProject(t, 40, rand.New(rand.NewSource(7)))
+		_, err := index.Sync(ctx, load(t, roots[i]), index.Options{})
+		must(t, err)
+		r := rand.New(rand.NewSource(8))
+		for _, n := range []int{3, 17, 39, 40, 41} { // changed nodes and two new ones
+			writeNode(t, roots[i], n, r, "edited")
+		}
+		must(t, os.Remove(filepath.Join(roots[i], "docs", "n038.md"))) // nothing depends on the last ones yet
+	}
+	var diffs [2]*index.GenerationDiff
+	for i, opts := range []index.Options{{}, {Rebuild: true}} {
+		d := load(t, roots[i])
+		res, err := index.Sync(ctx, d, opts)
+		must(t, err)
+		if want := []string{index.BuildIncremental, index.BuildCold}[i]; res.Build != want {
+			t.Fatalf("sync %d built %s, want %s", i, res.Build, want)
+		}
+		diffs[i], err = index.ReadGenerationDiff(publication.PathsFor(d, "").Diff)
+		must(t, err)
+	}
+	inc, cold := diffs[0], diffs[1]
+	if inc.Summary != cold.Summary || inc.FullItemsHash != cold.FullItemsHash {
+		a, _ := json.MarshalIndent(inc.Items, "", " ")
+		b, _ := json.MarshalIndent(cold.Items, "", " ")
+		t.Fatalf("incremental diff %+v %s\ncold diff %+v %s\nfirst difference: %s", inc.Summary, inc.FullItemsHash, cold.Summary, cold.FullItemsHash, firstDiff(string(a), string(b)))
+	}
+	if inc.Summary.NodesAdded != 2 || inc.Summary.NodesRemoved != 1 || inc.Summary.NodesChanged == 0 {
+		t.Fatalf("the edits were not seen: %+v", inc.Summary)
 	}
 }

@@ -17,6 +17,18 @@ const recordColumns = `id, kind, family, title, status, authority, tags, languag
 // them finds the first extra one at this index.
 const recordColumnCount = 13
 
+// storedRecord is a node's record as the index stores it and a diff reports it, whichever
+// build made it: lists are never null there.
+func storedRecord(r graph.Record) graph.Record {
+	if r.Tags == nil {
+		r.Tags = []string{}
+	}
+	if r.Capabilities == nil {
+		r.Capabilities = []string{}
+	}
+	return r
+}
+
 func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
 	r := graph.Record{
 		ID: s.ColumnText(0), Kind: s.ColumnText(1), Family: s.ColumnText(2), Title: s.ColumnText(3),

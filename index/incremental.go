@@ -392,7 +392,7 @@ func (db *deltaBuild) applyNodes() error {
 			if err := db.w.insertNode(maxKey, n, nil); err != nil {
 				return err
 			}
-			rec := n.Record
+			rec := storedRecord(n.Record)
 			db.items = append(db.items, DiffItem{Type: "node", Change: "added", NodeID: n.ID, After: &rec})
 		}
 		for _, e := range p.Fragment.Edges {
@@ -406,7 +406,7 @@ func (db *deltaBuild) applyNodes() error {
 // row a node owns or none (segment.go), so an unchanged record is written again too: its
 // stamps may have changed, and nothing else of it is reported.
 func (db *deltaBuild) replaceNode(on oldNode, n *graph.Node) error {
-	rec := n.Record
+	rec := storedRecord(n.Record)
 	if err := db.w.deleteNode(on.key, on.hash); err != nil {
 		return err
 	}
