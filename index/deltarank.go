@@ -152,6 +152,18 @@ type textStats struct {
 
 func (g *textStats) avgdl() float64 { return float64(g.tokens) / float64(g.rows) }
 
+// textStats returns the full-text statistics of the snapshot's generation, read on first use.
+func (s *Snapshot) textStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
+	if s.text == nil {
+		g, err := readTextStats(conn, schemas)
+		if err != nil {
+			return nil, err
+		}
+		s.text = g
+	}
+	return s.text, nil
+}
+
 // readTextStats reads the full-text statistics of every segment of a layered generation.
 func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 	g := &textStats{}
@@ -231,14 +243,10 @@ type deltaMatch struct {
 // deltaRanks returns the live matches of expr in the deltas (segments 1 and on), ranked with
 // the generation's statistics.
 func (s *Snapshot) deltaRanks(conn *sqlite.Conn, schemas []string, expr string) ([]rankedRow, error) {
-	if s.text == nil {
-		g, err := readTextStats(conn, schemas)
-		if err != nil {
-			return nil, err
-		}
-		s.text = g
+	g, err := s.textStats(conn, schemas)
+	if err != nil {
+		return nil, err
 	}
-	g := s.text
 	p := newBM25()
 	phrases := ftsPhrases(expr)
 	var matches []*deltaMatch

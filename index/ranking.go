@@ -115,7 +115,7 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 	var rows []rankedRow
 	var err error
 	if len(s.segments) <= 1 {
-		rows, err = ownRanks(conn, "search f", "f.search MATCH ?1", expr, n)
+		rows, err = ownRanks(conn, "search f", "f.search MATCH ?1", expr, n, nil)
 	} else {
 		rows, err = s.segmentRanks(conn, expr, n)
 	}
@@ -157,7 +157,20 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 // a term in most of them would rank them below every match in the base.
 func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
 	schemas := segmentNames("main", len(s.segments))
-	base, err := ownRanks(conn, "main.search f", "f.search MATCH ?1"+laterLive(schemas, 0), expr, n)
+	g, err := s.textStats(conn, schemas)
+	if err != nil {
+		return nil, err
+	}
+	// The base's rows the deltas replaced are few after a few edits: they are dropped here
+	// from a longer list, where a condition on every match looked each one up in every delta
+	// (search p50 at 100k over 5 deltas, docs/benchmarks.md). After a large change the
+	// condition is cheaper than the longer list.
+	var base []rankedRow
+	if dead := g.segs[0].dead; len(dead) <= maxDroppedRanks {
+		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1", expr, n, dead)
+	} else {
+		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1"+laterLive(schemas, 0), expr, n, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +205,10 @@ func cutTies(rows []rankedRow, n int) []rankedRow {
 	return rows[:cut]
 }
 
+// maxDroppedRanks is how many replaced rows of the base a search drops from a longer list of
+// matches rather than excluding them by a condition on every match.
+const maxDroppedRanks = 256
+
 // collectRanks runs a query of (rowid, rank) with expr bound as ?1.
 func collectRanks(conn *sqlite.Conn, q, expr string) ([]rankedRow, error) {
 	var rows []rankedRow
@@ -208,16 +225,28 @@ func collectRanks(conn *sqlite.Conn, q, expr string) ([]rankedRow, error) {
 // ownRanks are FTS5's ranks of the matches in one full-text table (from, filtered by cond
 // with expr bound as ?1): the best n, and every match tied with the n-th. FTS5 would keep the
 // tied rows first by key, and keys differ between builds of the same sources.
-func ownRanks(conn *sqlite.Conn, from, cond, expr string, n int) ([]rankedRow, error) {
+//
+// The rank is bm25 with the table's weights, called by name rather than ordered by the rank
+// column: ORDER BY rank makes FTS5 sort every match in a statement of its own, without the
+// LIMIT, where SQLite's own sort keeps only the best m (the same scores; common-term p95 at
+// 100k 214 against 190 ms, docs/benchmarks.md).
+func ownRanks(conn *sqlite.Conn, from, cond, expr string, n int, dead map[int64]bool) ([]rankedRow, error) {
 	// Twice as many as asked for: a tie across the n-th match usually ends within them, and
-	// a longer LIMIT costs FTS5 next to nothing (it ranks every match either way); a tie that
-	// does not end is read again with twice the limit.
-	for m := 2*n + 8; ; m *= 2 {
-		rows, err := collectRanks(conn, "SELECT f.rowid, f.rank FROM "+from+" WHERE "+cond+" ORDER BY f.rank LIMIT "+strconv.Itoa(m), expr)
+	// a longer LIMIT costs next to nothing (every match is ranked either way); a tie that
+	// does not end is read again with twice the limit. Rows in dead are read beyond that and
+	// dropped.
+	for m := 2*n + 8 + len(dead); ; m *= 2 {
+		read, err := collectRanks(conn, "SELECT f.rowid, bm25(f.search, "+searchWeights+") AS r FROM "+from+" WHERE "+cond+" ORDER BY r LIMIT "+strconv.Itoa(m), expr)
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) < m || rows[n-1].rank != rows[m-1].rank { // m > n
+		rows := read
+		if len(dead) > 0 {
+			rows = slices.DeleteFunc(slices.Clone(read), func(r rankedRow) bool { return dead[r.key] })
+		}
+		// Done when every match was read, or when the last row read ranks below the n-th
+		// kept one, so that every row tied with it was read.
+		if len(read) < m || (len(rows) >= n && rows[n-1].rank != read[len(read)-1].rank) {
 			return cutTies(rows, n), nil
 		}
 	}

@@ -218,52 +218,74 @@ func searchOf(t *testing.T, d *project.Descriptor, q string, limit int) []index.
 // by one), the delta's matches still score as in a cold build: the base's replaced holders
 // of a word are out of its document frequency.
 func TestDeltaRanksAfterALargeChange(t *testing.T) {
+	// 90 replaced rows are more than deadHolders looks up one by one; 300 more than a search
+	// drops from a longer list of the base's matches (maxDroppedRanks), in a project large
+	// enough for them to be a delta.
+	for _, tc := range []struct{ total, changed int }{{200, 90}, {1300, 300}} {
+		t.Run(fmt.Sprint(tc.changed), func(t *testing.T) { checkRanksAfterChange(t, tc.total, tc.changed) })
+	}
+}
+
+// checkRanksAfterChange builds total nodes, rewrites the first changed of them into one delta,
+// and compares the search for a word both old and new rows hold with a cold build's.
+func checkRanksAfterChange(t *testing.T, total, changed int) {
 	ctx := context.Background()
 	root := t.TempDir()
 	node := func(i int, body string) string {
-		return fmt.Sprintf("+++\nid = \"n%03d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n+++\n%s\n", i, i, body)
+		return fmt.Sprintf("+++\nid = \"n%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n+++\n%s\n", i, i, body)
 	}
 	files := map[string]string{"docforge.toml": descriptor}
-	for i := 0; i < 200; i++ {
+	for i := 0; i < total; i++ {
 		body := fmt.Sprintf("Words about storage %d.", i)
 		if i%3 == 0 {
 			body += " A quokka too."
 		}
-		files[fmt.Sprintf("docs/n%03d.md", i)] = node(i, body)
+		files[fmt.Sprintf("docs/n%04d.md", i)] = node(i, body)
 	}
 	writeFiles(t, root, files)
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	edits := map[string]string{}
-	for i := 0; i < 90; i++ { // more than the replaced rows looked up one by one
+	for i := 0; i < changed; i++ {
 		body := fmt.Sprintf("Other words %d.", i)
 		if i%10 == 0 {
 			body += " The quokka, quokka."
 		}
-		edits[fmt.Sprintf("docs/n%03d.md", i)] = node(i, body)
+		edits[fmt.Sprintf("docs/n%04d.md", i)] = node(i, body)
 	}
 	writeFiles(t, root, edits)
-	_, err = index.Sync(ctx, d, index.Options{})
+	res, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
+	if res.Build != index.BuildIncremental {
+		t.Fatalf("the change was a %s build, want a delta", res.Build)
+	}
 	cold := coldCopy(t, root)
-	got, want := searchOf(t, d, "quokka", 50), searchOf(t, cold, "quokka", 50)
+	got, want := searchOf(t, d, "quokka", 500), searchOf(t, cold, "quokka", 500)
 	scores := map[string]float64{}
 	for _, h := range want {
 		scores[h.ID] = h.Score
 	}
+	if len(got) != len(want) {
+		t.Errorf("%d matches over the delta, %d in a cold build", len(got), len(want))
+	}
 	edited := 0
 	for _, h := range got {
+		w, ok := scores[h.ID]
+		if !ok {
+			t.Errorf("%s matches over the delta, not in a cold build", h.ID)
+			continue
+		}
 		var i int
-		if _, err := fmt.Sscanf(h.ID, "n%03d", &i); err != nil || i >= 90 {
+		if _, err := fmt.Sscanf(h.ID, "n%04d", &i); err != nil || i >= changed {
 			continue
 		}
 		edited++
-		if w, ok := scores[h.ID]; !ok || math.Abs(h.Score-w) > 1e-12*math.Abs(w) {
+		if math.Abs(h.Score-w) > 1e-12*math.Abs(w) {
 			t.Errorf("edited %s scores %.17g over the delta, %.17g in a cold build", h.ID, h.Score, w)
 		}
 	}
-	if edited != 9 {
-		t.Errorf("%d edited nodes hold quokka over the delta, want 9", edited)
+	if edited != changed/10 {
+		t.Errorf("%d edited nodes hold quokka over the delta, want %d", edited, changed/10)
 	}
 }

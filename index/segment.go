@@ -503,7 +503,8 @@ func createSegment(conn *sqlite.Conn, withIndexes bool) error {
 	if err := sqlitex.ExecuteScript(conn, script, nil); err != nil {
 		return fmt.Errorf("create index schema: %w", err)
 	}
-	// ORDER BY rank then ranks with the column weights and lets FTS5 sort internally.
+	// The rank column is then bm25 with the column weights: a delta's rows are ranked again
+	// from it (deltarank.go), and searches call the same function by name (ownRanks).
 	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search, rank) VALUES ('rank', 'bm25("+searchWeights+")')", nil); err != nil {
 		return fmt.Errorf("configure full-text index: %w", err)
 	}
