@@ -121,13 +121,25 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	if list.Errors() > 0 {
 		return list.Problems(), nil
 	}
-	if err := insertEdges(w, keys, check.Edges()); err != nil {
+	// Hashing the declared edges and resolving the relation candidates into hashed edges is
+	// Go's work; it runs while SQLite creates the node and candidate indexes, on the core the
+	// parsing left idle. keys and rels are only read from here on.
+	declared, resolved := make(chan []hashedEdge, 1), make(chan []hashedEdge, 1)
+	go func() { declared <- hashEdges(check.Edges()) }()
+	go func() { resolved <- hashEdges(resolvedRefs(keys, w.rels, refs)) }()
+	drain := func() { <-declared; <-resolved }
+	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
+		drain()
+		return nil, fmt.Errorf("create index schema: %w", err)
+	}
+	if err := insertEdges(w, keys, <-declared); err != nil {
+		<-resolved
 		return nil, err
 	}
-	if err := insertEdges(w, keys, resolvedRefs(keys, w.rels, refs)); err != nil {
+	if err := insertEdges(w, keys, <-resolved); err != nil {
 		return nil, err
 	}
-	if err := sqlitex.ExecuteScript(conn, schemaIndexes, nil); err != nil {
+	if err := sqlitex.ExecuteScript(conn, edgeIndexes, nil); err != nil {
 		return nil, fmt.Errorf("create index schema: %w", err)
 	}
 	st.sources.Add(fileItem(project.FileName, d.Hash))
@@ -178,15 +190,15 @@ func resolvedRefs(keys map[string]int64, rels map[string]int64, refs []graph.Edg
 }
 
 // insertEdges writes edges in key order, which keeps the B-tree appends sequential.
-func insertEdges(w *writer, keys map[string]int64, edges []graph.EdgeAt) error {
+func insertEdges(w *writer, keys map[string]int64, edges []hashedEdge) error {
 	type keyed struct {
 		src, rel, dst int64
-		e             graph.Edge
-		anchor        string
+		e             *hashedEdge
 	}
 	rows := make([]keyed, 0, len(edges))
-	for _, e := range edges {
-		rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], e.Edge, e.Anchor})
+	for i := range edges {
+		e := &edges[i]
+		rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], e})
 	}
 	slices.SortFunc(rows, func(a, b keyed) int {
 		if a.src != b.src {
@@ -198,16 +210,30 @@ func insertEdges(w *writer, keys map[string]int64, edges []graph.EdgeAt) error {
 		return int(a.dst - b.dst)
 	})
 	for _, r := range rows {
-		if err := w.insertEdge(r.src, r.rel, r.dst, r.e); err != nil {
+		if err := w.insertEdge(r.src, r.rel, r.dst, r.e.Edge, r.e.hash); err != nil {
 			return err
 		}
-		if r.anchor != "" {
-			if err := w.setAnchor(r.src, r.rel, r.dst, r.anchor); err != nil {
+		if r.e.Anchor != "" {
+			if err := w.setAnchor(r.src, r.rel, r.dst, r.e.Anchor); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// hashedEdge is an edge with its hash (graph.EdgeHash), made before it is inserted.
+type hashedEdge struct {
+	graph.EdgeAt
+	hash string
+}
+
+func hashEdges(edges []graph.EdgeAt) []hashedEdge {
+	out := make([]hashedEdge, len(edges))
+	for i, e := range edges {
+		out[i] = hashedEdge{e, graph.EdgeHash(e.Edge)}
+	}
+	return out
 }
 
 // GoMemoryLimit is the soft limit for the Go heap of a process that builds indexes. Parsed

@@ -469,7 +469,7 @@ func (db *deltaBuild) applyEdges() error {
 		if !ok1 || !ok2 || !ok3 {
 			return errNeedsValidation // dangling target
 		}
-		if err := db.w.insertEdge(src, rel, dst, e); err != nil {
+		if err := db.w.insertEdge(src, rel, dst, e, ""); err != nil {
 			return err
 		}
 		db.items = append(db.items, DiffItem{Type: "edge", Change: "added", Edge: &e})
@@ -646,7 +646,7 @@ func (rs *refSync) settle(e graph.Edge) (*DiffItem, error) {
 		}
 		return &DiffItem{Type: "edge", Change: "removed", Edge: &e}, nil
 	case present == 0 && want:
-		if err := rs.w.insertEdge(src, rel, dst, e); err != nil {
+		if err := rs.w.insertEdge(src, rel, dst, e, ""); err != nil {
 			return nil, err
 		}
 		return &DiffItem{Type: "edge", Change: "added", Edge: &e}, nil

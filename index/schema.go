@@ -139,14 +139,21 @@ CREATE VIRTUAL TABLE search USING fts5(
 // schemaIndexes are the secondary indexes. A cold build creates them after inserting every
 // row: building an index from sorted data once is far cheaper than keeping it balanced under
 // random inserts, each of which costs the pure-Go SQLite an mmap and munmap of scratch space.
-const schemaIndexes = `
+// It creates the node and candidate indexes while the candidates are resolved into edges,
+// then the edge index.
+const schemaIndexes = nodeIndexes + edgeIndexes
+
+const nodeIndexes = `
 CREATE UNIQUE INDEX nodes_id ON nodes(id);
 CREATE UNIQUE INDEX ref_names_name ON ref_names(name);
 CREATE INDEX nodes_source ON nodes(source_path);
 CREATE INDEX nodes_family ON nodes(family, kind, id);
-CREATE INDEX edges_in ON edges(dst, rel, src);
 CREATE INDEX refs_src ON refs(src, rel, dst);
 CREATE INDEX refs_dst ON refs(dst);
+`
+
+const edgeIndexes = `
+CREATE INDEX edges_in ON edges(dst, rel, src);
 `
 
 // Meta keys.

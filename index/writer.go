@@ -396,7 +396,9 @@ func (w *writer) deleteNode(key int64, recordHash string) error {
 	return w.markDead("dead_nodes", key)
 }
 
-func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge) error {
+// insertEdge writes an edge unless it exists, and adds hash (its graph.EdgeHash, made here
+// when "") to the edge digest when it was written.
+func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge, hash string) error {
 	s := w.conn.Prep(`INSERT OR IGNORE INTO main.edges(src, rel, dst) VALUES (?, ?, ?)`)
 	s.BindInt64(1, src)
 	s.BindInt64(2, rel)
@@ -408,7 +410,10 @@ func (w *writer) insertEdge(src, rel, dst int64, e graph.Edge) error {
 		return err
 	}
 	if w.conn.Changes() > 0 {
-		w.st.edges.Add(graph.EdgeHash(e))
+		if hash == "" {
+			hash = graph.EdgeHash(e)
+		}
+		w.st.edges.Add(hash)
 	}
 	return w.markDead("dead_edges", src, rel, dst)
 }
