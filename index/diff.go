@@ -43,10 +43,29 @@ func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
 // fullDiff compares the complete graph in conn's main database with the previous generation
 // read through old (nil for none) by merging both, ordered by ID and by edge triple, into c.
 func fullDiff(conn, old *sqlite.Conn, c *diffCollector) error {
-	if err := mergeNodes(conn, old, c); err != nil {
-		return err
+	// The collector encodes and hashes each item on a goroutine of its own, in order, while
+	// this one reads and merges the rows: a third of a cold diff's time, on a core the
+	// build's single-threaded end leaves idle.
+	items, added := make(chan DiffItem, 256), make(chan error, 1)
+	go func() {
+		var err error
+		for it := range items {
+			if err == nil {
+				err = c.add(it)
+			}
+		}
+		added <- err
+	}()
+	emit := func(it DiffItem) { items <- it }
+	err := mergeNodes(conn, old, emit)
+	if err == nil {
+		err = mergeEdges(conn, old, emit)
 	}
-	return mergeEdges(conn, old, c)
+	close(items)
+	if aerr := <-added; err == nil {
+		err = aerr
+	}
+	return err
 }
 
 // nodesByID reads every node's record in ID order. The unary plus keeps SQLite from walking
@@ -55,7 +74,7 @@ func fullDiff(conn, old *sqlite.Conn, c *diffCollector) error {
 // table and sorting reads each page once.
 const nodesByID = `SELECT ` + recordColumns + ` FROM nodes ORDER BY +id`
 
-func mergeNodes(conn, old *sqlite.Conn, c *diffCollector) error {
+func mergeNodes(conn, old *sqlite.Conn, emit func(DiffItem)) error {
 	cur := conn.Prep(nodesByID)
 	defer cur.Reset()
 	var prev *sqlite.Stmt
@@ -104,9 +123,7 @@ func mergeNodes(conn, old *sqlite.Conn, c *diffCollector) error {
 			return fmt.Errorf("diff nodes: %w", err)
 		}
 		if item.Type != "" {
-			if err := c.add(item); err != nil {
-				return err
-			}
+			emit(item)
 		}
 	}
 	return nil
@@ -144,7 +161,7 @@ func edgeTriples(conn *sqlite.Conn) ([]graph.Edge, error) {
 	return edges, nil
 }
 
-func mergeEdges(conn, old *sqlite.Conn, c *diffCollector) error {
+func mergeEdges(conn, old *sqlite.Conn, emit func(DiffItem)) error {
 	cur, err := edgeTriples(conn)
 	if err != nil {
 		return fmt.Errorf("diff edges: %w", err)
@@ -177,9 +194,7 @@ func mergeEdges(conn, old *sqlite.Conn, c *diffCollector) error {
 			a, b = next(&cur), next(&prev)
 		}
 		if item.Type != "" {
-			if err := c.add(item); err != nil {
-				return err
-			}
+			emit(item)
 		}
 	}
 	return nil
