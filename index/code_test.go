@@ -96,6 +96,15 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 			t.Errorf("%s: edge Ingest calls store.Extra = %v, want %v", step.name, got, step.edgeWant)
 		}
 		snap.Close()
+		// The merge writes the delta's code rows, Logic among them, into a new base.
+		m, err := index.Merge(ctx, d, index.MergeOptions{})
+		must(t, err)
+		if m.Merged == 0 {
+			t.Fatalf("%s: the merge merged no delta: %+v", step.name, m)
+		}
+		if merged := dumpMatches(t, d); merged != incDump {
+			t.Fatalf("%s: the merged generation differs from the layered one:\n%s", step.name, firstDiff(incDump, merged))
+		}
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
 		if coldDump := dumpMatches(t, d); coldDump != incDump {
