@@ -10,7 +10,9 @@ import (
 )
 
 // openWrite opens a private, not-yet-published index file for building. Journaling is off:
-// a crash mid-build only ruins a temporary file that is never published.
+// a crash mid-build only ruins a temporary file that is never published. Two sorter threads
+// let the secondary indexes and the diff's sorts use the second core, which a build's
+// single-threaded end leaves idle (docs/benchmarks.md, "Settings chosen from measurements").
 func openWrite(ctx context.Context, path string, cacheMiB int) (*sqlite.Conn, error) {
 	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI)
 	if err != nil {
@@ -22,6 +24,7 @@ func openWrite(ctx context.Context, path string, cacheMiB int) (*sqlite.Conn, er
 		"PRAGMA synchronous = OFF",
 		"PRAGMA locking_mode = EXCLUSIVE",
 		"PRAGMA temp_store = MEMORY",
+		"PRAGMA threads = 2",
 		fmt.Sprintf("PRAGMA cache_size = -%d", cacheMiB*1024),
 	} {
 		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
