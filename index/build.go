@@ -123,17 +123,15 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}
 	// Hashing the declared edges and resolving the relation candidates into hashed edges is
 	// Go's work; it runs while SQLite creates the node and candidate indexes, on the core the
-	// parsing left idle. keys and rels are only read from here on.
+	// parsing left idle. keys and rels are only read from here on; the channels are buffered,
+	// so a build that fails before reading them leaves no goroutine blocked.
 	declared, resolved := make(chan []hashedEdge, 1), make(chan []hashedEdge, 1)
 	go func() { declared <- hashEdges(check.Edges()) }()
 	go func() { resolved <- hashEdges(resolvedRefs(keys, w.rels, refs)) }()
-	drain := func() { <-declared; <-resolved }
 	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
-		drain()
 		return nil, fmt.Errorf("create index schema: %w", err)
 	}
 	if err := insertEdges(w, keys, <-declared); err != nil {
-		<-resolved
 		return nil, err
 	}
 	if err := insertEdges(w, keys, <-resolved); err != nil {

@@ -52,6 +52,24 @@ func (p bm25) term(idf, freq, norm float64) float64 {
 	return float64(idf * (float64(freq*(p.k1+1)) / (freq + norm)))
 }
 
+// phraseRanks is the query, with a phrase as ?1, of the rows of schema's full-text table that
+// hold it: (rowid, rank, rank under twice the weights, docsize record), then tail.
+func (p bm25) phraseRanks(schema, tail string) string {
+	return "SELECT f.rowid, f.rank, bm25(f.search, " + p.doubled + "), (SELECT sz FROM " + schema + ".search_docsize WHERE id = f.rowid) FROM " +
+		schema + ".search f WHERE f.search MATCH ?1" + tail
+}
+
+// countHolders counts the rows of schema's full-text table that hold phrase.
+func countHolders(conn *sqlite.Conn, schema, phrase string) (int64, error) {
+	var n int64
+	err := sqlitex.Execute(conn, "SELECT count(*) FROM "+schema+".search WHERE search MATCH ?1", &sqlitex.ExecOptions{
+		Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error { n = st.ColumnInt64(0); return nil }})
+	if err != nil {
+		return 0, fmt.Errorf("count %s in %s: %w", phrase, schema, err)
+	}
+	return n, nil
+}
+
 // freq reads a row's weighted frequency of a phrase back from its ranks alone under the
 // column weights (s1) and twice them (s2), both as positive scores. Every weighted frequency
 // is a multiple of 0.2 (the weights are multiples of 0.2 or whole).
@@ -306,9 +324,7 @@ func (s *Snapshot) deltaRanks(conn *sqlite.Conn, schemas []string, expr string) 
 // live match of the query among them, and how many of them are live.
 func deltaPhrase(conn *sqlite.Conn, p bm25, t *segmentText, phrase string, j int, byKey map[int64]*deltaMatch) (int64, error) {
 	var live int64
-	q := "SELECT f.rowid, f.rank, bm25(f.search, " + p.doubled + "), (SELECT sz FROM " + t.schema + ".search_docsize WHERE id = f.rowid) FROM " +
-		t.schema + ".search f WHERE f.search MATCH ?1"
-	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
+	err := sqlitex.Execute(conn, p.phraseRanks(t.schema, ""), &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
 		key := st.ColumnInt64(0)
 		if t.dead[key] {
 			return nil
@@ -343,9 +359,8 @@ func baseIDF(conn *sqlite.Conn, p bm25, g *textStats, phrase string, deltaHits i
 		if 2*(hits-dead+deltaHits) >= g.rows {
 			return minIDF, nil
 		}
-		if err := sqlitex.Execute(conn, "SELECT count(*) FROM "+t.schema+".search WHERE search MATCH ?1", &sqlitex.ExecOptions{
-			Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error { hits = st.ColumnInt64(0); return nil }}); err != nil {
-			return 0, fmt.Errorf("count %s in %s: %w", phrase, t.schema, err)
+		if hits, err = countHolders(conn, t.schema, phrase); err != nil {
+			return 0, err
 		}
 	}
 	idf, err := sqlLn(conn, idfArg(g.rows, hits-dead+deltaHits))
@@ -397,9 +412,8 @@ func baseHits(conn *sqlite.Conn, p bm25, t *segmentText, phrase string) (hits in
 	found := false
 	var s1, s2 float64
 	var size int64
-	err = sqlitex.Execute(conn, "SELECT f.rank, bm25(f.search, "+p.doubled+"), (SELECT sz FROM "+t.schema+".search_docsize WHERE id = f.rowid) FROM "+
-		t.schema+".search f WHERE f.search MATCH ?1 LIMIT 1", &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
-		found, s1, s2, size = true, -st.ColumnFloat(0), -st.ColumnFloat(1), rowSize(st, 2)
+	err = sqlitex.Execute(conn, p.phraseRanks(t.schema, " LIMIT 1"), &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
+		found, s1, s2, size = true, -st.ColumnFloat(1), -st.ColumnFloat(2), rowSize(st, 3)
 		return nil
 	}})
 	if err != nil || !found {
@@ -428,12 +442,8 @@ func baseHits(conn *sqlite.Conn, p bm25, t *segmentText, phrase string) (hits in
 		}
 	}
 	// Not reproduced: count.
-	err = sqlitex.Execute(conn, "SELECT count(*) FROM "+t.schema+".search WHERE search MATCH ?1", &sqlitex.ExecOptions{
-		Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error { hits = st.ColumnInt64(0); return nil }})
-	if err != nil {
-		return 0, false, fmt.Errorf("count %s in %s: %w", phrase, t.schema, err)
-	}
-	return hits, false, nil
+	hits, err = countHolders(conn, t.schema, phrase)
+	return hits, false, err
 }
 
 // sqlLn is SQLite's natural logarithm: the C library's, which FTS5's ranks use.

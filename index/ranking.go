@@ -17,8 +17,9 @@ import (
 // rows. A merge deletes rows from a copy of the base, and FTS5 cannot subtract a deleted row
 // of a contentless table from its totals, so the merge writes them back from the rows' sizes
 // (fixFullTextTotals): a generation of one segment then ranks, to the last bit, as a cold
-// build of the same sources. Over deltas each segment ranks with its own statistics until
-// the next merge (docs/architecture.md, "Ranking over segments").
+// build of the same sources. Over deltas a delta's matches are ranked again with the
+// generation's statistics (deltarank.go); the base's keep the base's until the next merge
+// (docs/architecture.md, "Ranking over segments").
 
 // rankedRow is one full-text match: its node key and its rank (FTS5's: lower is better).
 type rankedRow struct {
@@ -166,10 +167,10 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 	// (search p50 at 100k over 5 deltas, docs/benchmarks.md). After a large change the
 	// condition is cheaper than the longer list.
 	var base []rankedRow
-	if dead := g.segs[0].dead; len(dead) <= maxDroppedRanks {
-		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1", expr, n, dead)
+	if t := &g.segs[0]; len(t.dead) <= maxDroppedRanks {
+		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1", expr, n, t.dead)
 	} else {
-		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1"+laterLive(schemas, 0), expr, n, nil)
+		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1"+t.live, expr, n, nil)
 	}
 	if err != nil {
 		return nil, err

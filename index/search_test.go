@@ -231,30 +231,24 @@ func TestDeltaRanksAfterALargeChange(t *testing.T) {
 func checkRanksAfterChange(t *testing.T, total, changed int) {
 	ctx := context.Background()
 	root := t.TempDir()
-	node := func(i int, body string) string {
-		return fmt.Sprintf("+++\nid = \"n%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n+++\n%s\n", i, i, body)
-	}
-	files := map[string]string{"docforge.toml": descriptor}
-	for i := 0; i < total; i++ {
-		body := fmt.Sprintf("Words about storage %d.", i)
-		if i%3 == 0 {
-			body += " A quokka too."
+	// nodes writes the first count nodes, each with body(i), and a word every every-th one.
+	nodes := func(count int, body func(i int) string, every int, word string) {
+		files := map[string]string{}
+		for i := 0; i < count; i++ {
+			b := body(i)
+			if i%every == 0 {
+				b += word
+			}
+			files[fmt.Sprintf("docs/n%04d.md", i)] = fmt.Sprintf("+++\nid = \"n%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n+++\n%s\n", i, i, b)
 		}
-		files[fmt.Sprintf("docs/n%04d.md", i)] = node(i, body)
+		writeFiles(t, root, files)
 	}
-	writeFiles(t, root, files)
+	writeFiles(t, root, map[string]string{"docforge.toml": descriptor})
+	nodes(total, func(i int) string { return fmt.Sprintf("Words about storage %d.", i) }, 3, " A quokka too.")
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	edits := map[string]string{}
-	for i := 0; i < changed; i++ {
-		body := fmt.Sprintf("Other words %d.", i)
-		if i%10 == 0 {
-			body += " The quokka, quokka."
-		}
-		edits[fmt.Sprintf("docs/n%04d.md", i)] = node(i, body)
-	}
-	writeFiles(t, root, edits)
+	nodes(changed, func(i int) string { return fmt.Sprintf("Other words %d.", i) }, 10, " The quokka, quokka.")
 	res, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	if res.Build != index.BuildIncremental {
