@@ -87,11 +87,14 @@ func TestDocumentsToCode(t *testing.T) {
 		t.Errorf("backlinks of net.Dial: %+v", back.Links)
 	}
 
-	// Renaming the declaration a mention names drops the relation; the incremental index is
-	// the cold one.
+	// Renaming the declaration a mention names drops the relation, in a delta that reads the
+	// documents again; the incremental index is the cold one.
 	must(t, os.WriteFile(filepath.Join(root, "net", "conn.go"), []byte("package net\n\n// Open dials.\nfunc Open() {}\n\nfunc Connect() { Open() }\n"), 0o644))
-	_, err = index.Sync(ctx, d, index.Options{})
+	res, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
+	if res.Build != index.BuildIncremental {
+		t.Errorf("a renamed declaration: build %s", res.Build)
+	}
 	inc := dumpMatches(t, d)
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
@@ -103,7 +106,7 @@ func TestDocumentsToCode(t *testing.T) {
 	}
 	// Editing the document alone resolves its mentions against the index, incrementally.
 	must(t, os.WriteFile(filepath.Join(root, "docs", "design.md"), []byte("# Design\n\nUse `net.Connect`.\n"), 0o644))
-	res, err := index.Sync(ctx, d, index.Options{})
+	res, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	if res.Build != index.BuildIncremental {
 		t.Errorf("a document edit: build %s", res.Build)
@@ -113,5 +116,35 @@ func TestDocumentsToCode(t *testing.T) {
 	must(t, err)
 	if cold := dumpMatches(t, d); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
 		t.Fatalf("after a document edit:\n%s", firstDiff(inc, cold))
+	}
+
+	// Declarations that come and go change what mentions elsewhere name: an ambiguous name
+	// becomes one declaration's, a dangling one resolves, a resolved one dangles. Each is one
+	// Go file's edit, published as a delta that equals a cold build.
+	must(t, os.WriteFile(filepath.Join(root, "docs", "design.md"), []byte("# Design\n\nUse `net.Connect`, `Open` and `store.Close`.\n"), 0o644))
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	for _, step := range []struct {
+		src, has, hasNot string
+	}{
+		{"package store\n\n// Builder builds.\ntype Builder struct{}\n", "design|documents|go:example.com/dc/net.Open|", "store.Close|"},
+		{"package store\n\n// Builder builds.\ntype Builder struct{}\n\n// Close closes.\nfunc Close() {}\n", "design|documents|go:example.com/dc/store.Close|", ""},
+		{"package store\n\n// Open opens.\nfunc Open() {}\n", "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/net.Open|"},
+	} {
+		must(t, os.WriteFile(filepath.Join(root, "store", "wal.go"), []byte(step.src), 0o644))
+		res, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+		if res.Build != index.BuildIncremental || !res.MergeDue {
+			t.Errorf("store/wal.go as %q: build %s, merge due %v; want an incremental build and a merge due", step.src, res.Build, res.MergeDue)
+		}
+		inc := dumpMatches(t, d)
+		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+		must(t, err)
+		if cold := dumpMatches(t, d); cold != inc {
+			t.Fatalf("store/wal.go as %q: incremental and cold indexes differ:\n%s", step.src, firstDiff(inc, cold))
+		}
+		if !strings.Contains(inc, step.has) || step.hasNot != "" && strings.Contains(inc, step.hasNot) {
+			t.Errorf("store/wal.go as %q: want %q and not %q in\n%s", step.src, step.has, step.hasNot, inc)
+		}
 	}
 }

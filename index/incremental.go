@@ -35,6 +35,10 @@ type deltaOutcome struct {
 	parsed   int
 	warnings []problem.Problem
 	reread   []fileRow // the file rows the delta wrote
+	// widened is set when the delta read every linking document again (widenForLinks): it
+	// replaced many rows, and its rows rank by statistics the base's rows do not share
+	// until a merge.
+	widened bool
 }
 
 // delta is the set of files an incremental build re-reads or drops.
@@ -214,7 +218,8 @@ func incrementalBuild(ctx context.Context, path, dir string, segs []Segment, d *
 	db := &deltaBuild{conn: conn, d: d, dl: dl, old: old, b: b, st: st, segs: segSchemas,
 		w: &writer{conn: conn, st: st, rels: map[string]int64{}, nextName: nextName + 1, delta: true}, anchors: map[graph.Edge]string{}}
 	for _, phase := range []func() error{
-		func() error { return db.parse(ctx) }, db.readRelations, db.readOldNodes, db.resolveLinks, db.readOldEdges,
+		func() error { return db.parse(ctx) }, func() error { return db.widenForLinks(ctx) }, db.readRelations, db.readOldNodes,
+		db.resolveLinks, db.readOldEdges,
 		db.applyNodes, db.removeNodes, db.applyRefs, db.applyEdges, db.checkRemovedTargets, db.applyFiles,
 	} {
 		if err := phase(); err != nil {
@@ -257,6 +262,7 @@ type deltaBuild struct {
 	newIDs   map[string]bool
 	newEdges map[graph.Edge]bool
 	removed  map[string]int64 // node ID -> key, of the nodes the delta removed
+	moved    *movedDeclarations
 	items    []DiffItem
 	out      deltaOutcome
 }
@@ -291,6 +297,116 @@ func (db *deltaBuild) parse(ctx context.Context) error {
 	db.out.parsed = len(reparsed)
 	db.paths = append(slices.Clone(db.dl.removed), reparsed...)
 	return err
+}
+
+// widenForLinks lets a Go file change its declarations without a cold build in a project
+// whose links are relations: a backticked mention or a wiki link elsewhere may now name a
+// declaration that appeared, or no longer name one that went. Such links live only in
+// document and record files, so every one of those is read again and its links resolved
+// against the new declarations; the delta is then as exact as for any edit. A delta that
+// would grow past an incremental build's bound is left to a cold build, as is a changed
+// document that holds other node IDs (its pages and routes may move too).
+func (db *deltaBuild) widenForLinks(ctx context.Context) error {
+	if !db.d.Sources.Links.On() {
+		return nil
+	}
+	moved := &movedDeclarations{gone: map[string]bool{}, added: map[string]bool{}, files: map[string]bool{}}
+	for _, p := range db.parsed {
+		if p.Unchanged || p.Fragment == nil {
+			continue
+		}
+		old, err := idsIn(db.conn, p.File.Path)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for _, n := range p.Fragment.Nodes {
+			ids = append(ids, n.ID)
+		}
+		slices.Sort(ids)
+		if slices.Equal(ids, old) {
+			continue
+		}
+		if p.File.Format != source.GoFile || !allCode(old) || !allCode(ids) {
+			return errNeedsColdBuild
+		}
+		moved.files[p.File.Path] = true
+		for _, id := range old {
+			if !slices.Contains(ids, id) {
+				moved.gone[id] = true
+			}
+		}
+		for _, id := range ids {
+			if !slices.Contains(old, id) {
+				moved.added[id] = true
+			}
+		}
+	}
+	if len(moved.files) == 0 {
+		return nil
+	}
+	inDelta := make(map[string]bool, len(db.dl.changed)+len(db.dl.removed))
+	for _, f := range db.dl.changed {
+		inDelta[f.Path] = true
+	}
+	for _, p := range db.dl.removed {
+		inDelta[p] = true
+	}
+	var linking []source.File
+	for _, row := range db.old {
+		if (row.file.Format == source.Markdown || row.file.Format == source.Records) && !inDelta[row.file.Path] {
+			linking = append(linking, row.file)
+		}
+	}
+	if len(db.dl.changed)+len(linking) > deltaBound(len(db.old)) {
+		return errNeedsColdBuild
+	}
+	// Read whole, not skipped as unchanged: it is their links that are wanted.
+	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
+	err := loader.Each(ctx, linking, func(p source.Parsed) error {
+		if len(problem.Errors(p.Fragment.Problems)) > 0 {
+			return errNeedsValidation
+		}
+		db.out.warnings = append(db.out.warnings, p.Fragment.Problems...)
+		db.parsed = append(db.parsed, p)
+		db.paths = append(db.paths, p.File.Path)
+		return nil
+	})
+	db.out.parsed += len(linking)
+	db.out.widened, db.moved = true, moved
+	return err
+}
+
+// deltaBound is the most files an incremental build reads again in a project of files files;
+// past it a cold build is the cheaper one.
+func deltaBound(files int) int { return max(256, files/4) }
+
+// movedDeclarations are the code node IDs the delta's Go files gave up and took on.
+type movedDeclarations struct {
+	gone, added map[string]bool
+	files       map[string]bool // the Go files whose IDs changed
+}
+
+// idsIn returns the IDs of the nodes the file at path holds in the index, sorted.
+func idsIn(conn *sqlite.Conn, path string) ([]string, error) {
+	var ids []string
+	err := sqlitex.Execute(conn, `SELECT id FROM nodes WHERE source_path = ? ORDER BY id`, &sqlitex.ExecOptions{
+		Args:       []any{path},
+		ResultFunc: func(s *sqlite.Stmt) error { ids = append(ids, s.ColumnText(0)); return nil },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read node IDs of %s: %w", path, err)
+	}
+	return ids, nil
+}
+
+func allCode(ids []string) bool {
+	for _, id := range ids {
+		if !strings.HasPrefix(id, graph.CodePrefix) {
+			return false
+		}
+	}
+	return true
 }
 
 func (db *deltaBuild) readRelations() error {
@@ -330,7 +446,7 @@ func (db *deltaBuild) resolveLinks() error {
 	if !db.d.Sources.Links.On() {
 		return nil
 	}
-	warned, err := resolveDeltaLinks(db.conn, db.d, db.parsed, db.oldIDs, db.anchors)
+	warned, err := resolveDeltaLinks(db.conn, db.d, db.parsed, db.oldIDs, db.moved, db.anchors)
 	db.out.warnings = append(db.out.warnings, warned...)
 	return err
 }
@@ -705,12 +821,13 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 
 // resolveDeltaLinks resolves the links of the delta's reparsed files against the index and
 // adds the edges to their fragments, recording each edge's anchor ("" for none) in anchors.
-// Every file keeps the node IDs it had (the caller checks), so the index answers for the
-// delta's files too. A delta file whose IDs changed needs a cold build; a dangling link that
-// the project counts as an error needs validation.
-func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, oldIDs map[string][]string, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
+// Every file keeps the node IDs it had except the Go files of moved (the caller checks), so
+// the index, with moved's declarations taken off and put on, answers for the delta's files
+// too. Any other delta file whose IDs changed needs a cold build; a dangling link that the
+// project counts as an error needs validation.
+func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, oldIDs map[string][]string, moved *movedDeclarations, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
 	for _, p := range parsed {
-		if p.Unchanged {
+		if p.Unchanged || moved != nil && moved.files[p.File.Path] {
 			continue
 		}
 		var ids []string
@@ -722,7 +839,7 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 			return nil, errNeedsColdBuild
 		}
 	}
-	targets := &indexTargets{conn: conn}
+	targets := &indexTargets{conn: conn, moved: moved}
 	for _, p := range parsed {
 		f := p.Fragment
 		if p.Unchanged || f == nil {
@@ -752,29 +869,42 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 	return warnings, nil
 }
 
-// indexTargets answers link resolution from an index being built.
+// indexTargets answers link resolution from an index being built, with the declarations
+// the delta moved (nil for none) taken off and put on.
 type indexTargets struct {
 	conn     *sqlite.Conn
+	moved    *movedDeclarations
 	err      error
 	declared source.Declarations // code nodes by mention name, read once when first asked
 	routes   source.RouteIndex   // files with nodes by route name, likewise
 }
 
 // Declared answers a mention from the index: the code nodes are read once per build. Every
-// file keeps its node IDs in an incremental build (resolveDeltaLinks checks), so the index's
-// code nodes are the new generation's.
+// file keeps its node IDs in an incremental build but the Go files whose declarations moved
+// (resolveDeltaLinks checks), so the index's code nodes with those moves are the new
+// generation's.
 func (t *indexTargets) Declared(name string) []string {
 	if t.declared == nil {
-		t.declared = source.Declarations{}
-		err := sqlitex.Execute(t.conn, `SELECT id FROM nodes WHERE id >= ? AND id < ? ORDER BY id`, &sqlitex.ExecOptions{
+		var ids []string
+		err := sqlitex.Execute(t.conn, `SELECT id FROM nodes WHERE id >= ? AND id < ?`, &sqlitex.ExecOptions{
 			Args: []any{graph.CodePrefix, graph.CodePrefix[:len(graph.CodePrefix)-1] + ";"},
 			ResultFunc: func(s *sqlite.Stmt) error {
-				t.declared.Add(s.ColumnText(0))
+				if id := s.ColumnText(0); t.moved == nil || !t.moved.gone[id] {
+					ids = append(ids, id)
+				}
 				return nil
 			},
 		})
 		if err != nil && t.err == nil {
 			t.err = fmt.Errorf("read code nodes: %w", err)
+		}
+		if t.moved != nil {
+			ids = slices.AppendSeq(ids, maps.Keys(t.moved.added))
+		}
+		slices.Sort(ids)
+		t.declared = source.Declarations{}
+		for _, id := range ids {
+			t.declared.Add(id)
 		}
 	}
 	return t.declared[name]
@@ -817,6 +947,9 @@ func (t *indexTargets) Routed(name string) []string {
 }
 
 func (t *indexTargets) Has(id string) bool {
+	if t.moved != nil && (t.moved.added[id] || t.moved.gone[id]) {
+		return t.moved.added[id]
+	}
 	_, ok := lookupKey(t.conn, id)
 	return ok
 }

@@ -101,9 +101,12 @@ type Result struct {
 	// with both receipts written); the rest of Elapsed is unlinking the replaced file.
 	Published time.Duration `json:"-"`
 	Elapsed   time.Duration `json:"-"`
-	// Deltas is how many delta segments the published generation has; from MergeDeltas on,
-	// a merge into a new base is due (Merge).
+	// Deltas is how many delta segments the published generation has.
 	Deltas int `json:"-"`
+	// MergeDue says a merge into a new base is due (Merge): the generation has MergeDeltas
+	// deltas, or its newest one replaced every linking document (a Go edit that moved
+	// declarations), whose rows rank exactly as a cold build's only once merged.
+	MergeDue bool `json:"-"`
 }
 
 // Phases a caller may look for in Result.Timings.
@@ -323,6 +326,7 @@ type syncRun struct {
 	from        *publication.GraphState // the published generation's state, before any build
 	dl          delta
 	reread      []fileRow // the file rows an incremental build wrote
+	widened     bool      // the incremental build read every linking document again
 	nextGen     int64
 	tmp         string // the segment being written, renamed to segment when published
 	segment     string
@@ -493,7 +497,7 @@ func (r *syncRun) plan() {
 	r.collector = newDiffCollector()
 	if r.prevFiles != nil && !r.opts.Rebuild {
 		r.dl = computeDelta(r.inv, r.prevFiles)
-		if r.dl.size() <= max(256, len(r.inv.Files)/4) && !r.dl.movesLinkTargets(r.d, r.prevFiles) {
+		if r.dl.size() <= deltaBound(len(r.inv.Files)) && !r.dl.movesLinkTargets(r.d, r.prevFiles) {
 			r.kind = BuildIncremental
 		}
 	}
@@ -536,7 +540,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 	r.b.build = BuildIncremental
 	delta, err := incrementalBuild(ctx, r.tmp, r.paths.Dir, r.prevManifest.Segments, r.d, r.dl, r.prevFiles, r.b, r.st, r.collector)
 	r.filesParsed, r.warnings = delta.parsed, append(slices.Clone(r.inv.Problems), delta.warnings...)
-	r.reread = delta.reread
+	r.reread, r.widened = delta.reread, delta.widened
 	switch {
 	case errors.Is(err, errNeedsValidation):
 		return invalidProject(ctx, r.d, r.b.policy)
@@ -600,7 +604,8 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 		r.remember(pub.Index, r.st, m, r.prevFiles.with(r.dl.removed, r.reread))
 	}
 	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
-		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas()}, r.warnings)
+		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas(),
+		MergeDue: m.Deltas() >= MergeDeltas || r.kind == BuildIncremental && r.widened}, r.warnings)
 	return res, nil
 }
 

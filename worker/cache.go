@@ -206,7 +206,7 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	if err == nil && res.Ran(index.PhaseRecall) {
 		s.stats.recalls.Add(1)
 	}
-	if err == nil && res.Deltas >= index.MergeDeltas {
+	if err == nil && res.MergeDue {
 		s.scheduleMerge(l, d)
 	}
 	if err == nil && l.watch != nil {

@@ -29,6 +29,7 @@ Usage:
   docforge-bench --stamps-only [--stamps 20000]
   docforge-bench measure --project DIR --nodes N [--runs N] [--profile] [--steps cold,nochange,edit,worker,queries,merge]
   docforge-bench measure-go --project DIR [--runs N]
+  docforge-bench replay --git DIR [--commits N] [--work DIR]
 
 The first form generates (or reuses) one project per size under --dir, runs 'measure' on each
 in a child process so its peak RSS is the child's own, and prints a Markdown report that can
@@ -47,7 +48,9 @@ followed by edits answered through the real worker service, queries over the del
 published, and the merge of those deltas with the queries again. Without 'cold' it uses the
 index as it is; the edit steps restore the files they change and sync them at the end, so the
 project is current for the next run. 'measure-go' times cold and warm syncs and edits on the
-GOROOT copy, both ways.
+GOROOT copy, both ways. 'replay' publishes a real repository's last N commits one by one as
+edits and compares each generation's answers with a cold build of the same tree
+('docforge-bench replay --help').
 `
 
 // genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
@@ -69,6 +72,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	if len(args) > 0 && args[0] == "measure-go" {
 		return measureGoCommand(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "replay" {
+		return replayCommand(ctx, args[1:])
 	}
 	fs := flag.NewFlagSet("docforge-bench", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }

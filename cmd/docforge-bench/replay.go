@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/source/project"
+)
+
+// The replay: a real repository's history published commit by commit as the segmented index
+// publishes edits, each generation compared with a cold build of the same tree. It measures
+// what the synthetic churn tests cannot: edits people made, in code and documents at once.
+
+// replayCommit is what one commit's replay found.
+type replayCommit struct {
+	Commit       string  `json:"commit"`
+	Files        int     `json:"files"` // paths the commit added, changed or removed
+	SyncMS       float64 `json:"sync_ms"`
+	Build        string  `json:"build"`
+	Deltas       int     `json:"deltas"`
+	MergeMS      float64 `json:"merge_ms,omitempty"`
+	Nodes        int     `json:"nodes"`
+	Probed       int     `json:"probed"`        // nodes whose links and impact were compared
+	NodeDiffs    int     `json:"node_diffs"`    // node-level answers that differ from the cold build
+	Searches     int     `json:"searches"`      // queries compared, each as a set and ranked
+	SetDiffs     int     `json:"set_diffs"`     // queries matching other nodes than the cold build
+	OrderDiffs   int     `json:"order_diffs"`   // queries whose top results come in another order
+	MaxScoreDiff float64 `json:"max_score_rel"` // largest relative score difference in any top result
+}
+
+func replayCommand(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	gitDir := fs.String("git", "", "the git directory of the repository to replay (bare, or a work tree's .git)")
+	commits := fs.Int("commits", 30, "how many of the newest first-parent commits to replay")
+	work := fs.String("work", "bench-out/replay", "where the project and its cold copies are made (replaced)")
+	docforge := fs.String("docforge", "bin/docforge", "the docforge binary that adopts the tree (docforge init)")
+	fs.Usage = func() {
+		fmt.Fprint(os.Stderr, "Usage: docforge-bench replay --git DIR [--commits N] [--work DIR]\n\n"+
+			"Adopts the tree of the commit N before HEAD as a new user would (git init, docforge init),\n"+
+			"syncs it, then applies each later first-parent commit's changes to the files and syncs\n"+
+			"again, merging deltas when the worker would. After each sync it builds a copy of the tree\n"+
+			"from scratch and compares the answers: every node, the links and impact of the changed\n"+
+			"files' nodes and a sample of the rest, and searches for the changed names. Prints one JSON\n"+
+			"line per commit and a summary; differences are detailed on stderr.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *gitDir == "" {
+		fs.Usage()
+		return fmt.Errorf("replay: --git is required")
+	}
+	index.ApplyMemoryLimit()
+	// The binary runs in the project's directory.
+	if bin, err := filepath.Abs(*docforge); err == nil {
+		*docforge = bin
+	}
+	git := func(args ...string) ([]byte, error) {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"--git-dir", *gitDir}, args...)...).Output()
+		if err != nil {
+			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		return out, nil
+	}
+	out, err := git("rev-list", "--first-parent", "-n", fmt.Sprint(*commits+1), "HEAD")
+	if err != nil {
+		return err
+	}
+	list := strings.Fields(string(out))
+	slices.Reverse(list)
+	if len(list) < 2 {
+		return fmt.Errorf("replay: the history has %d commits; nothing to replay", len(list))
+	}
+	proj, coldDir := filepath.Join(*work, "project"), filepath.Join(*work, "cold")
+	if err := os.RemoveAll(*work); err != nil {
+		return err
+	}
+	if err := checkoutTree(ctx, *gitDir, list[0], proj); err != nil {
+		return err
+	}
+	for _, c := range [][]string{{"git", "init", "-q"}, {*docforge, "init"}} {
+		cmd := exec.CommandContext(ctx, c[0], c[1:]...)
+		cmd.Dir = proj
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s in %s: %w\n%s", strings.Join(c, " "), proj, err, out)
+		}
+	}
+	d, err := loadWide(proj)
+	if err != nil {
+		return err
+	}
+	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+		return fmt.Errorf("replay: first sync at %s: %w", list[0], err)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "[replay] "+format+"\n", a...) }
+	var all []replayCommit
+	for i := 1; i < len(list); i++ {
+		prev, cur := list[i-1], list[i]
+		changed, err := applyCommit(ctx, *gitDir, prev, cur, proj)
+		if err != nil {
+			return err
+		}
+		rc := replayCommit{Commit: cur[:12], Files: len(changed)}
+		start := time.Now()
+		res, err := index.Sync(ctx, d, index.Options{})
+		if err != nil {
+			return fmt.Errorf("replay: sync at %s: %w", cur, err)
+		}
+		rc.SyncMS = ms(time.Since(start))
+		rc.Build, rc.Deltas = string(res.Build), res.Deltas
+		if res.MergeDue {
+			start = time.Now()
+			if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
+				return fmt.Errorf("replay: merge at %s: %w", cur, err)
+			}
+			rc.MergeMS = ms(time.Since(start))
+		}
+		if err := copyTree(proj, coldDir); err != nil {
+			return err
+		}
+		cd, err := loadWide(coldDir)
+		if err != nil {
+			return err
+		}
+		if res, err := index.Sync(ctx, cd, index.Options{}); err != nil || res.Build != index.BuildCold {
+			return fmt.Errorf("replay: cold build at %s: %v (build %v)", cur, err, res)
+		}
+		if err := compareGenerations(ctx, d, cd, changed, &rc, logf); err != nil {
+			return err
+		}
+		line, _ := json.Marshal(rc)
+		fmt.Println(string(line))
+		all = append(all, rc)
+	}
+	return replaySummary(all)
+}
+
+// loadWide loads a project's descriptor with no cap on listed results, so that a comparison
+// sees every node and every match.
+func loadWide(root string) (*project.Descriptor, error) {
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		return nil, fmt.Errorf("load %s: %v %v", root, err, probs)
+	}
+	d.Limits.MaxResults = math.MaxInt32
+	return d, nil
+}
+
+// checkoutTree writes the tree of commit into dir.
+func checkoutTree(ctx context.Context, gitDir, commit, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	archive := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "archive", commit)
+	tar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	tar.Stdin = pipe
+	if err := tar.Start(); err != nil {
+		return err
+	}
+	if err := archive.Run(); err != nil {
+		return fmt.Errorf("git archive %s: %w", commit, err)
+	}
+	return tar.Wait()
+}
+
+// applyCommit changes the files under dir as commit cur changed them from prev, and returns
+// the changed paths. Symbolic links and submodules are left alone.
+func applyCommit(ctx context.Context, gitDir, prev, cur, dir string) ([]string, error) {
+	out, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "diff", "--raw", "--no-renames", "-z", prev, cur).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git diff %s %s: %w", prev, cur, err)
+	}
+	// -z: ":old new oldsha newsha status\0path\0" per entry.
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var changed []string
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta, rel := strings.Fields(fields[i]), fields[i+1]
+		if len(meta) < 5 {
+			continue
+		}
+		newMode, status := meta[1], meta[4]
+		target := filepath.Join(dir, filepath.FromSlash(rel))
+		changed = append(changed, rel)
+		if status == "D" {
+			if err := os.Remove(target); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+			continue
+		}
+		if newMode != "100644" && newMode != "100755" {
+			continue
+		}
+		data, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "show", cur+":"+rel).Output()
+		if err != nil {
+			return nil, fmt.Errorf("git show %s:%s: %w", cur, rel, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return changed, nil
+}
+
+// copyTree replaces dst with a copy of src's files, without its index state or git directory.
+func copyTree(src, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() {
+			if rel != "." && (e.Name() == ".docforge" || e.Name() == ".git") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+}
+
+// compareGenerations compares the published generation of d with the cold build of cd.
+func compareGenerations(ctx context.Context, d, cd *project.Descriptor, changed []string, rc *replayCommit, logf func(string, ...any)) error {
+	seg, err := index.Open(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer seg.Close()
+	cold, err := index.Open(ctx, cd)
+	if err != nil {
+		return err
+	}
+	defer cold.Close()
+	differ := func(what string, a, b any) bool {
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if bytes.Equal(ja, jb) {
+			return false
+		}
+		logf("%s: %s differs\n  segmented: %.400s\n  cold:      %.400s", rc.Commit, what, ja, jb)
+		return true
+	}
+	nodes, err := seg.FilterNodes(ctx, index.Filter{}, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	coldNodes, err := cold.FilterNodes(ctx, index.Filter{}, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	rc.Nodes = len(nodes.Nodes)
+	if differ("node list", nodes, coldNodes) {
+		rc.NodeDiffs++
+	}
+	inChange := map[string]bool{}
+	for _, p := range changed {
+		inChange[p] = true
+		inChange[path.Dir(p)] = true // a package node's source is its folder
+	}
+	var names []string
+	for _, n := range nodes.Nodes {
+		a, aerr := seg.Get(ctx, n.ID)
+		b, berr := cold.Get(ctx, n.ID)
+		if differ("get "+n.ID, []any{a, errText(aerr)}, []any{b, errText(berr)}) {
+			rc.NodeDiffs++
+		}
+		if !inChange[n.SourcePath] && !sampled(n.ID, 20) {
+			continue
+		}
+		rc.Probed++
+		if inChange[n.SourcePath] && len(names) < 15 {
+			if w := lexicon.Words(n.Title); len(w) > 0 {
+				names = append(names, w[len(w)-1])
+			}
+		}
+		for _, q := range []struct {
+			what string
+			run  func(s *index.Snapshot) (any, error)
+		}{
+			{"backlinks", func(s *index.Snapshot) (any, error) { return s.Backlinks(ctx, n.ID, 0) }},
+			{"dependencies", func(s *index.Snapshot) (any, error) { return s.Dependencies(ctx, n.ID, 0) }},
+			{"impact", func(s *index.Snapshot) (any, error) { return s.Impact(ctx, n.ID, index.ImpactOptions{Depth: 3}) }},
+		} {
+			a, aerr := q.run(seg)
+			b, berr := q.run(cold)
+			if differ(q.what+" "+n.ID, []any{a, errText(aerr)}, []any{b, errText(berr)}) {
+				rc.NodeDiffs++
+			}
+		}
+	}
+	// Searches: the changed nodes' names, and words any project's prose holds.
+	queries := append(slices.Compact(slices.Sorted(slices.Values(names))), "error", "context", "server client", "returns the", "test*")
+	for _, q := range queries {
+		rc.Searches++
+		a, aerr := seg.Search(ctx, q, 100000)
+		b, berr := cold.Search(ctx, q, 100000)
+		if aerr != nil || berr != nil {
+			if differ("search error "+q, errText(aerr), errText(berr)) {
+				rc.SetDiffs++
+			}
+			continue
+		}
+		if differ("search set "+q, hitSet(a.Hits), hitSet(b.Hits)) {
+			rc.SetDiffs++
+		}
+		top := min(20, len(a.Hits), len(b.Hits))
+		for i := 0; i < top; i++ {
+			sa, sb := a.Hits[i].Score, b.Hits[i].Score
+			if sb != 0 {
+				rc.MaxScoreDiff = max(rc.MaxScoreDiff, math.Abs(sa-sb)/math.Abs(sb))
+			}
+		}
+		if !slices.EqualFunc(a.Hits[:top], b.Hits[:top], func(x, y index.SearchHit) bool { return x.ID == y.ID }) {
+			rc.OrderDiffs++
+			logf("%s: search %q: the top %d come in another order", rc.Commit, q, top)
+		}
+	}
+	return nil
+}
+
+// sampled picks about one node in every n, the same nodes on every run.
+func sampled(id string, n uint32) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()%n == 0
+}
+
+func hitSet(hits []index.SearchHit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID + " " + h.Match
+	}
+	slices.Sort(out)
+	return out
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// replaySummary prints the medians and totals over the replayed commits.
+func replaySummary(all []replayCommit) error {
+	var syncs, merges []float64
+	sum := replayCommit{Commit: "all"}
+	for _, rc := range all {
+		syncs = append(syncs, rc.SyncMS)
+		if rc.MergeMS > 0 {
+			merges = append(merges, rc.MergeMS)
+		}
+		sum.Files += rc.Files
+		sum.Probed += rc.Probed
+		sum.NodeDiffs += rc.NodeDiffs
+		sum.Searches += rc.Searches
+		sum.SetDiffs += rc.SetDiffs
+		sum.OrderDiffs += rc.OrderDiffs
+		sum.MaxScoreDiff = max(sum.MaxScoreDiff, rc.MaxScoreDiff)
+	}
+	median := func(v []float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	out, err := json.Marshal(struct {
+		Commits      int     `json:"commits"`
+		SyncP50MS    float64 `json:"sync_p50_ms"`
+		SyncMaxMS    float64 `json:"sync_max_ms"`
+		Merges       int     `json:"merges"`
+		MergeP50MS   float64 `json:"merge_p50_ms"`
+		Files        int     `json:"files"`
+		Probed       int     `json:"probed"`
+		NodeDiffs    int     `json:"node_diffs"`
+		Searches     int     `json:"searches"`
+		SetDiffs     int     `json:"set_diffs"`
+		OrderDiffs   int     `json:"order_diffs"`
+		MaxScoreDiff float64 `json:"max_score_rel"`
+	}{len(all), median(syncs), slices.Max(append(syncs, 0)), len(merges), median(merges), sum.Files, sum.Probed, sum.NodeDiffs,
+		sum.Searches, sum.SetDiffs, sum.OrderDiffs, sum.MaxScoreDiff})
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(out))
+	if sum.NodeDiffs+sum.SetDiffs > 0 {
+		return fmt.Errorf("replay: %d node answers and %d search match sets differ from a cold build", sum.NodeDiffs, sum.SetDiffs)
+	}
+	return nil
+}
