@@ -22,10 +22,11 @@ import (
 // position; the incremental copy is discarded.
 var errNeedsValidation = errors.New("delta does not validate")
 
-// errNeedsColdBuild means a changed file now holds other node IDs in a project whose
-// Markdown links are relations: links in files outside the delta may resolve differently, so
-// the caller builds from scratch instead. (Added and removed files are caught before the
-// incremental build starts: see movesLinkTargets.)
+// errNeedsColdBuild means a changed document or record file now holds other node IDs in a
+// project whose Markdown links are relations, so links in files outside the delta may resolve
+// differently, or that a Go edit's moved declarations would widen the delta past its bound
+// (widenForLinks): the caller builds from scratch instead. (Added and removed files are caught
+// before the incremental build starts: see movesLinkTargets.)
 var errNeedsColdBuild = errors.New("delta moves link targets")
 
 // deltaOutcome is what an incremental build reports besides the index it writes: how many
@@ -218,7 +219,7 @@ func incrementalBuild(ctx context.Context, path, dir string, segs []Segment, d *
 	db := &deltaBuild{conn: conn, d: d, dl: dl, old: old, b: b, st: st, segs: segSchemas,
 		w: &writer{conn: conn, st: st, rels: map[string]int64{}, nextName: nextName + 1, delta: true}, anchors: map[graph.Edge]string{}}
 	for _, phase := range []func() error{
-		func() error { return db.parse(ctx) }, func() error { return db.widenForLinks(ctx) }, db.readRelations, db.readOldNodes,
+		func() error { return db.parse(ctx) }, db.readOldNodes, func() error { return db.widenForLinks(ctx) }, db.readRelations,
 		db.resolveLinks, db.readOldEdges,
 		db.applyNodes, db.removeNodes, db.applyRefs, db.applyEdges, db.checkRemovedTargets, db.applyFiles,
 	} {
@@ -303,54 +304,52 @@ func (db *deltaBuild) parse(ctx context.Context) error {
 // whose links are relations: a backticked mention or a wiki link elsewhere may now name a
 // declaration that appeared, or no longer name one that went. Such links live only in
 // document and record files, so every one of those is read again and its links resolved
-// against the new declarations; the delta is then as exact as for any edit. A delta that
-// would grow past an incremental build's bound is left to a cold build, as is a changed
-// document that holds other node IDs (its pages and routes may move too).
+// against the new declarations; the delta is then as exact as for any edit. A changed
+// document that holds other node IDs (its pages and routes may move too), and a delta that
+// would grow past an incremental build's bound, are left to a cold build.
 func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	if !db.d.Sources.Links.On() {
 		return nil
 	}
-	moved := &movedDeclarations{gone: map[string]bool{}, added: map[string]bool{}, files: map[string]bool{}}
+	moved := &movedDeclarations{gone: map[string]bool{}, added: map[string]bool{}}
 	for _, p := range db.parsed {
 		if p.Unchanged || p.Fragment == nil {
 			continue
 		}
-		old, err := idsIn(db.conn, p.File.Path)
-		if err != nil {
-			return err
+		old := make(map[string]bool, len(db.oldIDs[p.File.Path]))
+		for _, id := range db.oldIDs[p.File.Path] {
+			old[id] = true
 		}
-		var ids []string
+		ids := make(map[string]bool, len(p.Fragment.Nodes))
 		for _, n := range p.Fragment.Nodes {
-			ids = append(ids, n.ID)
+			ids[n.ID] = true
 		}
-		slices.Sort(ids)
-		if slices.Equal(ids, old) {
+		if maps.Equal(ids, old) {
 			continue
 		}
 		if p.File.Format != source.GoFile || !allCode(old) || !allCode(ids) {
 			return errNeedsColdBuild
 		}
-		moved.files[p.File.Path] = true
-		for _, id := range old {
-			if !slices.Contains(ids, id) {
+		for id := range old {
+			if !ids[id] {
 				moved.gone[id] = true
 			}
 		}
-		for _, id := range ids {
-			if !slices.Contains(old, id) {
+		for id := range ids {
+			if !old[id] {
 				moved.added[id] = true
 			}
 		}
 	}
-	if len(moved.files) == 0 {
+	if len(moved.gone)+len(moved.added) == 0 {
 		return nil
 	}
-	inDelta := make(map[string]bool, len(db.dl.changed)+len(db.dl.removed))
+	inDelta := make(map[string]bool, len(db.paths)+len(db.dl.changed))
+	for _, p := range db.paths {
+		inDelta[p] = true
+	}
 	for _, f := range db.dl.changed {
 		inDelta[f.Path] = true
-	}
-	for _, p := range db.dl.removed {
-		inDelta[p] = true
 	}
 	var linking []source.File
 	for _, row := range db.old {
@@ -362,6 +361,7 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 		return errNeedsColdBuild
 	}
 	// Read whole, not skipped as unchanged: it is their links that are wanted.
+	var paths []string
 	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
 	err := loader.Each(ctx, linking, func(p source.Parsed) error {
 		if len(problem.Errors(p.Fragment.Problems)) > 0 {
@@ -369,12 +369,16 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 		}
 		db.out.warnings = append(db.out.warnings, p.Fragment.Problems...)
 		db.parsed = append(db.parsed, p)
-		db.paths = append(db.paths, p.File.Path)
+		paths = append(paths, p.File.Path)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	db.paths = append(db.paths, paths...)
 	db.out.parsed += len(linking)
 	db.out.widened, db.moved = true, moved
-	return err
+	return db.readOldNodesOf(paths)
 }
 
 // deltaBound is the most files an incremental build reads again in a project of files files;
@@ -382,26 +386,10 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 func deltaBound(files int) int { return max(256, files/4) }
 
 // movedDeclarations are the code node IDs the delta's Go files gave up and took on.
-type movedDeclarations struct {
-	gone, added map[string]bool
-	files       map[string]bool // the Go files whose IDs changed
-}
+type movedDeclarations struct{ gone, added map[string]bool }
 
-// idsIn returns the IDs of the nodes the file at path holds in the index, sorted.
-func idsIn(conn *sqlite.Conn, path string) ([]string, error) {
-	var ids []string
-	err := sqlitex.Execute(conn, `SELECT id FROM nodes WHERE source_path = ? ORDER BY id`, &sqlitex.ExecOptions{
-		Args:       []any{path},
-		ResultFunc: func(s *sqlite.Stmt) error { ids = append(ids, s.ColumnText(0)); return nil },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read node IDs of %s: %w", path, err)
-	}
-	return ids, nil
-}
-
-func allCode(ids []string) bool {
-	for _, id := range ids {
+func allCode(ids map[string]bool) bool {
+	for id := range ids {
 		if !strings.HasPrefix(id, graph.CodePrefix) {
 			return false
 		}
@@ -424,7 +412,12 @@ const keyColumn = recordColumnCount
 // readOldNodes reads the nodes the delta's files held before.
 func (db *deltaBuild) readOldNodes() error {
 	db.olds, db.oldIDs = map[string]oldNode{}, map[string][]string{}
-	for _, p := range db.paths {
+	return db.readOldNodesOf(db.paths)
+}
+
+// readOldNodesOf adds the nodes the files at paths held before to olds and oldIDs.
+func (db *deltaBuild) readOldNodesOf(paths []string) error {
+	for _, p := range paths {
 		if err := sqlitex.Execute(db.conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ?`, &sqlitex.ExecOptions{
 			Args: []any{p},
 			ResultFunc: func(s *sqlite.Stmt) error {
@@ -446,7 +439,7 @@ func (db *deltaBuild) resolveLinks() error {
 	if !db.d.Sources.Links.On() {
 		return nil
 	}
-	warned, err := resolveDeltaLinks(db.conn, db.d, db.parsed, db.oldIDs, db.moved, db.anchors)
+	warned, err := resolveDeltaLinks(db.conn, db.d, db.parsed, db.moved, db.anchors)
 	db.out.warnings = append(db.out.warnings, warned...)
 	return err
 }
@@ -821,24 +814,10 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 
 // resolveDeltaLinks resolves the links of the delta's reparsed files against the index and
 // adds the edges to their fragments, recording each edge's anchor ("" for none) in anchors.
-// Every file keeps the node IDs it had except the Go files of moved (the caller checks), so
-// the index, with moved's declarations taken off and put on, answers for the delta's files
-// too. Any other delta file whose IDs changed needs a cold build; a dangling link that the
-// project counts as an error needs validation.
-func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, oldIDs map[string][]string, moved *movedDeclarations, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
-	for _, p := range parsed {
-		if p.Unchanged || moved != nil && moved.files[p.File.Path] {
-			continue
-		}
-		var ids []string
-		for _, n := range p.Fragment.Nodes {
-			ids = append(ids, n.ID)
-		}
-		slices.Sort(ids)
-		if !slices.Equal(ids, slices.Sorted(slices.Values(oldIDs[p.File.Path]))) {
-			return nil, errNeedsColdBuild
-		}
-	}
+// Every file keeps the node IDs it had except the Go files of moved (widenForLinks checks),
+// so the index, with moved's declarations taken off and put on, answers for the delta's
+// files too. A dangling link that the project counts as an error needs validation.
+func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, moved *movedDeclarations, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
 	targets := &indexTargets{conn: conn, moved: moved}
 	for _, p := range parsed {
 		f := p.Fragment
@@ -881,7 +860,7 @@ type indexTargets struct {
 
 // Declared answers a mention from the index: the code nodes are read once per build. Every
 // file keeps its node IDs in an incremental build but the Go files whose declarations moved
-// (resolveDeltaLinks checks), so the index's code nodes with those moves are the new
+// (widenForLinks checks), so the index's code nodes with those moves are the new
 // generation's.
 func (t *indexTargets) Declared(name string) []string {
 	if t.declared == nil {
@@ -926,7 +905,7 @@ func (t *indexTargets) NodesIn(path string) []source.FileNode {
 }
 
 // Routed answers a route lookup from the index: the files with nodes are read once per build.
-// Every file keeps its node IDs in an incremental build (resolveDeltaLinks checks), and a
+// Every file keeps its node IDs in an incremental build (widenForLinks checks), and a
 // delta that adds or removes a file holding nodes is a cold build, so they are the new
 // generation's.
 func (t *indexTargets) Routed(name string) []string {

@@ -326,7 +326,7 @@ type syncRun struct {
 	from        *publication.GraphState // the published generation's state, before any build
 	dl          delta
 	reread      []fileRow // the file rows an incremental build wrote
-	widened     bool      // the incremental build read every linking document again
+	widened     bool      // the published delta read every linking document again
 	nextGen     int64
 	tmp         string // the segment being written, renamed to segment when published
 	segment     string
@@ -540,7 +540,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 	r.b.build = BuildIncremental
 	delta, err := incrementalBuild(ctx, r.tmp, r.paths.Dir, r.prevManifest.Segments, r.d, r.dl, r.prevFiles, r.b, r.st, r.collector)
 	r.filesParsed, r.warnings = delta.parsed, append(slices.Clone(r.inv.Problems), delta.warnings...)
-	r.reread, r.widened = delta.reread, delta.widened
+	r.reread = delta.reread
 	switch {
 	case errors.Is(err, errNeedsValidation):
 		return invalidProject(ctx, r.d, r.b.policy)
@@ -558,6 +558,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 	case err != nil:
 		return err
 	}
+	r.widened = delta.widened
 	r.clk.mark("apply_delta")
 	return nil
 }
@@ -605,7 +606,7 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 	}
 	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
 		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas(),
-		MergeDue: m.Deltas() >= MergeDeltas || r.kind == BuildIncremental && r.widened}, r.warnings)
+		MergeDue: m.Deltas() >= MergeDeltas || r.widened}, r.warnings)
 	return res, nil
 }
 

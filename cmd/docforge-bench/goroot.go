@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,27 +101,7 @@ func ensureGoroot(dir string) (string, error) {
 	if err := os.RemoveAll(proj); err != nil {
 		return "", err
 	}
-	err = filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && e.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if !e.Type().IsRegular() {
-			return nil
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(proj, "src", rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
+	err = copyFiles(src, filepath.Join(proj, "src"), func(name string) bool { return name == "testdata" })
 	if err != nil {
 		return "", fmt.Errorf("copy GOROOT/src: %w", err)
 	}

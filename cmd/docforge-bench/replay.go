@@ -131,7 +131,11 @@ func replayCommand(ctx context.Context, args []string) error {
 			}
 			rc.MergeMS = ms(time.Since(start))
 		}
-		if err := copyTree(proj, coldDir); err != nil {
+		// The copy leaves out the index state and git's; an empty folder is no source.
+		if err := os.RemoveAll(coldDir); err != nil {
+			return err
+		}
+		if err := copyFiles(proj, coldDir, func(name string) bool { return name == ".docforge" || name == ".git" }); err != nil {
 			return err
 		}
 		cd, err := loadWide(coldDir)
@@ -224,30 +228,29 @@ func applyCommit(ctx context.Context, gitDir, prev, cur, dir string) ([]string, 
 	return changed, nil
 }
 
-// copyTree replaces dst with a copy of src's files, without its index state or git directory.
-func copyTree(src, dst string) error {
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
+// copyFiles copies the regular files under src to the same places under dst, leaving out
+// the folders skip names (and what they hold).
+func copyFiles(src, dst string, skip func(name string) bool) error {
 	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
-		if e.IsDir() {
-			if rel != "." && (e.Name() == ".docforge" || e.Name() == ".git") {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		if e.IsDir() && p != src && skip(e.Name()) {
+			return filepath.SkipDir
 		}
 		if !e.Type().IsRegular() {
 			return nil
 		}
+		rel, _ := filepath.Rel(src, p)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+		target := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
 	})
 }
 
@@ -377,12 +380,12 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // replaySummary prints the medians and totals over the replayed commits.
 func replaySummary(all []replayCommit) error {
-	var syncs, merges []float64
+	var syncs, merges []time.Duration
 	sum := replayCommit{Commit: "all"}
 	for _, rc := range all {
-		syncs = append(syncs, rc.SyncMS)
+		syncs = append(syncs, time.Duration(rc.SyncMS*float64(time.Millisecond)))
 		if rc.MergeMS > 0 {
-			merges = append(merges, rc.MergeMS)
+			merges = append(merges, time.Duration(rc.MergeMS*float64(time.Millisecond)))
 		}
 		sum.Files += rc.Files
 		sum.Probed += rc.Probed
@@ -392,12 +395,9 @@ func replaySummary(all []replayCommit) error {
 		sum.OrderDiffs += rc.OrderDiffs
 		sum.MaxScoreDiff = max(sum.MaxScoreDiff, rc.MaxScoreDiff)
 	}
-	median := func(v []float64) float64 {
-		if len(v) == 0 {
-			return 0
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
+	var mergeP50 float64
+	if len(merges) > 0 {
+		mergeP50 = median(merges)
 	}
 	out, err := json.Marshal(struct {
 		Commits      int     `json:"commits"`
@@ -412,7 +412,7 @@ func replaySummary(all []replayCommit) error {
 		SetDiffs     int     `json:"set_diffs"`
 		OrderDiffs   int     `json:"order_diffs"`
 		MaxScoreDiff float64 `json:"max_score_rel"`
-	}{len(all), median(syncs), slices.Max(append(syncs, 0)), len(merges), median(merges), sum.Files, sum.Probed, sum.NodeDiffs,
+	}{len(all), median(syncs), percentile(syncs, 100), len(merges), mergeP50, sum.Files, sum.Probed, sum.NodeDiffs,
 		sum.Searches, sum.SetDiffs, sum.OrderDiffs, sum.MaxScoreDiff})
 	if err != nil {
 		return err
