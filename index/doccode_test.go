@@ -118,33 +118,46 @@ func TestDocumentsToCode(t *testing.T) {
 		t.Fatalf("after a document edit:\n%s", firstDiff(inc, cold))
 	}
 
-	// Declarations that come and go change what mentions elsewhere name: an ambiguous name
-	// becomes one declaration's, a dangling one resolves, a resolved one dangles. Each is one
-	// Go file's edit, published as a delta that equals a cold build.
-	must(t, os.WriteFile(filepath.Join(root, "docs", "design.md"), []byte("# Design\n\nUse `net.Connect`, `Open` and `store.Close`.\n"), 0o644))
+	// Declarations, files and packages that come and go change what mentions and links
+	// elsewhere name: an ambiguous name becomes one declaration's, a dangling one resolves, a
+	// resolved one dangles, a link names a file or a folder that appeared or no longer does.
+	// Each is one edit, published as a delta that equals a cold build.
+	must(t, os.WriteFile(filepath.Join(root, "docs", "design.md"), []byte("# Design\n\nUse `net.Connect`, `Open` and `store.Close`; "+
+		"see [extra](../net/extra.go), `Extra` and [the audit](../audit).\n"), 0o644))
 	_, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	for _, step := range []struct {
-		src, has, hasNot string
+		path, src   string // src "" removes the file
+		has, hasNot string
 	}{
-		{"package store\n\n// Builder builds.\ntype Builder struct{}\n", "design|documents|go:example.com/dc/net.Open|", "store.Close|"},
-		{"package store\n\n// Builder builds.\ntype Builder struct{}\n\n// Close closes.\nfunc Close() {}\n", "design|documents|go:example.com/dc/store.Close|", ""},
-		{"package store\n\n// Open opens.\nfunc Open() {}\n", "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/net.Open|"},
+		{"store/wal.go", "package store\n\n// Builder builds.\ntype Builder struct{}\n", "design|documents|go:example.com/dc/net.Open|", "store.Close|"},
+		{"store/wal.go", "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// Close closes.\nfunc Close() {}\n", "design|documents|go:example.com/dc/store.Close|", ""},
+		{"store/wal.go", "package store\n\n// Open opens.\nfunc Open() {}\n", "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/net.Open|"},
+		{"net/extra.go", "package net\n\n// Extra helps.\nfunc Extra() {}\n", "design|documents|go:example.com/dc/net/extra.go|", "design|documents|go:example.com/dc/audit|"},
+		{"audit/log.go", "package audit\n\n// Log records.\nfunc Log() {}\n", "design|documents|go:example.com/dc/audit|", ""},
+		{"net/extra.go", "", "design|documents|go:example.com/dc/audit|", "go:example.com/dc/net.Extra|"},
+		{"audit/log.go", "", "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/audit|"},
 	} {
-		must(t, os.WriteFile(filepath.Join(root, "store", "wal.go"), []byte(step.src), 0o644))
+		file := filepath.Join(root, filepath.FromSlash(step.path))
+		if step.src == "" {
+			must(t, os.Remove(file))
+		} else {
+			must(t, os.MkdirAll(filepath.Dir(file), 0o755))
+			must(t, os.WriteFile(file, []byte(step.src), 0o644))
+		}
 		res, err := index.Sync(ctx, d, index.Options{})
 		must(t, err)
 		if res.Build != index.BuildIncremental || !res.MergeDue {
-			t.Errorf("store/wal.go as %q: build %s, merge due %v; want an incremental build and a merge due", step.src, res.Build, res.MergeDue)
+			t.Errorf("%s as %q: build %s, merge due %v; want an incremental build and a merge due", step.path, step.src, res.Build, res.MergeDue)
 		}
 		inc := dumpMatches(t, d)
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
 		if cold := dumpMatches(t, d); cold != inc {
-			t.Fatalf("store/wal.go as %q: incremental and cold indexes differ:\n%s", step.src, firstDiff(inc, cold))
+			t.Fatalf("%s as %q: incremental and cold indexes differ:\n%s", step.path, step.src, firstDiff(inc, cold))
 		}
 		if !strings.Contains(inc, step.has) || step.hasNot != "" && strings.Contains(inc, step.hasNot) {
-			t.Errorf("store/wal.go as %q: want %q and not %q in\n%s", step.src, step.has, step.hasNot, inc)
+			t.Errorf("%s as %q: want %q and not %q in\n%s", step.path, step.src, step.has, step.hasNot, inc)
 		}
 	}
 }

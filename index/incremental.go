@@ -22,11 +22,9 @@ import (
 // position; the incremental copy is discarded.
 var errNeedsValidation = errors.New("delta does not validate")
 
-// errNeedsColdBuild means a changed document or record file now holds other node IDs in a
-// project whose Markdown links are relations, so links in files outside the delta may resolve
-// differently, or that a Go edit's moved declarations would widen the delta past its bound
-// (widenForLinks): the caller builds from scratch instead. (Added and removed files are caught
-// before the incremental build starts: see movesLinkTargets.)
+// errNeedsColdBuild means that, in a project whose links are relations, the nodes a delta
+// adds, removes or moves would widen it past an incremental build's bound (widenForLinks):
+// the caller builds from scratch instead.
 var errNeedsColdBuild = errors.New("delta moves link targets")
 
 // deltaOutcome is what an incremental build reports besides the index it writes: how many
@@ -49,25 +47,6 @@ type delta struct {
 }
 
 func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
-
-// movesLinkTargets reports whether, in a project whose links are relations, the delta adds or
-// removes a file: a link in an unchanged file may then name a different node (or one at
-// last), so only a cold build is exact. It needs the file lists alone, so the decision costs
-// neither a copy of the index nor a parse.
-func (dl delta) movesLinkTargets(d *project.Descriptor, old fileTable) bool {
-	if !d.Sources.Links.On() {
-		return false
-	}
-	if len(dl.removed) > 0 {
-		return true
-	}
-	for _, f := range dl.changed {
-		if _, ok := old.get(f.Path); !ok {
-			return true
-		}
-	}
-	return false
-}
 
 type fileRow struct {
 	file source.File
@@ -263,7 +242,7 @@ type deltaBuild struct {
 	newIDs   map[string]bool
 	newEdges map[graph.Edge]bool
 	removed  map[string]int64 // node ID -> key, of the nodes the delta removed
-	moved    *movedDeclarations
+	moved    *linkTargets     // what the delta changes of the link targets (links projects only)
 	items    []DiffItem
 	out      deltaOutcome
 }
@@ -300,47 +279,27 @@ func (db *deltaBuild) parse(ctx context.Context) error {
 	return err
 }
 
-// widenForLinks lets a Go file change its declarations without a cold build in a project
-// whose links are relations: a backticked mention or a wiki link elsewhere may now name a
-// declaration that appeared, or no longer name one that went. Such links live only in
-// document and record files, so every one of those is read again and its links resolved
-// against the new declarations; the delta is then as exact as for any edit. A changed
-// document that holds other node IDs (its pages and routes may move too), and a delta that
-// would grow past an incremental build's bound, are left to a cold build.
+// widenForLinks lets an edit change which nodes exist without a cold build in a project
+// whose links are relations: a link or a backticked mention elsewhere may now name a node, a
+// file or a declaration that appeared, or no longer name one that went. Links live only in
+// document and record files, so when any node ID moved every one of those is read again and
+// its links resolved against the generation the delta makes (linkTargets); the delta is then
+// as exact as for any edit. A delta that would grow past an incremental build's bound is left
+// to a cold build.
 func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	if !db.d.Sources.Links.On() {
 		return nil
 	}
-	moved := &movedDeclarations{gone: map[string]bool{}, added: map[string]bool{}}
+	moved := &linkTargets{gone: map[string]bool{}, added: map[string]bool{}, files: map[string][]source.FileNode{}}
 	for _, p := range db.parsed {
-		if p.Unchanged || p.Fragment == nil {
-			continue
-		}
-		old := make(map[string]bool, len(db.oldIDs[p.File.Path]))
-		for _, id := range db.oldIDs[p.File.Path] {
-			old[id] = true
-		}
-		ids := make(map[string]bool, len(p.Fragment.Nodes))
-		for _, n := range p.Fragment.Nodes {
-			ids[n.ID] = true
-		}
-		if maps.Equal(ids, old) {
-			continue
-		}
-		if p.File.Format != source.GoFile || !allCode(old) || !allCode(ids) {
-			return errNeedsColdBuild
-		}
-		for id := range old {
-			if !ids[id] {
-				moved.gone[id] = true
-			}
-		}
-		for id := range ids {
-			if !old[id] {
-				moved.added[id] = true
-			}
+		if !p.Unchanged && p.Fragment != nil {
+			moved.replace(p.File.Path, db.oldIDs[p.File.Path], p.Fragment.Nodes)
 		}
 	}
+	for _, path := range db.dl.removed {
+		moved.replace(path, db.oldIDs[path], nil)
+	}
+	db.moved = moved
 	if len(moved.gone)+len(moved.added) == 0 {
 		return nil
 	}
@@ -377,7 +336,7 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	}
 	db.paths = append(db.paths, paths...)
 	db.out.parsed += len(linking)
-	db.out.widened, db.moved = true, moved
+	db.out.widened = true
 	return db.readOldNodesOf(paths)
 }
 
@@ -385,16 +344,45 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 // past it a cold build is the cheaper one.
 func deltaBound(files int) int { return max(256, files/4) }
 
-// movedDeclarations are the code node IDs the delta's Go files gave up and took on.
-type movedDeclarations struct{ gone, added map[string]bool }
+// linkTargets are what a delta changes of the targets links resolve to: the node IDs its
+// files gave up and took on, and the nodes of each file it re-read or removed.
+type linkTargets struct {
+	gone, added map[string]bool
+	// files holds each re-read file's nodes as a cold build's checker lists them (none for a
+	// file without nodes), and nil for each removed file.
+	files map[string][]source.FileNode
+}
 
-func allCode(ids map[string]bool) bool {
-	for id := range ids {
-		if !strings.HasPrefix(id, graph.CodePrefix) {
-			return false
+// has reports whether the delta re-read or removed the file at path.
+func (m *linkTargets) has(path string) bool {
+	if m == nil {
+		return false
+	}
+	_, ok := m.files[path]
+	return ok
+}
+
+// replace records that the file at path held the nodes oldIDs and now holds nodes.
+func (m *linkTargets) replace(path string, oldIDs []string, nodes []graph.Node) {
+	var fileNodes []source.FileNode
+	ids := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		fileNodes = append(fileNodes, source.FileNode{ID: n.ID, Anchor: n.Anchor})
+		ids[n.ID] = true
+	}
+	m.files[path] = fileNodes
+	old := make(map[string]bool, len(oldIDs))
+	for _, id := range oldIDs {
+		old[id] = true
+		if !ids[id] {
+			m.gone[id] = true
 		}
 	}
-	return true
+	for id := range ids {
+		if !old[id] {
+			m.added[id] = true
+		}
+	}
 }
 
 func (db *deltaBuild) readRelations() error {
@@ -814,10 +802,10 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 
 // resolveDeltaLinks resolves the links of the delta's reparsed files against the index and
 // adds the edges to their fragments, recording each edge's anchor ("" for none) in anchors.
-// Every file keeps the node IDs it had except the Go files of moved (widenForLinks checks),
-// so the index, with moved's declarations taken off and put on, answers for the delta's
-// files too. A dangling link that the project counts as an error needs validation.
-func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, moved *movedDeclarations, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
+// The index answers with what the delta changes (moved, nil in a project without links)
+// taken off and put on: the targets are the new generation's. A dangling link that the
+// project counts as an error needs validation.
+func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, moved *linkTargets, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
 	targets := &indexTargets{conn: conn, moved: moved}
 	for _, p := range parsed {
 		f := p.Fragment
@@ -848,20 +836,18 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 	return warnings, nil
 }
 
-// indexTargets answers link resolution from an index being built, with the declarations
-// the delta moved (nil for none) taken off and put on.
+// indexTargets answers link resolution from an index being built, with what the delta
+// changes (nil for nothing) taken off and put on.
 type indexTargets struct {
 	conn     *sqlite.Conn
-	moved    *movedDeclarations
+	moved    *linkTargets
 	err      error
 	declared source.Declarations // code nodes by mention name, read once when first asked
 	routes   source.RouteIndex   // files with nodes by route name, likewise
 }
 
-// Declared answers a mention from the index: the code nodes are read once per build. Every
-// file keeps its node IDs in an incremental build but the Go files whose declarations moved
-// (widenForLinks checks), so the index's code nodes with those moves are the new
-// generation's.
+// Declared answers a mention from the index's code nodes, read once per build, with the
+// delta's moves.
 func (t *indexTargets) Declared(name string) []string {
 	if t.declared == nil {
 		var ids []string
@@ -878,7 +864,11 @@ func (t *indexTargets) Declared(name string) []string {
 			t.err = fmt.Errorf("read code nodes: %w", err)
 		}
 		if t.moved != nil {
-			ids = slices.AppendSeq(ids, maps.Keys(t.moved.added))
+			for id := range t.moved.added {
+				if strings.HasPrefix(id, graph.CodePrefix) {
+					ids = append(ids, id)
+				}
+			}
 		}
 		slices.Sort(ids)
 		t.declared = source.Declarations{}
@@ -889,7 +879,13 @@ func (t *indexTargets) Declared(name string) []string {
 	return t.declared[name]
 }
 
+// NodesIn answers with the delta's nodes of a file it re-read or removed, else the index's.
 func (t *indexTargets) NodesIn(path string) []source.FileNode {
+	if t.moved != nil {
+		if nodes, ok := t.moved.files[path]; ok {
+			return nodes
+		}
+	}
 	var out []source.FileNode
 	err := sqlitex.Execute(t.conn, `SELECT id, anchor FROM nodes WHERE source_path = ? ORDER BY line`, &sqlitex.ExecOptions{
 		Args: []any{path},
@@ -904,27 +900,35 @@ func (t *indexTargets) NodesIn(path string) []source.FileNode {
 	return out
 }
 
-// Routed answers a route lookup from the index: the files with nodes are read once per build.
-// Every file keeps its node IDs in an incremental build (widenForLinks checks), and a
-// delta that adds or removes a file holding nodes is a cold build, so they are the new
-// generation's.
+// Routed answers a route lookup from the files with nodes, read once per build: the index's
+// files the delta left alone, and the delta's files that hold nodes now.
 func (t *indexTargets) Routed(name string) []string {
 	if t.routes == nil {
 		var paths []string
 		err := sqlitex.Execute(t.conn, `SELECT DISTINCT source_path FROM nodes`, &sqlitex.ExecOptions{
 			ResultFunc: func(s *sqlite.Stmt) error {
-				paths = append(paths, s.ColumnText(0))
+				if p := s.ColumnText(0); !t.moved.has(p) {
+					paths = append(paths, p)
+				}
 				return nil
 			},
 		})
 		if err != nil && t.err == nil {
 			t.err = fmt.Errorf("read node files: %w", err)
 		}
+		if t.moved != nil {
+			for p, nodes := range t.moved.files {
+				if len(nodes) > 0 {
+					paths = append(paths, p)
+				}
+			}
+		}
 		t.routes = source.NewRouteIndex(paths)
 	}
 	return t.routes[name]
 }
 
+// Has answers from the index with the delta's moves.
 func (t *indexTargets) Has(id string) bool {
 	if t.moved != nil && (t.moved.added[id] || t.moved.gone[id]) {
 		return t.moved.added[id]

@@ -478,8 +478,8 @@ func (r *syncRun) receiptOnly() (*Result, error) {
 	return r.result(Result{Build: BuildReceipt, Generation: r.prev.generation, Publication: pub}, r.inv.Problems), nil
 }
 
-// plan chooses the build: a delta when few files changed and none moved a link target, a
-// cold build otherwise; and the next generation number.
+// plan chooses the build: a delta when few files changed (it may still turn out to need a
+// cold build: errNeedsColdBuild), a cold build otherwise; and the next generation number.
 func (r *syncRun) plan() {
 	r.nextGen = 1
 	if r.prev != nil {
@@ -497,7 +497,7 @@ func (r *syncRun) plan() {
 	r.collector = newDiffCollector()
 	if r.prevFiles != nil && !r.opts.Rebuild {
 		r.dl = computeDelta(r.inv, r.prevFiles)
-		if r.dl.size() <= deltaBound(len(r.inv.Files)) && !r.dl.movesLinkTargets(r.d, r.prevFiles) {
+		if r.dl.size() <= deltaBound(len(r.inv.Files)) {
 			r.kind = BuildIncremental
 		}
 	}

@@ -506,6 +506,9 @@ func median(ds []time.Duration) float64 { return percentile(ds, 50) }
 
 // percentile returns the nearest-rank percentile of ds in milliseconds.
 func percentile(ds []time.Duration, p int) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	i := (len(s)*p + 99) / 100
