@@ -113,6 +113,44 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 	}
 }
 
+// A file whose stat changed but not its bytes (a touch, a branch switch) keeps its relation
+// candidates through the delta that re-reads its neighbour: a call it makes to a function
+// that does not exist yet becomes an edge when the function appears, as in a cold build.
+func TestTouchedFileKeepsItsCandidates(t *testing.T) {
+	ctx := context.Background()
+	d := courier(t)
+	normalize := filepath.Join(d.Root, "code/normalize/normalize.go")
+	src, err := os.ReadFile(normalize)
+	must(t, err)
+	write(t, d, "code/normalize/normalize.go", strings.Replace(string(src), "\t\tn++\n", "\t\tn++\n\t\tstore.Extra()\n", 1))
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	later := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(normalize, later, later))
+	write(t, d, "code/store/other.go", "package store\n\nfunc other() {}\n")
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental || res.FilesParsed != 2 {
+		t.Fatalf("touch and a new file: build %s parsing %d files; want a delta parsing the new file and its package", res.Build, res.FilesParsed)
+	}
+	write(t, d, "code/store/extra.go", "package store\n\n// Extra is new.\nfunc Extra() {}\n")
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	edge := hasEdge(t, snap, "go:example.com/courier/normalize.Ingest", "calls", "go:example.com/courier/store.Extra")
+	snap.Close()
+	if !edge {
+		t.Error("Ingest does not call store.Extra once it exists")
+	}
+	inc := dumpMatches(t, d)
+	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	if cold := dumpMatches(t, d); cold != inc {
+		t.Fatalf("incremental and cold builds differ:\n%s", firstDiff(inc, cold))
+	}
+}
+
 // The adapter over this repository's own code: known nodes, relations and Logic.
 func TestAdapterOnThisRepository(t *testing.T) {
 	ctx := context.Background()

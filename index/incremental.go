@@ -699,6 +699,9 @@ func (rs *refSync) replaceFiles(paths []string, parsed []source.Parsed) error {
 		}
 	}
 	for _, p := range parsed {
+		if p.Unchanged {
+			continue // the same bytes behind a new stat: its candidates stand
+		}
 		for _, r := range p.Fragment.Refs {
 			rs.touched[r] = true
 		}
