@@ -121,22 +121,25 @@ func TestDocumentsToCode(t *testing.T) {
 	// Declarations, files and packages that come and go change what mentions and links
 	// elsewhere name: an ambiguous name becomes one declaration's, a dangling one resolves, a
 	// resolved one dangles, a link names a file or a folder that appeared or no longer does.
-	// Each is one edit, published as a delta that equals a cold build.
+	// Each is one edit, published as a delta that equals a cold build and reads again only the
+	// documents whose links look the change up.
 	must(t, os.WriteFile(filepath.Join(root, "docs", "design.md"), []byte("# Design\n\nUse `net.Connect`, `Open` and `store.Close`; "+
 		"see [extra](../net/extra.go), `Extra` and [the audit](../audit).\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "docs", "notes.md"), []byte("# Notes\n\nSee [the design](design.md) and `Builder`.\n"), 0o644))
 	_, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	for _, step := range []struct {
 		path, src   string // src "" removes the file
+		parsed      int    // the files read: those changed (a package's file list among them), the design, and the notes when Builder goes
 		has, hasNot string
 	}{
-		{"store/wal.go", "package store\n\n// Builder builds.\ntype Builder struct{}\n", "design|documents|go:example.com/dc/net.Open|", "store.Close|"},
-		{"store/wal.go", "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// Close closes.\nfunc Close() {}\n", "design|documents|go:example.com/dc/store.Close|", ""},
-		{"store/wal.go", "package store\n\n// Open opens.\nfunc Open() {}\n", "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/net.Open|"},
-		{"net/extra.go", "package net\n\n// Extra helps.\nfunc Extra() {}\n", "design|documents|go:example.com/dc/net/extra.go|", "design|documents|go:example.com/dc/audit|"},
-		{"audit/log.go", "package audit\n\n// Log records.\nfunc Log() {}\n", "design|documents|go:example.com/dc/audit|", ""},
-		{"net/extra.go", "", "design|documents|go:example.com/dc/audit|", "go:example.com/dc/net.Extra|"},
-		{"audit/log.go", "", "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/audit|"},
+		{"store/wal.go", "package store\n\n// Builder builds.\ntype Builder struct{}\n", 2, "design|documents|go:example.com/dc/net.Open|", "store.Close|"},
+		{"store/wal.go", "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// Close closes.\nfunc Close() {}\n", 2, "design|documents|go:example.com/dc/store.Close|", ""},
+		{"store/wal.go", "package store\n\n// Open opens.\nfunc Open() {}\n", 3, "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/net.Open|"},
+		{"net/extra.go", "package net\n\n// Extra helps.\nfunc Extra() {}\n", 3, "design|documents|go:example.com/dc/net/extra.go|", "design|documents|go:example.com/dc/audit|"},
+		{"audit/log.go", "package audit\n\n// Log records.\nfunc Log() {}\n", 3, "design|documents|go:example.com/dc/audit|", ""},
+		{"net/extra.go", "", 2, "design|documents|go:example.com/dc/audit|", "go:example.com/dc/net.Extra|"},
+		{"audit/log.go", "", 1, "design|documents|go:example.com/dc/net.Connect|", "design|documents|go:example.com/dc/audit|"},
 	} {
 		file := filepath.Join(root, filepath.FromSlash(step.path))
 		if step.src == "" {
@@ -147,8 +150,9 @@ func TestDocumentsToCode(t *testing.T) {
 		}
 		res, err := index.Sync(ctx, d, index.Options{})
 		must(t, err)
-		if res.Build != index.BuildIncremental || !res.MergeDue {
-			t.Errorf("%s as %q: build %s, merge due %v; want an incremental build and a merge due", step.path, step.src, res.Build, res.MergeDue)
+		if res.Build != index.BuildIncremental || res.FilesParsed != step.parsed || res.MergeDue {
+			t.Errorf("%s as %q: build %s parsing %d files, merge due %v; want an incremental build parsing %d, no merge due",
+				step.path, step.src, res.Build, res.FilesParsed, res.MergeDue, step.parsed)
 		}
 		inc := dumpMatches(t, d)
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})

@@ -281,11 +281,11 @@ func (db *deltaBuild) parse(ctx context.Context) error {
 
 // widenForLinks lets an edit change which nodes exist without a cold build in a project
 // whose links are relations: a link or a backticked mention elsewhere may now name a node, a
-// file or a declaration that appeared, or no longer name one that went. Links live only in
-// document and record files, so when any node ID moved every one of those is read again and
-// its links resolved against the generation the delta makes (linkTargets); the delta is then
-// as exact as for any edit. A delta that would grow past an incremental build's bound is left
-// to a cold build.
+// file or a declaration that appeared, or no longer name one that went. The files whose links
+// look up anything the delta changes (linkHolders) are read again and their links resolved
+// against the generation the delta makes (linkTargets); the delta is then as exact as for
+// any edit. A delta that would grow past an incremental build's bound is left to a cold
+// build.
 func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	if !db.d.Sources.Links.On() {
 		return nil
@@ -300,8 +300,9 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 		moved.replace(path, db.oldIDs[path], nil)
 	}
 	db.moved = moved
-	if len(moved.gone)+len(moved.added) == 0 {
-		return nil
+	holders, err := db.linkHolders()
+	if err != nil || len(holders) == 0 {
+		return err
 	}
 	inDelta := make(map[string]bool, len(db.paths)+len(db.dl.changed))
 	for _, p := range db.paths {
@@ -311,10 +312,13 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 		inDelta[f.Path] = true
 	}
 	var linking []source.File
-	for _, row := range db.old {
-		if (row.file.Format == source.Markdown || row.file.Format == source.Records) && !inDelta[row.file.Path] {
+	for _, path := range holders {
+		if row, ok := db.old.get(path); ok && !inDelta[path] {
 			linking = append(linking, row.file)
 		}
+	}
+	if len(linking) == 0 {
+		return nil
 	}
 	if len(db.dl.changed)+len(linking) > deltaBound(len(db.old)) {
 		return errNeedsColdBuild
@@ -322,7 +326,7 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	// Read whole, not skipped as unchanged: it is their links that are wanted.
 	var paths []string
 	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
-	err := loader.Each(ctx, linking, func(p source.Parsed) error {
+	err = loader.Each(ctx, linking, func(p source.Parsed) error {
 		if len(problem.Errors(p.Fragment.Problems)) > 0 {
 			return errNeedsValidation
 		}
@@ -336,8 +340,53 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	}
 	db.paths = append(db.paths, paths...)
 	db.out.parsed += len(linking)
-	db.out.widened = true
+	db.out.widened = len(linking) >= wideDelta
 	return db.readOldNodesOf(paths)
+}
+
+// wideDelta is how many files a delta reads again for their links before it counts as
+// widened: its rows then rank by statistics the base's rows do not share, so a merge is
+// due at once (Result.MergeDue).
+const wideDelta = 64
+
+// linkHolders are the files whose links look up a link key the delta changes: a node ID
+// that appeared or went (source.NodeKeys) or a file whose nodes changed (source.FileKeys),
+// found by the keys each file's links were recorded under (link_keys).
+func (db *deltaBuild) linkHolders() ([]string, error) {
+	moved := db.moved
+	set := map[string]bool{}
+	for _, ids := range []map[string]bool{moved.gone, moved.added} {
+		for id := range ids {
+			if !(moved.gone[id] && moved.added[id]) { // moved between files: still there
+				for _, k := range source.NodeKeys(id) {
+					set[k] = true
+				}
+			}
+		}
+	}
+	for path, nodes := range moved.files {
+		old, err := (&indexTargets{conn: db.conn}).nodesIn(path)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(old, nodes) {
+			for _, k := range source.FileKeys(path) {
+				set[k] = true
+			}
+		}
+	}
+	holders := map[string]bool{}
+	for k := range set {
+		err := sqlitex.Execute(db.conn, `SELECT o.name FROM ref_names n JOIN link_keys k ON k.name = n.id JOIN ref_names o ON o.id = k.origin WHERE n.name = ?`,
+			&sqlitex.ExecOptions{Args: []any{k}, ResultFunc: func(s *sqlite.Stmt) error {
+				holders[s.ColumnText(0)] = true
+				return nil
+			}})
+		if err != nil {
+			return nil, fmt.Errorf("find the links that look up %s: %w", k, err)
+		}
+	}
+	return slices.Sorted(maps.Keys(holders)), nil
 }
 
 // deltaBound is the most files an incremental build reads again in a project of files files;
@@ -708,6 +757,11 @@ func (rs *refSync) replaceFiles(paths []string, parsed []source.Parsed) error {
 		if err := rs.w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
 			return err
 		}
+		if len(p.Fragment.Links) > 0 {
+			if err := rs.w.insertLinkKeys(p.File.Path, source.LinkKeys(p.Fragment.Links)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -889,6 +943,15 @@ func (t *indexTargets) NodesIn(path string) []source.FileNode {
 			return nodes
 		}
 	}
+	out, err := t.nodesIn(path)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return out
+}
+
+// nodesIn reads the nodes of the file at path from the index, in line order.
+func (t *indexTargets) nodesIn(path string) ([]source.FileNode, error) {
 	var out []source.FileNode
 	err := sqlitex.Execute(t.conn, `SELECT id, anchor FROM nodes WHERE source_path = ? ORDER BY line`, &sqlitex.ExecOptions{
 		Args: []any{path},
@@ -897,10 +960,10 @@ func (t *indexTargets) NodesIn(path string) []source.FileNode {
 			return nil
 		},
 	})
-	if err != nil && t.err == nil {
-		t.err = fmt.Errorf("read nodes of %s: %w", path, err)
+	if err != nil {
+		return nil, fmt.Errorf("read nodes of %s: %w", path, err)
 	}
-	return out
+	return out, nil
 }
 
 // Routed answers a route lookup from the files with nodes, read once per build: the index's

@@ -38,10 +38,15 @@ func writePage(t *testing.T, root string, i, pages int, r *rand.Rand) {
 	for k := 0; k < 3; k++ {
 		switch j := r.Intn(pages + 2); {
 		case j >= pages: // the next page added, or the one after
-			if r.Intn(2) == 0 {
+			switch r.Intn(4) {
+			case 0:
 				body += fmt.Sprintf("A [page to come](p%03d.md).\n", j)
-			} else {
+			case 1:
 				body += fmt.Sprintf("A wiki link to come: [[p%03d]].\n", j)
+			case 2:
+				body += fmt.Sprintf("A route to come: [page %d](/P%03d/).\n", j, j)
+			default:
+				body += fmt.Sprintf("A Hugo ref to come: {{< relref \"p%03d\" >}}.\n", j)
 			}
 		default:
 			switch r.Intn(5) {

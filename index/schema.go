@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 11 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go); 11: Logic as one row per function (logicrow.go)
+const SchemaVersion = 12 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go); 11: Logic as one row per function (logicrow.go); 12: link_keys
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every
 // hash and every public answer uses the stable text IDs instead, so a cold build and an
@@ -117,6 +117,14 @@ CREATE TABLE refs (
   PRIMARY KEY (origin, src, rel, dst)
 ) WITHOUT ROWID;
 
+-- What each file's links look up (source.LinkKeys), by the file: a delta that changes the
+-- answer to a key reads the files holding it again. Names interned as the candidates'.
+CREATE TABLE link_keys (
+  origin INTEGER NOT NULL,
+  name   INTEGER NOT NULL,
+  PRIMARY KEY (origin, name)
+) WITHOUT ROWID;
+
 -- A Go function's Logic, one row per function: steps and edges encoded together
 -- (index/logicrow.go), with their counts for statistics.
 CREATE TABLE logic (
@@ -150,6 +158,7 @@ CREATE INDEX nodes_source ON nodes(source_path);
 CREATE INDEX nodes_family ON nodes(family, kind, id);
 CREATE INDEX refs_src ON refs(src, rel, dst);
 CREATE INDEX refs_dst ON refs(dst);
+CREATE INDEX link_keys_name ON link_keys(name);
 `
 
 const edgeIndexes = `

@@ -28,7 +28,7 @@ import (
 //   - node-owned rows (the node, its body, tags, capabilities, stamps, Logic and full-text
 //     row) by the node key, in dead_nodes: a delta that touches a node rewrites all of them;
 //   - edges and their link anchors by (src, rel, dst), in dead_edges;
-//   - relation candidates by the file that declared them, in dead_refs;
+//   - relation candidates and link keys by the file that declared them, in dead_refs;
 //   - files by path, in dead_files.
 //
 // Interned names only grow, relations come from the base, and the metadata is the newest
@@ -82,6 +82,7 @@ func layeredTables() []layeredTable {
 		edge("edges", "src, rel, dst", "dst, rel, src"),
 		edge("edge_anchors", "src, rel, dst"),
 		{name: "refs", dead: deadRefs, on: deadRefs.cols, indexes: []string{"origin", "src, rel, dst", "dst"}},
+		{name: "link_keys", dead: deadRefs, on: deadRefs.cols, indexes: []string{"origin, name", "name"}},
 		{name: "files", dead: deadFiles, on: deadFiles.cols, indexes: []string{"path"}},
 		{name: "ref_names", indexes: []string{"id", "name"}},
 	}
@@ -523,9 +524,9 @@ func openDelta(conn *sqlite.Conn, dir string, segs []Segment) ([]string, error) 
 	if err := attachEach(conn, dir, segs, schemas); err != nil {
 		return nil, err
 	}
-	// An incremental build reads nodes, edges and relation candidates (and their names)
-	// through the views; every other table it writes in the delta alone (writer).
-	if err := createOverlay(conn, schemas[0], schemas[1:], "main", []string{"nodes", "edges", "refs", "ref_names"}); err != nil {
+	// An incremental build reads nodes, edges, relation candidates and link keys (and their
+	// names) through the views; every other table it writes in the delta alone (writer).
+	if err := createOverlay(conn, schemas[0], schemas[1:], "main", []string{"nodes", "edges", "refs", "link_keys", "ref_names"}); err != nil {
 		return nil, err
 	}
 	return schemas, nil

@@ -354,6 +354,31 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 	return nil
 }
 
+// insertLinkKeys records the link keys of the file at origin (source.LinkKeys). Its earlier
+// keys are dead with its relation candidates (insertRefs).
+func (w *writer) insertLinkKeys(origin string, keys []string) error {
+	o, _, err := w.nameID(origin, false)
+	if err != nil {
+		return err
+	}
+	s := w.conn.Prep(`INSERT OR IGNORE INTO main.link_keys(origin, name) VALUES (?, ?)`)
+	for _, k := range keys {
+		name, _, err := w.nameID(k, false)
+		if err != nil {
+			return err
+		}
+		s.BindInt64(1, o)
+		s.BindInt64(2, name)
+		if _, err := s.Step(); err != nil {
+			return fmt.Errorf("insert link key of %s: %w", origin, err)
+		}
+		if err := s.Reset(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *writer) keyed(query, text string, key int64) error {
 	s := w.conn.Prep(query)
 	s.BindText(1, text)

@@ -390,6 +390,53 @@ func (ds Declarations) Add(id string) {
 	}
 }
 
+// Link keys name the lookups resolving a link asks of its targets (LinkTargets): "m:" and a
+// mention's name (Declared), "i:" and a wiki link's ID (Has), "p:" and a candidate path
+// (NodesIn), "r:" and a route's last segment (Routed, then NodesIn of the files it gives). A
+// change of the targets touches the keys NodeKeys and FileKeys give; a file none of whose
+// links' keys it touches resolves them as before, so a delta need not read it again.
+
+// LinkKeys are the keys of links, sorted, each once.
+func LinkKeys(links []graph.Link) []string {
+	var keys []string
+	for _, l := range links {
+		switch {
+		case l.Mention != "":
+			keys = append(keys, "m:"+l.Mention)
+		case l.ID != "":
+			keys = append(keys, "i:"+l.ID)
+		default:
+			for _, p := range l.Paths {
+				keys = append(keys, "p:"+p)
+			}
+			for _, r := range l.Routes {
+				keys = append(keys, "r:"+RouteName(r))
+			}
+			if l.Unique != "" {
+				keys = append(keys, "r:"+RouteName(l.Unique))
+			}
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// NodeKeys are the keys whose answers change when the node id appears or goes.
+func NodeKeys(id string) []string {
+	keys := []string{"i:" + id}
+	if strings.HasPrefix(id, graph.CodePrefix) {
+		for _, k := range DeclarationKeys(id) {
+			keys = append(keys, "m:"+k)
+		}
+	}
+	return keys
+}
+
+// FileKeys are the keys whose answers change when the nodes of the file at path change.
+func FileKeys(path string) []string {
+	return []string{"p:" + path, "r:" + RouteName(RouteOf(path))}
+}
+
 // FileNode is a node as a link target sees it: its ID and anchor in its file.
 type FileNode struct {
 	ID, Anchor string
