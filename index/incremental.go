@@ -34,9 +34,9 @@ type deltaOutcome struct {
 	parsed   int
 	warnings []problem.Problem
 	reread   []fileRow // the file rows the delta wrote
-	// widened is set when the delta read every linking document again (widenForLinks): it
-	// replaced many rows, and its rows rank by statistics the base's rows do not share
-	// until a merge.
+	// widened is set when the delta read wideDelta or more files again for their links
+	// (widenForLinks): it replaced many rows, and its rows rank by statistics the base's rows
+	// do not share until a merge.
 	widened bool
 }
 

@@ -23,6 +23,21 @@ import (
 // worker merges in the background once a sync reports as many (Result.Deltas).
 const MergeDeltas = 4
 
+// smallBase is the size of a base segment up to which a merge is due after every delta. A
+// delta's rows rank by the generation's statistics and the base's by the base's until a
+// merge (docs/architecture.md, "Ranking over segments"); in a small project one edit is a
+// large share of the rows, and replaying go-sdk's history (a 7 MB base) put 406 of 1,617
+// searches' top 20 in another order than a cold build's under the 4-delta rule, where such a
+// merge takes about 100 ms (docs/benchmarks.md).
+const smallBase = 16 << 20
+
+// mergeDue reports whether a merge is due over the generation m names, whose newest delta was
+// widened (read many files again for their links) or not.
+func mergeDue(m *Manifest, widened bool) bool {
+	deltas := m.Deltas()
+	return deltas >= MergeDeltas || deltas > 0 && (widened || m.Segments[0].Size <= smallBase)
+}
+
 // maxDeltas bounds a generation's deltas: a sync merges before it writes one more. A reader
 // attaches one database per delta, and SQLite attaches at most ten.
 const maxDeltas = 8

@@ -67,3 +67,33 @@ func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
 		t.Fatalf("verify a Logic projection under no-AST: %v, want adapter_policy_forbids_logic", err)
 	}
 }
+
+// A merge is due at MergeDeltas deltas, and after any delta over a small base or a delta
+// that read many files again for their links; a base alone needs none.
+func TestMergeDue(t *testing.T) {
+	manifest := func(baseSize int64, deltas int) *Manifest {
+		m := &Manifest{Segments: []Segment{{Name: "base", Signature: publication.Signature{Size: baseSize}}}}
+		for range deltas {
+			m.Segments = append(m.Segments, Segment{Name: "delta", Signature: publication.Signature{Size: 1 << 10}})
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name     string
+		baseSize int64
+		deltas   int
+		widened  bool
+		want     bool
+	}{
+		{"a small base alone", smallBase / 2, 0, false, false},
+		{"a delta over a small base", smallBase, 1, false, true},
+		{"a delta over a large base", smallBase + 1, 1, false, false},
+		{"a widened delta over a large base", 1 << 30, 1, true, true},
+		{"MergeDeltas deltas over a large base", 1 << 30, MergeDeltas, false, true},
+		{"one delta fewer", 1 << 30, MergeDeltas - 1, false, false},
+	} {
+		if got := mergeDue(manifest(tc.baseSize, tc.deltas), tc.widened); got != tc.want {
+			t.Errorf("%s: merge due %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

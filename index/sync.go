@@ -104,8 +104,8 @@ type Result struct {
 	// Deltas is how many delta segments the published generation has.
 	Deltas int `json:"-"`
 	// MergeDue says a merge into a new base is due (Merge): the generation has MergeDeltas
-	// deltas, or its newest one replaced every linking document (a Go edit that moved
-	// declarations), whose rows rank exactly as a cold build's only once merged.
+	// deltas, or its newest one read many files again for their links (wideDelta), or its
+	// base is small (smallBase); its rows rank exactly as a cold build's only once merged.
 	MergeDue bool `json:"-"`
 }
 
@@ -326,7 +326,7 @@ type syncRun struct {
 	from        *publication.GraphState // the published generation's state, before any build
 	dl          delta
 	reread      []fileRow // the file rows an incremental build wrote
-	widened     bool      // the published delta read every linking document again
+	widened     bool      // the published delta read many files again for their links (wideDelta)
 	nextGen     int64
 	tmp         string // the segment being written, renamed to segment when published
 	segment     string
@@ -606,7 +606,7 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 	}
 	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
 		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas(),
-		MergeDue: m.Deltas() >= MergeDeltas || r.widened}, r.warnings)
+		MergeDue: mergeDue(m, r.widened)}, r.warnings)
 	return res, nil
 }
 

@@ -32,6 +32,10 @@ type live struct {
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
 	merging atomic.Bool // a background merge runs
+	// quietMerge is set while a merge waits for the syncs to pause (scheduleQuietMerge);
+	// lastSync is when the binding's last sync ended (UnixNano).
+	quietMerge atomic.Bool
+	lastSync   atomic.Int64
 	// remembering: the memory is being filled from the published generation in the background.
 	remembering atomic.Bool
 	// repaired is the failure of the watch that the last rebuild of it repaired, until a call
@@ -206,8 +210,13 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	if err == nil && res.Ran(index.PhaseRecall) {
 		s.stats.recalls.Add(1)
 	}
+	l.lastSync.Store(time.Now().UnixNano())
 	if err == nil && res.MergeDue {
-		s.scheduleMerge(l, d)
+		if res.Deltas >= index.MergeDeltas {
+			s.scheduleMerge(l, d)
+		} else {
+			s.scheduleQuietMerge(l, d)
+		}
 	}
 	if err == nil && l.watch != nil {
 		s.scheduleRemember(l, d)
@@ -249,6 +258,33 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 			fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
 		}
 	})
+}
+
+// mergeQuiet is how long the syncs of a binding must pause before a merge that is due for
+// ranking alone (a small base, a widened delta: index.Result.MergeDue) starts: a merge that
+// overlaps a sync makes the sync's memory of the generation stale, and an edit burst needs
+// one merge, not one per edit.
+const mergeQuiet = 300 * time.Millisecond
+
+// scheduleQuietMerge merges the binding's deltas once its syncs have paused for mergeQuiet.
+func (s *Service) scheduleQuietMerge(l *live, d *project.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil || !l.quietMerge.CompareAndSwap(false, true) {
+		return // closing, or a merge already waits
+	}
+	s.wg.Add(1)
+	var wait func()
+	wait = func() {
+		if quiet := time.Since(time.Unix(0, l.lastSync.Load())); quiet < mergeQuiet && s.bg.Err() == nil {
+			time.AfterFunc(mergeQuiet-quiet, wait)
+			return
+		}
+		defer s.wg.Done()
+		l.quietMerge.Store(false)
+		s.scheduleMerge(l, d)
+	}
+	time.AfterFunc(mergeQuiet, wait)
 }
 
 // scheduleRemember fills the binding's empty memory from the published generation in the

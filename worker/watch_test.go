@@ -15,6 +15,8 @@ import (
 
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 
@@ -323,5 +325,51 @@ func TestEditsListOnlyTheChangedFolder(t *testing.T) {
 	}
 	if st := w.svc.Stats(); st.Rescans < rounds || st.Recalls < rounds {
 		t.Fatalf("of %d syncs, %d listed only the changed folder and %d started from the memory; want %d each (stats %+v)", st.Syncs, st.Rescans, st.Recalls, rounds, st)
+	}
+}
+
+// In a small project the worker merges its deltas once the edits pause (a delta's rows rank
+// as a cold build's only once merged), and a burst of edits is not interrupted by merges:
+// each of its syncs starts from the worker's memory.
+func TestSmallProjectMergesWhenEditsPause(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	w.node("arch.store")
+	l := w.svc.liveFor(w.b, nil)
+	for start := time.Now(); l.memory.Empty(); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the worker did not remember the published generation")
+		}
+	}
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	deltas := func() int {
+		m, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Deltas()
+	}
+	const rounds = 3
+	before := w.svc.Stats().Recalls
+	for i := range rounds {
+		title := fmt.Sprintf("Store, burst %d", i)
+		retitle(t, filepath.Join(root, "docs", "architecture", "store.md"), title)
+		if a := w.node("arch.store"); a.Result.Title != title || a.Staleness != "current" {
+			t.Fatalf("edit %d: title %q, staleness %s", i, a.Result.Title, a.Staleness)
+		}
+	}
+	for start := time.Now(); deltas() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the worker did not merge %d deltas of a small project", deltas())
+		}
+	}
+	if a := w.node("arch.store"); a.Result.Title != fmt.Sprintf("Store, burst %d", rounds-1) || a.Staleness != "current" {
+		t.Errorf("after the merge: %+v", a)
+	}
+	if got := w.svc.Stats().Recalls - before; got < rounds {
+		t.Errorf("%d of %d syncs in the burst started from the memory", got, rounds)
 	}
 }
