@@ -31,7 +31,11 @@ type live struct {
 
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
-	merging atomic.Bool // a background merge runs
+	// mergeMu guards merging (a background merge runs) and mergeAgain (a merge was asked for
+	// while one ran: the runner merges again, since the deltas published meanwhile stay).
+	mergeMu    sync.Mutex
+	merging    bool
+	mergeAgain bool
 	// quietMerge is set while a merge waits for the syncs to pause (scheduleQuietMerge);
 	// lastSync is when the binding's last sync ended (UnixNano).
 	quietMerge atomic.Bool
@@ -250,14 +254,38 @@ func (s *Service) schedule(l *live) {
 }
 
 // scheduleMerge folds a generation's deltas into a new base in the background, one merge per
-// binding at a time. The merge builds without the publisher lock (syncs go on publishing
-// deltas, which stay on top of the new base) and runs at low priority (index.Merge).
+// binding at a time; asked while one runs, it merges again when that one ends. The merge
+// builds without the publisher lock (syncs go on publishing deltas, which stay on top of the
+// new base) and runs at low priority (index.Merge).
 func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
-	s.inBackground(&l.merging, func() {
-		if _, err := index.Merge(s.bg, d, index.MergeOptions{Policy: l.policy, Memory: l.memory}); err != nil && s.bg.Err() == nil {
-			fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
+	l.mergeMu.Lock()
+	defer l.mergeMu.Unlock()
+	if l.merging {
+		l.mergeAgain = true
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil {
+		return // closing
+	}
+	l.merging = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			if _, err := index.Merge(s.bg, d, index.MergeOptions{Policy: l.policy, Memory: l.memory}); err != nil && s.bg.Err() == nil {
+				fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
+			}
+			l.mergeMu.Lock()
+			again := l.mergeAgain && s.bg.Err() == nil
+			l.mergeAgain, l.merging = false, again
+			l.mergeMu.Unlock()
+			if !again {
+				return
+			}
 		}
-	})
+	}()
 }
 
 // mergeQuiet is how long the syncs of a binding must pause before a merge that is due for

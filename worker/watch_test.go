@@ -70,6 +70,18 @@ type answer struct {
 	} `json:"error"`
 }
 
+// remembered waits until the worker remembers the published generation, which it reads in
+// the background after its first sync.
+func (w *watched) remembered() {
+	w.t.Helper()
+	l := w.svc.liveFor(w.b, nil)
+	for start := time.Now(); l.memory.Empty(); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			w.t.Fatal("the worker did not remember the published generation")
+		}
+	}
+}
+
 // node calls docforge_get_node.
 func (w *watched) node(id string) answer {
 	w.t.Helper()
@@ -308,13 +320,7 @@ func TestEditsListOnlyTheChangedFolder(t *testing.T) {
 	root := CopyExample(t, nil)
 	w := newWatched(t, root)
 	w.node("arch.store")
-	// The worker remembers the published generation in the background after its first sync.
-	l := w.svc.liveFor(w.b, nil)
-	for start := time.Now(); l.memory.Empty(); time.Sleep(5 * time.Millisecond) {
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the worker did not remember the published generation")
-		}
-	}
+	w.remembered()
 	const rounds = 8
 	for i := range rounds {
 		title := fmt.Sprintf("Store, edit %d", i)
@@ -335,12 +341,7 @@ func TestSmallProjectMergesWhenEditsPause(t *testing.T) {
 	root := CopyExample(t, nil)
 	w := newWatched(t, root)
 	w.node("arch.store")
-	l := w.svc.liveFor(w.b, nil)
-	for start := time.Now(); l.memory.Empty(); time.Sleep(5 * time.Millisecond) {
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the worker did not remember the published generation")
-		}
-	}
+	w.remembered()
 	d, probs, err := project.Load(root)
 	if err != nil || d == nil {
 		t.Fatalf("descriptor: %v %v", err, probs)
