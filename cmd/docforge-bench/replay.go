@@ -228,8 +228,8 @@ func applyCommit(ctx context.Context, gitDir, prev, cur, dir string) ([]string, 
 	return changed, nil
 }
 
-// copyFiles copies the regular files under src to the same places under dst, leaving out
-// the folders skip names (and what they hold).
+// copyFiles copies the regular files and symbolic links under src to the same places under
+// dst, leaving out the folders skip names (and what they hold).
 func copyFiles(src, dst string, skip func(name string) bool) error {
 	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -238,10 +238,22 @@ func copyFiles(src, dst string, skip func(name string) bool) error {
 		if e.IsDir() && p != src && skip(e.Name()) {
 			return filepath.SkipDir
 		}
+		rel, _ := filepath.Rel(src, p)
+		if e.Type()&fs.ModeSymlink != 0 {
+			// Kept a link, as git checks one out: a tree that links a file into its docs
+			// must build the same node in the copy.
+			to, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+				return err
+			}
+			return os.Symlink(to, filepath.Join(dst, rel))
+		}
 		if !e.Type().IsRegular() {
 			return nil
 		}
-		rel, _ := filepath.Rel(src, p)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
