@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/index/publication"
 )
 
 const recordColumns = `id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, content_hash, record_hash`
@@ -42,7 +44,9 @@ func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
 
 // fullDiff compares the complete graph in conn's main database with the previous generation
 // read through old (nil for none) by merging both, ordered by ID and by edge triple, into c.
-func fullDiff(conn, old *sqlite.Conn, c *diffCollector) error {
+// The edges of both arrive on edges, read on connections of their own (readEdgeLists) while
+// the nodes are merged here.
+func fullDiff(conn, old *sqlite.Conn, edges <-chan edgeLists, c *diffCollector) error {
 	// The collector encodes and hashes each item on a goroutine of its own, in order, while
 	// this one reads and merges the rows: a third of a cold diff's time, on a core the
 	// build's single-threaded end leaves idle.
@@ -59,13 +63,48 @@ func fullDiff(conn, old *sqlite.Conn, c *diffCollector) error {
 	emit := func(it DiffItem) { items <- it }
 	err := mergeNodes(conn, old, emit)
 	if err == nil {
-		err = mergeEdges(conn, old, emit)
+		e := <-edges
+		if err = e.err; err == nil {
+			mergeEdges(e.cur, e.prev, emit)
+		}
 	}
 	close(items)
 	if aerr := <-added; err == nil {
 		err = aerr
 	}
 	return err
+}
+
+// edgeLists are the edges of a built file and of the generation before it, in triple order.
+type edgeLists struct {
+	cur, prev []graph.Edge
+	err       error
+}
+
+// readEdgeLists reads the edges of the complete build at path and of the previous generation
+// at prev (when havePrev), each on a connection of its own. The build is opened immutable:
+// it no longer changes, and its writer holds it exclusively.
+func readEdgeLists(ctx context.Context, path string, prev publication.Paths, havePrev bool) edgeLists {
+	var out edgeLists
+	conn, err := openRead(ctx, path)
+	if err != nil {
+		return edgeLists{err: err}
+	}
+	defer conn.Close()
+	if out.cur, err = edgeTriples(conn); err != nil {
+		return edgeLists{err: fmt.Errorf("diff edges: %w", err)}
+	}
+	if havePrev {
+		g, err := openGeneration(ctx, prev, "nodes", "edges")
+		if err != nil {
+			return edgeLists{err: fmt.Errorf("open the previous generation to diff: %w", err)}
+		}
+		defer g.conn.Close()
+		if out.prev, err = edgeTriples(g.conn); err != nil {
+			return edgeLists{err: fmt.Errorf("diff edges of the previous generation: %w", err)}
+		}
+	}
+	return out
 }
 
 // nodesByID reads every node's record in ID order. The unary plus keeps SQLite from walking
@@ -161,17 +200,8 @@ func edgeTriples(conn *sqlite.Conn) ([]graph.Edge, error) {
 	return edges, nil
 }
 
-func mergeEdges(conn, old *sqlite.Conn, emit func(DiffItem)) error {
-	cur, err := edgeTriples(conn)
-	if err != nil {
-		return fmt.Errorf("diff edges: %w", err)
-	}
-	var prev []graph.Edge
-	if old != nil {
-		if prev, err = edgeTriples(old); err != nil {
-			return fmt.Errorf("diff edges of the previous generation: %w", err)
-		}
-	}
+// mergeEdges emits the edges only cur holds as added and those only prev holds as removed.
+func mergeEdges(cur, prev []graph.Edge, emit func(DiffItem)) {
 	next := func(list *[]graph.Edge) *graph.Edge {
 		if len(*list) == 0 {
 			return nil
@@ -197,5 +227,4 @@ func mergeEdges(conn, old *sqlite.Conn, emit func(DiffItem)) error {
 			emit(item)
 		}
 	}
-	return nil
 }

@@ -641,6 +641,8 @@ func finishCold(ctx context.Context, tmp string, prev publication.Paths, havePre
 	if err := finishFullText(conn); err != nil {
 		return err
 	}
+	edges := make(chan edgeLists, 1)
+	go func() { edges <- readEdgeLists(ctx, tmp, prev, havePrev) }()
 	var old *sqlite.Conn
 	if havePrev {
 		g, err := openGeneration(ctx, prev, "nodes", "edges")
@@ -650,7 +652,7 @@ func finishCold(ctx context.Context, tmp string, prev publication.Paths, havePre
 		defer g.conn.Close()
 		old = g.conn
 	}
-	if err := fullDiff(conn, old, c); err != nil {
+	if err := fullDiff(conn, old, edges, c); err != nil {
 		return err
 	}
 	return conn.Close()
