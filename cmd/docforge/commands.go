@@ -110,7 +110,7 @@ func commands() map[string]command {
 				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
 			}, runInit},
-		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise.", 0, 0,
+		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge the deltas into a new base when one is due (a small project: after every edit; a running worker does this in the background instead).", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
 			}, runSync},
@@ -276,6 +276,24 @@ func (e *env) syncOnWorker(d *project.Descriptor) (*index.Result, error) {
 // syncWarningsShown is how many warnings sync prints; validate prints them all.
 const syncWarningsShown = 5
 
+// merge folds the published generation's deltas into a new base after a sync said one is
+// due. The generation is already published and stays as it is when the merge fails, so a
+// failure is reported and not fatal.
+func (e *env) merge(d *project.Descriptor) {
+	start := time.Now()
+	m, err := index.Merge(e.ctx, d, index.MergeOptions{Policy: e.policy()})
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.stderr, "merge: %v (the deltas stay; the next sync merges them)\n", err)
+	case m.Merged > 0 && !e.json:
+		noun := "deltas"
+		if m.Merged == 1 {
+			noun = "delta"
+		}
+		fmt.Fprintf(e.stdout, "merged %d %s into a new base in %s\n", m.Merged, noun, time.Since(start).Round(time.Millisecond))
+	}
+}
+
 func runSync(e *env) error {
 	d, err := e.descriptor()
 	if err != nil {
@@ -294,6 +312,11 @@ func runSync(e *env) error {
 		progress.done()
 		if err != nil {
 			return err
+		}
+		if res.MergeDue {
+			// What a worker does in the background: the deltas' rows rank as a cold build's
+			// only once merged, and at 8 deltas a sync would merge before publishing.
+			defer e.merge(d)
 		}
 	}
 	if e.json {

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 var binary string
@@ -399,6 +402,32 @@ func TestSyncReportsWarnings(t *testing.T) {
 	out, stderr, code := docforge(t, root, "sync")
 	if code != 0 || !strings.Contains(out, "incremental") || !strings.Contains(stderr, "1 warning:\ndocs/broken.md:3:8: warning dangling_link") {
 		t.Errorf("incremental sync: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// Without a worker, sync merges the deltas when a merge is due, as a worker would in the
+// background: in a small project, after every edit.
+func TestSyncMergesWhenDue(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no manager answers here
+	if _, e, code := docforge(t, root, "sync"); code != 0 {
+		t.Fatalf("cold sync: exit %d\n%s", code, e)
+	}
+	writeTree(t, root, map[string]string{"docs/extra.md": "+++\nid = \"extra\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Extra\"\n+++\nA component.\n"})
+	out, e, code := docforge(t, root, "sync")
+	if code != 0 || !strings.Contains(out, "incremental build") || !strings.Contains(out, "merged 1 delta into a new base") {
+		t.Fatalf("sync after an edit: exit %d\n%s%s", code, out, e)
+	}
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	m, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+	if err != nil || m.Deltas() != 0 {
+		t.Fatalf("after the sync: %v, %d deltas", err, m.Deltas())
+	}
+	if out, _, _ := docforge(t, root, "get", "extra"); !strings.Contains(out, "Extra") {
+		t.Errorf("the merged generation lacks the edit: %s", out)
 	}
 }
 
