@@ -128,3 +128,48 @@ func TestFolderFamilies(t *testing.T) {
 		}
 	}
 }
+
+// A Hugo theme's repository (theme.toml, layouts, an example site) is a Hugo tree, and its
+// archetypes, page templates whose front matter holds template actions, are left out: the
+// tree adopts without an error.
+func TestHugoThemeAdopts(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"theme.toml":                                 "name = \"Learn\"\n",
+		"layouts/_default/single.html":               "{{ .Content }}\n",
+		"archetypes/chapter.md":                      "+++\ntitle = \"{{ replace .Name \"-\" \" \" | title }}\"\ndate = {{ .Date }}\n+++\n",
+		"README.md":                                  "# Learn\n\nA theme. See the [basics](exampleSite/content/basics/_index.md).\n",
+		"exampleSite/config.toml":                    "baseURL = \"/\"\ntheme = \"learn\"\n",
+		"exampleSite/content/_index.md":              "+++\ntitle = \"Learn\"\n+++\n# Learn\n",
+		"exampleSite/content/basics/_index.md":       "+++\ntitle = \"Basics\"\n+++\nStart with the [requirements](requirements).\n",
+		"exampleSite/content/basics/requirements.md": "+++\ntitle = \"Requirements\"\n+++\nHugo.\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := adopt.Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Generator != "hugo" {
+		t.Fatalf("survey: %+v", s)
+	}
+	text := s.Descriptor("learn", "Learn")
+	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v\n%s", err, probs, text)
+	}
+	got := strings.Join(graphOf(t, d), "\n")
+	if strings.Contains(got, "archetypes") || strings.Contains(got, ": error ") || strings.Contains(text, "archetypes]") ||
+		!strings.Contains(got, "edge examplesite/content/basics relates_to examplesite/content/basics/requirements") {
+		t.Errorf("graph:\n%s\ndescriptor:\n%s", got, text)
+	}
+}

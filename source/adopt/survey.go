@@ -53,7 +53,8 @@ var candidateRoots = []string{"content", "docs", "doc", "documentation", "websit
 func Take(root string) (*Survey, error) {
 	s := &Survey{}
 	switch {
-	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"):
+	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"),
+		exists(root, "theme.toml") && exists(root, "layouts"): // a Hugo theme, its example site inside
 		s.Generator = "hugo"
 	case exists(root, "docusaurus.config.js") || exists(root, "docusaurus.config.ts") || exists(root, "website/docusaurus.config.js"):
 		s.Generator = "docusaurus"
@@ -111,6 +112,9 @@ func Take(root string) (*Survey, error) {
 	for _, r := range s.Roots {
 		base := filepath.Join(root, filepath.FromSlash(r))
 		err := walkMarkdown(base, func(rel string) error {
+			if s.Generator == "hugo" && inArchetypes(path.Join(r, rel)) {
+				return nil // excluded by the descriptor (Descriptor)
+			}
 			s.Files++
 			switch frontMatterStyle(filepath.Join(base, filepath.FromSlash(rel))) {
 			case "+++":
@@ -142,6 +146,12 @@ func Take(root string) (*Survey, error) {
 func exists(root, rel string) bool {
 	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 	return err == nil
+}
+
+// inArchetypes reports whether the slash-separated path rel lies in a Hugo archetypes folder.
+func inArchetypes(rel string) bool {
+	dir, _ := path.Split(rel)
+	return slices.Contains(strings.Split(dir, "/"), "archetypes")
 }
 
 func countMarkdown(dir string) (int, error) {
@@ -226,6 +236,11 @@ func (s *Survey) Descriptor(id, name string) string {
 		fmt.Fprintf(&b, "# The built-in Go adapter reads the module %s: packages, files, declarations, calls, tests.\n", s.GoModule)
 		fmt.Fprintf(&b, "code_roots = [%s]\n", quoteList(s.CodeRoots))
 		exclude = codeExclude
+	}
+	if s.Generator == "hugo" {
+		// Archetypes are the templates Hugo makes new pages from: their front matter holds
+		// template actions, not values.
+		exclude = append(exclude, "**/archetypes/**")
 	}
 	fmt.Fprintf(&b, "exclude = [%s]\n\n", quoteList(exclude))
 	if len(s.Roots) > 0 {
