@@ -212,15 +212,7 @@ func TestInitAdoptsAnExistingTree(t *testing.T) {
 // writeTree writes files (path -> content) under root.
 func writeTree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixture.WriteTree(t, root, files)
 }
 
 // init in a Go module switches the Go adapter on and takes every Markdown file outside

@@ -134,7 +134,7 @@ func TestFolderFamilies(t *testing.T) {
 // tree adopts without an error.
 func TestHugoThemeAdopts(t *testing.T) {
 	root := t.TempDir()
-	for name, text := range map[string]string{
+	fixture.WriteTree(t, root, map[string]string{
 		"theme.toml":                                 "name = \"Learn\"\n",
 		"layouts/_default/single.html":               "{{ .Content }}\n",
 		"archetypes/chapter.md":                      "+++\ntitle = \"{{ replace .Name \"-\" \" \" | title }}\"\ndate = {{ .Date }}\n+++\n",
@@ -143,15 +143,7 @@ func TestHugoThemeAdopts(t *testing.T) {
 		"exampleSite/content/_index.md":              "+++\ntitle = \"Learn\"\n+++\n# Learn\n",
 		"exampleSite/content/basics/_index.md":       "+++\ntitle = \"Basics\"\n+++\nStart with the [requirements](requirements).\n",
 		"exampleSite/content/basics/requirements.md": "+++\ntitle = \"Requirements\"\n+++\nHugo.\n",
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s, err := adopt.Take(root)
 	if err != nil {
 		t.Fatal(err)

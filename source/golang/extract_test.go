@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/docforge/docforge/base/fixture"
 )
 
 func declNames(f *Facts) []string {
@@ -239,17 +241,13 @@ func TestDefaultImportName(t *testing.T) {
 
 func TestModulesImportPath(t *testing.T) {
 	root := t.TempDir()
-	for name, text := range map[string]string{
+	fixture.WriteTree(t, root, map[string]string{
 		"go.mod":         "// the main module\nmodule example.com/main // trailing\n",
 		"tools/go.mod":   "module \"example.com/tools\"\n",
 		"std/go.mod":     "module std\n",
 		"nomod/x/y.go":   "package x\n",
 		"tools/a/b/c.go": "package b\n",
-	} {
-		p := filepath.Join(root, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
+	})
 	m := NewModules(root, "proj")
 	for dir, want := range map[string]string{
 		".": "example.com/main", "pkg/sub": "example.com/main/pkg/sub", "tools": "example.com/tools",
