@@ -99,10 +99,8 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			}
 			refs = append(refs, p.Fragment.Refs...)
 		}
-		if len(p.Fragment.Links) > 0 {
-			if err := w.insertLinkKeys(p.File.Path, source.LinkKeys(p.Fragment.Links)); err != nil {
-				return err
-			}
+		if err := w.insertLinkKeys(p.File.Path, p.Fragment.Links); err != nil {
+			return err
 		}
 		st.sources.Add(fileItem(p.File.Path, p.FileHash))
 		prepared := p.Prepared.([]preparedNode)

@@ -236,7 +236,7 @@ type deltaBuild struct {
 	parsed   []source.Parsed
 	paths    []string // the removed and re-read files: the ones whose old nodes are replaced
 	olds     map[string]oldNode
-	oldIDs   map[string][]string // by file
+	oldFiles map[string][]source.FileNode // the nodes each file of paths held, in line order
 	oldEdges map[graph.Edge]edgeKeys
 	anchors  map[graph.Edge]string
 	newIDs   map[string]bool
@@ -290,14 +290,14 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	if !db.d.Sources.Links.On() {
 		return nil
 	}
-	moved := &linkTargets{gone: map[string]bool{}, added: map[string]bool{}, files: map[string][]source.FileNode{}}
+	moved := newLinkTargets()
 	for _, p := range db.parsed {
 		if !p.Unchanged && p.Fragment != nil {
-			moved.replace(p.File.Path, db.oldIDs[p.File.Path], p.Fragment.Nodes)
+			moved.replace(p.File.Path, db.oldFiles[p.File.Path], p.Fragment.Nodes)
 		}
 	}
 	for _, path := range db.dl.removed {
-		moved.replace(path, db.oldIDs[path], nil)
+		moved.replace(path, db.oldFiles[path], nil)
 	}
 	db.moved = moved
 	holders, err := db.linkHolders()
@@ -364,15 +364,9 @@ func (db *deltaBuild) linkHolders() ([]string, error) {
 			}
 		}
 	}
-	for path, nodes := range moved.files {
-		old, err := (&indexTargets{conn: db.conn}).nodesIn(path)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Equal(old, nodes) {
-			for _, k := range source.FileKeys(path) {
-				set[k] = true
-			}
+	for path := range moved.changed {
+		for _, k := range source.FileKeys(path) {
+			set[k] = true
 		}
 	}
 	holders := map[string]bool{}
@@ -398,37 +392,38 @@ func deltaBound(files int) int { return max(256, files/4) }
 type linkTargets struct {
 	gone, added map[string]bool
 	// files holds each re-read file's nodes as a cold build's checker lists them (none for a
-	// file without nodes), and nil for each removed file.
-	files map[string][]source.FileNode
+	// file without nodes), and nil for each removed file; changed, the files whose list is
+	// not the one they held.
+	files   map[string][]source.FileNode
+	changed map[string]bool
 }
 
-// has reports whether the delta re-read or removed the file at path.
-func (m *linkTargets) has(path string) bool {
-	if m == nil {
-		return false
-	}
-	_, ok := m.files[path]
-	return ok
+func newLinkTargets() *linkTargets {
+	return &linkTargets{gone: map[string]bool{}, added: map[string]bool{}, files: map[string][]source.FileNode{}, changed: map[string]bool{}}
 }
 
-// replace records that the file at path held the nodes oldIDs and now holds nodes.
-func (m *linkTargets) replace(path string, oldIDs []string, nodes []graph.Node) {
-	var fileNodes []source.FileNode
+// replace records that the file at path held the nodes old and now holds nodes.
+func (m *linkTargets) replace(path string, old []source.FileNode, nodes []graph.Node) {
+	var now []source.FileNode
 	ids := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
-		fileNodes = append(fileNodes, source.FileNode{ID: n.ID, Anchor: n.Anchor})
+		now = append(now, source.FileNode{ID: n.ID, Anchor: n.Anchor})
 		ids[n.ID] = true
 	}
-	m.files[path] = fileNodes
-	old := make(map[string]bool, len(oldIDs))
-	for _, id := range oldIDs {
-		old[id] = true
-		if !ids[id] {
-			m.gone[id] = true
+	m.files[path] = now
+	if slices.Equal(old, now) {
+		return
+	}
+	m.changed[path] = true
+	was := make(map[string]bool, len(old))
+	for _, n := range old {
+		was[n.ID] = true
+		if !ids[n.ID] {
+			m.gone[n.ID] = true
 		}
 	}
 	for id := range ids {
-		if !old[id] {
+		if !was[id] {
 			m.added[id] = true
 		}
 	}
@@ -448,19 +443,19 @@ const keyColumn = recordColumnCount
 
 // readOldNodes reads the nodes the delta's files held before.
 func (db *deltaBuild) readOldNodes() error {
-	db.olds, db.oldIDs = map[string]oldNode{}, map[string][]string{}
+	db.olds, db.oldFiles = map[string]oldNode{}, map[string][]source.FileNode{}
 	return db.readOldNodesOf(db.paths)
 }
 
-// readOldNodesOf adds the nodes the files at paths held before to olds and oldIDs.
+// readOldNodesOf adds the nodes the files at paths held before to olds and oldFiles.
 func (db *deltaBuild) readOldNodesOf(paths []string) error {
 	for _, p := range paths {
-		if err := sqlitex.Execute(db.conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ?`, &sqlitex.ExecOptions{
+		if err := sqlitex.Execute(db.conn, `SELECT `+recordColumns+`, key FROM nodes WHERE source_path = ? ORDER BY line`, &sqlitex.ExecOptions{
 			Args: []any{p},
 			ResultFunc: func(s *sqlite.Stmt) error {
 				r, h := scanRecord(s)
 				db.olds[r.ID] = oldNode{key: s.ColumnInt64(keyColumn), record: r, hash: h}
-				db.oldIDs[p] = append(db.oldIDs[p], r.ID)
+				db.oldFiles[p] = append(db.oldFiles[p], source.FileNode{ID: r.ID, Anchor: r.Anchor})
 				return nil
 			},
 		}); err != nil {
@@ -757,10 +752,8 @@ func (rs *refSync) replaceFiles(paths []string, parsed []source.Parsed) error {
 		if err := rs.w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
 			return err
 		}
-		if len(p.Fragment.Links) > 0 {
-			if err := rs.w.insertLinkKeys(p.File.Path, source.LinkKeys(p.Fragment.Links)); err != nil {
-				return err
-			}
+		if err := rs.w.insertLinkKeys(p.File.Path, p.Fragment.Links); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -859,8 +852,8 @@ func lookupKey(conn *sqlite.Conn, id string) (int64, bool) {
 
 // resolveDeltaLinks resolves the links of the delta's reparsed files against the index and
 // adds the edges to their fragments, recording each edge's anchor ("" for none) in anchors.
-// The index answers with what the delta changes (moved, nil in a project without links)
-// taken off and put on: the targets are the new generation's. A dangling link that the
+// The index answers with what the delta changes (moved, from widenForLinks) taken off and put
+// on: the targets are the new generation's. A dangling link that the
 // project counts as an error needs validation.
 func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source.Parsed, moved *linkTargets, anchors map[graph.Edge]string) (warnings []problem.Problem, err error) {
 	targets := &indexTargets{conn: conn, moved: moved}
@@ -894,7 +887,7 @@ func resolveDeltaLinks(conn *sqlite.Conn, d *project.Descriptor, parsed []source
 }
 
 // indexTargets answers link resolution from an index being built, with what the delta
-// changes (nil for nothing) taken off and put on.
+// changes taken off and put on.
 type indexTargets struct {
 	conn     *sqlite.Conn
 	moved    *linkTargets
@@ -911,7 +904,7 @@ func (t *indexTargets) Declared(name string) []string {
 		err := sqlitex.Execute(t.conn, `SELECT id FROM nodes WHERE id >= ? AND id < ?`, &sqlitex.ExecOptions{
 			Args: []any{graph.CodePrefix, graph.CodePrefix[:len(graph.CodePrefix)-1] + ";"},
 			ResultFunc: func(s *sqlite.Stmt) error {
-				if id := s.ColumnText(0); t.moved == nil || !t.moved.gone[id] {
+				if id := s.ColumnText(0); !t.moved.gone[id] {
 					ids = append(ids, id)
 				}
 				return nil
@@ -920,11 +913,9 @@ func (t *indexTargets) Declared(name string) []string {
 		if err != nil && t.err == nil {
 			t.err = fmt.Errorf("read code nodes: %w", err)
 		}
-		if t.moved != nil {
-			for id := range t.moved.added {
-				if strings.HasPrefix(id, graph.CodePrefix) {
-					ids = append(ids, id)
-				}
+		for id := range t.moved.added {
+			if strings.HasPrefix(id, graph.CodePrefix) {
+				ids = append(ids, id)
 			}
 		}
 		slices.Sort(ids)
@@ -938,20 +929,9 @@ func (t *indexTargets) Declared(name string) []string {
 
 // NodesIn answers with the delta's nodes of a file it re-read or removed, else the index's.
 func (t *indexTargets) NodesIn(path string) []source.FileNode {
-	if t.moved != nil {
-		if nodes, ok := t.moved.files[path]; ok {
-			return nodes
-		}
+	if nodes, ok := t.moved.files[path]; ok {
+		return nodes
 	}
-	out, err := t.nodesIn(path)
-	if err != nil && t.err == nil {
-		t.err = err
-	}
-	return out
-}
-
-// nodesIn reads the nodes of the file at path from the index, in line order.
-func (t *indexTargets) nodesIn(path string) ([]source.FileNode, error) {
 	var out []source.FileNode
 	err := sqlitex.Execute(t.conn, `SELECT id, anchor FROM nodes WHERE source_path = ? ORDER BY line`, &sqlitex.ExecOptions{
 		Args: []any{path},
@@ -960,10 +940,10 @@ func (t *indexTargets) nodesIn(path string) ([]source.FileNode, error) {
 			return nil
 		},
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read nodes of %s: %w", path, err)
+	if err != nil && t.err == nil {
+		t.err = fmt.Errorf("read nodes of %s: %w", path, err)
 	}
-	return out, nil
+	return out
 }
 
 // Routed answers a route lookup from the files with nodes, read once per build: the index's
@@ -973,8 +953,8 @@ func (t *indexTargets) Routed(name string) []string {
 		var paths []string
 		err := sqlitex.Execute(t.conn, `SELECT DISTINCT source_path FROM nodes`, &sqlitex.ExecOptions{
 			ResultFunc: func(s *sqlite.Stmt) error {
-				if p := s.ColumnText(0); !t.moved.has(p) {
-					paths = append(paths, p)
+				if _, inDelta := t.moved.files[s.ColumnText(0)]; !inDelta {
+					paths = append(paths, s.ColumnText(0))
 				}
 				return nil
 			},
@@ -982,11 +962,9 @@ func (t *indexTargets) Routed(name string) []string {
 		if err != nil && t.err == nil {
 			t.err = fmt.Errorf("read node files: %w", err)
 		}
-		if t.moved != nil {
-			for p, nodes := range t.moved.files {
-				if len(nodes) > 0 {
-					paths = append(paths, p)
-				}
+		for p, nodes := range t.moved.files {
+			if len(nodes) > 0 {
+				paths = append(paths, p)
 			}
 		}
 		t.routes = source.NewRouteIndex(paths)
@@ -996,7 +974,7 @@ func (t *indexTargets) Routed(name string) []string {
 
 // Has answers from the index with the delta's moves.
 func (t *indexTargets) Has(id string) bool {
-	if t.moved != nil && (t.moved.added[id] || t.moved.gone[id]) {
+	if t.moved.added[id] || t.moved.gone[id] {
 		return t.moved.added[id]
 	}
 	_, ok := lookupKey(t.conn, id)

@@ -28,7 +28,7 @@ const MergeDeltas = 4
 // merge (docs/architecture.md, "Ranking over segments"); in a small project one edit is a
 // large share of the rows, and replaying go-sdk's history (a 7 MB base) put 406 of 1,617
 // searches' top 20 in another order than a cold build's under the 4-delta rule, where such a
-// merge takes about 100 ms (docs/benchmarks.md).
+// merge takes about 50 ms (docs/benchmarks.md, "Files added and removed, narrowed deltas").
 const smallBase = 16 << 20
 
 // mergeDue reports whether a merge is due over the generation m names, whose newest delta was

@@ -354,9 +354,13 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 	return nil
 }
 
-// insertLinkKeys records the link keys of the file at origin (source.LinkKeys). Its earlier
-// keys are dead with its relation candidates (insertRefs).
-func (w *writer) insertLinkKeys(origin string, keys []string) error {
+// insertLinkKeys records the keys of the links of the file at origin (source.LinkKeys). Its
+// earlier keys are dead with its relation candidates (insertRefs).
+func (w *writer) insertLinkKeys(origin string, links []graph.Link) error {
+	if len(links) == 0 {
+		return nil
+	}
+	keys := source.LinkKeys(links)
 	o, _, err := w.nameID(origin, false)
 	if err != nil {
 		return err

@@ -36,8 +36,8 @@ name = "The Go standard library"
 content_roots = ["docs"]
 code_roots = ["src"]
 
-# Links are relations, as 'docforge init' writes: a file added or removed must be resolved
-# against every document again.
+# Links are relations, as 'docforge init' writes: a file added or removed is resolved against
+# the documents whose links look it up.
 [sources.links]
 relation = "relates_to"
 
@@ -82,8 +82,8 @@ type goReport struct {
 	// remembers the generation it published.
 	WorkerEditMs     float64        `json:"worker_edit_ms"`
 	WorkerEditPhases []index.Timing `json:"worker_edit_phases"`
-	// A new Go file written and then removed again, each synced by the worker (a delta that
-	// reads every document again, merged as the worker merges it).
+	// A new Go file written and then removed again, each synced as the worker syncs it, and
+	// the merges those syncs said were due (on this base, only every MergeDeltas deltas).
 	NewFileMs      float64        `json:"new_file_ms"`
 	RemoveFileMs   float64        `json:"remove_file_ms"`
 	NewFileMergeMs float64        `json:"new_file_merge_ms"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Survey is what an existing tree holds.
@@ -45,6 +46,10 @@ var codeExclude = []string{"**/node_modules/**", "**/testdata/**", "**/vendor/**
 // skipDirs are never documentation: dependencies, build output, DocForge's own state.
 var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "public": true, "build": true,
 	"site": true, "testdata": true, "dist": true}
+
+// hugoArchetypes excludes the templates Hugo makes new pages from: their front matter holds
+// template actions, not values.
+const hugoArchetypes = "**/archetypes/**"
 
 // candidateRoots are the folders documentation lives in, in the order they are preferred.
 var candidateRoots = []string{"content", "docs", "doc", "documentation", "website/docs", "wiki"}
@@ -112,7 +117,7 @@ func Take(root string) (*Survey, error) {
 	for _, r := range s.Roots {
 		base := filepath.Join(root, filepath.FromSlash(r))
 		err := walkMarkdown(base, func(rel string) error {
-			if s.Generator == "hugo" && inArchetypes(path.Join(r, rel)) {
+			if s.Generator == "hugo" && project.MatchGlob(hugoArchetypes, path.Join(r, rel)) {
 				return nil // excluded by the descriptor (Descriptor)
 			}
 			s.Files++
@@ -146,12 +151,6 @@ func Take(root string) (*Survey, error) {
 func exists(root, rel string) bool {
 	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 	return err == nil
-}
-
-// inArchetypes reports whether the slash-separated path rel lies in a Hugo archetypes folder.
-func inArchetypes(rel string) bool {
-	dir, _ := path.Split(rel)
-	return slices.Contains(strings.Split(dir, "/"), "archetypes")
 }
 
 func countMarkdown(dir string) (int, error) {
@@ -238,9 +237,7 @@ func (s *Survey) Descriptor(id, name string) string {
 		exclude = codeExclude
 	}
 	if s.Generator == "hugo" {
-		// Archetypes are the templates Hugo makes new pages from: their front matter holds
-		// template actions, not values.
-		exclude = append(exclude, "**/archetypes/**")
+		exclude = append(exclude, hugoArchetypes)
 	}
 	fmt.Fprintf(&b, "exclude = [%s]\n\n", quoteList(exclude))
 	if len(s.Roots) > 0 {
