@@ -24,7 +24,7 @@ var sameLayer = map[string][]string{
 	"source/project":    {"source/golang"},
 	"source":            {"source/golang", "source/project"},
 	"index/publication": {"source/golang", "source/project"},
-	"source/adopt":      {"source/golang", "source"},
+	"source/adopt":      {"source/golang", "source/project", "source"},
 	"source/changeset":  {"source/project", "source"},
 	"worker":            {"worker/protocol"},
 	"manager":           {"worker/protocol"},
