@@ -25,11 +25,14 @@ const MergeDeltas = 4
 
 // smallBase is the size of a base segment up to which a merge is due after every delta. A
 // delta's rows rank by the generation's statistics and the base's by the base's until a
-// merge (docs/architecture.md, "Ranking over segments"); in a small project one edit is a
-// large share of the rows, and replaying go-sdk's history (a 7 MB base) put 406 of 1,617
-// searches' top 20 in another order than a cold build's under the 4-delta rule, where such a
-// merge takes about 50 ms (docs/benchmarks.md, "Files added and removed, narrowed deltas").
-const smallBase = 16 << 20
+// merge (docs/architecture.md, "Ranking over segments"), and real projects drift far: under
+// the 4-delta rule, replaying go-sdk's history (a 7 MB base) put 406 of 1,617 searches' top
+// 20 in another order than a cold build's, and Hugo's (a 32 MB base) 15 of 60 commits'
+// searches, by up to 17% of a score. A merge costs about its base's size in writes: 50 ms for
+// go-sdk, 45 to 120 ms for Hugo, 0.3 s for GOROOT/src's 156 MiB (docs/benchmarks.md, "Exact
+// ranking after a pause, up to 256 MiB"). Above this size, which a synthetic project of 100k
+// nodes passes, the count rule alone bounds the deltas.
+const smallBase = 256 << 20
 
 // mergeDue reports whether a merge is due over the generation m names, whose newest delta was
 // widened (read many files again for their links) or not.

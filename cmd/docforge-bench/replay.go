@@ -110,6 +110,7 @@ func replayCommand(ctx context.Context, args []string) error {
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "[replay] "+format+"\n", a...) }
 	var all []replayCommit
+	deltas := 0 // of the generation the comparisons read
 	for i := 1; i < len(list); i++ {
 		prev, cur := list[i-1], list[i]
 		changed, err := applyCommit(ctx, *gitDir, prev, cur, proj)
@@ -123,13 +124,18 @@ func replayCommand(ctx context.Context, args []string) error {
 			return fmt.Errorf("replay: sync at %s: %w", cur, err)
 		}
 		rc.SyncMS = ms(time.Since(start))
-		rc.Build, rc.Deltas = string(res.Build), res.Deltas
+		rc.Build = string(res.Build)
+		if res.Build != index.BuildNone {
+			deltas = res.Deltas // a sync that publishes nothing leaves the generation's
+		}
+		rc.Deltas = deltas
 		if res.MergeDue {
 			start = time.Now()
 			if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
 				return fmt.Errorf("replay: merge at %s: %w", cur, err)
 			}
 			rc.MergeMS = ms(time.Since(start))
+			deltas = 0
 		}
 		// The copy leaves out the index state and git's; an empty folder is no source.
 		if err := os.RemoveAll(coldDir); err != nil {
@@ -166,12 +172,25 @@ func loadWide(root string) (*project.Descriptor, error) {
 	return d, nil
 }
 
-// checkoutTree writes the tree of commit into dir.
+// checkoutTree writes the tree of commit into dir, less the files whose contents the
+// repository does not hold (a snapshot may leave its largest blobs out).
 func checkoutTree(ctx context.Context, gitDir, commit, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	archive := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "archive", commit)
+	absent, err := absentBlobs(ctx, gitDir, commit)
+	if err != nil {
+		return err
+	}
+	args := []string{"--git-dir", gitDir, "archive", commit}
+	if len(absent) > 0 {
+		fmt.Fprintf(os.Stderr, "[replay] %d file(s) left out, their contents absent from the repository (first: %s)\n", len(absent), absent[0])
+		args = append(args, "--", ".")
+		for _, p := range absent {
+			args = append(args, ":(exclude,literal)"+p)
+		}
+	}
+	archive := exec.CommandContext(ctx, "git", args...)
 	tar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
 	pipe, err := archive.StdoutPipe()
 	if err != nil {
@@ -185,6 +204,38 @@ func checkoutTree(ctx context.Context, gitDir, commit, dir string) error {
 		return fmt.Errorf("git archive %s: %w", commit, err)
 	}
 	return tar.Wait()
+}
+
+// absentBlobs lists the regular files of commit's tree whose blobs the repository lacks.
+func absentBlobs(ctx context.Context, gitDir, commit string) ([]string, error) {
+	out, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "ls-tree", "-r", "-z", commit).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-tree %s: %w", commit, err)
+	}
+	var paths, shas []string
+	for _, entry := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		// "mode type sha\tpath"
+		meta, rel, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) < 3 || f[1] != "blob" {
+			continue
+		}
+		paths, shas = append(paths, rel), append(shas, f[2])
+	}
+	check := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	check.Stdin = strings.NewReader(strings.Join(shas, "\n") + "\n")
+	res, err := check.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file --batch-check: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(res), "\n"), "\n")
+	var absent []string
+	for i, l := range lines {
+		if i < len(paths) && strings.HasSuffix(l, " missing") {
+			absent = append(absent, paths[i])
+		}
+	}
+	return absent, nil
 }
 
 // applyCommit changes the files under dir as commit cur changed them from prev, and returns
@@ -212,6 +263,10 @@ func applyCommit(ctx context.Context, gitDir, prev, cur, dir string) ([]string, 
 			continue
 		}
 		if newMode != "100644" && newMode != "100755" {
+			continue
+		}
+		if exec.CommandContext(ctx, "git", "--git-dir", gitDir, "cat-file", "-e", meta[3]).Run() != nil {
+			fmt.Fprintf(os.Stderr, "[replay] %s left out at %s: its contents are absent from the repository\n", rel, cur[:12])
 			continue
 		}
 		data, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "show", cur+":"+rel).Output()

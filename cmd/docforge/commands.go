@@ -110,7 +110,7 @@ func commands() map[string]command {
 				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
 			}, runInit},
-		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge the deltas into a new base when one is due (a small project: after every edit; a running worker does this in the background instead).", 0, 0,
+		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge the deltas into a new base when one is due (after every edit while the index is at most 256 MiB, so that search ranks exactly as a full build; a running worker does this in the background instead).", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
 			}, runSync},
