@@ -34,6 +34,20 @@ const MergeDeltas = 4
 // nodes passes, the count rule alone bounds the deltas.
 const smallBase = 256 << 20
 
+// rankMergeBase is the size of a base segment up to which a worker merges a generation's
+// deltas before it answers a ranked query (Snapshot.MergeBeforeRanking), instead of after the
+// edits pause: the answer an agent asks for right after its edit is the one that must rank
+// as a cold build, and such a merge costs tens of milliseconds (45 ms at the median over
+// Hugo's 32 MB base; docs/benchmarks.md, "A ranked answer merges first").
+const rankMergeBase = 64 << 20
+
+// MergeBeforeRanking reports whether the snapshot's generation has deltas over a base of at
+// most rankMergeBase: its unchanged rows rank with the base's statistics until a merge, so a
+// worker merges (MergeOptions.Urgent) and opens the merged generation before it ranks.
+func (s *Snapshot) MergeBeforeRanking() bool {
+	return len(s.segments) > 1 && s.segments[0].Size <= rankMergeBase
+}
+
 // mergeDue reports whether a merge is due over the generation m names, whose newest delta was
 // widened (read many files again for their links) or not.
 func mergeDue(m *Manifest, widened bool) bool {
@@ -69,7 +83,12 @@ func Merge(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*Merg
 	if m.Deltas() == 0 {
 		return &MergeResult{Generation: m.Generation}, nil
 	}
-	mb, err := buildMerge(ctx, paths, m, opts.Fault)
+	var mb *mergeBuild
+	if opts.Urgent {
+		mb, err = writeMerge(ctx, paths, m, opts.Fault)
+	} else {
+		mb, err = buildMerge(ctx, paths, m, opts.Fault)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +108,9 @@ type MergeOptions struct {
 	// Memory, if set, is the memory of the publisher that merges: it follows the merged
 	// manifest, so that the publisher's next sync still starts from it.
 	Memory *Memory
+	// Urgent says a caller waits for the merge (a ranked answer): it runs at the caller's
+	// priority, not at nice 19.
+	Urgent bool
 	// Fault, if set, runs before each merge step (MergeSteps); an error aborts the merge there.
 	Fault func(step string) error
 }

@@ -36,6 +36,9 @@ type live struct {
 	mergeMu    sync.Mutex
 	merging    bool
 	mergeAgain bool
+	// merged is closed when the running merge (merging) ends, so that a call which must merge
+	// before it answers (mergeNow) waits for it rather than merging the same deltas twice.
+	merged chan struct{}
 	// quietMerge is set while a merge waits for the syncs to pause (scheduleQuietMerge);
 	// lastSync is when the binding's last sync ended (UnixNano).
 	quietMerge atomic.Bool
@@ -269,7 +272,7 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 	if s.bg.Err() != nil {
 		return // closing
 	}
-	l.merging = true
+	l.merging, l.merged = true, make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -280,6 +283,9 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 			l.mergeMu.Lock()
 			again := l.mergeAgain && s.bg.Err() == nil
 			l.mergeAgain, l.merging = false, again
+			if !again {
+				close(l.merged)
+			}
 			l.mergeMu.Unlock()
 			if !again {
 				return
@@ -288,13 +294,46 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 	}()
 }
 
+// mergeNow merges the binding's deltas while the caller waits (index.MergeOptions.Urgent),
+// after the merge that runs already, if one does; that one may have folded every delta, and
+// index.Merge then has nothing to do. The caller holds l.syncMu, so no sync overlaps the
+// merge and the binding's memory follows it.
+func (s *Service) mergeNow(ctx context.Context, l *live, d *project.Descriptor) error {
+	for {
+		l.mergeMu.Lock()
+		if !l.merging {
+			l.merging, l.merged = true, make(chan struct{})
+			l.mergeMu.Unlock()
+			break
+		}
+		running := l.merged
+		l.mergeMu.Unlock()
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	_, err := index.Merge(ctx, d, index.MergeOptions{Policy: l.policy, Memory: l.memory, Urgent: true})
+	l.mergeMu.Lock()
+	again := l.mergeAgain
+	l.merging, l.mergeAgain = false, false
+	close(l.merged)
+	l.mergeMu.Unlock()
+	if again {
+		s.scheduleMerge(l, d) // deltas a merge was asked for while this one ran
+	}
+	return err
+}
+
 // mergeQuiet is how long the syncs of a binding must pause before a merge that is due for
 // ranking alone (a small base, a widened delta: index.Result.MergeDue) starts: a merge that
 // overlaps a sync makes the sync's memory of the generation stale, and an edit burst needs
 // one merge, not one per edit.
 const mergeQuiet = 300 * time.Millisecond
 
-// scheduleQuietMerge merges the binding's deltas once its syncs have paused for mergeQuiet.
+// scheduleQuietMerge merges the binding's deltas once its syncs have paused for s.mergeQuiet.
+// Its wait ends early when the service closes.
 func (s *Service) scheduleQuietMerge(l *live, d *project.Descriptor) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -302,17 +341,26 @@ func (s *Service) scheduleQuietMerge(l *live, d *project.Descriptor) {
 		return // closing, or a merge already waits
 	}
 	s.wg.Add(1)
-	var wait func()
-	wait = func() {
-		if quiet := time.Since(time.Unix(0, l.lastSync.Load())); quiet < mergeQuiet && s.bg.Err() == nil {
-			time.AfterFunc(mergeQuiet-quiet, wait)
-			return
-		}
+	go func() {
 		defer s.wg.Done()
+		for wait := s.mergeQuiet; ; {
+			t := time.NewTimer(wait)
+			select {
+			case <-s.bg.Done():
+				t.Stop()
+				l.quietMerge.Store(false)
+				return
+			case <-t.C:
+			}
+			quiet := time.Since(time.Unix(0, l.lastSync.Load()))
+			if quiet >= s.mergeQuiet {
+				break
+			}
+			wait = s.mergeQuiet - quiet
+		}
 		l.quietMerge.Store(false)
 		s.scheduleMerge(l, d)
-	}
-	time.AfterFunc(mergeQuiet, wait)
+	}()
 }
 
 // scheduleRemember fills the binding's empty memory from the published generation in the

@@ -45,9 +45,12 @@ type Service struct {
 	viewers  map[string]*viewerHost
 	viewerMu sync.Mutex
 	page     fs.FS
-	bg       context.Context // background rebuilds; cancelled by Close
-	stop     context.CancelFunc
-	wg       sync.WaitGroup
+	// mergeQuiet is how long a binding's syncs must pause before a merge due for ranking
+	// starts (scheduleQuietMerge); tests lengthen it to see what a call merges itself.
+	mergeQuiet time.Duration
+	bg         context.Context // background rebuilds; cancelled by Close
+	stop       context.CancelFunc
+	wg         sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -102,7 +105,7 @@ func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service
 	}
 	bg, stop := context.WithCancel(context.Background())
 	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools,
-		viewers: map[string]*viewerHost{}, page: web.Page(), bg: bg, stop: stop}
+		viewers: map[string]*viewerHost{}, page: web.Page(), mergeQuiet: mergeQuiet, bg: bg, stop: stop}
 	for _, o := range opts {
 		o(s)
 	}
@@ -225,6 +228,9 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		defer c.done()
+		if spec.ranks {
+			c.mergeBeforeRanking()
+		}
 	} else if spec.mutates || spec.preview || spec.destructive {
 		// A mutation answers about the published index: say which before it runs, so that its
 		// preflight measures the protocol.Envelope it will send. Other tools that do not sync are
@@ -297,6 +303,36 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	info := snap.Info()
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
 	return nil
+}
+
+// mergeBeforeRanking merges the deltas of the call's generation first when its base is small
+// (index.Snapshot.MergeBeforeRanking) and answers from the merged generation, whose ranks are
+// a cold build's to the bit; between a delta and its merge the base's rows rank with the
+// base's statistics (docs/architecture.md, "Ranking over segments"). A follower never merges
+// (another worker publishes), and a merge that fails leaves the answer to the deltas, with a
+// warning.
+func (c *call) mergeBeforeRanking() {
+	if c.follower || c.snap == nil || !c.snap.MergeBeforeRanking() {
+		return
+	}
+	start := time.Now()
+	l := c.svc.liveFor(c.b, c.d)
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	err := c.svc.mergeNow(c.ctx, l, c.d)
+	var snap *index.Snapshot
+	if err == nil {
+		snap, err = index.OpenWith(c.ctx, c.d, l.policy)
+	}
+	if err != nil {
+		c.env.Warnings = append(c.env.Warnings, fmt.Sprintf("the latest edits could not be merged into the index's base before ranking (%v), so the scores of the nodes they did not change use the statistics of the last merge", err))
+		return
+	}
+	c.done()
+	c.held, c.snap = c.svc.install(l, snap), snap
+	info := snap.Info()
+	c.env.Revision, c.env.SourceHash = info.Generation, info.SourceHash
+	c.stage("merge", start)
 }
 
 // followerWait bounds how long a follower waits for the publishing worker to catch up with
@@ -506,7 +542,7 @@ func (c *call) diagnostics() *protocol.Diagnostics {
 	stages := map[string]float64{"source_parsing": 0, "adapter_extraction": 0, "index": 0, "rendering": 0, "viewer_manager": 0, "tool": 0, "total": 0}
 	counts := map[string]int64{"files_changed": 0, "files_parsed": 0, "syncs": 0, "walks_skipped": 0, "edges_examined": 0}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	index := c.stages["sync"] + c.stages["open"] + c.stages["watch"] + c.stages["follow"]
+	index := c.stages["sync"] + c.stages["open"] + c.stages["watch"] + c.stages["follow"] + c.stages["merge"]
 	if c.sync != nil {
 		stages["source_parsing"], stages["adapter_extraction"] = ms(c.sync.ParseTime), ms(c.sync.ExtractTime)
 		counts["syncs"] = 1

@@ -334,6 +334,76 @@ func TestEditsListOnlyTheChangedFolder(t *testing.T) {
 	}
 }
 
+// A ranked answer right after an edit comes from a merged generation, whose ranks are a cold
+// build's to the bit; over a delta the unchanged nodes would rank with the base's statistics.
+// A call that does not rank leaves the delta to the merge that waits for the edits to pause.
+func TestRankedAnswerMergesFirst(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	w.svc.mergeQuiet = time.Hour // only the calls merge
+	w.node("arch.store")
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	deltas := func() int {
+		m, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Deltas()
+	}
+	for i, tool := range []string{"docforge_search", "docforge_get_task_context", "docforge_get_context"} {
+		title := fmt.Sprintf("Store of events, edit %d", i)
+		retitle(t, filepath.Join(root, "docs", "architecture", "store.md"), title)
+		if a := w.node("arch.store"); a.Result.Title != title {
+			t.Fatalf("edit %d: title %q", i, a.Result.Title)
+		}
+		if n := deltas(); n != 1 {
+			t.Fatalf("edit %d: %d deltas after a call that does not rank, want 1", i, n)
+		}
+		args := `{"query":"store events"}`
+		if tool == "docforge_get_task_context" {
+			args = `{"task":"change how the store appends events","kind":"change"}`
+		}
+		if _, err := w.svc.Call(context.Background(), w.b, tool, []byte(args)); err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		if n := deltas(); n != 0 {
+			t.Fatalf("%s: %d deltas after it answered, want 0", tool, n)
+		}
+	}
+
+	// The last search, against a cold build of the same sources: the same hits, in the
+	// same order, with the same scores.
+	search := func(svc *Service, b protocol.Binding) string {
+		out, err := svc.Call(context.Background(), b, "docforge_search", []byte(`{"query":"store events"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(out, &env); err != nil {
+			t.Fatal(err)
+		}
+		return string(env.Result)
+	}
+	retitle(t, filepath.Join(root, "docs", "architecture", "store.md"), "Store of events, last edit")
+	got := search(w.svc, w.b)
+	cold := t.TempDir()
+	if err := os.CopyFS(cold, os.DirFS(root)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(cold, project.StateDir)); err != nil {
+		t.Fatal(err)
+	}
+	other := newWatched(t, cold)
+	if want := search(other.svc, other.b); got != want {
+		t.Errorf("a search after an edit answered\n%s\nwhere a cold build answers\n%s", got, want)
+	}
+}
+
 // In a small project the worker merges its deltas once the edits pause (a delta's rows rank
 // as a cold build's only once merged), and a burst of edits is not interrupted by merges:
 // each of its syncs starts from the worker's memory.

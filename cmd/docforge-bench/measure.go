@@ -48,9 +48,15 @@ type report struct {
 	WorkerEditWrittenMB float64        `json:"worker_edit_written_mb"`
 	WorkerEditPhases    []index.Timing `json:"worker_edit_phases"`
 	WorkerCallMs        float64        `json:"worker_call_ms"`
-	WorkerRescans       int64          `json:"worker_rescans"`
-	SearchP50Ms         float64        `json:"search_p50_ms"`
-	SearchP95Ms         float64        `json:"search_p95_ms"`
+	// WorkerSearchAfterEditMs: edit, then a search through the worker (a merge first where
+	// the base is small); WorkerSearchMs the same search again; WorkerSearchDeltas the deltas
+	// the generation had after them.
+	WorkerSearchAfterEditMs float64 `json:"worker_search_after_edit_ms"`
+	WorkerSearchMs          float64 `json:"worker_search_ms"`
+	WorkerSearchDeltas      int     `json:"worker_search_deltas"`
+	WorkerRescans           int64   `json:"worker_rescans"`
+	SearchP50Ms             float64 `json:"search_p50_ms"`
+	SearchP95Ms             float64 `json:"search_p95_ms"`
 	// Common-term searches draw words the way bodies do, so a fifth of them are among the 80
 	// most frequent words and match most nodes: the worst case for BM25 ranking.
 	CommonP50Ms float64 `json:"common_search_p50_ms"`
@@ -333,6 +339,46 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	st := svc.Stats()
 	r.WorkerCallMs, r.WorkerRescans = median(waits), st.Rescans
 	m.logf("edit, then a call through the worker: median %.1f ms (%d of %d syncs listed only the changed folder)", r.WorkerCallMs, st.Rescans, st.Syncs)
+
+	// A search right after an edit, which merges the delta first where the base is small
+	// enough (index.Snapshot.MergeBeforeRanking), against the same search again with nothing
+	// changed.
+	search := func(q string) (time.Duration, error) {
+		start := time.Now()
+		out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))
+		if err != nil {
+			return 0, fmt.Errorf("worker search: %w", err)
+		}
+		if !strings.Contains(string(out), `"staleness":"current"`) {
+			return 0, fmt.Errorf("worker search %q: not current: %.300s", q, out)
+		}
+		return time.Since(start), nil
+	}
+	var afterEdit, again []time.Duration
+	for k := 0; k < runs; k++ {
+		i := rng.IntN(m.nodes)
+		touched = append(touched, i)
+		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+runs+k), 0o644); err != nil {
+			return err
+		}
+		q := m.gen.vocab[rng.IntN(len(m.gen.vocab))]
+		d, err := search(q)
+		if err != nil {
+			return err
+		}
+		afterEdit = append(afterEdit, d)
+		if d, err = search(q); err != nil {
+			return err
+		}
+		again = append(again, d)
+		time.Sleep(150 * time.Millisecond)
+	}
+	man, err := index.ReadManifest(publication.PathsFor(m.d, "").Index)
+	if err != nil {
+		return err
+	}
+	r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas = median(afterEdit), median(again), man.Deltas()
+	m.logf("edit, then a search through the worker: median %.1f ms; the same search again %.1f ms (%d deltas left)", r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas)
 	return nil
 }
 
