@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -68,7 +69,8 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		}
 	}()
 
-	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true}
+	var candidates []candidate
+	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates}
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
 		return nil, err
 	}
@@ -76,7 +78,6 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	list.AddAll(inv.Problems)
 	check := source.NewChecker(d)
 	keys := make(map[string]int64, len(inv.Files))
-	var refs []graph.Edge
 	var next int64
 	done := 0
 	analyzers := &sync.Pool{New: func() any { return lexicon.NewAnalyzer() }}
@@ -97,7 +98,6 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 			if err := w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
 				return err
 			}
-			refs = append(refs, p.Fragment.Refs...)
 		}
 		if err := w.insertLinkKeys(p.File.Path, p.Fragment.Links); err != nil {
 			return err
@@ -130,7 +130,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	// so a build that fails before reading them leaves no goroutine blocked.
 	declared, resolved := make(chan []hashedEdge, 1), make(chan []hashedEdge, 1)
 	go func() { declared <- hashEdges(check.Edges()) }()
-	go func() { resolved <- hashEdges(resolvedRefs(keys, w.rels, refs)) }()
+	go func() { resolved <- hashEdges(resolvedRefs(keys, w.names, w.rels, candidates)) }()
 	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
 		return nil, fmt.Errorf("create index schema: %w", err)
 	}
@@ -178,14 +178,31 @@ func insertRelations(conn *sqlite.Conn, allowed []string) (map[string]int64, err
 	return rels, nil
 }
 
-// resolvedRefs returns the distinct relation candidates whose ends are both nodes.
-func resolvedRefs(keys map[string]int64, rels map[string]int64, refs []graph.Edge) []graph.EdgeAt {
-	has := func(m map[string]int64) func(string) bool {
-		return func(k string) bool { _, ok := m[k]; return ok }
+// resolvedRefs returns the distinct relation candidates whose ends are both nodes. The
+// candidates are kept by interned name (writer.candidates), a tenth of the memory of their
+// edges' strings through the build: the Go heap's limit makes its garbage collector run more
+// often the more the build holds.
+func resolvedRefs(keys, names, rels map[string]int64, cands []candidate) []graph.EdgeAt {
+	nodeName := make(map[int64]string, len(keys))
+	for name, id := range names {
+		if _, ok := keys[name]; ok {
+			nodeName[id] = name
+		}
 	}
+	relName := make(map[int64]string, len(rels))
+	for name, rel := range rels {
+		relName[rel] = name
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst))
+	})
 	var out []graph.EdgeAt
-	for _, r := range graph.ResolveRefs(refs, has(keys), has(rels)) {
-		out = append(out, graph.EdgeAt{Edge: r})
+	for _, c := range slices.Compact(cands) {
+		src, ok := nodeName[c.src]
+		dst, ok2 := nodeName[c.dst]
+		if ok && ok2 {
+			out = append(out, graph.EdgeAt{Edge: graph.Edge{Source: src, Relation: relName[c.rel], Target: dst}})
+		}
 	}
 	return out
 }

@@ -156,7 +156,11 @@ func TestAdapterOnThisRepository(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	fixture.Copy(t, "..", filepath.Join(root, "code"), func(rel string) bool {
-		return rel == "go.mod" || (strings.HasSuffix(rel, ".go") && !strings.HasPrefix(rel, "examples"))
+		// bench-out (ignored) holds the benchmarks' projects, GOROOT/src's copy among them.
+		if strings.HasPrefix(rel, "examples") || strings.HasPrefix(rel, "bench-out") {
+			return false
+		}
+		return strings.HasSuffix(rel, "/") || rel == "go.mod" || strings.HasSuffix(rel, ".go")
 	})
 	write(t, &project.Descriptor{Root: root}, "docforge.toml", `schema_version = 1
 [project]

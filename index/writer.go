@@ -51,7 +51,13 @@ type writer struct {
 	// see the whole generation through views (segment.go), and every write names the key it
 	// replaces dead for the older segments.
 	delta bool
+	// candidates, when not nil, collects every relation candidate insertRefs writes, by
+	// interned name: a cold build resolves them once every node is known.
+	candidates *[]candidate
 }
+
+// candidate is a relation candidate by the interned names of its ends and its relation key.
+type candidate struct{ src, rel, dst int64 }
 
 // markDead names a key dead for the older segments, when writing a delta.
 func (w *writer) markDead(table string, key ...any) error {
@@ -339,6 +345,9 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 		dst, _, err := w.nameID(r.Target, false)
 		if err != nil {
 			return err
+		}
+		if w.candidates != nil {
+			*w.candidates = append(*w.candidates, candidate{src, rel, dst})
 		}
 		s.BindInt64(1, o)
 		s.BindInt64(2, src)
