@@ -57,6 +57,20 @@ func newWatched(t *testing.T, root string) *watched {
 	return &watched{t: t, svc: svc, b: protocol.Binding{ProjectRoot: root}}
 }
 
+// deltas counts the delta segments of the binding's published generation.
+func (w *watched) deltas() int {
+	w.t.Helper()
+	d, probs, err := project.Load(w.b.ProjectRoot)
+	if err != nil || d == nil {
+		w.t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	m, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return m.Deltas()
+}
+
 // answer is what these tests read of an protocol.Envelope.
 type answer struct {
 	Staleness string   `json:"staleness"`
@@ -342,24 +356,13 @@ func TestRankedAnswerMergesFirst(t *testing.T) {
 	w := newWatched(t, root)
 	w.svc.mergeQuiet = time.Hour // only the calls merge
 	w.node("arch.store")
-	d, probs, err := project.Load(root)
-	if err != nil || d == nil {
-		t.Fatalf("descriptor: %v %v", err, probs)
-	}
-	deltas := func() int {
-		m, err := index.ReadManifest(publication.PathsFor(d, "").Index)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Deltas()
-	}
 	for i, tool := range []string{"docforge_search", "docforge_get_task_context", "docforge_get_context"} {
 		title := fmt.Sprintf("Store of events, edit %d", i)
 		retitle(t, filepath.Join(root, "docs", "architecture", "store.md"), title)
 		if a := w.node("arch.store"); a.Result.Title != title {
 			t.Fatalf("edit %d: title %q", i, a.Result.Title)
 		}
-		if n := deltas(); n != 1 {
+		if n := w.deltas(); n != 1 {
 			t.Fatalf("edit %d: %d deltas after a call that does not rank, want 1", i, n)
 		}
 		args := `{"query":"store events"}`
@@ -369,7 +372,7 @@ func TestRankedAnswerMergesFirst(t *testing.T) {
 		if _, err := w.svc.Call(context.Background(), w.b, tool, []byte(args)); err != nil {
 			t.Fatalf("%s: %v", tool, err)
 		}
-		if n := deltas(); n != 0 {
+		if n := w.deltas(); n != 0 {
 			t.Fatalf("%s: %d deltas after it answered, want 0", tool, n)
 		}
 	}
@@ -412,17 +415,6 @@ func TestSmallProjectMergesWhenEditsPause(t *testing.T) {
 	w := newWatched(t, root)
 	w.node("arch.store")
 	w.remembered()
-	d, probs, err := project.Load(root)
-	if err != nil || d == nil {
-		t.Fatalf("descriptor: %v %v", err, probs)
-	}
-	deltas := func() int {
-		m, err := index.ReadManifest(publication.PathsFor(d, "").Index)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Deltas()
-	}
 	const rounds = 3
 	before := w.svc.Stats().Recalls
 	for i := range rounds {
@@ -432,9 +424,9 @@ func TestSmallProjectMergesWhenEditsPause(t *testing.T) {
 			t.Fatalf("edit %d: title %q, staleness %s", i, a.Result.Title, a.Staleness)
 		}
 	}
-	for start := time.Now(); deltas() > 0; time.Sleep(20 * time.Millisecond) {
+	for start := time.Now(); w.deltas() > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Since(start) > 10*time.Second {
-			t.Fatalf("the worker did not merge %d deltas of a small project", deltas())
+			t.Fatalf("the worker did not merge %d deltas of a small project", w.deltas())
 		}
 	}
 	if a := w.node("arch.store"); a.Result.Title != fmt.Sprintf("Store, burst %d", rounds-1) || a.Staleness != "current" {
