@@ -27,11 +27,11 @@ const MergeDeltas = 4
 // delta's rows rank by the generation's statistics and the base's by the base's until a
 // merge (docs/architecture.md, "Ranking over segments"), and real projects drift far: under
 // the 4-delta rule, replaying go-sdk's history (a 7 MB base) put 406 of 1,617 searches' top
-// 20 in another order than a cold build's, and Hugo's (a 32 MB base) 15 of 60 commits'
-// searches, by up to 17% of a score. A merge costs about its base's size in writes: 50 ms for
-// go-sdk, 45 to 120 ms for Hugo, 0.3 s for GOROOT/src's 156 MiB (docs/benchmarks.md, "Exact
-// ranking after a pause, up to 256 MiB"). Above this size, which a synthetic project of 100k
-// nodes passes, the count rule alone bounds the deltas.
+// 20 in another order than a cold build's, and Hugo's (a 32 MB base) 40 of 695, by up to
+// 16.7% of a score. A merge writes about its base's size: at the median 45 ms for go-sdk and
+// for Hugo, 213 ms and 165 MB for GOROOT/src's 156 MiB (docs/benchmarks.md, "Exact ranking
+// after a pause, up to 256 MiB"). Above this size, which the synthetic 100k-node project
+// passes (a 510 MB base), the count rule alone bounds the deltas.
 const smallBase = 256 << 20
 
 // rankMergeBase is the size of a base segment up to which a worker merges a generation's
@@ -83,12 +83,7 @@ func Merge(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*Merg
 	if m.Deltas() == 0 {
 		return &MergeResult{Generation: m.Generation}, nil
 	}
-	var mb *mergeBuild
-	if opts.Urgent {
-		mb, err = writeMerge(ctx, paths, m, opts.Fault)
-	} else {
-		mb, err = buildMerge(ctx, paths, m, opts.Fault)
-	}
+	mb, err := buildMerge(ctx, paths, m, opts.Fault, opts.Urgent)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +133,12 @@ type mergeBuild struct {
 	merged    []Segment
 }
 
-// buildMerge writes the base that folds m's deltas into m's base.
-func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, err error) {
+// buildMerge writes the base that folds m's deltas into m's base, at low priority unless a
+// caller waits for it (urgent).
+func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error, urgent bool) (mb *mergeBuild, err error) {
+	if urgent {
+		return writeMerge(ctx, paths, m, hook)
+	}
 	lowPriority(func() { mb, err = writeMerge(ctx, paths, m, hook) })
 	return mb, err
 }

@@ -449,7 +449,7 @@ func (r *syncRun) mergeFirst(ctx context.Context) error {
 	if r.prevManifest == nil || r.prevManifest.Deltas() < maxDeltas {
 		return nil
 	}
-	mb, err := buildMerge(ctx, r.paths, r.prevManifest, nil)
+	mb, err := buildMerge(ctx, r.paths, r.prevManifest, nil, false)
 	if err != nil {
 		return err
 	}

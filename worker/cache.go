@@ -261,18 +261,20 @@ func (s *Service) schedule(l *live) {
 // builds without the publisher lock (syncs go on publishing deltas, which stay on top of the
 // new base) and runs at low priority (index.Merge).
 func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
-	l.mergeMu.Lock()
-	defer l.mergeMu.Unlock()
-	if l.merging {
-		l.mergeAgain = true
-		return
+	if l.claimMerge(true) == nil {
+		s.runMerges(l, d)
 	}
+}
+
+// runMerges merges the binding's deltas on a goroutine of the service, again for as long as
+// merges are asked for meanwhile. The caller has claimed the merge (claimMerge).
+func (s *Service) runMerges(l *live, d *project.Descriptor) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.bg.Err() != nil {
-		return // closing
+		l.endMerge(false) // closing
+		return
 	}
-	l.merging, l.merged = true, make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -280,14 +282,7 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 			if _, err := index.Merge(s.bg, d, index.MergeOptions{Policy: l.policy, Memory: l.memory}); err != nil && s.bg.Err() == nil {
 				fmt.Fprintf(os.Stderr, "docforge worker: %s: merge: %v (the deltas stay; the next sync merges them)\n", d.Root, err)
 			}
-			l.mergeMu.Lock()
-			again := l.mergeAgain && s.bg.Err() == nil
-			l.mergeAgain, l.merging = false, again
-			if !again {
-				close(l.merged)
-			}
-			l.mergeMu.Unlock()
-			if !again {
+			if !l.endMerge(s.bg.Err() == nil) {
 				return
 			}
 		}
@@ -299,15 +294,7 @@ func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
 // index.Merge then has nothing to do. The caller holds l.syncMu, so no sync overlaps the
 // merge and the binding's memory follows it.
 func (s *Service) mergeNow(ctx context.Context, l *live, d *project.Descriptor) error {
-	for {
-		l.mergeMu.Lock()
-		if !l.merging {
-			l.merging, l.merged = true, make(chan struct{})
-			l.mergeMu.Unlock()
-			break
-		}
-		running := l.merged
-		l.mergeMu.Unlock()
+	for running := l.claimMerge(false); running != nil; running = l.claimMerge(false) {
 		select {
 		case <-running:
 		case <-ctx.Done():
@@ -315,15 +302,36 @@ func (s *Service) mergeNow(ctx context.Context, l *live, d *project.Descriptor) 
 		}
 	}
 	_, err := index.Merge(ctx, d, index.MergeOptions{Policy: l.policy, Memory: l.memory, Urgent: true})
-	l.mergeMu.Lock()
-	again := l.mergeAgain
-	l.merging, l.mergeAgain = false, false
-	close(l.merged)
-	l.mergeMu.Unlock()
-	if again {
-		s.scheduleMerge(l, d) // deltas a merge was asked for while this one ran
+	if l.endMerge(true) {
+		s.runMerges(l, d) // deltas a merge was asked for while this one ran
 	}
 	return err
+}
+
+// claimMerge marks a merge of the binding running and returns nil, or, when one runs
+// already, returns the channel closed when it ends; again asks that one to merge once more.
+func (l *live) claimMerge(again bool) <-chan struct{} {
+	l.mergeMu.Lock()
+	defer l.mergeMu.Unlock()
+	if l.merging {
+		l.mergeAgain = l.mergeAgain || again
+		return l.merged
+	}
+	l.merging, l.merged = true, make(chan struct{})
+	return nil
+}
+
+// endMerge ends the running merge and reports whether its runner merges again: when a merge
+// was asked for meanwhile and goOn allows it. Otherwise the merge's waiters are released.
+func (l *live) endMerge(goOn bool) bool {
+	l.mergeMu.Lock()
+	defer l.mergeMu.Unlock()
+	again := l.mergeAgain && goOn
+	l.mergeAgain, l.merging = false, again
+	if !again {
+		close(l.merged)
+	}
+	return again
 }
 
 // mergeQuiet is how long the syncs of a binding must pause before a merge that is due for
