@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
 )
 
@@ -25,7 +26,7 @@ func TestCancelledSyncKeepsThePublishedIndex(t *testing.T) {
 		files[fmt.Sprintf("docs/n%04d.md", i)] = fmt.Sprintf("+++\nid = \"n%04d\"\nkind = \"component\"\nfamily = \"arch\"\n[relations]\ndepends_on = [\"n%04d\"]\n+++\n# Node %d\n\n%s\n",
 			i, (i+1)%3000, i, strings.Repeat("words of a body that the index analyzes and stores ", 20))
 	}
-	writeFiles(t, root, files)
+	fixture.WriteTree(t, root, files)
 	d := load(t, root)
 	first, err := index.Sync(context.Background(), d, index.Options{})
 	must(t, err)

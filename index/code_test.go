@@ -32,12 +32,16 @@ func write(t testing.TB, d *project.Descriptor, rel, text string) {
 	must(t, os.WriteFile(p, []byte(text), 0o644))
 }
 
-// writeFiles writes each file of a project (path -> text) under root.
-func writeFiles(t testing.TB, root string, files map[string]string) {
+// replaceIn replaces the first old in the project's file rel with new, and fails when the
+// file does not hold old: an edit that changed nothing would prove nothing.
+func replaceIn(t testing.TB, d *project.Descriptor, rel, old, new string) {
 	t.Helper()
-	for rel, text := range files {
-		write(t, &project.Descriptor{Root: root}, rel, text)
+	src, err := os.ReadFile(filepath.Join(d.Root, filepath.FromSlash(rel)))
+	must(t, err)
+	if !strings.Contains(string(src), old) {
+		t.Fatalf("%s does not hold %q", rel, old)
 	}
+	write(t, d, rel, strings.Replace(string(src), old, new, 1))
 }
 
 func hasEdge(t testing.TB, snap *index.Snapshot, src, rel, dst string) bool {
@@ -67,8 +71,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		edgeWant bool // whether Ingest calls store.Extra afterwards
 	}{
 		{"call a function that does not exist yet", func() {
-			src, _ := os.ReadFile(filepath.Join(d.Root, "code/normalize/normalize.go"))
-			write(t, d, "code/normalize/normalize.go", strings.Replace(string(src), "\t\tn++\n", "\t\tn++\n\t\tstore.Extra()\n", 1))
+			replaceIn(t, d, "code/normalize/normalize.go", "\t\tn++\n", "\t\tn++\n\t\tstore.Extra()\n")
 		}, false},
 		{"define it in a new file of the other package", func() {
 			write(t, d, "code/store/extra.go", "package store\n\n// Extra is new.\nfunc Extra() { latest() }\n\nfunc latest() {}\n")
@@ -119,12 +122,10 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 func TestTouchedFileKeepsItsCandidates(t *testing.T) {
 	ctx := context.Background()
 	d := courier(t)
+	replaceIn(t, d, "code/normalize/normalize.go", "\t\tn++\n", "\t\tn++\n\t\tstore.Extra()\n")
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
 	normalize := filepath.Join(d.Root, "code/normalize/normalize.go")
-	src, err := os.ReadFile(normalize)
-	must(t, err)
-	write(t, d, "code/normalize/normalize.go", strings.Replace(string(src), "\t\tn++\n", "\t\tn++\n\t\tstore.Extra()\n", 1))
-	_, err = index.Sync(ctx, d, index.Options{})
-	must(t, err)
 	later := time.Now().Add(time.Hour)
 	must(t, os.Chtimes(normalize, later, later))
 	write(t, d, "code/store/other.go", "package store\n\nfunc other() {}\n")
@@ -373,11 +374,8 @@ func TestTouchParsesNothingAndEditParsesOneFile(t *testing.T) {
 func TestDanglingCodeReferenceIsReported(t *testing.T) {
 	ctx := context.Background()
 	d := courier(t)
-	p := filepath.Join(d.Root, "docs/architecture/store.md")
-	src, err := os.ReadFile(p)
-	must(t, err)
-	must(t, os.WriteFile(p, []byte(strings.Replace(string(src), "store.Log\"]", "store.Missing\"]", 1)), 0o644))
-	_, err = index.Sync(ctx, d, index.Options{})
+	replaceIn(t, d, "docs/architecture/store.md", "store.Log\"]", "store.Missing\"]")
+	_, err := index.Sync(ctx, d, index.Options{})
 	var pe *problem.Error
 	if !errors.As(err, &pe) || pe.Problem.Code != problem.ProjectInvalid {
 		t.Fatalf("sync: %v, want project_invalid", err)

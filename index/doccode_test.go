@@ -21,7 +21,7 @@ import (
 func docCodeProject(t *testing.T) (*project.Descriptor, string) {
 	t.Helper()
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	fixture.WriteTree(t, root, map[string]string{
 		"docforge.toml": fixture.GoModuleDescriptor("dc", true),
 		"go.mod":        "module example.com/dc\n",
 		"store/wal.go":  "package store\n\n// Builder builds.\ntype Builder struct{}\n\n// WithReadOnly sets read-only mode.\nfunc (b *Builder) WithReadOnly() *Builder { return b }\n\n// Open opens.\nfunc Open() {}\n",

@@ -21,7 +21,7 @@ import (
 func searchProject(t *testing.T) *index.Snapshot {
 	t.Helper()
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	fixture.WriteTree(t, root, map[string]string{
 		"docforge.toml": fixture.GoModuleDescriptor("s", true),
 		"go.mod":        "module example.com/s\n",
 		"issues/issues.go": "package issues\n\n// ListIssues lists the issues of a repository.\nfunc ListIssues() {}\n\n" +
@@ -126,7 +126,7 @@ func TestTiedMatchesAtTheLimit(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		files[fmt.Sprintf("docs/twin%d.md", i)] = twin(i)
 	}
-	writeFiles(t, root, files)
+	fixture.WriteTree(t, root, files)
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
@@ -134,7 +134,7 @@ func TestTiedMatchesAtTheLimit(t *testing.T) {
 	must(t, os.Remove(filepath.Join(root, "docs", "twin0.md")))
 	_, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	writeFiles(t, root, map[string]string{"docs/twin0.md": twin(0)})
+	fixture.WriteTree(t, root, map[string]string{"docs/twin0.md": twin(0)})
 	_, err = index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	if m, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil || m.Merged == 0 {
@@ -169,11 +169,11 @@ func TestDeltaMatchesRankWithTheGenerationsStatistics(t *testing.T) {
 	}
 	files["docs/q1.md"] = node("q1", "One quokka lives in the storage room.")
 	files["docs/q2.md"] = node("q2", "A quokka, and some words about storage and logs and more words.")
-	writeFiles(t, root, files)
+	fixture.WriteTree(t, root, files)
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	writeFiles(t, root, map[string]string{"docs/fresh.md": node("fresh", "The quokka: quokka after quokka.")})
+	fixture.WriteTree(t, root, map[string]string{"docs/fresh.md": node("fresh", "The quokka: quokka after quokka.")})
 	res, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	if res.Deltas == 0 {
@@ -241,9 +241,9 @@ func checkRanksAfterChange(t *testing.T, total, changed int) {
 			}
 			files[fmt.Sprintf("docs/n%04d.md", i)] = fmt.Sprintf("+++\nid = \"n%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"Node %d\"\n+++\n%s\n", i, i, b)
 		}
-		writeFiles(t, root, files)
+		fixture.WriteTree(t, root, files)
 	}
-	writeFiles(t, root, map[string]string{"docforge.toml": descriptor})
+	fixture.WriteTree(t, root, map[string]string{"docforge.toml": descriptor})
 	nodes(total, func(i int) string { return fmt.Sprintf("Words about storage %d.", i) }, 3, " A quokka too.")
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})

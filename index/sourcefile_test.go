@@ -17,7 +17,7 @@ func TestSourceFileIsTheGenerationsOwn(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	src := "package p\n\n// F is quoted.\nfunc F() {}\n"
-	writeFiles(t, root, map[string]string{
+	fixture.WriteTree(t, root, map[string]string{
 		"docforge.toml": fixture.GoModuleDescriptor("sf", false),
 		"go.mod":        "module example.com/sf\n",
 		"p/p.go":        src,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -35,15 +36,7 @@ func writeTree(t *testing.T, root, descriptor string, files map[string]string) *
 	t.Helper()
 	must(t, os.MkdirAll(root, 0o755))
 	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(descriptor), 0o644))
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") { // a folder, maybe empty
-			must(t, os.MkdirAll(p, 0o755))
-			continue
-		}
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(content), 0o644))
-	}
+	fixture.WriteTree(t, root, files)
 	d, probs, err := project.Load(root)
 	if err != nil || d == nil {
 		t.Fatalf("descriptor: %v %v", err, probs)

@@ -209,12 +209,6 @@ func TestInitAdoptsAnExistingTree(t *testing.T) {
 	}
 }
 
-// writeTree writes files (path -> content) under root.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	fixture.WriteTree(t, root, files)
-}
-
 // init in a Go module switches the Go adapter on and takes every Markdown file outside
 // dependencies and test inputs; another tool's TOML is skipped and counted, the descriptor is
 // never a source, and a module without Markdown is a valid code-only project.
@@ -264,7 +258,7 @@ func TestInitAdoptsAGoModuleWhole(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeTree(t, root, tc.files)
+			fixture.WriteTree(t, root, tc.files)
 			out, stderr, code := docforge(t, root, "init")
 			if code != 0 {
 				t.Fatalf("init exit %d: %s\n%s", code, stderr, out)
@@ -331,7 +325,7 @@ func TestCountFlagsBelowOneAreRefused(t *testing.T) {
 // view per family, so render works at once; render --status with no views says so.
 func TestInitAdoptsAHugoSite(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	fixture.WriteTree(t, root, map[string]string{
 		"hugo.toml":                   "title = \"Site\"\n[module]\n[[module.mounts]]\nsource = \"content/en\"\ntarget = \"content\"\n",
 		"go.mod":                      "module example.com/site\n\ngo 1.22\n",
 		"README.md":                   "# The site's repository\n",
@@ -385,12 +379,12 @@ func TestSyncReportsWarnings(t *testing.T) {
 	for i := range 7 {
 		fmt.Fprintf(&links, "[gone](gone-%d.md)\n", i)
 	}
-	writeTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n" + links.String()})
+	fixture.WriteTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n" + links.String()})
 	_, stderr, code := docforge(t, root, "sync")
 	if code != 0 || !strings.Contains(stderr, "8 warnings; the first 5 below") || strings.Count(stderr, "warning dangling_link") != 5 {
 		t.Fatalf("cold sync: exit %d\n%s", code, stderr)
 	}
-	writeTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n[gone](gone-0.md)\n"})
+	fixture.WriteTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n[gone](gone-0.md)\n"})
 	out, stderr, code := docforge(t, root, "sync")
 	if code != 0 || !strings.Contains(out, "incremental") || !strings.Contains(stderr, "1 warning:\ndocs/broken.md:3:8: warning dangling_link") {
 		t.Errorf("incremental sync: exit %d\n%s%s", code, out, stderr)
@@ -405,7 +399,7 @@ func TestSyncMergesWhenDue(t *testing.T) {
 	if _, e, code := docforge(t, root, "sync"); code != 0 {
 		t.Fatalf("cold sync: exit %d\n%s", code, e)
 	}
-	writeTree(t, root, map[string]string{"docs/extra.md": "+++\nid = \"extra\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Extra\"\n+++\nA component.\n"})
+	fixture.WriteTree(t, root, map[string]string{"docs/extra.md": "+++\nid = \"extra\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Extra\"\n+++\nA component.\n"})
 	out, e, code := docforge(t, root, "sync")
 	if code != 0 || !strings.Contains(out, "incremental build") || !strings.Contains(out, "merged 1 delta into a new base") {
 		t.Fatalf("sync after an edit: exit %d\n%s%s", code, out, e)
@@ -453,7 +447,7 @@ func TestFriendlyCLI(t *testing.T) {
 		}
 	}
 	// A misspelt family in a source gets the same suggestion from validate.
-	writeTree(t, root, map[string]string{"docs/architecture/typo.md": "+++\nid = \"arch.typo\"\ntitle = \"Typo\"\nkind = \"component\"\nfamily = \"architecure\"\n+++\n"})
+	fixture.WriteTree(t, root, map[string]string{"docs/architecture/typo.md": "+++\nid = \"arch.typo\"\ntitle = \"Typo\"\nkind = \"component\"\nfamily = \"architecure\"\n+++\n"})
 	if out, _, code := docforge(t, root, "validate"); code != 1 || !strings.Contains(out, `family "architecure" is not declared (did you mean "architecture"?)`) {
 		t.Errorf("validate with a misspelt family: exit %d\n%s", code, out)
 	}
@@ -464,7 +458,7 @@ func TestFriendlyCLI(t *testing.T) {
 func TestStampLeavesPlainMarkdownAlone(t *testing.T) {
 	root := fixture.Temp(t, "../../examples/testdata/adopt-github")
 	docforge(t, root, "init")
-	writeTree(t, root, map[string]string{"docs/storage/wal.md": "+++\ntitle = \"Write-ahead log\"\n+++\n## Recovery\n\nSee [Operations](../operations/README.md) and [the top](../README.md).\n"})
+	fixture.WriteTree(t, root, map[string]string{"docs/storage/wal.md": "+++\ntitle = \"Write-ahead log\"\n+++\n## Recovery\n\nSee [Operations](../operations/README.md) and [the top](../README.md).\n"})
 	readme := filepath.Join(root, "docs", "README.md")
 	before, _ := os.ReadFile(readme)
 	out, stderr, code := docforge(t, root, "stamp", "--all")
