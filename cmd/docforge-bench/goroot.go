@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -136,6 +135,19 @@ func ensureGoroot(dir string) (string, error) {
 	return proj, nil
 }
 
+// pristine reads the file rel of the GOROOT/src that the copy at proj was made from (its
+// marker names it), or the copy's own where the marker does not.
+func pristine(proj, rel string) ([]byte, error) {
+	src := filepath.Join(proj, "src")
+	if marker, err := os.ReadFile(filepath.Join(proj, ".generated")); err == nil {
+		// "goroot <GOROOT/src> <Go version>"
+		if f := strings.Fields(string(marker)); len(f) == 3 && f[0] == "goroot" {
+			src = f[1]
+		}
+	}
+	return os.ReadFile(filepath.Join(src, filepath.FromSlash(rel)))
+}
+
 // measureGoChild runs 'measure-go' in a child process and adds its peak RSS and the std
 // package count.
 func measureGoChild(ctx context.Context, proj string, runs int) (*goReport, error) {
@@ -175,6 +187,18 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	if err != nil || d == nil {
 		return fmt.Errorf("measure-go: %v %v", err, probs)
 	}
+	// The file the edits change comes from the GOROOT/src the copy was made from, and is
+	// written back before anything is measured: a run killed before its own restore (its
+	// output pipe closed, say) leaves its edit in the copy.
+	file := filepath.Join(d.Root, "src", "fmt", "print.go")
+	orig, err := pristine(d.Root, "fmt/print.go")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, orig, 0o644); err != nil {
+		return err
+	}
+	defer os.WriteFile(file, orig, 0o644)
 	coldRuns, warmRuns, editRuns := 3, 20, 9
 	if *runs > 0 {
 		coldRuns, warmRuns, editRuns = *runs, *runs, *runs
@@ -223,12 +247,6 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	rep.WarmMs = median(times)
 	logf("warm sync: median %.1f ms", rep.WarmMs)
 
-	file := filepath.Join(d.Root, "src", "fmt", "print.go")
-	orig, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	defer os.WriteFile(file, orig, 0o644)
 	// edits adds a function to print.go and syncs, editRuns times, as opts syncs; told, if set,
 	// is what a worker's watch tells its tracker.
 	edits := func(name string, opts index.Options, told func()) (published, total []time.Duration, phases [][]index.Timing, err error) {
@@ -280,14 +298,17 @@ func measureGoCommand(ctx context.Context, args []string) error {
 			return 0, fmt.Errorf("%s: %v (build %v)", what, err, res)
 		}
 		if res.MergeDue {
-			before, _ := writeChars()
 			start := time.Now()
-			if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
+			mb, counted, err := writtenMB(func() error {
+				_, err := index.Merge(ctx, d, index.MergeOptions{})
+				return err
+			})
+			if err != nil {
 				return 0, fmt.Errorf("%s: merge: %w", what, err)
 			}
 			merges = append(merges, time.Since(start))
-			if after, ok := writeChars(); ok {
-				mergeMB = append(mergeMB, float64(after-before)/1e6)
+			if counted {
+				mergeMB = append(mergeMB, mb)
 			}
 		}
 		return res.Published, nil
@@ -310,10 +331,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 		removed = append(removed, t)
 	}
 	rep.NewFileMs, rep.RemoveFileMs, rep.NewFileMergeMs = median(added), median(removed), median(merges)
-	if len(mergeMB) > 0 {
-		slices.Sort(mergeMB)
-		rep.NewFileMergeMB = mergeMB[len(mergeMB)/2]
-	}
+	rep.NewFileMergeMB = medianOf(mergeMB)
 	logf("a new file (a worker's sync): median %.1f ms; removed again: %.1f ms; merges after them: median %.1f ms, %.1f MB written",
 		rep.NewFileMs, rep.RemoveFileMs, rep.NewFileMergeMs, rep.NewFileMergeMB)
 	return json.NewEncoder(os.Stdout).Encode(rep)

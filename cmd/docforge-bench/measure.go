@@ -408,13 +408,16 @@ func (m *measurer) edits(ctx context.Context, runs int, prof string, opts index.
 			if told != nil {
 				told(m.gen.relPath(i))
 			}
-			before, counted := writeChars()
-			res, err := index.Sync(ctx, m.d, opts)
+			var res *index.Result
+			mb, counted, err := writtenMB(func() (err error) {
+				res, err = index.Sync(ctx, m.d, opts)
+				return err
+			})
 			if err != nil {
 				return fmt.Errorf("edit sync: %w", err)
 			}
-			if after, ok := writeChars(); counted && ok {
-				written = append(written, float64(after-before)/1e6)
+			if counted {
+				written = append(written, mb)
 			}
 			if res.Build != index.BuildIncremental || res.FilesChanged != 1 {
 				return fmt.Errorf("edit sync: built %q over %d files", res.Build, res.FilesChanged)
@@ -428,12 +431,7 @@ func (m *measurer) edits(ctx context.Context, runs int, prof string, opts index.
 	if err != nil {
 		return edited{}, err
 	}
-	e := edited{publishedMs: median(times), totalMs: median(totals), phases: medianPhases(phases)}
-	if len(written) > 0 {
-		slices.Sort(written)
-		e.writtenMB = written[len(written)/2]
-	}
-	return e, nil
+	return edited{publishedMs: median(times), totalMs: median(totals), phases: medianPhases(phases), writtenMB: medianOf(written)}, nil
 }
 
 // queries times searches for vocabulary words (one or two terms, weighted like the bodies) and
@@ -510,16 +508,16 @@ func (m *measurer) queries(ctx context.Context, r *report, n int) error {
 
 // merge folds the published deltas into a new base and runs the queries again on it.
 func (m *measurer) merge(ctx context.Context, r *report, n int) error {
-	before, _ := writeChars()
+	var res *index.MergeResult
 	start := time.Now()
-	res, err := index.Merge(ctx, m.d, index.MergeOptions{})
+	mb, _, err := writtenMB(func() (err error) {
+		res, err = index.Merge(ctx, m.d, index.MergeOptions{})
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	r.MergeMs = float64(time.Since(start).Microseconds()) / 1000
-	if after, ok := writeChars(); ok {
-		r.MergeWrittenMB = float64(after-before) / 1e6
-	}
+	r.MergeMs, r.MergeWrittenMB = float64(time.Since(start).Microseconds())/1000, mb
 	r.MergePeakRSSMiB = peakRSSMiB()
 	m.logf("merge of %d deltas: %.0f ms, %.1f MB written, peak RSS %.0f MiB", res.Merged, r.MergeMs, r.MergeWrittenMB, r.MergePeakRSSMiB)
 	merged := &report{}
@@ -562,6 +560,16 @@ func percentile(ds []time.Duration, p int) float64 {
 	return float64(s[i]) / float64(time.Millisecond)
 }
 
+// medianOf returns the nearest-rank median of xs, 0 when there is none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)+1)/2-1]
+}
+
 // medianCount returns the nearest-rank median of counts.
 func medianCount(counts []int) float64 {
 	if len(counts) == 0 {
@@ -595,8 +603,22 @@ func medianPhases(runs [][]index.Timing) []index.Timing {
 	return out
 }
 
-// writeChars is how many bytes this process has written through system calls so far (Linux's
-// /proc/self/io wchar), and whether the count is available.
+// writtenMB runs fn and returns how many MB this process wrote through system calls meanwhile
+// (Linux's /proc/self/io wchar), and whether that count is available.
+func writtenMB(fn func() error) (mb float64, counted bool, err error) {
+	before, ok := writeChars()
+	if err := fn(); err != nil {
+		return 0, false, err
+	}
+	after, ok2 := writeChars()
+	if !ok || !ok2 {
+		return 0, false, nil
+	}
+	return float64(after-before) / 1e6, true, nil
+}
+
+// writeChars is how many bytes this process has written through system calls so far, and
+// whether the count is available.
 func writeChars() (int64, bool) {
 	data, err := os.ReadFile("/proc/self/io")
 	if err != nil {
