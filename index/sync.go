@@ -568,7 +568,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 func (r *syncRun) buildCold(ctx context.Context) error {
 	r.st = &state{generation: r.nextGen, identity: r.inv.Identity()}
 	r.b.build = BuildCold
-	probs, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts.Progress)
+	probs, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts.Progress, r.clk)
 	if err != nil {
 		return err
 	}
@@ -576,7 +576,7 @@ func (r *syncRun) buildCold(ctx context.Context) error {
 		return projectInvalid(probs)
 	}
 	r.warnings = probs // the scan's among them
-	r.clk.mark("build")
+	r.clk.mark("edges")
 	if err := finishCold(ctx, r.tmp, r.paths, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
 		return err
 	}

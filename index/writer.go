@@ -332,7 +332,7 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 	if err := w.markDead("dead_refs", o); err != nil {
 		return err
 	}
-	s := w.conn.Prep(`INSERT OR IGNORE INTO main.refs(origin, src, rel, dst) VALUES (?, ?, ?, ?)`)
+	rows := make([]int64, 0, 4*len(refs))
 	for _, r := range refs {
 		rel, ok := w.rels[r.Relation]
 		if !ok {
@@ -349,19 +349,41 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 		if w.candidates != nil {
 			*w.candidates = append(*w.candidates, candidate{src, rel, dst})
 		}
-		s.BindInt64(1, o)
-		s.BindInt64(2, src)
-		s.BindInt64(3, rel)
-		s.BindInt64(4, dst)
+		rows = append(rows, o, src, rel, dst)
+	}
+	if err := insertInts(w.conn, `INSERT OR IGNORE INTO main.refs(origin, src, rel, dst)`, 4, rows); err != nil {
+		return fmt.Errorf("insert relation candidates of %s: %w", origin, err)
+	}
+	return nil
+}
+
+// insertInts inserts rows of cols integers each, given one after another in vals,
+// rowsPerInsert rows a statement and the rest one by one: in the pure-Go SQLite a statement's
+// bind, step and reset cost as much as a row's B-tree append (docs/benchmarks.md).
+func insertInts(conn *sqlite.Conn, insert string, cols int, vals []int64) error {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	for len(vals) > 0 {
+		n := 1
+		if len(vals) >= rowsPerInsert*cols {
+			n = rowsPerInsert
+		}
+		s := conn.Prep(insert + " VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
+		for i, v := range vals[:n*cols] {
+			s.BindInt64(i+1, v)
+		}
 		if _, err := s.Step(); err != nil {
-			return fmt.Errorf("insert relation candidate of %s: %w", origin, err)
+			return err
 		}
 		if err := s.Reset(); err != nil {
 			return err
 		}
+		vals = vals[n*cols:]
 	}
 	return nil
 }
+
+// rowsPerInsert is how many rows insertInts puts in one statement.
+const rowsPerInsert = 64
 
 // insertLinkKeys records the keys of the links of the file at origin (source.LinkKeys). Its
 // earlier keys are dead with its relation candidates (insertRefs).

@@ -265,6 +265,12 @@ func (a *Analyzer) Terms(text string, fn func(term string)) {
 // tokenTerms returns the terms of one token, from memory when it was seen before. The slice
 // is valid until the next call.
 func (a *Analyzer) tokenTerms(tok string) []string {
+	// A lowercase ASCII word is one part, its stem: stemming it again costs less than the
+	// lookup, and keeping it out of memory leaves room for the tokens worth remembering.
+	if isASCIILower(tok) {
+		a.terms = append(a.terms[:0], Stem(tok))
+		return a.terms
+	}
 	if ts, ok := a.cache[tok]; ok {
 		return ts
 	}
