@@ -30,33 +30,45 @@ func Analyze(token string) []Term {
 	return out
 }
 
-// analyze calls fn with the terms of one token, as Analyze lists them.
+// analyze calls fn with the terms of one token, as Analyze lists them. An ASCII token is
+// lowercased once and its parts sliced from that, rather than each part lowercased on its own
+// (lowercasing keeps an ASCII string's byte offsets; it may not keep others').
 func analyze(token string, fn func(term string, whole bool)) {
-	var first string
-	n := 0
-	var whole strings.Builder
-	eachPart(token, func(part string) {
+	ascii := isASCII(token)
+	lower := token
+	if ascii {
+		lower = strings.ToLower(token)
+	}
+	part := func(start, end int) string {
+		if ascii {
+			return lower[start:end]
+		}
+		return strings.ToLower(token[start:end])
+	}
+	n, firstStart, firstEnd := 0, 0, 0
+	partBounds(token, func(start, end int) {
+		if n == 0 {
+			firstStart, firstEnd = start, end
+		}
 		n++
-		if n == 1 {
-			first = part
-			return
-		}
-		if n == 2 {
-			whole.WriteString(first)
-		}
-		whole.WriteString(part)
 	})
 	switch n {
 	case 0:
 		return
 	case 1:
-		fn(Stem(first), false)
+		fn(Stem(part(firstStart, firstEnd)), false)
 		return
 	}
-	fn(whole.String(), true)
-	eachPart(token, func(part string) {
-		if utf8.RuneCountInString(part) > 1 {
-			fn(Stem(part), false)
+	if ascii && !strings.Contains(token, "_") {
+		fn(lower, true) // the parts joined are the whole token
+	} else {
+		var whole strings.Builder
+		partBounds(token, func(start, end int) { whole.WriteString(part(start, end)) })
+		fn(whole.String(), true)
+	}
+	partBounds(token, func(start, end int) {
+		if p := part(start, end); utf8.RuneCountInString(p) > 1 {
+			fn(Stem(p), false)
 		}
 	})
 }
@@ -74,13 +86,18 @@ func Split(token string) []string {
 // eachPart calls fn with each part of a token in order, lowercased: Split's rule, without
 // building a list (a plain lowercase word is passed as it is, with no copy).
 func eachPart(token string, fn func(part string)) {
+	partBounds(token, func(start, end int) { fn(strings.ToLower(token[start:end])) })
+}
+
+// partBounds calls fn with the byte bounds of each part of a token in order, by Split's rule.
+func partBounds(token string, fn func(start, end int)) {
 	start := 0 // byte offset of the current part
 	var prev rune
 	for i := 0; i < len(token); {
 		r, size := utf8.DecodeRuneInString(token[i:])
 		if r == '_' {
 			if i > start {
-				fn(strings.ToLower(token[start:i]))
+				fn(start, i)
 			}
 			start, prev, i = i+size, r, i+size
 			continue
@@ -91,15 +108,24 @@ func eachPart(token string, fn func(part string)) {
 			case unicode.IsUpper(r) && unicode.IsLower(prev),
 				unicode.IsUpper(r) && unicode.IsUpper(prev) && i+size < len(token) && unicode.IsLower(next),
 				unicode.IsDigit(r) != unicode.IsDigit(prev):
-				fn(strings.ToLower(token[start:i]))
+				fn(start, i)
 				start = i
 			}
 		}
 		prev, i = r, i+size
 	}
 	if start < len(token) {
-		fn(strings.ToLower(token[start:]))
+		fn(start, len(token))
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Text is the analyzed form of a text for the full-text index: every term of every token,

@@ -1,9 +1,11 @@
 package lexicon
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSplit(t *testing.T) {
@@ -103,6 +105,40 @@ func TestAnalyzerAgreesWithText(t *testing.T) {
 		Terms(in, func(term string) { want = append(want, term) })
 		if !slices.Equal(got, want) {
 			t.Errorf("Analyzer.Terms(%q) = %q, Terms gives %q", in, got, want)
+		}
+	}
+}
+
+// Analyze slices an ASCII token's parts from its lowercased whole; it must give exactly the
+// terms of the rule written out from Split: the parts joined, then each part of more than one
+// letter stemmed (one part alone: its stem).
+func TestAnalyzeAgreesWithSplit(t *testing.T) {
+	tokens := []string{"GetDiscussionComments", "get_discussion_comments", "HTTPServer", "getID", "Base64Encode",
+		"Test_ListIssues", "server", "_private", "a_b_", "__x__", "X", "x1y2", "9lives", "ABC", "ABCdef", "déjàVu",
+		"ÜberHandler", "İstanbulCity", "naïve_Café", "MAX_INT64", "utf8RuneSelf", "ID"}
+	for _, file := range []string{"lexicon.go", "lexicon_test.go"} {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, Words(string(src))...)
+	}
+	for _, tok := range tokens {
+		var want []Term
+		switch parts := Split(tok); len(parts) {
+		case 0:
+		case 1:
+			want = []Term{{Text: Stem(parts[0])}}
+		default:
+			want = []Term{{Text: strings.Join(parts, ""), Whole: true}}
+			for _, p := range parts {
+				if utf8.RuneCountInString(p) > 1 {
+					want = append(want, Term{Text: Stem(p)})
+				}
+			}
+		}
+		if got := Analyze(tok); !slices.Equal(got, want) {
+			t.Errorf("Analyze(%q) = %v, want %v", tok, got, want)
 		}
 	}
 }
