@@ -1,0 +1,31 @@
+package graph
+
+import "testing"
+
+// A document's content hash is its head's encoding with the body spliced in; the hashes are
+// pinned to those of the encoding done whole (the code before the splice), on bodies the JSON
+// encoder escapes in every way it can: HTML characters, quotes, control characters, line
+// separators, invalid UTF-8.
+func TestContentHashPinned(t *testing.T) {
+	edges := []Edge{{Source: "b", Relation: "depends_on", Target: "a"}, {Source: "b", Relation: "links_to", Target: "<c>"}}
+	for _, tc := range []struct {
+		node             *Node
+		hash, head, body string
+	}{
+		{&Node{Record: Record{ID: "a", Kind: "page", Family: "docs", Title: "A"}},
+			"sha256:2a32144c22f4f13b162e487e92011c8128a8532419a61c0bdd6f46354ffffacd", "6cd38c8ce2f809ad", "11c486407490f1ee"},
+		{&Node{Record: Record{ID: "b", Kind: "req", Family: "requirements", Title: `Quotes "and" <tags> & more`, Status: "draft", Authority: "x",
+			Tags: []string{"t1", "<t2>"}, Language: "en", Capabilities: []string{"c"}},
+			Body: "<a href=\"x\">&amp;</a>\n\t\"q\"\u2028\u2029 é \x00\x1f \xff\xfe end"},
+			"sha256:c6b8877626a52cfcd2c4308f3f37c11743b56e5bf6e2a4ac73738217ae8eab17", "3321a9227bdcbad8", "eee15a435b2e140b"},
+		{&Node{Record: Record{ID: "c/d.md", Kind: "page", Family: "docs"}, Body: "plain body of text\n\n## Heading\n"},
+			"sha256:a856d48114cd765456dd2654be1e6045cd473d7ff4d61087bf5f66d73e8befef", "bdd725482f8d85fb", "248854a8b45194e0"},
+	} {
+		if got := ContentHash(tc.node, edges); got != tc.hash {
+			t.Errorf("%s: content hash %s, want %s", tc.node.ID, got, tc.hash)
+		}
+		if tc.node.Parts != (Parts{Head: tc.head, Body: tc.body}) {
+			t.Errorf("%s: parts %+v, want head %s body %s", tc.node.ID, tc.node.Parts, tc.head, tc.body)
+		}
+	}
+}
