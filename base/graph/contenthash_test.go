@@ -29,3 +29,21 @@ func TestContentHashPinned(t *testing.T) {
 		}
 	}
 }
+
+// An edge of plain strings is encoded by hand for its hash; every edge's hash is that of its
+// triple's JSON encoding, plain or not.
+func TestEdgeHashIsTheTriplesEncoding(t *testing.T) {
+	for _, e := range []Edge{
+		{Source: "go:fmt.Println", Relation: "calls", Target: "go:os.Stdout"},
+		{Source: "docs/a b.md#x", Relation: "links_to", Target: "n050559"},
+		{},
+		{Source: `say "hi"`, Relation: "calls", Target: `C:\path`},
+		{Source: "a<b>", Relation: "x&y", Target: "tab\there"},
+		{Source: "café", Relation: "calls", Target: "\u2028"},
+		{Source: "\xff", Relation: "\x7f", Target: "~"},
+	} {
+		if got, want := EdgeHash(e), hashJSON("docforge.edge.v1", [3]string{e.Source, e.Relation, e.Target}); got != want {
+			t.Errorf("EdgeHash(%q) = %s, want %s", e, got, want)
+		}
+	}
+}
