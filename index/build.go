@@ -214,18 +214,19 @@ func resolvedRefs(keys, names, rels map[string]int64, cands []candidate) []graph
 func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEdge) error {
 	type keyed struct {
 		src, rel, dst int64
+		resolved      bool
 		e             *hashedEdge
 	}
 	rows := make([]keyed, 0, len(declared)+len(resolved))
-	for _, edges := range [][]hashedEdge{declared, resolved} {
+	for pass, edges := range [][]hashedEdge{declared, resolved} {
 		for i := range edges {
 			e := &edges[i]
-			rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], e})
+			rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], pass == 1, e})
 		}
 	}
-	// Stable, so that of equal triples the declared one comes first and is the one kept.
-	slices.SortStableFunc(rows, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst))
+	// Of equal triples the declared one sorts first and is the one kept.
+	slices.SortFunc(rows, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst), compareBool(a.resolved, b.resolved))
 	})
 	rows = slices.CompactFunc(rows, func(a, b keyed) bool { return a.src == b.src && a.rel == b.rel && a.dst == b.dst })
 	vals := make([]int64, 0, 3*len(rows))
@@ -244,6 +245,17 @@ func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEd
 		}
 	}
 	return nil
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // hashedEdge is an edge with its hash (graph.EdgeHash), made before it is inserted.
