@@ -669,7 +669,7 @@ func (db *deltaBuild) applyFiles() error {
 // and those of nodes that appeared or disappeared) becomes an edge exactly when some file
 // still declares it and both its ends are nodes.
 func applyRefs(w *writer, paths []string, parsed []source.Parsed, appeared []string, removed map[string]int64) ([]DiffItem, error) {
-	rs := &refSync{w: w, removed: removed, touched: map[graph.Edge]bool{}, relNames: make(map[int64]string, len(w.rels))}
+	rs := &refSync{w: w, removed: removed, touched: map[graph.Edge]bool{}, relNames: make(map[int64]string, len(w.rels)), keys: map[string]nodeKey{}}
 	for name, rel := range w.rels {
 		rs.relNames[rel] = name
 	}
@@ -705,6 +705,15 @@ type refSync struct {
 	removed  map[string]int64
 	touched  map[graph.Edge]bool
 	relNames map[int64]string
+	// keys remembers the nodes' keys looked up: a declaration's candidates share its ID and
+	// many share a target, and the nodes no longer change while candidates are settled.
+	keys map[string]nodeKey
+}
+
+// nodeKey is a node's key, and whether there is such a node.
+type nodeKey struct {
+	key int64
+	ok  bool
 }
 
 // collect adds the candidates a query (on one name) selects to the touched set.
@@ -765,7 +774,12 @@ func (rs *refSync) keyOf(id string) (int64, bool) {
 	if k, ok := rs.removed[id]; ok {
 		return k, false
 	}
-	return lookupKey(rs.w.conn, id)
+	if k, ok := rs.keys[id]; ok {
+		return k.key, k.ok
+	}
+	key, ok := lookupKey(rs.w.conn, id)
+	rs.keys[id] = nodeKey{key, ok}
+	return key, ok
 }
 
 // settle makes one touched candidate an edge exactly when some file still declares it and

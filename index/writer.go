@@ -438,10 +438,36 @@ func (w *writer) insertStamps(key int64, n *graph.Node) error {
 // deleteNode removes the node row at key with its tag, capability and search rows, and takes
 // its record hash out of the digest. Edges are the caller's business.
 func (w *writer) deleteNode(key int64, recordHash string) error {
+	// The tag tables are keyed (tag, key): the node's own tags name its rows. They are read
+	// here and deleted one by one, where a subquery over json_each made SQLite open a
+	// temporary table, an mmap and munmap, twice for every node a delta replaced.
+	var tags, caps []string
+	err := sqlitex.Execute(w.conn, `SELECT tags, capabilities FROM main.nodes WHERE key = ?`, &sqlitex.ExecOptions{
+		Args: []any{key},
+		ResultFunc: func(s *sqlite.Stmt) error {
+			if err := json.Unmarshal([]byte(s.ColumnText(0)), &tags); err != nil {
+				return fmt.Errorf("tags: %w", err)
+			}
+			if err := json.Unmarshal([]byte(s.ColumnText(1)), &caps); err != nil {
+				return fmt.Errorf("capabilities: %w", err)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("delete node key %d: read its tags: %w", key, err)
+	}
+	for _, t := range tags {
+		if err := w.keyed(`DELETE FROM main.node_tags WHERE tag = ? AND key = ?`, t, key); err != nil {
+			return fmt.Errorf("delete node key %d tag: %w", key, err)
+		}
+	}
+	for _, c := range caps {
+		if err := w.keyed(`DELETE FROM main.node_caps WHERE cap = ? AND key = ?`, c, key); err != nil {
+			return fmt.Errorf("delete node key %d capability: %w", key, err)
+		}
+	}
 	for _, q := range []string{
-		// The tag tables are keyed (tag, key): enumerate the node's own tags to use that key.
-		`DELETE FROM main.node_tags WHERE key = ?1 AND tag IN (SELECT value FROM json_each((SELECT tags FROM main.nodes WHERE key = ?1)))`,
-		`DELETE FROM main.node_caps WHERE key = ?1 AND cap IN (SELECT value FROM json_each((SELECT capabilities FROM main.nodes WHERE key = ?1)))`,
 		`DELETE FROM main.search WHERE rowid = ?1`,
 		`DELETE FROM main.bodies WHERE key = ?1`,
 		`DELETE FROM main.logic WHERE owner = ?1`,

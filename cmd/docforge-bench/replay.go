@@ -28,19 +28,22 @@ import (
 
 // replayCommit is what one commit's replay found.
 type replayCommit struct {
-	Commit       string  `json:"commit"`
-	Files        int     `json:"files"` // paths the commit added, changed or removed
-	SyncMS       float64 `json:"sync_ms"`
-	Build        string  `json:"build"`
-	Deltas       int     `json:"deltas"`
-	MergeMS      float64 `json:"merge_ms,omitempty"`
-	Nodes        int     `json:"nodes"`
-	Probed       int     `json:"probed"`        // nodes whose links and impact were compared
-	NodeDiffs    int     `json:"node_diffs"`    // node-level answers that differ from the cold build
-	Searches     int     `json:"searches"`      // queries compared, each as a set and ranked
-	SetDiffs     int     `json:"set_diffs"`     // queries matching other nodes than the cold build
-	OrderDiffs   int     `json:"order_diffs"`   // queries whose top results come in another order
-	MaxScoreDiff float64 `json:"max_score_rel"` // largest relative score difference in any top result
+	Commit string  `json:"commit"`
+	Files  int     `json:"files"` // paths the commit added, changed or removed
+	SyncMS float64 `json:"sync_ms"`
+	Parsed int     `json:"parsed"` // files the sync read and parsed
+	// Phases says where a sync's time went (index.Result.Timings).
+	Phases       []index.Timing `json:"phases,omitempty"`
+	Build        string         `json:"build"`
+	Deltas       int            `json:"deltas"`
+	MergeMS      float64        `json:"merge_ms,omitempty"`
+	Nodes        int            `json:"nodes"`
+	Probed       int            `json:"probed"`        // nodes whose links and impact were compared
+	NodeDiffs    int            `json:"node_diffs"`    // node-level answers that differ from the cold build
+	Searches     int            `json:"searches"`      // queries compared, each as a set and ranked
+	SetDiffs     int            `json:"set_diffs"`     // queries matching other nodes than the cold build
+	OrderDiffs   int            `json:"order_diffs"`   // queries whose top results come in another order
+	MaxScoreDiff float64        `json:"max_score_rel"` // largest relative score difference in any top result
 }
 
 func replayCommand(ctx context.Context, args []string) error {
@@ -124,7 +127,7 @@ func replayCommand(ctx context.Context, args []string) error {
 			return fmt.Errorf("replay: sync at %s: %w", cur, err)
 		}
 		rc.SyncMS = ms(time.Since(start))
-		rc.Build = string(res.Build)
+		rc.Build, rc.Parsed, rc.Phases = string(res.Build), res.FilesParsed, res.Timings
 		if res.Build != index.BuildNone {
 			deltas = res.Deltas // a sync that publishes nothing leaves the generation's
 		}
