@@ -192,9 +192,7 @@ func resolvedRefs(keys, names, rels map[string]int64, cands []candidate) []graph
 	for name, rel := range rels {
 		relName[rel] = name
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst))
-	})
+	slices.SortFunc(cands, candidate.compare)
 	var out []graph.EdgeAt
 	for _, c := range slices.Compact(cands) {
 		src, ok := nodeName[c.src]

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +60,10 @@ type writer struct {
 
 // candidate is a relation candidate by the interned names of its ends and its relation key.
 type candidate struct{ src, rel, dst int64 }
+
+func (a candidate) compare(b candidate) int {
+	return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst))
+}
 
 // markDead names a key dead for the older segments, when writing a delta.
 func (w *writer) markDead(table string, key ...any) error {
@@ -332,7 +338,7 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 	if err := w.markDead("dead_refs", o); err != nil {
 		return err
 	}
-	rows := make([]int64, 0, 4*len(refs))
+	cands := make([]candidate, 0, len(refs))
 	for _, r := range refs {
 		rel, ok := w.rels[r.Relation]
 		if !ok {
@@ -346,10 +352,17 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 		if err != nil {
 			return err
 		}
-		if w.candidates != nil {
-			*w.candidates = append(*w.candidates, candidate{src, rel, dst})
-		}
-		rows = append(rows, o, src, rel, dst)
+		cands = append(cands, candidate{src, rel, dst})
+	}
+	if w.candidates != nil {
+		*w.candidates = append(*w.candidates, cands...)
+	}
+	// In key order the rows go into the file's stretch of the table one after another: a
+	// quarter cheaper than in the order the adapter found them (docs/benchmarks.md).
+	slices.SortFunc(cands, candidate.compare)
+	rows := make([]int64, 0, 4*len(cands))
+	for _, c := range slices.Compact(cands) {
+		rows = append(rows, o, c.src, c.rel, c.dst)
 	}
 	if err := insertInts(w.conn, `INSERT OR IGNORE INTO main.refs(origin, src, rel, dst)`, 4, rows); err != nil {
 		return fmt.Errorf("insert relation candidates of %s: %w", origin, err)
