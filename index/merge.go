@@ -37,9 +37,11 @@ const smallBase = 256 << 20
 // rankMergeBase is the size of a base segment up to which a worker merges a generation's
 // deltas before it answers a ranked query (Snapshot.MergeBeforeRanking), instead of after the
 // edits pause: the answer an agent asks for right after its edit is the one that must rank
-// as a cold build, and such a merge costs tens of milliseconds (45 ms at the median over
-// Hugo's 32 MB base; docs/benchmarks.md, "A ranked answer merges first").
-const rankMergeBase = 64 << 20
+// as a cold build. It is smallBase, so every base that is merged after each delta is also
+// merged before each ranked answer; that costs 45 ms at the median over Hugo's 32 MB base and
+// about 0.26 s over GOROOT/src's 156 MiB (docs/benchmarks.md, "A ranked answer merges first"
+// and the ninth session).
+const rankMergeBase = smallBase
 
 // MergeBeforeRanking reports whether the snapshot's generation has deltas over a base of at
 // most rankMergeBase: its unchanged rows rank with the base's statistics until a merge, so a

@@ -21,6 +21,8 @@ import (
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
+	"github.com/docforge/docforge/worker"
+	"github.com/docforge/docforge/worker/protocol"
 )
 
 // The Go adapter benchmark: the standard library source of the running toolchain, copied
@@ -84,12 +86,17 @@ type goReport struct {
 	WorkerEditPhases []index.Timing `json:"worker_edit_phases"`
 	// A new Go file written and then removed again, each synced as the worker syncs it, and
 	// the merges those syncs said were due (on this base, only every MergeDeltas deltas).
-	NewFileMs      float64        `json:"new_file_ms"`
-	RemoveFileMs   float64        `json:"remove_file_ms"`
-	NewFileMergeMs float64        `json:"new_file_merge_ms"`
-	NewFileMergeMB float64        `json:"new_file_merge_mb"` // written by a merge (/proc/self/io wchar)
-	ColdPhases     []index.Timing `json:"cold_phases"`
-	PeakRSSMiB     float64        `json:"peak_rss_mib"`
+	NewFileMs      float64 `json:"new_file_ms"`
+	RemoveFileMs   float64 `json:"remove_file_ms"`
+	NewFileMergeMs float64 `json:"new_file_merge_ms"`
+	NewFileMergeMB float64 `json:"new_file_merge_mb"` // written by a merge (/proc/self/io wchar)
+	// A search through the worker service right after a one-file edit (a merge first where
+	// the base is small enough: index.Snapshot.MergeBeforeRanking), and the same search again.
+	WorkerSearchAfterEditMs float64        `json:"worker_search_after_edit_ms"`
+	WorkerSearchMs          float64        `json:"worker_search_ms"`
+	WorkerSearchDeltas      int            `json:"worker_search_deltas"`
+	ColdPhases              []index.Timing `json:"cold_phases"`
+	PeakRSSMiB              float64        `json:"peak_rss_mib"`
 }
 
 // ensureGoroot copies GOROOT/src once per Go version.
@@ -334,7 +341,64 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	rep.NewFileMergeMB = medianOf(mergeMB)
 	logf("a new file (a worker's sync): median %.1f ms; removed again: %.1f ms; merges after them: median %.1f ms, %.1f MB written",
 		rep.NewFileMs, rep.RemoveFileMs, rep.NewFileMergeMs, rep.NewFileMergeMB)
+
+	if err := goWorkerSearch(ctx, d, file, orig, editRuns, rep); err != nil {
+		return err
+	}
+	logf("edit, then a search through the worker: median %.1f ms; the same search again %.1f ms (%d deltas left)",
+		rep.WorkerSearchAfterEditMs, rep.WorkerSearchMs, rep.WorkerSearchDeltas)
 	return json.NewEncoder(os.Stdout).Encode(rep)
+}
+
+// goWorkerSearch times what an agent waits for when it searches right after an edit: the
+// real worker service, its own watch on, answering docforge_search after a function is added
+// to file (whose original text is orig), and the same search again, runs times.
+func goWorkerSearch(ctx context.Context, d *project.Descriptor, file string, orig []byte, runs int, rep *goReport) error {
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		return err
+	}
+	svc := worker.NewService(impl, true)
+	defer svc.Close()
+	defer os.WriteFile(file, orig, 0o644)
+	b := protocol.Binding{ProjectRoot: d.Root}
+	search := func(q string) (time.Duration, error) {
+		start := time.Now()
+		out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))
+		if err != nil {
+			return 0, fmt.Errorf("worker search: %w", err)
+		}
+		if !strings.Contains(string(out), `"staleness":"current"`) {
+			return 0, fmt.Errorf("worker search %q: not current: %.300s", q, out)
+		}
+		return time.Since(start), nil
+	}
+	if _, err := search("Sprint"); err != nil { // starts the watch, proves the index current
+		return err
+	}
+	var afterEdit, again []time.Duration
+	for i := 0; i < runs; i++ {
+		edited := fmt.Sprintf("%s\n// benchSearchEdit%d formats a benchmark's value.\nfunc benchSearchEdit%d() { Sprint(%d) }\n", orig, i, i, i)
+		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+			return err
+		}
+		d, err := search("format value")
+		if err != nil {
+			return err
+		}
+		afterEdit = append(afterEdit, d)
+		if d, err = search("format value"); err != nil {
+			return err
+		}
+		again = append(again, d)
+		time.Sleep(150 * time.Millisecond) // past the watch's debounce, so its background sync finds nothing to do
+	}
+	man, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+	if err != nil {
+		return err
+	}
+	rep.WorkerSearchAfterEditMs, rep.WorkerSearchMs, rep.WorkerSearchDeltas = median(afterEdit), median(again), man.Deltas()
+	return nil
 }
 
 // goCounts reads the counts a publication receipt does not carry from the base segment a
