@@ -362,17 +362,7 @@ func goWorkerSearch(ctx context.Context, d *project.Descriptor, file string, ori
 	defer svc.Close()
 	defer os.WriteFile(file, orig, 0o644)
 	b := protocol.Binding{ProjectRoot: d.Root}
-	search := func(q string) (time.Duration, error) {
-		start := time.Now()
-		out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))
-		if err != nil {
-			return 0, fmt.Errorf("worker search: %w", err)
-		}
-		if !strings.Contains(string(out), `"staleness":"current"`) {
-			return 0, fmt.Errorf("worker search %q: not current: %.300s", q, out)
-		}
-		return time.Since(start), nil
-	}
+	search := func(q string) (time.Duration, error) { return timedSearch(ctx, svc, b, q) }
 	if _, err := search("Sprint"); err != nil { // starts the watch, proves the index current
 		return err
 	}

@@ -343,17 +343,7 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	// A search right after an edit, which merges the delta first where the base is small
 	// enough (index.Snapshot.MergeBeforeRanking), against the same search again with nothing
 	// changed.
-	search := func(q string) (time.Duration, error) {
-		start := time.Now()
-		out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))
-		if err != nil {
-			return 0, fmt.Errorf("worker search: %w", err)
-		}
-		if !strings.Contains(string(out), `"staleness":"current"`) {
-			return 0, fmt.Errorf("worker search %q: not current: %.300s", q, out)
-		}
-		return time.Since(start), nil
-	}
+	search := func(q string) (time.Duration, error) { return timedSearch(ctx, svc, b, q) }
 	var afterEdit, again []time.Duration
 	for k := 0; k < runs; k++ {
 		i := rng.IntN(m.nodes)
@@ -380,6 +370,20 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas = median(afterEdit), median(again), man.Deltas()
 	m.logf("edit, then a search through the worker: median %.1f ms; the same search again %.1f ms (%d deltas left)", r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas)
 	return nil
+}
+
+// timedSearch times docforge_search for q through the worker service, whose answer must be
+// current.
+func timedSearch(ctx context.Context, svc *worker.Service, b protocol.Binding, q string) (time.Duration, error) {
+	start := time.Now()
+	out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))
+	if err != nil {
+		return 0, fmt.Errorf("worker search: %w", err)
+	}
+	if !strings.Contains(string(out), `"staleness":"current"`) {
+		return 0, fmt.Errorf("worker search %q: not current: %.300s", q, out)
+	}
+	return time.Since(start), nil
 }
 
 // restore writes the touched nodes' original files back.
