@@ -120,7 +120,9 @@ func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) str
 		`SELECT id, kind, family, title, status, authority, tags, language, capabilities, source_path, anchor, line, end_line, content_hash, record_hash, headings, head_digest, body_digest, (SELECT body FROM bodies b WHERE b.key = nodes.key) FROM nodes ORDER BY id`,
 		`SELECT n.id, s.target, s.hash, s.head, s.body, s.path FROM stamps s JOIN nodes n ON n.key = s.src ORDER BY 1, 2`,
 		`SELECT s.id, r.name, t.id FROM edges e JOIN nodes s ON s.key = e.src JOIN relations r ON r.rel = e.rel JOIN nodes t ON t.key = e.dst ORDER BY 1, 2, 3`,
-		`SELECT t.tag, n.id FROM node_tags t JOIN nodes n ON n.key = t.key ORDER BY 1, 2`,
+		// A tag or capability row left behind by its node shows as one (a cold build has none).
+		`SELECT t.tag, coalesce(n.id, 'no node: ' || t.key) FROM node_tags t LEFT JOIN nodes n ON n.key = t.key ORDER BY 1, 2`,
+		`SELECT c.cap, coalesce(n.id, 'no node: ' || c.key) FROM node_caps c LEFT JOIN nodes n ON n.key = c.key ORDER BY 1, 2`,
 		`SELECT path, file_hash FROM files ORDER BY path`,
 		`SELECT key, value FROM meta WHERE key NOT IN ('generation', 'build', 'source_identity', 'project_root') ORDER BY key`,
 		`SELECT o.name, s.name, r.name, d.name FROM refs x JOIN ref_names o ON o.id = x.origin JOIN ref_names s ON s.id = x.src

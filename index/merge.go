@@ -236,8 +236,19 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 // it names dead go, its rows come in, and its nodes' full-text rows are written again from
 // their stored fields (a contentless full-text table cannot be read back).
 func applyDelta(w *writer, schema string) error {
+	// The tag tables are keyed (tag, key): a dead node's rows there are found through its own
+	// lists, before its row goes, where a condition on the key alone read the whole table
+	// (12 of GOROOT/src's 250 ms a merge).
+	for _, q := range []string{
+		"DELETE FROM main.node_tags WHERE (tag, key) IN (SELECT j.value, n.key FROM " + schema + ".dead_nodes d JOIN main.nodes n ON n.key = d.key, json_each(n.tags) j)",
+		"DELETE FROM main.node_caps WHERE (cap, key) IN (SELECT j.value, n.key FROM " + schema + ".dead_nodes d JOIN main.nodes n ON n.key = d.key, json_each(n.capabilities) j)",
+	} {
+		if err := sqlitex.ExecuteTransient(w.conn, q, nil); err != nil {
+			return fmt.Errorf("apply the dead keys of %s to the tag tables: %w", schema, err)
+		}
+	}
 	for _, t := range layeredTables() {
-		if t.dead.table == "" {
+		if t.dead.table == "" || t.name == "node_tags" || t.name == "node_caps" {
 			continue
 		}
 		cond := "(" + strings.Join(t.on, ", ") + ") IN (SELECT " + strings.Join(t.dead.cols, ", ") + " FROM " + schema + "." + t.dead.table + ")"
