@@ -202,16 +202,29 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 	if err != nil {
 		return nil, fmt.Errorf("merge: begin: %w", err)
 	}
+	totals, err := readFullTextTotals(conn, "main", searchColumns)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	w := &writer{conn: conn}
 	for _, schema := range schemas[1:] {
+		sizesOf := func(keys string) string {
+			return "SELECT sz FROM main.search_docsize WHERE id IN (SELECT key FROM " + schema + "." + keys + ")"
+		}
+		if err := totals.count(conn, sizesOf("dead_nodes"), true); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
 		if err := applyDelta(w, schema); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if err := totals.count(conn, sizesOf("nodes"), false); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 	}
 	if err := commit(); err != nil {
 		return nil, fmt.Errorf("merge: commit: %w", err)
 	}
-	if err := fixFullTextTotals(conn, "main", searchColumns); err != nil {
+	if err := totals.write(conn, "main"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	if err := conn.Close(); err != nil {
