@@ -34,43 +34,40 @@ func Analyze(token string) []Term {
 // lowercased once and its parts sliced from that, rather than each part lowercased on its own
 // (lowercasing keeps an ASCII string's byte offsets; it may not keep others').
 func analyze(token string, fn func(term string, whole bool)) {
+	var buf [8]bounds
+	parts := appendParts(buf[:0], token)
 	ascii := isASCII(token)
 	lower := token
 	if ascii {
 		lower = strings.ToLower(token)
 	}
-	part := func(start, end int) string {
+	part := func(b bounds) string {
 		if ascii {
-			return lower[start:end]
+			return lower[b.start:b.end]
 		}
-		return strings.ToLower(token[start:end])
+		return strings.ToLower(token[b.start:b.end])
 	}
-	n, firstStart, firstEnd := 0, 0, 0
-	partBounds(token, func(start, end int) {
-		if n == 0 {
-			firstStart, firstEnd = start, end
-		}
-		n++
-	})
-	switch n {
+	switch len(parts) {
 	case 0:
 		return
 	case 1:
-		fn(Stem(part(firstStart, firstEnd)), false)
+		fn(Stem(part(parts[0])), false)
 		return
 	}
 	if ascii && !strings.Contains(token, "_") {
 		fn(lower, true) // the parts joined are the whole token
 	} else {
 		var whole strings.Builder
-		partBounds(token, func(start, end int) { whole.WriteString(part(start, end)) })
+		for _, b := range parts {
+			whole.WriteString(part(b))
+		}
 		fn(whole.String(), true)
 	}
-	partBounds(token, func(start, end int) {
-		if p := part(start, end); utf8.RuneCountInString(p) > 1 {
+	for _, b := range parts {
+		if p := part(b); utf8.RuneCountInString(p) > 1 {
 			fn(Stem(p), false)
 		}
-	})
+	}
 }
 
 // Split breaks a token into lowercase parts at underscores, at lower-to-upper case changes
@@ -79,25 +76,24 @@ func analyze(token string, fn func(term string, whole bool)) {
 // 64, encode). A token of one plain word is one part.
 func Split(token string) []string {
 	var parts []string
-	eachPart(token, func(part string) { parts = append(parts, part) })
+	for _, b := range appendParts(nil, token) {
+		parts = append(parts, strings.ToLower(token[b.start:b.end]))
+	}
 	return parts
 }
 
-// eachPart calls fn with each part of a token in order, lowercased: Split's rule, without
-// building a list (a plain lowercase word is passed as it is, with no copy).
-func eachPart(token string, fn func(part string)) {
-	partBounds(token, func(start, end int) { fn(strings.ToLower(token[start:end])) })
-}
+// bounds are a part's byte offsets in its token.
+type bounds struct{ start, end int }
 
-// partBounds calls fn with the byte bounds of each part of a token in order, by Split's rule.
-func partBounds(token string, fn func(start, end int)) {
+// appendParts appends the bounds of each part of a token in order, by Split's rule.
+func appendParts(dst []bounds, token string) []bounds {
 	start := 0 // byte offset of the current part
 	var prev rune
 	for i := 0; i < len(token); {
 		r, size := utf8.DecodeRuneInString(token[i:])
 		if r == '_' {
 			if i > start {
-				fn(start, i)
+				dst = append(dst, bounds{start, i})
 			}
 			start, prev, i = i+size, r, i+size
 			continue
@@ -108,15 +104,16 @@ func partBounds(token string, fn func(start, end int)) {
 			case unicode.IsUpper(r) && unicode.IsLower(prev),
 				unicode.IsUpper(r) && unicode.IsUpper(prev) && i+size < len(token) && unicode.IsLower(next),
 				unicode.IsDigit(r) != unicode.IsDigit(prev):
-				fn(start, i)
+				dst = append(dst, bounds{start, i})
 				start = i
 			}
 		}
 		prev, i = r, i+size
 	}
 	if start < len(token) {
-		fn(start, len(token))
+		dst = append(dst, bounds{start, len(token)})
 	}
+	return dst
 }
 
 func isASCII(s string) bool {
