@@ -212,19 +212,19 @@ func resolvedRefs(keys, names, rels map[string]int64, cands []candidate) []graph
 func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEdge) error {
 	type keyed struct {
 		src, rel, dst int64
-		resolved      bool
+		list          int // 0 declared, 1 resolved
 		e             *hashedEdge
 	}
 	rows := make([]keyed, 0, len(declared)+len(resolved))
-	for pass, edges := range [][]hashedEdge{declared, resolved} {
+	for list, edges := range [][]hashedEdge{declared, resolved} {
 		for i := range edges {
 			e := &edges[i]
-			rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], pass == 1, e})
+			rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], list, e})
 		}
 	}
 	// Of equal triples the declared one sorts first and is the one kept.
 	slices.SortFunc(rows, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst), compareBool(a.resolved, b.resolved))
+		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst), cmp.Compare(a.list, b.list))
 	})
 	rows = slices.CompactFunc(rows, func(a, b keyed) bool { return a.src == b.src && a.rel == b.rel && a.dst == b.dst })
 	vals := make([]int64, 0, 3*len(rows))
@@ -243,17 +243,6 @@ func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEd
 		}
 	}
 	return nil
-}
-
-// compareBool orders false before true.
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // hashedEdge is an edge with its hash (graph.EdgeHash), made before it is inserted.
@@ -282,10 +271,10 @@ const GoMemoryLimit = 192 << 20
 // build meets the limit either way, at the same peak RSS (docs/benchmarks.md).
 const GoGCPercent = 400
 
-// ApplyMemoryLimit sets the Go soft memory limit to GoMemoryLimit and the collector's pacing
+// ApplyMemorySettings sets the Go soft memory limit to GoMemoryLimit and the collector's pacing
 // to GoGCPercent, each unless the user chose it with GOMEMLIMIT or GOGC. Commands call it
 // once at start.
-func ApplyMemoryLimit() {
+func ApplyMemorySettings() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(GoMemoryLimit)
 	}

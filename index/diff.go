@@ -37,19 +37,20 @@ func scanRecord(s *sqlite.Stmt) (graph.Record, string) {
 		Status: s.ColumnText(4), Authority: s.ColumnText(5), Language: s.ColumnText(7),
 		SourcePath: s.ColumnText(9), Anchor: s.ColumnText(10), ContentHash: s.ColumnText(11),
 	}
-	r.Tags, r.Capabilities = jsonListOf(s.ColumnText(6)), jsonListOf(s.ColumnText(8))
+	r.Tags, _ = jsonListOf(s.ColumnText(6)) // written by this package (jsonList)
+	r.Capabilities, _ = jsonListOf(s.ColumnText(8))
 	return r, s.ColumnText(12)
 }
 
-// jsonListOf reads a list this package wrote as JSON (jsonList). Most nodes have none, and
-// "[]" is read without the decoder, which was a sixth of reading every record for a diff.
-func jsonListOf(text string) []string {
+// jsonListOf reads a list of strings that jsonList wrote. Most nodes have none, and "[]" is
+// read without the decoder, which was a sixth of reading every record for a diff.
+func jsonListOf(text string) ([]string, error) {
 	if text == "[]" {
-		return []string{}
+		return []string{}, nil
 	}
 	var out []string
-	_ = json.Unmarshal([]byte(text), &out) // written by this package: a JSON list of strings
-	return out
+	err := json.Unmarshal([]byte(text), &out)
+	return out, err
 }
 
 // fullDiff compares the complete graph in conn's main database with the previous generation

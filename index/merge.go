@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -249,19 +248,22 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 // it names dead go, its rows come in, and its nodes' full-text rows are written again from
 // their stored fields (a contentless full-text table cannot be read back).
 func applyDelta(w *writer, schema string) error {
-	// The tag tables are keyed (tag, key): a dead node's rows there are found through its own
-	// lists, before its row goes, where a condition on the key alone read the whole table
-	// (12 of GOROOT/src's 250 ms a merge).
-	for _, q := range []string{
-		"DELETE FROM main.node_tags WHERE (tag, key) IN (SELECT j.value, n.key FROM " + schema + ".dead_nodes d JOIN main.nodes n ON n.key = d.key, json_each(n.tags) j)",
-		"DELETE FROM main.node_caps WHERE (cap, key) IN (SELECT j.value, n.key FROM " + schema + ".dead_nodes d JOIN main.nodes n ON n.key = d.key, json_each(n.capabilities) j)",
-	} {
+	tables := layeredTables()
+	// A table a node's own list keys (listedBy) loses a dead node's rows through that list,
+	// before the node's row goes: a condition on the key alone read the whole table (12 of
+	// GOROOT/src's 250 ms a merge).
+	for _, t := range tables {
+		if t.listedBy == "" {
+			continue
+		}
+		q := "DELETE FROM main." + t.name + " WHERE (" + t.indexes[0] + ") IN (SELECT j.value, n.key FROM " +
+			schema + ".dead_nodes d JOIN main.nodes n ON n.key = d.key, json_each(n." + t.listedBy + ") j)"
 		if err := sqlitex.ExecuteTransient(w.conn, q, nil); err != nil {
-			return fmt.Errorf("apply the dead keys of %s to the tag tables: %w", schema, err)
+			return fmt.Errorf("apply the dead keys of %s to %s: %w", schema, t.name, err)
 		}
 	}
-	for _, t := range layeredTables() {
-		if t.dead.table == "" || t.name == "node_tags" || t.name == "node_caps" {
+	for _, t := range tables {
+		if t.dead.table == "" || t.listedBy != "" {
 			continue
 		}
 		cond := "(" + strings.Join(t.on, ", ") + ") IN (SELECT " + strings.Join(t.dead.cols, ", ") + " FROM " + schema + "." + t.dead.table + ")"
@@ -277,7 +279,7 @@ func applyDelta(w *writer, schema string) error {
 	if err != nil {
 		return fmt.Errorf("remove the full-text rows %s replaces: %w", schema, err)
 	}
-	for _, t := range layeredTables() {
+	for _, t := range tables {
 		if err := sqlitex.ExecuteTransient(w.conn, "INSERT INTO main."+t.name+" SELECT * FROM "+schema+"."+t.name, nil); err != nil {
 			return fmt.Errorf("copy the %s of %s: %w", t.name, schema, err)
 		}
@@ -287,8 +289,8 @@ func applyDelta(w *writer, schema string) error {
 	}
 	return sqlitex.Execute(w.conn, "SELECT n.key, n.id, n.kind, n.title, n.tags, b.body, b.code FROM "+schema+".nodes n JOIN "+schema+".bodies b ON b.key = n.key", &sqlitex.ExecOptions{
 		ResultFunc: func(s *sqlite.Stmt) error {
-			var tags []string
-			if err := json.Unmarshal([]byte(s.ColumnText(4)), &tags); err != nil {
+			tags, err := jsonListOf(s.ColumnText(4))
+			if err != nil {
 				return fmt.Errorf("tags of %s: %w", s.ColumnText(1), err)
 			}
 			text := w.analyze(s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), tags, s.ColumnText(5), s.ColumnText(6))

@@ -61,6 +61,10 @@ type layeredTable struct {
 	// indexes are the column lists an overlay's copy of the table is indexed by: the lookups
 	// queries make (the table's primary key and schemaIndexes).
 	indexes []string
+	// listedBy, when set, is the nodes column that lists a node's rows here (its tags, its
+	// capabilities): the table is keyed (value, key), the first of indexes, so a dead node's
+	// rows are found through that list rather than by the key alone, which is no key prefix.
+	listedBy string
 }
 
 // layeredTables are the tables a generation's views join across segments.
@@ -75,8 +79,8 @@ func layeredTables() []layeredTable {
 	return []layeredTable{
 		node("nodes", "key", "key", "id", "source_path", "family, kind, id"),
 		node("bodies", "key", "key"),
-		node("node_tags", "key", "tag, key", "key"),
-		node("node_caps", "key", "cap, key", "key"),
+		node("node_tags", "key", "tag, key", "key").listing("tags"),
+		node("node_caps", "key", "cap, key", "key").listing("capabilities"),
 		node("stamps", "src", "src, target"),
 		node("logic", "owner", "owner"),
 		edge("edges", "src, rel, dst", "dst, rel, src"),
@@ -86,6 +90,12 @@ func layeredTables() []layeredTable {
 		{name: "files", dead: deadFiles, on: deadFiles.cols, indexes: []string{"path"}},
 		{name: "ref_names", indexes: []string{"id", "name"}},
 	}
+}
+
+// listing says the nodes column list lists the table's rows of a node (layeredTable.listedBy).
+func (t layeredTable) listing(list string) layeredTable {
+	t.listedBy = list
+	return t
 }
 
 // notDead is the condition that the row x of table t is not named dead in deadTable.

@@ -457,11 +457,11 @@ func (w *writer) deleteNode(key int64, recordHash string) error {
 	var tags, caps []string
 	err := sqlitex.Execute(w.conn, `SELECT tags, capabilities FROM main.nodes WHERE key = ?`, &sqlitex.ExecOptions{
 		Args: []any{key},
-		ResultFunc: func(s *sqlite.Stmt) error {
-			if err := json.Unmarshal([]byte(s.ColumnText(0)), &tags); err != nil {
+		ResultFunc: func(s *sqlite.Stmt) (err error) {
+			if tags, err = jsonListOf(s.ColumnText(0)); err != nil {
 				return fmt.Errorf("tags: %w", err)
 			}
-			if err := json.Unmarshal([]byte(s.ColumnText(1)), &caps); err != nil {
+			if caps, err = jsonListOf(s.ColumnText(1)); err != nil {
 				return fmt.Errorf("capabilities: %w", err)
 			}
 			return nil

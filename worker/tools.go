@@ -27,7 +27,7 @@ type ToolSpec struct {
 	preview     bool   // writes only below preview_root
 	destructive bool   // changes canonical files (the application tool)
 	corePlanner bool   // answered by the core task planner, which a custom context provider replaces
-	ranks       bool   // ranks full-text matches: a cheap merge comes first (call.mergeBeforeRanking)
+	ranks       bool   // ranks full-text matches: the deltas are merged first (call.mergeBeforeRanking)
 	group       string // protocol.GroupRead, GroupProposal or GroupApplication: set by Tools
 	run         func(c *call, args json.RawMessage) (any, error)
 }

@@ -160,14 +160,13 @@ func contentHash(n *Node, edges []Edge, code Parts) string {
 	}
 	// A document's head is everything but its body. The head is encoded with an empty body,
 	// which ends it `"body":""}` (signature and code are empty, so left out), and the body
-	// once on its own; the whole is the one spliced into the other, where encoding it again
-	// cost a third of a 100k-node project's parsing.
+	// once on its own; the whole is the one spliced into the other, where encoding the whole
+	// again made the hash of a 2 KB document half as slow again (docs/benchmarks.md).
 	body := doc.Body
 	doc.Body = ""
 	head, bodyJSON := canonicalJSON(doc), canonicalJSON(body)
 	n.Parts = Parts{Head: digestBytes("docforge.node.head.v1", head), Body: digestBytes("docforge.node.body.v1", bodyJSON)}
-	const emptyBody = `"body":""}`
-	if !bytes.HasSuffix(head, []byte(emptyBody)) {
+	if !bytes.HasSuffix(head, []byte(`"body":""}`)) {
 		panic("graph: a document's head encoding does not end with its empty body")
 	}
 	whole := append(head[:len(head)-len(`""}`)], bodyJSON...)
@@ -277,8 +276,8 @@ func EdgeHash(e Edge) string {
 
 // appendPlainStrings appends ss as a JSON array when no byte of them needs escaping
 // (printable ASCII but for quote, backslash and the HTML characters encoding/json escapes):
-// then it is byte for byte what json.Marshal writes, without its reflection, which was most
-// of hashing a 100k-node project's half a million edges. ok is false for any other string.
+// then it is byte for byte what json.Marshal writes, without its reflection, which was a third
+// of an edge's hash (docs/benchmarks.md). ok is false for any other string.
 func appendPlainStrings(b []byte, ss ...string) ([]byte, bool) {
 	b = append(b, '[')
 	for i, s := range ss {

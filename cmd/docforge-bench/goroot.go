@@ -189,7 +189,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	index.ApplyMemoryLimit()
+	index.ApplyMemorySettings()
 	d, probs, err := project.Load(*proj)
 	if err != nil || d == nil {
 		return fmt.Errorf("measure-go: %v %v", err, probs)

@@ -101,7 +101,7 @@ func measureCommand(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	index.ApplyMemoryLimit() // as the docforge command does, so the peak RSS is the real one
+	index.ApplyMemorySettings() // as the docforge command does, so the peak RSS is the real one
 	if *proj == "" || *nodes <= 0 {
 		return fmt.Errorf("measure: --project and --nodes are required")
 	}

@@ -69,7 +69,7 @@ func replayCommand(ctx context.Context, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("replay: --git is required")
 	}
-	index.ApplyMemoryLimit()
+	index.ApplyMemorySettings()
 	// The binary runs in the project's directory.
 	if bin, err := filepath.Abs(*docforge); err == nil {
 		*docforge = bin

@@ -77,7 +77,7 @@ flags and an example.
 `
 
 func main() {
-	index.ApplyMemoryLimit()
+	index.ApplyMemorySettings()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
