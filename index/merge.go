@@ -49,11 +49,16 @@ func (s *Snapshot) MergeBeforeRanking() bool {
 	return len(s.segments) > 1 && s.segments[0].Size <= rankMergeBase
 }
 
-// mergeDue reports whether a merge is due over the generation m names, whose newest delta was
-// widened (read many files again for their links) or not.
-func mergeDue(m *Manifest, widened bool) bool {
-	deltas := m.Deltas()
-	return deltas >= MergeDeltas || deltas > 0 && (widened || m.Segments[0].Size <= smallBase)
+// mergeDue says whether and why a merge is due over the generation m names, whose newest
+// delta was widened (read many files again for their links) or not.
+func mergeDue(m *Manifest, widened bool) MergeReason {
+	switch deltas := m.Deltas(); {
+	case deltas >= MergeDeltas:
+		return MergeCount
+	case deltas > 0 && (widened || m.Segments[0].Size <= smallBase):
+		return MergeRanking
+	}
+	return MergeNone
 }
 
 // maxDeltas bounds a generation's deltas: a sync merges before it writes one more. A reader

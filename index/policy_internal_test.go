@@ -83,17 +83,18 @@ func TestMergeDue(t *testing.T) {
 		baseSize int64
 		deltas   int
 		widened  bool
-		want     bool
+		want     MergeReason
 	}{
-		{"a small base alone", smallBase / 2, 0, false, false},
-		{"a delta over a small base", smallBase, 1, false, true},
-		{"a delta over a large base", smallBase + 1, 1, false, false},
-		{"a widened delta over a large base", 1 << 30, 1, true, true},
-		{"MergeDeltas deltas over a large base", 1 << 30, MergeDeltas, false, true},
-		{"one delta fewer", 1 << 30, MergeDeltas - 1, false, false},
+		{"a small base alone", smallBase / 2, 0, false, MergeNone},
+		{"a delta over a small base", smallBase, 1, false, MergeRanking},
+		{"a delta over a large base", smallBase + 1, 1, false, MergeNone},
+		{"a widened delta over a large base", 1 << 30, 1, true, MergeRanking},
+		{"MergeDeltas deltas over a large base", 1 << 30, MergeDeltas, false, MergeCount},
+		{"MergeDeltas deltas over a small base", smallBase, MergeDeltas, false, MergeCount},
+		{"one delta fewer", 1 << 30, MergeDeltas - 1, false, MergeNone},
 	} {
 		if got := mergeDue(manifest(tc.baseSize, tc.deltas), tc.widened); got != tc.want {
-			t.Errorf("%s: merge due %v, want %v", tc.name, got, tc.want)
+			t.Errorf("%s: merge due %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

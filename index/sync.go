@@ -103,11 +103,24 @@ type Result struct {
 	Elapsed   time.Duration `json:"-"`
 	// Deltas is how many delta segments the published generation has.
 	Deltas int `json:"-"`
-	// MergeDue says a merge into a new base is due (Merge): the generation has MergeDeltas
-	// deltas, or its newest one read many files again for their links (wideDelta), or its
-	// base is small (smallBase); its rows rank exactly as a cold build's only once merged.
-	MergeDue bool `json:"-"`
+	// MergeDue says whether a merge into a new base is due (Merge), and why.
+	MergeDue MergeReason `json:"-"`
 }
+
+// MergeReason says why a merge of a generation's deltas into a new base is due.
+type MergeReason string
+
+const (
+	// MergeNone: no merge is due.
+	MergeNone MergeReason = ""
+	// MergeCount: the generation has MergeDeltas deltas, which bound what a reader attaches;
+	// merge now.
+	MergeCount MergeReason = "count"
+	// MergeRanking: its newest delta read many files again for their links (wideDelta), or
+	// its base is small (smallBase); its rows rank exactly as a cold build's only once merged,
+	// so the merge may wait for the edits to pause.
+	MergeRanking MergeReason = "ranking"
+)
 
 // Phases a caller may look for in Result.Timings.
 const (

@@ -218,10 +218,11 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 		s.stats.recalls.Add(1)
 	}
 	l.lastSync.Store(time.Now().UnixNano())
-	if err == nil && res.MergeDue {
-		if res.Deltas >= index.MergeDeltas {
+	if err == nil {
+		switch res.MergeDue {
+		case index.MergeCount:
 			s.scheduleMerge(l, d)
-		} else {
+		case index.MergeRanking:
 			s.scheduleQuietMerge(l, d)
 		}
 	}
@@ -335,7 +336,7 @@ func (l *live) endMerge(goOn bool) bool {
 }
 
 // mergeQuiet is how long the syncs of a binding must pause before a merge that is due for
-// ranking alone (a small base, a widened delta: index.Result.MergeDue) starts: a merge that
+// ranking alone (index.MergeRanking: a small base, a widened delta) starts: a merge that
 // overlaps a sync makes the sync's memory of the generation stale, and an edit burst needs
 // one merge, not one per edit.
 const mergeQuiet = 300 * time.Millisecond

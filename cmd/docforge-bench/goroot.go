@@ -304,7 +304,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 		if err != nil || res.Build != index.BuildIncremental {
 			return 0, fmt.Errorf("%s: %v (build %v)", what, err, res)
 		}
-		if res.MergeDue {
+		if res.MergeDue != index.MergeNone {
 			start := time.Now()
 			mb, counted, err := writtenMB(func() error {
 				_, err := index.Merge(ctx, d, index.MergeOptions{})

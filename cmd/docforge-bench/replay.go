@@ -132,7 +132,7 @@ func replayCommand(ctx context.Context, args []string) error {
 			deltas = res.Deltas // a sync that publishes nothing leaves the generation's
 		}
 		rc.Deltas = deltas
-		if res.MergeDue {
+		if res.MergeDue != index.MergeNone {
 			start = time.Now()
 			if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
 				return fmt.Errorf("replay: merge at %s: %w", cur, err)

@@ -313,7 +313,7 @@ func runSync(e *env) error {
 		if err != nil {
 			return err
 		}
-		if res.MergeDue {
+		if res.MergeDue != index.MergeNone {
 			// What a worker does in the background: the deltas' rows rank as a cold build's
 			// only once merged, and at 8 deltas a sync would merge before publishing.
 			defer e.merge(d)
