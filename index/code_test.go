@@ -92,7 +92,7 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("%s: build = %s, want incremental", step.name, inc.Build)
 		}
-		incDump := dumpMatches(t, d)
+		incDump := dump(t, d, "")
 		snap, err := index.Open(ctx, d)
 		must(t, err)
 		if got := hasEdge(t, snap, ingest, "calls", extra); got != step.edgeWant {
@@ -105,12 +105,12 @@ func TestCodeEditsIncrementalMatchesCold(t *testing.T) {
 		if m.Merged == 0 {
 			t.Fatalf("%s: the merge merged no delta: %+v", step.name, m)
 		}
-		if merged := dumpMatches(t, d); merged != incDump {
+		if merged := dump(t, d, ""); merged != incDump {
 			t.Fatalf("%s: the merged generation differs from the layered one:\n%s", step.name, firstDiff(incDump, merged))
 		}
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if coldDump := dumpMatches(t, d); coldDump != incDump {
+		if coldDump := dump(t, d, ""); coldDump != incDump {
 			t.Fatalf("%s: incremental and cold builds differ:\n%s", step.name, firstDiff(incDump, coldDump))
 		}
 	}
@@ -144,10 +144,10 @@ func TestTouchedFileKeepsItsCandidates(t *testing.T) {
 	if !edge {
 		t.Error("Ingest does not call store.Extra once it exists")
 	}
-	inc := dumpMatches(t, d)
+	inc := dump(t, d, "")
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dumpMatches(t, d); cold != inc {
+	if cold := dump(t, d, ""); cold != inc {
 		t.Fatalf("incremental and cold builds differ:\n%s", firstDiff(inc, cold))
 	}
 }

@@ -1,11 +1,8 @@
 package index
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -13,34 +10,63 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 )
 
-// Ranking a delta's matches with the generation's statistics.
+// Ranking every match of a layered generation with the generation's statistics.
 //
 // FTS5's BM25 of a match is a sum over the query's phrases of idf * f*(k1+1) / (f + K): idf
 // from how many rows of the table hold the phrase, f the row's weighted frequency of it, K
-// from the row's length against the table's average. A delta's table holds a few rows, so
-// its own IDFs are nonsense next to the base's: a phrase in most of them gets FTS5's floor
-// of 1e-6. deltaRanks computes a delta match's rank again, with FTS5's formula and
-// arithmetic, from the generation's live rows: the base's and every delta's, less those
-// later segments replaced. What it needs and FTS5 does not expose is read back from FTS5:
+// from the row's length against the table's average. Each segment's table knows only its own
+// rows. A delta's holds a few, so its own IDFs are nonsense next to the base's: a phrase in
+// most of them gets FTS5's floor of 1e-6. The base's differ from the generation's by the
+// rows the deltas changed, which moves every score a little and can swap close ones.
+// segmentRanks computes every rank it returns again, with FTS5's formula and arithmetic, from
+// the generation's live rows: the base's and every delta's, less those later segments
+// replaced. What it needs and FTS5 does not expose is read back from FTS5:
 //
-//   - a delta row's frequency of each phrase, from two ranks of the phrase alone, under the
-//     column weights and under twice them: their ratio depends on the frequency and the
-//     row's length only (a delta is small, so all its matches are read);
+//   - a row's frequency of each phrase, from the ranks of the phrase alone under the column
+//     weights and under twice them: their ratio depends on the frequency and the row's
+//     length only. A delta is small, so its matches are read in its own table; the base's
+//     best matches are analyzed again from their stored fields into a scratch table of the
+//     same tokenizer (temp.rank_text), since ranking a phrase in the base's table costs a
+//     pass over every row that holds it;
 //   - how many base rows hold a phrase, from the same two ranks of any one row that holds it,
 //     checked by computing that rank again; FTS5 floors the IDF of a phrase in over half
 //     the rows, and then the rows are counted unless the generation's IDF is the floor too.
 //
-// The logarithm is SQLite's ln, the C library's, which FTS5 calls.
+// The base's matches are read best first by the base's ranks. Between the two statistics a
+// score grows at most by the largest ratio of a phrase's IDFs times that of the average
+// lengths (growth), so the matches not read cannot reach the n-th best once the last one read,
+// grown so, still ranks below it. The logarithm is SQLite's ln, the C library's, which FTS5
+// calls.
 
 // bm25 holds FTS5's BM25 constants as variables, so that the arithmetic below runs in
-// float64 at run time, step by step, as FTS5's does, and the column weights twice over for a
-// phrase's second rank.
+// float64 at run time, step by step, as FTS5's does, and the column weights of a phrase's
+// ranks: as searched, twice them, and both again without the code column.
 type bm25 struct {
-	k1, b   float64
-	doubled string
+	k1, b float64
+	// weights are searchWeights; code is the code column's, the only one that is not whole.
+	weights [4]string
+	code    float64
 }
 
-func newBM25() bm25 { return bm25{k1: 1.2, b: 0.75, doubled: doubledWeights()} }
+func newBM25() bm25 {
+	var ws []float64
+	for _, w := range strings.Split(searchWeights, ",") {
+		f, _ := strconv.ParseFloat(strings.TrimSpace(w), 64)
+		ws = append(ws, f)
+	}
+	format := func(scale float64, code bool) string {
+		out := make([]string, len(ws))
+		for i, w := range ws {
+			if i == len(ws)-1 && !code {
+				w = 0
+			}
+			out[i] = strconv.FormatFloat(scale*w, 'f', -1, 64)
+		}
+		return strings.Join(out, ", ")
+	}
+	return bm25{k1: 1.2, b: 0.75, code: ws[len(ws)-1],
+		weights: [4]string{format(1, true), format(2, true), format(1, false), format(2, false)}}
+}
 
 // lengthNorm is FTS5's k1*(1 - b + b*D/avgdl) for a row of size tokens.
 func (p bm25) lengthNorm(size int64, avgdl float64) float64 {
@@ -52,11 +78,53 @@ func (p bm25) term(idf, freq, norm float64) float64 {
 	return float64(idf * (float64(freq*(p.k1+1)) / (freq + norm)))
 }
 
-// phraseRanks is the query, with a phrase as ?1, of the rows of schema's full-text table that
-// hold it: (rowid, rank, rank under twice the weights, docsize record), then tail.
-func (p bm25) phraseRanks(schema, tail string) string {
-	return "SELECT f.rowid, f.rank, bm25(f.search, " + p.doubled + "), (SELECT sz FROM " + schema + ".search_docsize WHERE id = f.rowid) FROM " +
-		schema + ".search f WHERE f.search MATCH ?1" + tail
+// score is a row's BM25 score from its frequency of each phrase, the phrases' IDFs and its
+// length norm, summed in FTS5's order.
+func (p bm25) score(idf, freq []float64, norm float64) float64 {
+	s := 0.0
+	for j := range freq {
+		if freq[j] > 0 {
+			s += p.term(idf[j], freq[j], norm)
+		}
+	}
+	return s
+}
+
+// phraseRanks is the query, with a phrase as ?1, of the rows of the full-text table
+// schema.name that hold it: (rowid, then its four ranks of the phrase alone (phraseFreq), then
+// its docsize record), then tail.
+func (p bm25) phraseRanks(schema, name, tail string) string {
+	q := "SELECT f.rowid"
+	for _, w := range p.weights {
+		q += ", bm25(f." + name + ", " + w + ")"
+	}
+	return q + ", (SELECT sz FROM " + schema + "." + name + "_docsize WHERE id = f.rowid) FROM " +
+		schema + "." + name + " f WHERE f." + name + " MATCH ?1" + tail
+}
+
+// phraseFreq reads a row's weighted frequency of a phrase and its size back from a row of
+// phraseRanks, in a table of average row length avgdl. FTS5 adds a row's weight for each hit,
+// column by column, so the code column's (0.4, not whole) last: the sum is rebuilt so, to the
+// bit, from the frequency without the code column and the code column's hits.
+func (p bm25) phraseFreq(st *sqlite.Stmt, avgdl float64) (freq float64, size int64) {
+	size = rowSize(st, 5)
+	norm := p.lengthNorm(size, avgdl)
+	total := p.freq(-st.ColumnFloat(1), -st.ColumnFloat(2), norm)
+	whole := 0.0
+	if s := -st.ColumnFloat(3); s > 0 {
+		whole = math.Round(p.freq(s, -st.ColumnFloat(4), norm))
+	}
+	return p.withCode(whole, total), size
+}
+
+// withCode is the weighted frequency total as FTS5 sums it: the whole columns' part, then
+// the code column's weight once for each of its hits.
+func (p bm25) withCode(whole, total float64) float64 {
+	f := whole
+	for n := math.Round((total - whole) / p.code); n > 0; n-- {
+		f += p.code
+	}
+	return f
 }
 
 // countHolders counts the rows of schema's full-text table that hold phrase.
@@ -70,7 +138,7 @@ func countHolders(conn *sqlite.Conn, schema, phrase string) (int64, error) {
 	return n, nil
 }
 
-// freq reads a row's weighted frequency of a phrase back from its ranks alone under the
+// freq reads a row's weighted frequency of a phrase back from its ranks alone under some
 // column weights (s1) and twice them (s2), both as positive scores. Every weighted frequency
 // is a multiple of 0.2 (the weights are multiples of 0.2 or whole).
 func (p bm25) freq(s1, s2, norm float64) float64 {
@@ -85,16 +153,6 @@ func idfArg(rows, hits int64) float64 {
 
 // minIDF is FTS5's floor for the IDF of a phrase held by over half the rows.
 const minIDF = 1e-6
-
-// doubledWeights are searchWeights times two: the weights of a phrase's second rank.
-func doubledWeights() string {
-	ws := strings.Split(searchWeights, ",")
-	for i, w := range ws {
-		f, _ := strconv.ParseFloat(strings.TrimSpace(w), 64)
-		ws[i] = strconv.FormatFloat(2*f, 'f', -1, 64)
-	}
-	return strings.Join(ws, ", ")
-}
 
 // ftsPhrases lists the phrases of an FTS5 expression built by this package, in FTS5's order
 // (left to right), each as a query of that phrase alone: its column filter, the quoted text
@@ -187,7 +245,7 @@ func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 	g := &textStats{}
 	for i, sc := range schemas {
 		t := segmentText{schema: sc, live: laterLive(schemas, i), dead: map[int64]bool{}}
-		rows, sizes, err := readTotals(conn, sc)
+		rows, sizes, err := readTotals(conn, sc+".search")
 		if err != nil {
 			return nil, err
 		}
@@ -219,16 +277,16 @@ func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 
 // readTotals reads a full-text table's averages record: its row count and each column's
 // total size in tokens.
-func readTotals(conn *sqlite.Conn, schema string) (rows int64, sizes []int64, err error) {
+func readTotals(conn *sqlite.Conn, table string) (rows int64, sizes []int64, err error) {
 	var rec []byte
-	err = sqlitex.Execute(conn, "SELECT block FROM "+schema+".search_data WHERE id = 1", &sqlitex.ExecOptions{
+	err = sqlitex.Execute(conn, "SELECT block FROM "+table+"_data WHERE id = 1", &sqlitex.ExecOptions{
 		ResultFunc: func(st *sqlite.Stmt) error {
 			rec = make([]byte, st.ColumnLen(0))
 			st.ColumnBytes(0, rec)
 			return nil
 		}})
 	if err != nil {
-		return 0, nil, fmt.Errorf("read the full-text totals of %s: %w", schema, err)
+		return 0, nil, fmt.Errorf("read the full-text totals of %s: %w", table, err)
 	}
 	vals := decodeVarints(rec)
 	if len(vals) == 0 {
@@ -249,212 +307,4 @@ func rowSize(st *sqlite.Stmt, col int) int64 {
 		n += int64(v)
 	}
 	return n
-}
-
-// deltaMatch is a live match of a delta: its key, its size and its frequency of each phrase.
-type deltaMatch struct {
-	key  int64
-	size int64
-	freq []float64
-}
-
-// deltaRanks returns the live matches of expr in the deltas (segments 1 and on), ranked with
-// the generation's statistics.
-func (s *Snapshot) deltaRanks(conn *sqlite.Conn, schemas []string, expr string) ([]rankedRow, error) {
-	g, err := s.textStats(conn, schemas)
-	if err != nil {
-		return nil, err
-	}
-	p := newBM25()
-	phrases := ftsPhrases(expr)
-	var matches []*deltaMatch
-	for i := 1; i < len(g.segs); i++ {
-		t := &g.segs[i]
-		err := sqlitex.Execute(conn, "SELECT f.rowid, (SELECT sz FROM "+t.schema+".search_docsize WHERE id = f.rowid) FROM "+t.schema+".search f WHERE f.search MATCH ?1"+t.live,
-			&sqlitex.ExecOptions{Args: []any{expr}, ResultFunc: func(st *sqlite.Stmt) error {
-				matches = append(matches, &deltaMatch{key: st.ColumnInt64(0), size: rowSize(st, 1), freq: make([]float64, len(phrases))})
-				return nil
-			}})
-		if err != nil {
-			return nil, fmt.Errorf("match %s: %w", t.schema, err)
-		}
-	}
-	if len(matches) == 0 || g.rows <= 0 {
-		return nil, nil
-	}
-	byKey := make(map[int64]*deltaMatch, len(matches))
-	for _, m := range matches {
-		byKey[m.key] = m
-	}
-	idf := make([]float64, len(phrases))
-	for j, ph := range phrases {
-		var hits int64
-		for i := 1; i < len(g.segs); i++ {
-			h, err := deltaPhrase(conn, p, &g.segs[i], ph, j, byKey)
-			if err != nil {
-				return nil, err
-			}
-			hits += h
-		}
-		if !slices.ContainsFunc(matches, func(m *deltaMatch) bool { return m.freq[j] > 0 }) {
-			continue // no match to rank holds it: its IDF is not needed (a pass over the base's holders saved)
-		}
-		v, err := baseIDF(conn, p, g, ph, hits)
-		if err != nil {
-			return nil, err
-		}
-		idf[j] = v
-	}
-	avg := g.avgdl()
-	out := make([]rankedRow, 0, len(matches))
-	for _, m := range matches {
-		norm := p.lengthNorm(m.size, avg)
-		score := 0.0
-		for j := range phrases {
-			if m.freq[j] > 0 {
-				score += p.term(idf[j], m.freq[j], norm)
-			}
-		}
-		out = append(out, rankedRow{key: m.key, rank: float64(-1 * score)})
-	}
-	return out, nil
-}
-
-// deltaPhrase reads every row of delta t that holds phrase (the j-th): the frequency of each
-// live match of the query among them, and how many of them are live.
-func deltaPhrase(conn *sqlite.Conn, p bm25, t *segmentText, phrase string, j int, byKey map[int64]*deltaMatch) (int64, error) {
-	var live int64
-	err := sqlitex.Execute(conn, p.phraseRanks(t.schema, ""), &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
-		key := st.ColumnInt64(0)
-		if t.dead[key] {
-			return nil
-		}
-		live++
-		if m := byKey[key]; m != nil {
-			m.freq[j] = p.freq(-st.ColumnFloat(1), -st.ColumnFloat(2), p.lengthNorm(rowSize(st, 3), t.avgdl()))
-		}
-		return nil
-	}})
-	if err != nil {
-		return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
-	}
-	return live, nil
-}
-
-// baseIDF is the generation's IDF of phrase, held by deltaHits live rows of the deltas: the
-// base's live rows that hold it are added, read back from the rank of any one of them.
-func baseIDF(conn *sqlite.Conn, p bm25, g *textStats, phrase string, deltaHits int64) (float64, error) {
-	t := &g.segs[0]
-	hits, floored, err := baseHits(conn, p, t, phrase)
-	if err != nil {
-		return 0, err
-	}
-	dead, err := deadHolders(conn, t, phrase)
-	if err != nil {
-		return 0, err
-	}
-	if floored {
-		// Over half the base's rows hold it. Enough of them still do for the generation's IDF
-		// to be the floor too, or they are counted.
-		if 2*(hits-dead+deltaHits) >= g.rows {
-			return minIDF, nil
-		}
-		if hits, err = countHolders(conn, t.schema, phrase); err != nil {
-			return 0, err
-		}
-	}
-	idf, err := sqlLn(conn, idfArg(g.rows, hits-dead+deltaHits))
-	if err != nil {
-		return 0, err
-	}
-	if idf <= 0 {
-		idf = minIDF
-	}
-	return idf, nil
-}
-
-// maxDeadLookups is how many replaced rows of the base deadHolders looks up one by one; past
-// it, one pass over the phrase's holders is cheaper.
-const maxDeadLookups = 64
-
-// deadHolders counts the rows of segment t that later segments replaced and that hold phrase.
-func deadHolders(conn *sqlite.Conn, t *segmentText, phrase string) (int64, error) {
-	var n int64
-	count := func(*sqlite.Stmt) error { n++; return nil }
-	if len(t.dead) > maxDeadLookups {
-		// The rows a large change replaced: one pass, the keys in a list.
-		list, err := json.Marshal(slices.Collect(maps.Keys(t.dead)))
-		if err != nil {
-			return 0, err
-		}
-		err = sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
-			&sqlitex.ExecOptions{Args: []any{phrase, string(list)}, ResultFunc: count})
-		if err != nil {
-			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
-		}
-		return n, nil
-	}
-	// A key lookup each: they are the rows of the few files the deltas changed.
-	for k := range t.dead {
-		err := sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid = ?2", &sqlitex.ExecOptions{
-			Args: []any{phrase, k}, ResultFunc: count})
-		if err != nil {
-			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
-		}
-	}
-	return n, nil
-}
-
-// baseHits is how many rows of the base hold phrase, read back from the two ranks of the
-// first of them; floored says FTS5 floored its IDF, so that hits is only the least it can be
-// (half the rows).
-func baseHits(conn *sqlite.Conn, p bm25, t *segmentText, phrase string) (hits int64, floored bool, err error) {
-	found := false
-	var s1, s2 float64
-	var size int64
-	err = sqlitex.Execute(conn, p.phraseRanks(t.schema, " LIMIT 1"), &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
-		found, s1, s2, size = true, -st.ColumnFloat(1), -st.ColumnFloat(2), rowSize(st, 3)
-		return nil
-	}})
-	if err != nil || !found {
-		return 0, false, err
-	}
-	norm := p.lengthNorm(size, t.avgdl())
-	f := p.freq(s1, s2, norm)
-	idf := s1 * (f + norm) / (f * (p.k1 + 1))
-	if math.Abs(idf-minIDF) <= 1e-6*minIDF {
-		return (t.rows + 1) / 2, true, nil // n >= rows/2 exactly when FTS5's IDF is not positive
-	}
-	e := math.Exp(idf)
-	guess := int64(math.Round((float64(t.rows) + 0.5 - 0.5*e) / (e + 1)))
-	for _, h := range []int64{guess, guess - 1, guess + 1} {
-		if h < 1 || h > t.rows {
-			continue
-		}
-		exact, err := sqlLn(conn, idfArg(t.rows, h))
-		if err != nil {
-			return 0, false, err
-		}
-		// The frequency was rounded to its exact value, FTS5 summed the weights in binary:
-		// the rank agrees to rounding, a neighbouring count by far more.
-		if exact > 0 && math.Abs(p.term(exact, f, norm)-s1) <= 1e-9*s1 {
-			return h, false, nil
-		}
-	}
-	// Not reproduced: count.
-	hits, err = countHolders(conn, t.schema, phrase)
-	return hits, false, err
-}
-
-// sqlLn is SQLite's natural logarithm: the C library's, which FTS5's ranks use.
-func sqlLn(conn *sqlite.Conn, x float64) (float64, error) {
-	var out float64
-	err := sqlitex.Execute(conn, "SELECT ln(?1)", &sqlitex.ExecOptions{Args: []any{x}, ResultFunc: func(st *sqlite.Stmt) error {
-		out = st.ColumnFloat(0)
-		return nil
-	}})
-	if err != nil {
-		return 0, fmt.Errorf("logarithm: %w", err)
-	}
-	return out, nil
 }

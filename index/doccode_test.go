@@ -95,10 +95,10 @@ func TestDocumentsToCode(t *testing.T) {
 	if res.Build != index.BuildIncremental {
 		t.Errorf("a renamed declaration: build %s", res.Build)
 	}
-	inc := dumpMatches(t, d)
+	inc := dump(t, d, "")
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dumpMatches(t, d); cold != inc {
+	if cold := dump(t, d, ""); cold != inc {
 		t.Fatalf("incremental and cold indexes differ:\n%s", firstDiff(inc, cold))
 	}
 	if strings.Contains(inc, "design|documents|go:example.com/dc/net.Dial|") || !strings.Contains(inc, "design|documents|go:example.com/dc/store.Builder.WithReadOnly|") {
@@ -111,10 +111,10 @@ func TestDocumentsToCode(t *testing.T) {
 	if res.Build != index.BuildIncremental {
 		t.Errorf("a document edit: build %s", res.Build)
 	}
-	inc = dumpMatches(t, d)
+	inc = dump(t, d, "")
 	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 	must(t, err)
-	if cold := dumpMatches(t, d); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
+	if cold := dump(t, d, ""); cold != inc || !strings.Contains(inc, "design|documents|go:example.com/dc/net.Connect|") {
 		t.Fatalf("after a document edit:\n%s", firstDiff(inc, cold))
 	}
 
@@ -154,10 +154,10 @@ func TestDocumentsToCode(t *testing.T) {
 			t.Errorf("%s as %q: build %s parsing %d files; want an incremental build parsing %d",
 				step.path, step.src, res.Build, res.FilesParsed, step.parsed)
 		}
-		inc := dumpMatches(t, d)
+		inc := dump(t, d, "")
 		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if cold := dumpMatches(t, d); cold != inc {
+		if cold := dump(t, d, ""); cold != inc {
 			t.Fatalf("%s as %q: incremental and cold indexes differ:\n%s", step.path, step.src, firstDiff(inc, cold))
 		}
 		if !strings.Contains(inc, step.has) || step.hasNot != "" && strings.Contains(inc, step.hasNot) {

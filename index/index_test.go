@@ -102,14 +102,6 @@ func load(t testing.TB, root string) *project.Descriptor {
 // dump prints the published generation of d under policy: every stored row by stable IDs,
 // and the ranked answers of full-text searches in their order.
 func dump(t testing.TB, d *project.Descriptor, policy string) string {
-	return dumpAs(t, d, policy, true)
-}
-
-// dumpMatches is dump with the full-text answers as sets: which nodes match, not their order
-// or scores. Between merges a delta's matches score against its own rows (ranking.go).
-func dumpMatches(t testing.TB, d *project.Descriptor) string { return dumpAs(t, d, "", false) }
-
-func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) string {
 	t.Helper()
 	ctx := context.Background()
 	snap, err := index.OpenWith(ctx, d, policy)
@@ -146,40 +138,22 @@ func dumpAs(t testing.TB, d *project.Descriptor, policy string, ranked bool) str
 		if q == "storage log" {
 			limit = 3 // which of the matches tied at the limit are kept
 		}
-		if !ranked {
-			limit = 1000 // every match: which ones a limit keeps depends on the scores
-		}
 		res, err := snap.Search(ctx, q, limit)
 		must(t, err)
-		if !ranked && res.Truncated {
-			t.Fatalf("%q matches more than %d nodes; cannot compare them as a set", q, len(res.Hits))
-		}
-		var lines []string
 		for _, h := range res.Hits {
-			if ranked {
-				// The score to the last bit: a merged base's full-text totals are its rows'
-				// (ranking.go), so it ranks as a cold build.
-				lines = append(lines, fmt.Sprintf("%s|%s|%s|%s|%s", q, h.ID, h.Match, strconv.FormatFloat(h.Score, 'g', -1, 64), h.Snippet))
-			} else {
-				lines = append(lines, fmt.Sprintf("%s|%s|%s", q, h.ID, h.Match))
-			}
-		}
-		if !ranked {
-			slices.Sort(lines)
-		}
-		for _, l := range lines {
-			b.WriteString(l + "\n")
+			// The score to the last bit: a merged base's full-text totals are its rows', and
+			// over deltas every match is ranked with the generation's statistics (ranking.go),
+			// so each ranks as in a cold build.
+			fmt.Fprintf(&b, "%s|%s|%s|%s|%s\n", q, h.ID, h.Match, strconv.FormatFloat(h.Score, 'g', -1, 64), h.Snippet)
 		}
 		b.WriteString("--\n")
 	}
-	if ranked {
-		rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node"}, 5, 1000)
-		must(t, err)
-		for _, h := range rk.Hits {
-			fmt.Fprintf(&b, "rank-any %s %s %s\n", rk.Mode, h.ID, strconv.FormatFloat(h.Score, 'g', -1, 64))
-		}
-		b.WriteString("--\n")
+	rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node"}, 5, 1000)
+	must(t, err)
+	for _, h := range rk.Hits {
+		fmt.Fprintf(&b, "rank-any %s %s %s\n", rk.Mode, h.ID, strconv.FormatFloat(h.Score, 'g', -1, 64))
 	}
+	b.WriteString("--\n")
 	dumpQueries(t, snap, &b)
 	return b.String()
 }
@@ -297,7 +271,7 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 		}
 		sawDeltas = max(sawDeltas, inc.Deltas)
 		cold := coldCopy(t, root)
-		if got, want := dumpMatches(t, d), dumpMatches(t, cold); got != want {
+		if got, want := dump(t, d, ""), dump(t, cold, ""); got != want {
 			t.Fatalf("round %d (%d deltas): segmented and cold generations differ:\n%s", round, inc.Deltas, firstDiff(got, want))
 		}
 		if round%5 == 4 {
@@ -372,7 +346,7 @@ func TestColdAndIncrementalBuildsAreEquivalent(t *testing.T) {
 		if inc.Build != index.BuildIncremental {
 			t.Fatalf("round %d: build = %s, want incremental", round, inc.Build)
 		}
-		incDump := dumpMatches(t, d)
+		incDump := dump(t, d, "")
 		incPub := inc.Publication.Graph
 
 		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
@@ -380,7 +354,7 @@ func TestColdAndIncrementalBuildsAreEquivalent(t *testing.T) {
 		if cold.Build != index.BuildCold {
 			t.Fatalf("rebuild = %s", cold.Build)
 		}
-		if got := dumpMatches(t, d); got != incDump {
+		if got := dump(t, d, ""); got != incDump {
 			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
 		}
 		cp := cold.Publication.Graph
@@ -749,7 +723,7 @@ func TestRememberedGenerationStartsTheNextEdit(t *testing.T) {
 	if res.Ran(index.PhaseRecall) {
 		t.Fatalf("a sync started from a memory of a manifest another publisher replaced (phases %v)", res.Timings)
 	}
-	if got, want := dumpMatches(t, d), dumpMatches(t, coldCopy(t, root)); got != want {
+	if got, want := dump(t, d, ""), dump(t, coldCopy(t, root), ""); got != want {
 		t.Fatalf("after the edits the generation differs from a cold build:\n%s", firstDiff(got, want))
 	}
 }

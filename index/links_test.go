@@ -106,10 +106,10 @@ func TestLinkedTreeIncrementalMatchesCold(t *testing.T) {
 		if inc.Build != want {
 			t.Errorf("round %d: build %s, want %s", round, inc.Build, want)
 		}
-		incDump := dumpMatches(t, d)
+		incDump := dump(t, d, "")
 		cold, err := index.Sync(ctx, d, index.Options{Rebuild: true})
 		must(t, err)
-		if got := dumpMatches(t, d); got != incDump {
+		if got := dump(t, d, ""); got != incDump {
 			t.Fatalf("round %d: incremental and cold indexes differ:\n%s", round, firstDiff(incDump, got))
 		}
 		if cold.Publication.Graph.EdgeHash != inc.Publication.Graph.EdgeHash {

@@ -22,32 +22,14 @@ import (
 // worker merges in the background once a sync reports as many (Result.Deltas).
 const MergeDeltas = 4
 
-// smallBase is the size of a base segment up to which a merge is due after every delta. A
-// delta's rows rank by the generation's statistics and the base's by the base's until a
-// merge (docs/architecture.md, "Ranking over segments"), and real projects drift far: under
-// the 4-delta rule, replaying go-sdk's history (a 7 MB base) put 406 of 1,617 searches' top
-// 20 in another order than a cold build's, and Hugo's (a 32 MB base) 40 of 695, by up to
-// 16.7% of a score. A merge writes about its base's size: at the median 45 ms for go-sdk and
-// for Hugo, 213 ms and 165 MB for GOROOT/src's 156 MiB (docs/benchmarks.md, "Exact ranking
-// after a pause, up to 256 MiB"). Above this size, which the synthetic 100k-node project
-// passes (a 510 MB base), the count rule alone bounds the deltas.
+// smallBase is the size of a base segment up to which a merge is due after every delta, once
+// the edits pause. Every answer over deltas is a cold build's (docs/architecture.md,
+// "Ranking over segments"), but a generation of one segment answers fastest, and a merge
+// writes about its base's size: at the median 45 ms for go-sdk and for Hugo, 213 ms and
+// 165 MB for GOROOT/src's 156 MiB (docs/benchmarks.md, "Exact ranking after a pause, up to
+// 256 MiB"). Above this size, which the synthetic 100k-node project passes (a 510 MB base),
+// the count rule alone bounds the deltas.
 const smallBase = 256 << 20
-
-// rankMergeBase is the size of a base segment up to which a worker merges a generation's
-// deltas before it answers a ranked query (Snapshot.MergeBeforeRanking), instead of after the
-// edits pause: the answer an agent asks for right after its edit is the one that must rank
-// as a cold build. It is smallBase, so every base that is merged after each delta is also
-// merged before each ranked answer; that costs 45 ms at the median over Hugo's 32 MB base and
-// about 0.26 s over GOROOT/src's 156 MiB (docs/benchmarks.md, "A ranked answer merges first"
-// and the ninth session).
-const rankMergeBase = smallBase
-
-// MergeBeforeRanking reports whether the snapshot's generation has deltas over a base of at
-// most rankMergeBase: its unchanged rows rank with the base's statistics until a merge, so a
-// worker merges (MergeOptions.Urgent) and opens the merged generation before it ranks.
-func (s *Snapshot) MergeBeforeRanking() bool {
-	return len(s.segments) > 1 && s.segments[0].Size <= rankMergeBase
-}
 
 // mergeDue says whether and why a merge is due over the generation m names, whose newest
 // delta was widened (read many files again for their links) or not.
@@ -56,7 +38,7 @@ func mergeDue(m *Manifest, widened bool) MergeReason {
 	case deltas >= MergeDeltas:
 		return MergeCount
 	case deltas > 0 && (widened || m.Segments[0].Size <= smallBase):
-		return MergeRanking
+		return MergeQuiet
 	}
 	return MergeNone
 }
@@ -89,7 +71,7 @@ func Merge(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*Merg
 	if m.Deltas() == 0 {
 		return &MergeResult{Generation: m.Generation}, nil
 	}
-	mb, err := buildMerge(ctx, paths, m, opts.Fault, opts.Urgent)
+	mb, err := buildMerge(ctx, paths, m, opts.Fault)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +91,6 @@ type MergeOptions struct {
 	// Memory, if set, is the memory of the publisher that merges: it follows the merged
 	// manifest, so that the publisher's next sync still starts from it.
 	Memory *Memory
-	// Urgent says a caller waits for the merge (a ranked answer): it runs at the caller's
-	// priority, not at nice 19.
-	Urgent bool
 	// Fault, if set, runs before each merge step (MergeSteps); an error aborts the merge there.
 	Fault func(step string) error
 }
@@ -139,12 +118,8 @@ type mergeBuild struct {
 	merged    []Segment
 }
 
-// buildMerge writes the base that folds m's deltas into m's base, at low priority unless a
-// caller waits for it (urgent).
-func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error, urgent bool) (mb *mergeBuild, err error) {
-	if urgent {
-		return writeMerge(ctx, paths, m, hook)
-	}
+// buildMerge writes the base that folds m's deltas into m's base, at low priority.
+func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, err error) {
 	lowPriority(func() { mb, err = writeMerge(ctx, paths, m, hook) })
 	return mb, err
 }

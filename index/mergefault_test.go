@@ -29,10 +29,10 @@ func interruptedMerge(t *testing.T, seed int64, interrupt func(d *project.Descri
 		must(t, err)
 		gen = res.Generation
 	}
-	want := dumpMatches(t, d)
+	want := dump(t, d, "")
 	interrupt(d)
 	checkPublished(t, d, gen)
-	if got := dumpMatches(t, d); got != want {
+	if got := dump(t, d, ""); got != want {
 		t.Fatalf("after the interrupted merge the generation answers otherwise:\n%s", firstDiff(got, want))
 	}
 	res, err := index.Sync(ctx, d, index.Options{})
@@ -43,7 +43,7 @@ func interruptedMerge(t *testing.T, seed int64, interrupt func(d *project.Descri
 	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
 		t.Fatalf("after the sync the status is %s (%s)", st.State, st.Reason)
 	}
-	if got := dumpMatches(t, d); got != want {
+	if got := dump(t, d, ""); got != want {
 		t.Fatalf("after the sync the generation answers otherwise:\n%s", firstDiff(got, want))
 	}
 	paths := publication.PathsFor(d, "")

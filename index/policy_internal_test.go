@@ -86,9 +86,9 @@ func TestMergeDue(t *testing.T) {
 		want     MergeReason
 	}{
 		{"a small base alone", smallBase / 2, 0, false, MergeNone},
-		{"a delta over a small base", smallBase, 1, false, MergeRanking},
+		{"a delta over a small base", smallBase, 1, false, MergeQuiet},
 		{"a delta over a large base", smallBase + 1, 1, false, MergeNone},
-		{"a widened delta over a large base", 1 << 30, 1, true, MergeRanking},
+		{"a widened delta over a large base", 1 << 30, 1, true, MergeQuiet},
 		{"MergeDeltas deltas over a large base", 1 << 30, MergeDeltas, false, MergeCount},
 		{"MergeDeltas deltas over a small base", smallBase, MergeDeltas, false, MergeCount},
 		{"one delta fewer", 1 << 30, MergeDeltas - 1, false, MergeNone},

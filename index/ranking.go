@@ -1,9 +1,7 @@
 package index
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"zombiezen.com/go/sqlite"
@@ -162,7 +160,7 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 	var rows []rankedRow
 	var err error
 	if len(s.segments) <= 1 {
-		rows, err = ownRanks(conn, "search f", "f.search MATCH ?1", expr, n, nil)
+		rows, err = ownRanks(conn, expr, n)
 	} else {
 		rows, err = s.segmentRanks(conn, expr, n)
 	}
@@ -195,39 +193,6 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 		bound *= 2
 	}
 	return "(SELECT rowid, rank FROM temp.ranked_matches ORDER BY rank LIMIT " + strconv.Itoa(bound) + ")", nil
-}
-
-// segmentRanks are the best n matches over a generation of several segments (with every
-// match tied with the n-th). The base's matches keep FTS5's ranks, whose statistics are the
-// base's: the generation's differ by the few rows the deltas changed. A delta's matches are
-// ranked again with the generation's statistics (deltaRanks): against its own few rows,
-// a term in most of them would rank them below every match in the base.
-func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
-	schemas := segmentNames("main", len(s.segments))
-	g, err := s.textStats(conn, schemas)
-	if err != nil {
-		return nil, err
-	}
-	// The base's rows the deltas replaced are few after a few edits: they are dropped here
-	// from a longer list, where a condition on every match looked each one up in every delta
-	// (search p50 at 100k over 5 deltas, docs/benchmarks.md). After a large change the
-	// condition is cheaper than the longer list.
-	var base []rankedRow
-	if t := &g.segs[0]; len(t.dead) <= maxDroppedRanks {
-		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1", expr, n, t.dead)
-	} else {
-		base, err = ownRanks(conn, "main.search f", "f.search MATCH ?1"+t.live, expr, n, nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := s.deltaRanks(conn, schemas, expr)
-	if err != nil || len(fresh) == 0 {
-		return base, err
-	}
-	rows := append(base, fresh...)
-	slices.SortFunc(rows, func(a, b rankedRow) int { return cmp.Compare(a.rank, b.rank) })
-	return cutTies(rows, n), nil
 }
 
 // laterLive is the condition, on a full-text row f of segment i, that no later segment
@@ -269,31 +234,26 @@ func collectRanks(conn *sqlite.Conn, q, expr string) ([]rankedRow, error) {
 	return rows, nil
 }
 
-// ownRanks are FTS5's ranks of the matches in one full-text table (from, filtered by cond
-// with expr bound as ?1): the best n, and every match tied with the n-th. FTS5 would keep the
-// tied rows first by key, and keys differ between builds of the same sources.
+// ownRanks are FTS5's ranks of the matches of expr in a generation of one segment: the best
+// n, and every match tied with the n-th. FTS5 would keep the tied rows first by key, and
+// keys differ between builds of the same sources.
 //
 // The rank is bm25 with the table's weights, called by name rather than ordered by the rank
 // column: ORDER BY rank makes FTS5 sort every match in a statement of its own, without the
 // LIMIT, where SQLite's own sort keeps only the best m (the same scores; common-term p95 at
 // 100k 214 against 190 ms, docs/benchmarks.md).
-func ownRanks(conn *sqlite.Conn, from, cond, expr string, n int, dead map[int64]bool) ([]rankedRow, error) {
+func ownRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
 	// Twice as many as asked for: a tie across the n-th match usually ends within them, and
 	// a longer LIMIT costs next to nothing (every match is ranked either way); a tie that
-	// does not end is read again with twice the limit. Rows in dead are read beyond that and
-	// dropped.
-	for m := 2*n + 8 + len(dead); ; m *= 2 {
-		read, err := collectRanks(conn, "SELECT f.rowid, bm25(f.search, "+searchWeights+") AS r FROM "+from+" WHERE "+cond+" ORDER BY r LIMIT "+strconv.Itoa(m), expr)
+	// does not end is read again with twice the limit.
+	for m := 2*n + 8; ; m *= 2 {
+		rows, err := collectRanks(conn, baseRanksQuery("", m), expr)
 		if err != nil {
 			return nil, err
 		}
-		rows := read
-		if len(dead) > 0 {
-			rows = slices.DeleteFunc(slices.Clone(read), func(r rankedRow) bool { return dead[r.key] })
-		}
-		// Done when every match was read, or when the last row read ranks below the n-th
-		// kept one, so that every row tied with it was read.
-		if len(read) < m || (len(rows) >= n && rows[n-1].rank != read[len(read)-1].rank) {
+		// Done when every match was read, or when the last row read ranks below the n-th, so
+		// that every row tied with it was read.
+		if len(rows) < m || rows[n-1].rank != rows[len(rows)-1].rank {
 			return cutTies(rows, n), nil
 		}
 	}

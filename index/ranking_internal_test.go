@@ -1,7 +1,10 @@
 package index
 
 import (
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -51,8 +54,39 @@ func TestFTSPhrases(t *testing.T) {
 	}
 }
 
-func TestDoubledWeights(t *testing.T) {
-	if got, want := doubledWeights(), "6, 20, 10, 6, 2, 0.8"; got != want {
-		t.Errorf("doubledWeights() = %q, want %q", got, want)
+// The weights of a phrase's ranks: as searched, twice them, and both without the code
+// column, whose weight alone is not whole (phraseFreq rebuilds FTS5's sum on that).
+func TestBM25Weights(t *testing.T) {
+	p := newBM25()
+	want := [4]string{"3, 10, 5, 3, 1, 0.4", "6, 20, 10, 6, 2, 0.8", "3, 10, 5, 3, 1, 0", "6, 20, 10, 6, 2, 0"}
+	if p.weights != want || p.code != 0.4 {
+		t.Errorf("weights %q, code %v; want %q and 0.4", p.weights, p.code, want)
+	}
+	ws := strings.Split(searchWeights, ",")
+	for _, w := range ws[:len(ws)-1] {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(w), 64); err != nil || f != math.Trunc(f) {
+			t.Errorf("weight %s is not whole: only the code column's may be", w)
+		}
+	}
+}
+
+// FTS5 adds a row's weights hit by hit, so three hits in the code column weigh
+// 0.4+0.4+0.4, not 1.2.
+func TestWithCodeSumsAsFTS5(t *testing.T) {
+	p := newBM25()
+	for _, tc := range []struct {
+		whole, total float64
+		hits         int
+	}{{0, 1.2, 3}, {10, 10.8, 2}, {13, 13, 0}, {0, 0.4, 1}, {3, 5, 5}} {
+		want := tc.whole
+		for range tc.hits {
+			want += 0.4
+		}
+		if got := p.withCode(tc.whole, tc.total); got != want {
+			t.Errorf("withCode(%v, %v) = %.17g, want %.17g", tc.whole, tc.total, got, want)
+		}
+	}
+	if p.withCode(0, 1.2) == 1.2 {
+		t.Errorf("the test needs a sum that differs from its rounded value")
 	}
 }

@@ -140,9 +140,13 @@ CREATE TABLE logic (
 CREATE VIRTUAL TABLE search USING fts5(
   id, name, title, tags, body, code,
   content = '', contentless_delete = 1,
-  tokenize = 'unicode61 remove_diacritics 2'
+  tokenize = '` + searchTokenizer + `'
 );
 `
+
+// searchTokenizer is the full-text table's tokenizer; a search's scratch table of rows
+// analyzed again (deltarank.go) tokenizes as it does.
+const searchTokenizer = "unicode61 remove_diacritics 2"
 
 // schemaIndexes are the secondary indexes. A cold build creates them after inserting every
 // row: building an index from sorted data once is far cheaper than keeping it balanced under

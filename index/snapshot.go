@@ -39,10 +39,14 @@ type Snapshot struct {
 	// files counts the generation's source files (its source set less the descriptor), so
 	// that no query counts rows across segments.
 	files int64
-	// text caches the full-text statistics of a generation of several segments (deltaRanks);
-	// rankTable says the connection has its ranked-matches table (rankedMatches).
+	// text caches the full-text statistics of a generation of several segments (deltarank.go);
+	// rankTable says the connection has its ranked-matches table (rankedMatches), scratch
+	// what it has of its scratch full-text tables.
 	text      *textStats
 	rankTable bool
+	scratch   scratchState
+	// phraseHits remembers how many base rows hold each phrase a ranking counted.
+	phraseHits map[string]phraseHits
 }
 
 // Info identifies the generation a snapshot holds.

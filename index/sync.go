@@ -116,10 +116,10 @@ const (
 	// MergeCount: the generation has MergeDeltas deltas, which bound what a reader attaches;
 	// merge now.
 	MergeCount MergeReason = "count"
-	// MergeRanking: its newest delta read many files again for their links (wideDelta), or
-	// its base is small (smallBase); its rows rank exactly as a cold build's only once merged,
-	// so the merge may wait for the edits to pause.
-	MergeRanking MergeReason = "ranking"
+	// MergeQuiet: its newest delta read many files again for their links (wideDelta), or
+	// its base is small (smallBase): a generation of one segment answers fastest, and merging
+	// costs little, so it merges once the edits pause.
+	MergeQuiet MergeReason = "quiet"
 )
 
 // Phases a caller may look for in Result.Timings.
@@ -462,7 +462,7 @@ func (r *syncRun) mergeFirst(ctx context.Context) error {
 	if r.prevManifest == nil || r.prevManifest.Deltas() < maxDeltas {
 		return nil
 	}
-	mb, err := buildMerge(ctx, r.paths, r.prevManifest, nil, false)
+	mb, err := buildMerge(ctx, r.paths, r.prevManifest, nil)
 	if err != nil {
 		return err
 	}

@@ -36,9 +36,6 @@ type live struct {
 	mergeMu    sync.Mutex
 	merging    bool
 	mergeAgain bool
-	// merged is closed when the running merge (merging) ends, so that a call which must merge
-	// before it answers (mergeNow) waits for it rather than merging the same deltas twice.
-	merged chan struct{}
 	// quietMerge is set while a merge waits for the syncs to pause (scheduleQuietMerge);
 	// lastSync is when the binding's last sync ended (UnixNano).
 	quietMerge atomic.Bool
@@ -222,7 +219,7 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 		switch res.MergeDue {
 		case index.MergeCount:
 			s.scheduleMerge(l, d)
-		case index.MergeRanking:
+		case index.MergeQuiet:
 			s.scheduleQuietMerge(l, d)
 		}
 	}
@@ -262,7 +259,7 @@ func (s *Service) schedule(l *live) {
 // builds without the publisher lock (syncs go on publishing deltas, which stay on top of the
 // new base) and runs at low priority (index.Merge).
 func (s *Service) scheduleMerge(l *live, d *project.Descriptor) {
-	if l.claimMerge(true) == nil {
+	if l.claimMerge() {
 		s.runMerges(l, d)
 	}
 }
@@ -290,53 +287,31 @@ func (s *Service) runMerges(l *live, d *project.Descriptor) {
 	}()
 }
 
-// mergeNow merges the binding's deltas while the caller waits (index.MergeOptions.Urgent),
-// after the merge that runs already, if one does; that one may have folded every delta, and
-// index.Merge then has nothing to do. The caller holds l.syncMu, so no sync overlaps the
-// merge and the binding's memory follows it.
-func (s *Service) mergeNow(ctx context.Context, l *live, d *project.Descriptor) error {
-	for running := l.claimMerge(false); running != nil; running = l.claimMerge(false) {
-		select {
-		case <-running:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	_, err := index.Merge(ctx, d, index.MergeOptions{Policy: l.policy, Memory: l.memory, Urgent: true})
-	if l.endMerge(true) {
-		s.runMerges(l, d) // deltas a merge was asked for while this one ran
-	}
-	return err
-}
-
-// claimMerge marks a merge of the binding running and returns nil, or, when one runs
-// already, returns the channel closed when it ends; again asks that one to merge once more.
-func (l *live) claimMerge(again bool) <-chan struct{} {
+// claimMerge marks a merge of the binding running and reports true, or, when one runs
+// already, asks it to merge once more and reports false.
+func (l *live) claimMerge() bool {
 	l.mergeMu.Lock()
 	defer l.mergeMu.Unlock()
 	if l.merging {
-		l.mergeAgain = l.mergeAgain || again
-		return l.merged
+		l.mergeAgain = true
+		return false
 	}
-	l.merging, l.merged = true, make(chan struct{})
-	return nil
+	l.merging = true
+	return true
 }
 
 // endMerge ends the running merge and reports whether its runner merges again: when a merge
-// was asked for meanwhile and goOn allows it. Otherwise the merge's waiters are released.
+// was asked for meanwhile and goOn allows it.
 func (l *live) endMerge(goOn bool) bool {
 	l.mergeMu.Lock()
 	defer l.mergeMu.Unlock()
 	again := l.mergeAgain && goOn
 	l.mergeAgain, l.merging = false, again
-	if !again {
-		close(l.merged)
-	}
 	return again
 }
 
-// mergeQuiet is how long the syncs of a binding must pause before a merge that is due for
-// ranking alone (index.MergeRanking: a small base, a widened delta) starts: a merge that
+// mergeQuiet is how long the syncs of a binding must pause before a merge due once they do
+// (index.MergeQuiet: a small base, a widened delta) starts: a merge that
 // overlaps a sync makes the sync's memory of the generation stale, and an edit burst needs
 // one merge, not one per edit.
 const mergeQuiet = 300 * time.Millisecond

@@ -228,9 +228,6 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		defer c.done()
-		if spec.ranks {
-			c.mergeBeforeRanking()
-		}
 	} else if spec.mutates || spec.preview || spec.destructive {
 		// A mutation answers about the published index: say which before it runs, so that its
 		// preflight measures the protocol.Envelope it will send. Other tools that do not sync are
@@ -303,36 +300,6 @@ func (c *call) syncAndOpen(rebuild, explicit bool) error {
 	info := snap.Info()
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, staleness
 	return nil
-}
-
-// mergeBeforeRanking merges the deltas of the call's generation first when its base is small
-// (index.Snapshot.MergeBeforeRanking) and answers from the merged generation, whose ranks are
-// a cold build's to the bit; between a delta and its merge the base's rows rank with the
-// base's statistics (docs/architecture.md, "Ranking over segments"). A follower never merges
-// (another worker publishes), and a merge that fails leaves the answer to the deltas, with a
-// warning.
-func (c *call) mergeBeforeRanking() {
-	if c.follower || c.snap == nil || !c.snap.MergeBeforeRanking() {
-		return
-	}
-	start := time.Now()
-	l := c.svc.liveFor(c.b, c.d)
-	l.syncMu.Lock()
-	defer l.syncMu.Unlock()
-	err := c.svc.mergeNow(c.ctx, l, c.d)
-	var snap *index.Snapshot
-	if err == nil {
-		snap, err = index.OpenWith(c.ctx, c.d, l.policy)
-	}
-	if err != nil {
-		c.env.Warnings = append(c.env.Warnings, fmt.Sprintf("the latest edits could not be merged into the index's base before ranking (%v), so the scores of the nodes they did not change use the statistics of the last merge", err))
-		return
-	}
-	c.done()
-	c.held, c.snap = c.svc.install(l, snap), snap
-	info := snap.Info()
-	c.env.Revision, c.env.SourceHash = info.Generation, info.SourceHash
-	c.stage("merge", start)
 }
 
 // followerWait bounds how long a follower waits for the publishing worker to catch up with
@@ -542,7 +509,7 @@ func (c *call) diagnostics() *protocol.Diagnostics {
 	stages := map[string]float64{"source_parsing": 0, "adapter_extraction": 0, "index": 0, "rendering": 0, "viewer_manager": 0, "tool": 0, "total": 0}
 	counts := map[string]int64{"files_changed": 0, "files_parsed": 0, "syncs": 0, "walks_skipped": 0, "edges_examined": 0}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	index := c.stages["sync"] + c.stages["open"] + c.stages["watch"] + c.stages["follow"] + c.stages["merge"]
+	index := c.stages["sync"] + c.stages["open"] + c.stages["watch"] + c.stages["follow"]
 	if c.sync != nil {
 		stages["source_parsing"], stages["adapter_extraction"] = ms(c.sync.ParseTime), ms(c.sync.ExtractTime)
 		counts["syncs"] = 1

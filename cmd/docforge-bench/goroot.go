@@ -90,8 +90,8 @@ type goReport struct {
 	RemoveFileMs   float64 `json:"remove_file_ms"`
 	NewFileMergeMs float64 `json:"new_file_merge_ms"`
 	NewFileMergeMB float64 `json:"new_file_merge_mb"` // written by a merge (/proc/self/io wchar)
-	// A search through the worker service right after a one-file edit (a merge first where
-	// the base is small enough: index.Snapshot.MergeBeforeRanking), and the same search again.
+	// A search through the worker service right after a one-file edit, over the delta the
+	// edit published, and the same search again.
 	WorkerSearchAfterEditMs float64        `json:"worker_search_after_edit_ms"`
 	WorkerSearchMs          float64        `json:"worker_search_ms"`
 	WorkerSearchDeltas      int            `json:"worker_search_deltas"`

@@ -48,8 +48,8 @@ type report struct {
 	WorkerEditWrittenMB float64        `json:"worker_edit_written_mb"`
 	WorkerEditPhases    []index.Timing `json:"worker_edit_phases"`
 	WorkerCallMs        float64        `json:"worker_call_ms"`
-	// WorkerSearchAfterEditMs: edit, then a search through the worker (a merge first where
-	// the base is small); WorkerSearchMs the same search again; WorkerSearchDeltas the deltas
+	// WorkerSearchAfterEditMs: edit, then a search through the worker, over the edit's
+	// delta; WorkerSearchMs the same search again; WorkerSearchDeltas the deltas
 	// the generation had after them.
 	WorkerSearchAfterEditMs float64 `json:"worker_search_after_edit_ms"`
 	WorkerSearchMs          float64 `json:"worker_search_ms"`
@@ -340,9 +340,8 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	r.WorkerCallMs, r.WorkerRescans = median(waits), st.Rescans
 	m.logf("edit, then a call through the worker: median %.1f ms (%d of %d syncs listed only the changed folder)", r.WorkerCallMs, st.Rescans, st.Syncs)
 
-	// A search right after an edit, which merges the delta first where the base is small
-	// enough (index.Snapshot.MergeBeforeRanking), against the same search again with nothing
-	// changed.
+	// A search right after an edit, over the delta it published, against the same search
+	// again with nothing changed.
 	search := func(q string) (time.Duration, error) { return timedSearch(ctx, svc, b, q) }
 	var afterEdit, again []time.Duration
 	for k := 0; k < runs; k++ {

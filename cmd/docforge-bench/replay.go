@@ -52,6 +52,8 @@ func replayCommand(ctx context.Context, args []string) error {
 	commits := fs.Int("commits", 30, "how many of the newest first-parent commits to replay")
 	work := fs.String("work", "bench-out/replay", "where the project and its cold copies are made (replaced)")
 	docforge := fs.String("docforge", "bin/docforge", "the docforge binary that adopts the tree (docforge init)")
+	stop := fs.Bool("stop", false, "stop at the first commit whose answers differ, leaving the project and its cold copy as they are")
+	mergeAt := fs.String("merge", "due", "when deltas are merged: due (as the worker: after every delta over a small base) or count (only at index.MergeDeltas deltas, so that most comparisons read deltas)")
 	fs.Usage = func() {
 		fmt.Fprint(os.Stderr, "Usage: docforge-bench replay --git DIR [--commits N] [--work DIR]\n\n"+
 			"Adopts the tree of the commit N before HEAD as a new user would (git init, docforge init),\n"+
@@ -68,6 +70,9 @@ func replayCommand(ctx context.Context, args []string) error {
 	if *gitDir == "" {
 		fs.Usage()
 		return fmt.Errorf("replay: --git is required")
+	}
+	if *mergeAt != "due" && *mergeAt != "count" {
+		return fmt.Errorf("replay: --merge is due or count, not %q", *mergeAt)
 	}
 	index.ApplyMemorySettings()
 	// The binary runs in the project's directory.
@@ -132,7 +137,7 @@ func replayCommand(ctx context.Context, args []string) error {
 			deltas = res.Deltas // a sync that publishes nothing leaves the generation's
 		}
 		rc.Deltas = deltas
-		if res.MergeDue != index.MergeNone {
+		if res.MergeDue == index.MergeCount || res.MergeDue != index.MergeNone && *mergeAt == "due" {
 			start = time.Now()
 			if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
 				return fmt.Errorf("replay: merge at %s: %w", cur, err)
@@ -156,6 +161,9 @@ func replayCommand(ctx context.Context, args []string) error {
 		}
 		if err := compareGenerations(ctx, d, cd, changed, &rc, logf); err != nil {
 			return err
+		}
+		if *stop && rc.NodeDiffs+rc.SetDiffs+rc.OrderDiffs > 0 || *stop && rc.MaxScoreDiff > 0 {
+			return fmt.Errorf("replay: %s answers otherwise than a cold build (%s and %s are left as they are)", cur[:12], proj, coldDir)
 		}
 		line, _ := json.Marshal(rc)
 		fmt.Println(string(line))
@@ -411,6 +419,9 @@ func compareGenerations(ctx context.Context, d, cd *project.Descriptor, changed 
 		top := min(20, len(a.Hits), len(b.Hits))
 		for i := 0; i < top; i++ {
 			sa, sb := a.Hits[i].Score, b.Hits[i].Score
+			if sa != sb {
+				logf("%s: search %q: %s scores %.17g, in a cold build %.17g", rc.Commit, q, a.Hits[i].ID, sa, sb)
+			}
 			if sb != 0 {
 				rc.MaxScoreDiff = max(rc.MaxScoreDiff, math.Abs(sa-sb)/math.Abs(sb))
 			}

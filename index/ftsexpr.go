@@ -1,0 +1,211 @@
+package index
+
+// Which phrases of an expression count in a row's rank.
+//
+// FTS5's BM25 adds, for each phrase of the query, the row's instances of it that its
+// expression reports: a phrase under an AND that does not match the row (in `"w" OR ("a" AND
+// "b")`, a row holding w and a but not b) reports none, though the row holds it, since the
+// AND's children sit at its next match. The frequencies read back per phrase alone are masked
+// so: a phrase counts where every node above it matches the row.
+
+// exprNode is a node of a full-text expression this package builds: a phrase (its number in
+// ftsPhrases' order), or the AND or OR of its children.
+type exprNode struct {
+	op     byte // 'p' a phrase, '&' AND, '|' OR
+	phrase int
+	kids   []*exprNode
+}
+
+// parseExpr parses an expression of quoted phrases (each with an optional column filter and
+// prefix star), AND, OR (AND binding tighter, as in FTS5, and two phrases side by side
+// meaning AND) and parentheses. It returns nil for anything else.
+func parseExpr(expr string) *exprNode {
+	p := &exprParser{s: expr}
+	n := p.or()
+	p.skipSpace()
+	if n == nil || p.i != len(p.s) {
+		return nil
+	}
+	return n
+}
+
+type exprParser struct {
+	s       string
+	i       int
+	phrases int
+}
+
+func (p *exprParser) skipSpace() {
+	for p.i < len(p.s) && p.s[p.i] == ' ' {
+		p.i++
+	}
+}
+
+// keyword consumes the operator word (AND, OR) when it comes next.
+func (p *exprParser) keyword(word string) bool {
+	p.skipSpace()
+	end := p.i + len(word)
+	if end <= len(p.s) && p.s[p.i:end] == word && (end == len(p.s) || p.s[end] == ' ' || p.s[end] == '(' || p.s[end] == '"') {
+		p.i = end
+		return true
+	}
+	return false
+}
+
+func (p *exprParser) or() *exprNode {
+	n := p.and()
+	if n == nil {
+		return nil
+	}
+	out := &exprNode{op: '|', kids: []*exprNode{n}}
+	for p.keyword("OR") {
+		k := p.and()
+		if k == nil {
+			return nil
+		}
+		out.kids = append(out.kids, k)
+	}
+	if len(out.kids) == 1 {
+		return n
+	}
+	return out
+}
+
+func (p *exprParser) and() *exprNode {
+	n := p.primary()
+	if n == nil {
+		return nil
+	}
+	out := &exprNode{op: '&', kids: []*exprNode{n}}
+	for {
+		save := p.i
+		if p.keyword("OR") {
+			p.i = save
+			break
+		}
+		p.keyword("AND")
+		p.skipSpace()
+		if p.i == len(p.s) || p.s[p.i] == ')' {
+			p.i = save
+			break
+		}
+		k := p.primary()
+		if k == nil {
+			return nil
+		}
+		out.kids = append(out.kids, k)
+	}
+	if len(out.kids) == 1 {
+		return n
+	}
+	return out
+}
+
+func (p *exprParser) primary() *exprNode {
+	p.skipSpace()
+	if p.i == len(p.s) {
+		return nil
+	}
+	if p.s[p.i] == '(' {
+		p.i++
+		n := p.or()
+		p.skipSpace()
+		if n == nil || p.i == len(p.s) || p.s[p.i] != ')' {
+			return nil
+		}
+		p.i++
+		return n
+	}
+	// An optional column filter: a word, then " : ".
+	if j := p.i; isWordByte(p.s[j]) {
+		for j < len(p.s) && isWordByte(p.s[j]) {
+			j++
+		}
+		k := j
+		for k < len(p.s) && p.s[k] == ' ' {
+			k++
+		}
+		if k == len(p.s) || p.s[k] != ':' {
+			return nil
+		}
+		p.i = k + 1
+		p.skipSpace()
+	}
+	if p.i == len(p.s) || p.s[p.i] != '"' {
+		return nil
+	}
+	j := p.i + 1
+	for ; j < len(p.s); j++ {
+		if p.s[j] == '"' {
+			if j+1 < len(p.s) && p.s[j+1] == '"' {
+				j++
+				continue
+			}
+			break
+		}
+	}
+	if j == len(p.s) {
+		return nil
+	}
+	p.i = j + 1
+	if p.i < len(p.s) && p.s[p.i] == '*' {
+		p.i++
+	}
+	n := &exprNode{op: 'p', phrase: p.phrases}
+	p.phrases++
+	return n
+}
+
+// matches says whether the node matches a row holding the phrases whose frequency is not 0.
+func (n *exprNode) matches(freq []float64) bool {
+	switch n.op {
+	case 'p':
+		return freq[n.phrase] != 0
+	case '&':
+		for _, k := range n.kids {
+			if !k.matches(freq) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range n.kids {
+		if k.matches(freq) {
+			return true
+		}
+	}
+	return false
+}
+
+// counted returns freq with the phrases that count in the row's rank: those under a node
+// that does not match the row are 0. freq itself is left as it is.
+func (n *exprNode) counted(freq []float64) []float64 {
+	out := make([]float64, len(freq))
+	n.keep(freq, out)
+	return out
+}
+
+func (n *exprNode) keep(freq, out []float64) {
+	if !n.matches(freq) {
+		return
+	}
+	if n.op == 'p' {
+		out[n.phrase] = freq[n.phrase]
+		return
+	}
+	for _, k := range n.kids {
+		k.keep(freq, out)
+	}
+}
+
+// countPhrases is the number of phrases under n.
+func countPhrases(n *exprNode) int {
+	if n.op == 'p' {
+		return 1
+	}
+	c := 0
+	for _, k := range n.kids {
+		c += countPhrases(k)
+	}
+	return c
+}
