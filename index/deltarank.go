@@ -18,17 +18,19 @@ import (
 // rows. A delta's holds a few, so its own IDFs are nonsense next to the base's: a phrase in
 // most of them gets FTS5's floor of 1e-6. The base's differ from the generation's by the
 // rows the deltas changed, which moves every score a little and can swap close ones.
-// segmentRanks computes every rank it returns again, with FTS5's formula and arithmetic, from
-// the generation's live rows: the base's and every delta's, less those later segments
-// replaced. What it needs and FTS5 does not expose is read back from FTS5:
+// segmentRanks (layerrank.go) computes every rank it returns again, with FTS5's formula and
+// arithmetic, from the generation's live rows: the base's and every delta's, less those later
+// segments replaced. What it needs and FTS5 does not expose:
 //
-//   - a row's frequency of each phrase, from the ranks of the phrase alone under the column
-//     weights and under twice them: their ratio depends on the frequency and the row's
-//     length only. A delta is small, so its matches are read in its own table; the base's
-//     best matches are analyzed again from their stored fields into a scratch table of the
-//     same tokenizer (temp.rank_text), since ranking a phrase in the base's table costs a
-//     pass over every row that holds it;
-//   - how many base rows hold a phrase, from the same two ranks of any one row that holds it,
+//   - a row's frequency of each phrase. A delta is small: its matches' are read back from
+//     the ranks of the phrase alone in its own table, under the column weights and under
+//     twice them (their ratio depends on the frequency and the row's length only). The
+//     base's best matches are analyzed again from their stored fields and the phrases
+//     counted in Go (phrasecount.go), or in a scratch table of the same tokenizer, since
+//     ranking a phrase in the base's table costs a pass over every row that holds it; and
+//     a phrase under a branch of the expression that fails the row does not count
+//     (ftsexpr.go);
+//   - how many base rows hold a phrase, from FTS5's rank of a base row that holds it alone,
 //     checked by computing that rank again; FTS5 floors the IDF of a phrase in over half
 //     the rows, and then the rows are counted unless the generation's IDF is the floor too.
 //
