@@ -53,13 +53,21 @@ func (p *exprParser) keyword(word string) bool {
 }
 
 func (p *exprParser) or() *exprNode {
-	n := p.and()
+	return p.chain('|', p.and, func() bool { return p.keyword("OR") })
+}
+
+func (p *exprParser) and() *exprNode { return p.chain('&', p.primary, p.andFollows) }
+
+// chain parses operands while more says another follows, as one node of op (or the operand
+// alone).
+func (p *exprParser) chain(op byte, operand func() *exprNode, more func() bool) *exprNode {
+	n := operand()
 	if n == nil {
 		return nil
 	}
-	out := &exprNode{op: '|', kids: []*exprNode{n}}
-	for p.keyword("OR") {
-		k := p.and()
+	out := &exprNode{op: op, kids: []*exprNode{n}}
+	for more() {
+		k := operand()
 		if k == nil {
 			return nil
 		}
@@ -71,34 +79,21 @@ func (p *exprParser) or() *exprNode {
 	return out
 }
 
-func (p *exprParser) and() *exprNode {
-	n := p.primary()
-	if n == nil {
-		return nil
+// andFollows consumes an AND, or sees a phrase side by side with the last, unless an OR or
+// the end of a group comes next.
+func (p *exprParser) andFollows() bool {
+	save := p.i
+	if p.keyword("OR") {
+		p.i = save
+		return false
 	}
-	out := &exprNode{op: '&', kids: []*exprNode{n}}
-	for {
-		save := p.i
-		if p.keyword("OR") {
-			p.i = save
-			break
-		}
-		p.keyword("AND")
-		p.skipSpace()
-		if p.i == len(p.s) || p.s[p.i] == ')' {
-			p.i = save
-			break
-		}
-		k := p.primary()
-		if k == nil {
-			return nil
-		}
-		out.kids = append(out.kids, k)
+	p.keyword("AND")
+	p.skipSpace()
+	if p.i == len(p.s) || p.s[p.i] == ')' {
+		p.i = save
+		return false
 	}
-	if len(out.kids) == 1 {
-		return n
-	}
-	return out
+	return true
 }
 
 func (p *exprParser) primary() *exprNode {

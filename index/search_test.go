@@ -159,37 +159,18 @@ func TestTiedMatchesAtTheLimit(t *testing.T) {
 // IDF and rank them below every match in the base); it is ranked with the generation's
 // statistics instead.
 func TestDeltaMatchesRankWithTheGenerationsStatistics(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	files := map[string]string{"docforge.toml": descriptor}
+	files := map[string]string{}
 	for i := 0; i < 30; i++ {
 		files[fmt.Sprintf("docs/n%02d.md", i)] = componentNode(fmt.Sprintf("n%02d", i), fmt.Sprintf("Words about storage %d.", i))
 	}
 	files["docs/q1.md"] = componentNode("q1", "One quokka lives in the storage room.")
 	files["docs/q2.md"] = componentNode("q2", "A quokka, and some words about storage and logs and more words.")
-	fixture.WriteTree(t, root, files)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
-	fixture.WriteTree(t, root, map[string]string{"docs/fresh.md": componentNode("fresh", "The quokka: quokka after quokka.")})
-	res, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
-	if res.Deltas == 0 {
-		t.Fatalf("the edit published no delta: %+v", res)
-	}
+	root, d := withDelta(t, files, map[string]string{"docs/fresh.md": componentNode("fresh", "The quokka: quokka after quokka.")})
 	cold := coldCopy(t, root)
 	for _, q := range []string{"quokka", "quokka storage", "quokka room"} {
-		got, want := searchOf(t, d, q, 10), searchOf(t, cold, q, 10)
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d hits over the delta, %d in a cold build", q, len(got), len(want))
-		}
-		for i := range want {
-			// Every row, the base's as the delta's, ranks with the generation's statistics:
-			// the score to the last bit (a third fewer holders of "quokka" in the base alone).
-			if got[i].ID != want[i].ID || got[i].Score != want[i].Score {
-				t.Errorf("%q hit %d: %s %.17g over the delta, %s %.17g in a cold build", q, i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
-			}
-		}
+		// Every row, the base's as the delta's, ranks with the generation's statistics: the
+		// score to the last bit (a third fewer holders of "quokka" in the base alone).
+		sameHits(t, q, searchOf(t, d, q, 10), searchOf(t, cold, q, 10))
 	}
 	if hits := searchOf(t, d, "quokka", 10); len(hits) == 0 || hits[0].ID != "fresh" {
 		t.Errorf("quokka: %+v, want the edited node first", hits)
@@ -312,15 +293,11 @@ func TestBaseRowsRankWithTheGenerationsStatistics(t *testing.T) {
 	cold := coldCopy(t, d.Root)
 	for _, q := range []string{"quo*", "quokka"} {
 		for _, limit := range []int{1, 20} {
-			got, want := searchOf(t, d, q, limit), searchOf(t, cold, q, limit)
-			if len(got) != len(want) || len(want) < min(limit, 2) {
-				t.Fatalf("%s: %d hits over the delta, %d in a cold build", q, len(got), len(want))
+			want := searchOf(t, cold, q, limit)
+			if len(want) < min(limit, 2) {
+				t.Fatalf("%s: %d hits in a cold build", q, len(want))
 			}
-			for i := range want {
-				if got[i].ID != want[i].ID || got[i].Score != want[i].Score {
-					t.Errorf("%s, limit %d, hit %d: %s %.17g over the delta, %s %.17g in a cold build", q, limit, i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
-				}
-			}
+			sameHits(t, fmt.Sprintf("%s, limit %d", q, limit), searchOf(t, d, q, limit), want)
 		}
 	}
 }
@@ -376,31 +353,51 @@ func componentNode(id, body string) string {
 // "node" AND "shifter")) the AND of the parts does not match it. Over a delta, the delta's
 // row and the base's alike.
 func TestPhrasesOfABranchThatFailsDoNotCount(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	files := map[string]string{"docforge.toml": descriptor}
+	files := map[string]string{}
 	for i := 0; i < 20; i++ {
 		files[fmt.Sprintf("docs/f%02d.md", i)] = componentNode(fmt.Sprintf("f%02d", i), "Some other note on content.")
 	}
 	files["docs/base.md"] = componentNode("base", "The contentnodeshifter moves content.")
 	files["docs/full.md"] = componentNode("full", "The contentNodeShifter type.")
+	root, d := withDelta(t, files, map[string]string{"docs/fresh.md": componentNode("fresh", "A contentnodeshifter of content, again.")})
+	want := searchOf(t, coldCopy(t, root), "contentNodeShifter", 10)
+	if len(want) != 3 {
+		t.Fatalf("%d hits in a cold build, want 3", len(want))
+	}
+	sameHits(t, "contentNodeShifter", searchOf(t, d, "contentNodeShifter", 10), want)
+}
+
+// sameHits fails t where the hits over deltas, got, differ from a cold build's, want, in a
+// node or a score (to the last bit).
+func sameHits(t *testing.T, query string, got, want []index.SearchHit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d hits over the delta, %d in a cold build", query, len(got), len(want))
+		return
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Score != want[i].Score {
+			t.Errorf("%s hit %d: %s %.17g over the delta, %s %.17g in a cold build", query, i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
+		}
+	}
+}
+
+// withDelta builds the project of files (its descriptor added) from nothing, then writes
+// edits and syncs them into a delta. It returns the project's root and descriptor.
+func withDelta(t *testing.T, files, edits map[string]string) (string, *project.Descriptor) {
+	t.Helper()
+	ctx := context.Background()
+	root := t.TempDir()
+	files["docforge.toml"] = descriptor
 	fixture.WriteTree(t, root, files)
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	fixture.WriteTree(t, root, map[string]string{"docs/fresh.md": componentNode("fresh", "A contentnodeshifter of content, again.")})
+	fixture.WriteTree(t, root, edits)
 	res, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
 	if res.Deltas == 0 {
 		t.Fatalf("the edit published no delta: %+v", res)
 	}
-	got, want := searchOf(t, d, "contentNodeShifter", 10), searchOf(t, coldCopy(t, root), "contentNodeShifter", 10)
-	if len(want) != 3 || len(got) != len(want) {
-		t.Fatalf("%d hits over the delta, %d in a cold build, want 3", len(got), len(want))
-	}
-	for i := range want {
-		if got[i].ID != want[i].ID || got[i].Score != want[i].Score {
-			t.Errorf("hit %d: %s %.17g over the delta, %s %.17g in a cold build", i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
-		}
-	}
+	return root, d
 }
