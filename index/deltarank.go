@@ -45,29 +45,31 @@ import (
 // ranks: as searched, twice them, and both again without the code column.
 type bm25 struct {
 	k1, b float64
-	// weights are searchWeights; code is the code column's, the only one that is not whole.
-	weights [4]string
+	// columns are searchWeights' values; code is the code column's, the only one not whole.
+	// weights are the four lists of a phrase's ranks.
+	columns [searchColumns]float64
 	code    float64
+	weights [4]string
 }
 
 func newBM25() bm25 {
-	var ws []float64
-	for _, w := range strings.Split(searchWeights, ",") {
-		f, _ := strconv.ParseFloat(strings.TrimSpace(w), 64)
-		ws = append(ws, f)
+	p := bm25{k1: 1.2, b: 0.75}
+	for i, w := range strings.Split(searchWeights, ",") {
+		p.columns[i], _ = strconv.ParseFloat(strings.TrimSpace(w), 64)
 	}
+	p.code = p.columns[searchColumns-1]
 	format := func(scale float64, code bool) string {
-		out := make([]string, len(ws))
-		for i, w := range ws {
-			if i == len(ws)-1 && !code {
+		out := make([]string, searchColumns)
+		for i, w := range p.columns {
+			if i == searchColumns-1 && !code {
 				w = 0
 			}
 			out[i] = strconv.FormatFloat(scale*w, 'f', -1, 64)
 		}
 		return strings.Join(out, ", ")
 	}
-	return bm25{k1: 1.2, b: 0.75, code: ws[len(ws)-1],
-		weights: [4]string{format(1, true), format(2, true), format(1, false), format(2, false)}}
+	p.weights = [4]string{format(1, true), format(2, true), format(1, false), format(2, false)}
+	return p
 }
 
 // lengthNorm is FTS5's k1*(1 - b + b*D/avgdl) for a row of size tokens.
@@ -155,56 +157,6 @@ func idfArg(rows, hits int64) float64 {
 
 // minIDF is FTS5's floor for the IDF of a phrase held by over half the rows.
 const minIDF = 1e-6
-
-// ftsPhrases lists the phrases of an FTS5 expression built by this package, in FTS5's order
-// (left to right), each as a query of that phrase alone: its column filter, the quoted text
-// and its prefix star. Every term this package puts in an expression is quoted.
-func ftsPhrases(expr string) []string {
-	var out []string
-	filter := ""
-	for i := 0; i < len(expr); {
-		c := expr[i]
-		switch {
-		case c == '"':
-			j := i + 1
-			for j < len(expr) {
-				if expr[j] == '"' {
-					if j+1 < len(expr) && expr[j+1] == '"' {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			end := min(j+1, len(expr))
-			if end < len(expr) && expr[end] == '*' {
-				end++
-			}
-			out = append(out, filter+expr[i:end])
-			filter = ""
-			i = end
-		case isWordByte(c):
-			j := i
-			for j < len(expr) && isWordByte(expr[j]) {
-				j++
-			}
-			k := j
-			for k < len(expr) && expr[k] == ' ' {
-				k++
-			}
-			if k < len(expr) && expr[k] == ':' {
-				filter = expr[i:j] + " : "
-				i = k + 1
-				continue
-			}
-			i = j // AND, OR
-		default:
-			i++
-		}
-	}
-	return out
-}
 
 // segmentText is what ranking needs of one segment's full-text table.
 type segmentText struct {

@@ -8,8 +8,8 @@ package index
 // AND's children sit at its next match. The frequencies read back per phrase alone are masked
 // so: a phrase counts where every node above it matches the row.
 
-// exprNode is a node of a full-text expression this package builds: a phrase (its number in
-// ftsPhrases' order), or the AND or OR of its children.
+// exprNode is a node of a full-text expression this package builds: a phrase (its number,
+// left to right, which is FTS5's order), or the AND or OR of its children.
 type exprNode struct {
 	op     byte // 'p' a phrase, '&' AND, '|' OR
 	phrase int
@@ -18,21 +18,23 @@ type exprNode struct {
 
 // parseExpr parses an expression of quoted phrases (each with an optional column filter and
 // prefix star), AND, OR (AND binding tighter, as in FTS5, and two phrases side by side
-// meaning AND) and parentheses. It returns nil for anything else.
-func parseExpr(expr string) *exprNode {
+// meaning AND) and parentheses: every expression this package builds quotes its terms. It
+// returns the tree and the phrases in FTS5's order, each as a query of that phrase alone
+// ("name : " filter, quoted text, star), or nil for anything else.
+func parseExpr(expr string) (*exprNode, []string) {
 	p := &exprParser{s: expr}
 	n := p.or()
 	p.skipSpace()
 	if n == nil || p.i != len(p.s) {
-		return nil
+		return nil, nil
 	}
-	return n
+	return n, p.phrases
 }
 
 type exprParser struct {
 	s       string
 	i       int
-	phrases int
+	phrases []string
 }
 
 func (p *exprParser) skipSpace() {
@@ -112,6 +114,7 @@ func (p *exprParser) primary() *exprNode {
 		return n
 	}
 	// An optional column filter: a word, then " : ".
+	filter := ""
 	if j := p.i; isWordByte(p.s[j]) {
 		for j < len(p.s) && isWordByte(p.s[j]) {
 			j++
@@ -123,13 +126,14 @@ func (p *exprParser) primary() *exprNode {
 		if k == len(p.s) || p.s[k] != ':' {
 			return nil
 		}
+		filter = p.s[p.i:j] + " : "
 		p.i = k + 1
 		p.skipSpace()
 	}
 	if p.i == len(p.s) || p.s[p.i] != '"' {
 		return nil
 	}
-	j := p.i + 1
+	start, j := p.i, p.i+1
 	for ; j < len(p.s); j++ {
 		if p.s[j] == '"' {
 			if j+1 < len(p.s) && p.s[j+1] == '"' {
@@ -146,8 +150,8 @@ func (p *exprParser) primary() *exprNode {
 	if p.i < len(p.s) && p.s[p.i] == '*' {
 		p.i++
 	}
-	n := &exprNode{op: 'p', phrase: p.phrases}
-	p.phrases++
+	n := &exprNode{op: 'p', phrase: len(p.phrases)}
+	p.phrases = append(p.phrases, filter+p.s[start:p.i])
 	return n
 }
 
@@ -191,16 +195,4 @@ func (n *exprNode) keep(freq, out []float64) {
 	for _, k := range n.kids {
 		k.keep(freq, out)
 	}
-}
-
-// countPhrases is the number of phrases under n.
-func countPhrases(n *exprNode) int {
-	if n.op == 'p' {
-		return 1
-	}
-	c := 0
-	for _, k := range n.kids {
-		c += countPhrases(k)
-	}
-	return c
 }

@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-// The expressions this package builds parse into trees whose phrases are ftsPhrases' list,
-// and a phrase under a node that does not match a row does not count in its rank.
+// A phrase under a node of the expression that does not match a row does not count in its
+// rank.
 func TestExpressionsMaskPhrasesOfBranchesThatFail(t *testing.T) {
 	for _, tc := range []struct {
 		expr string
-		freq []float64 // each phrase's frequency alone, in ftsPhrases' order
+		freq []float64 // each phrase's frequency alone, left to right
 		want []float64 // what counts
 	}{
 		{`"storage"`, []float64{2}, []float64{2}},
@@ -25,20 +25,17 @@ func TestExpressionsMaskPhrasesOfBranchesThatFail(t *testing.T) {
 		// A row the whole expression does not match counts nothing.
 		{`"a" AND "b"`, []float64{1, 0}, []float64{0, 0}},
 	} {
-		n := parseExpr(tc.expr)
-		if n == nil {
-			t.Errorf("%s: not parsed", tc.expr)
+		n, phrases := parseExpr(tc.expr)
+		if n == nil || len(phrases) != len(tc.freq) {
+			t.Errorf("%s: parsed %v with %d phrases, want %d", tc.expr, n, len(phrases), len(tc.freq))
 			continue
-		}
-		if got := countPhrases(n); got != len(ftsPhrases(tc.expr)) {
-			t.Errorf("%s: %d phrases in the tree, %d listed", tc.expr, got, len(ftsPhrases(tc.expr)))
 		}
 		if got := n.counted(tc.freq); !slices.Equal(got, tc.want) {
 			t.Errorf("%s over %v: counts %v, want %v", tc.expr, tc.freq, got, tc.want)
 		}
 	}
 	for _, bad := range []string{`"a" OR`, `("a"`, `a`, `"a" ) "b"`, `NOT "a"`} {
-		if parseExpr(bad) != nil {
+		if n, _ := parseExpr(bad); n != nil {
 			t.Errorf("%s parsed", bad)
 		}
 	}

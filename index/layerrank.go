@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -28,12 +27,12 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 	if s.phraseHits == nil {
 		s.phraseHits = map[string]phraseHits{}
 	}
-	phrases := ftsPhrases(expr)
-	tree := parseExpr(expr)
-	if tree != nil && countPhrases(tree) != len(phrases) {
-		tree = nil
+	tree, phrases := parseExpr(expr)
+	if tree == nil {
+		return nil, fmt.Errorf("rank %s: not an expression this package builds", expr)
 	}
-	r := &layeredRanking{conn: conn, p: newBM25(), g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases),
+	p := newBM25()
+	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
 		scratch: &s.scratch, hits: s.phraseHits, freqs: map[int64]*rowFreqs{}}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
@@ -79,12 +78,6 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 // maxRankedBase bounds how many of the base's matches one ranking reads and ranks again.
 const maxRankedBase = 4096
 
-// baseRanksQuery is the query of the base's best m matches, with FTS5's ranks, under the
-// condition cond on each.
-func baseRanksQuery(cond string, m int) string {
-	return "SELECT f.rowid, bm25(f.search, " + searchWeights + ") AS r FROM main.search f WHERE f.search MATCH ?1" + cond + " ORDER BY r LIMIT " + strconv.Itoa(m)
-}
-
 // layeredRanking ranks one query's matches over a generation of several segments with the
 // generation's statistics.
 type layeredRanking struct {
@@ -93,7 +86,7 @@ type layeredRanking struct {
 	g       *textStats
 	expr    string
 	phrases []string
-	// tree is expr parsed: which phrases count in a row's rank (ftsexpr.go).
+	// tree is expr parsed, with phrases: which phrases count in a row's rank (ftsexpr.go).
 	tree *exprNode
 	// deltas are the deltas' live matches and deltaHits how many of their live rows hold
 	// each phrase.
@@ -338,11 +331,7 @@ func (r *layeredRanking) baseRanks(rows []rankedRow) error {
 // rank is FTS5's rank of a row of frequencies f with the generation's statistics, of the
 // phrases that count in it (ftsexpr.go).
 func (r *layeredRanking) rank(f *rowFreqs) float64 {
-	freq := f.freq
-	if r.tree != nil {
-		freq = r.tree.counted(freq)
-	}
-	return float64(-1 * r.p.score(r.idf, freq, r.p.lengthNorm(f.size, r.g.avgdl())))
+	return float64(-1 * r.p.score(r.idf, r.tree.counted(f.freq), r.p.lengthNorm(f.size, r.g.avgdl())))
 }
 
 // readFreqs reads the frequencies of those of rows not read yet.
@@ -575,24 +564,21 @@ func (r *layeredRanking) deadScratch() (bool, error) {
 	return r.scratch.dead == 1, nil
 }
 
-// maxDeadLookups is how many replaced rows of the base deadHolders looks up one by one; past
-// it, one pass over the phrase's holders is cheaper. Up to maxDeadScratch of them are
-// analyzed again into a scratch table instead, once a snapshot.
-const (
-	maxDeadLookups = 64
-	maxDeadScratch = 512
-)
+// maxDeadScratch is how many of the base's replaced rows deadHolders analyzes again into a
+// scratch table, once a snapshot.
+const maxDeadScratch = 512
 
 // deadHolders counts the base's rows that later segments replaced and that hold phrase: in
-// the scratch table of them when they are few enough to analyze again (each key looked up in
-// the base cost a third of a millisecond at 100k), else by key or in one pass.
+// the scratch table of them when they are few enough to analyze again (looked up by key in
+// the base, they took 18% of the CPU of searches at 100k over 8 deltas, docs/benchmarks.md),
+// else in one pass over the phrase's holders, the keys in a list.
 func (r *layeredRanking) deadHolders(phrase string) (int64, error) {
 	conn, t := r.conn, &r.g.segs[0]
-	var n int64
-	count := func(*sqlite.Stmt) error { n++; return nil }
 	if len(t.dead) == 0 {
 		return 0, nil
 	}
+	var n int64
+	count := func(*sqlite.Stmt) error { n++; return nil }
 	if len(t.dead) <= maxDeadScratch {
 		ok, err := r.deadScratch()
 		if err != nil {
@@ -606,28 +592,16 @@ func (r *layeredRanking) deadHolders(phrase string) (int64, error) {
 			return n, nil
 		}
 	}
-	if len(t.dead) > maxDeadLookups {
-		// The rows a large change replaced: one pass over the phrase's holders, the keys in a
-		// list. The + keeps the list from FTS5, which would run the match once a key (a
-		// prefix's 752 times: 1.9 s on Hugo's repository).
-		list, err := json.Marshal(slices.Collect(maps.Keys(t.dead)))
-		if err != nil {
-			return 0, err
-		}
-		err = sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
-			&sqlitex.ExecOptions{Args: []any{phrase, string(list)}, ResultFunc: count})
-		if err != nil {
-			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
-		}
-		return n, nil
+	// The + keeps the list from FTS5, which would run the match once a key (a prefix's 752
+	// times: 1.9 s on Hugo's repository).
+	list, err := json.Marshal(slices.Collect(maps.Keys(t.dead)))
+	if err != nil {
+		return 0, err
 	}
-	// A key lookup each: they are the rows of the few files the deltas changed.
-	for k := range t.dead {
-		err := sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND rowid = ?2", &sqlitex.ExecOptions{
-			Args: []any{phrase, k}, ResultFunc: count})
-		if err != nil {
-			return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
-		}
+	err = sqlitex.Execute(conn, "SELECT 1 FROM "+t.schema+".search WHERE search MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
+		&sqlitex.ExecOptions{Args: []any{phrase, string(list)}, ResultFunc: count})
+	if err != nil {
+		return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
 	}
 	return n, nil
 }

@@ -1,8 +1,9 @@
 package index
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/docforge/docforge/base/lexicon"
 )
 
 // Counting a row's phrase frequencies in Go, as FTS5 would.
@@ -11,7 +12,8 @@ import (
 // (deltarank.go). Where the row's analyzed text and the phrase are ASCII, FTS5's tokenizer
 // (unicode61, whose diacritics and Unicode classes do not arise) makes its tokens the runs of
 // ASCII letters and digits, lowercased; so the frequency is counted here, with no scratch
-// table to fill (a third of a millisecond a row at 100k nodes). Anything else, and any row
+// table to fill (search p50 at 100k over 8 deltas 8.0 ms with the table, 6.1 ms counted here:
+// docs/benchmarks.md). Anything else, and any row
 // whose token count differs from its indexed size, goes to the scratch table.
 
 // searchColumn is the number of the full-text table's column name, or -1.
@@ -44,7 +46,7 @@ type countedPhrase struct {
 	prefix bool
 }
 
-// parsePhrase parses a phrase as ftsPhrases lists it: an optional column filter ("name : "),
+// parsePhrase parses a phrase as parseExpr lists it: an optional column filter ("name : "),
 // a quoted text and an optional prefix star. ok is false unless it is ASCII and has tokens.
 func parsePhrase(ph string) (c countedPhrase, ok bool) {
 	c.col = -1
@@ -57,7 +59,7 @@ func parsePhrase(ph string) (c countedPhrase, ok bool) {
 	if strings.HasSuffix(ph, "*") {
 		c.prefix, ph = true, ph[:len(ph)-1]
 	}
-	if len(ph) < 2 || ph[0] != '"' || ph[len(ph)-1] != '"' || !isASCII(ph) {
+	if len(ph) < 2 || ph[0] != '"' || ph[len(ph)-1] != '"' || !lexicon.IsASCII(ph) {
 		return c, false
 	}
 	c.tokens = asciiTokens(strings.ReplaceAll(ph[1:len(ph)-1], `""`, `"`), nil)
@@ -106,19 +108,16 @@ type phraseCounter struct {
 	weights [searchColumns]float64
 }
 
-// newPhraseCounter returns a counter of phrases, or nil when one of them is not countable
-// here.
-func newPhraseCounter(phrases []string) *phraseCounter {
-	c := &phraseCounter{}
+// newPhraseCounter returns a counter of phrases with the column weights, or nil when one of
+// the phrases is not countable here.
+func newPhraseCounter(phrases []string, weights [searchColumns]float64) *phraseCounter {
+	c := &phraseCounter{weights: weights}
 	for _, ph := range phrases {
 		p, ok := parsePhrase(ph)
 		if !ok {
 			return nil
 		}
 		c.phrases = append(c.phrases, p)
-	}
-	for i, w := range strings.Split(searchWeights, ",") {
-		c.weights[i], _ = strconv.ParseFloat(strings.TrimSpace(w), 64)
 	}
 	return c
 }
@@ -131,7 +130,7 @@ func (c *phraseCounter) count(t *searchText) (size int64, freq []float64, ok boo
 	freq = make([]float64, len(c.phrases))
 	var tokens []string
 	for col, text := range cols {
-		if !isASCII(text) {
+		if !lexicon.IsASCII(text) {
 			return 0, nil, false
 		}
 		tokens = asciiTokens(text, tokens[:0])
@@ -169,15 +168,6 @@ func (p *countedPhrase) matchesAt(tokens []string, i int) bool {
 				return false
 			}
 		} else if got != want {
-			return false
-		}
-	}
-	return true
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
 			return false
 		}
 	}

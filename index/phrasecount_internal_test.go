@@ -53,8 +53,8 @@ func TestPhraseCountsAgreeWithFTS5(t *testing.T) {
 		`"write" OR "log" OR "page"`, `("maxbytesread" OR ("max" AND "byte" AND "reader")) AND "eof"`,
 		`"storage_engine"`, `"x_y"`, `"10"`, `code : "quot"*`, `"wal"`, `tags : "wal"`,
 	} {
-		phrases := ftsPhrases(expr)
-		c := newPhraseCounter(phrases)
+		_, phrases := parseExpr(expr)
+		c := newPhraseCounter(phrases, p.columns)
 		if c == nil {
 			t.Fatalf("%s: not countable", expr)
 		}
@@ -77,7 +77,7 @@ func TestPhraseCountsAgreeWithFTS5(t *testing.T) {
 			}
 		}
 	}
-	if newPhraseCounter([]string{`"café"`}) != nil {
+	if newPhraseCounter([]string{`"café"`}, p.columns) != nil {
 		t.Errorf("a phrase that is not ASCII was taken as countable")
 	}
 	if _, _, ok := (&phraseCounter{}).count(&searchText{body: "naïve"}); ok {

@@ -258,3 +258,9 @@ func ownRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
 		}
 	}
 }
+
+// baseRanksQuery is the query of the base's best m matches, with FTS5's ranks, under the
+// condition cond on each.
+func baseRanksQuery(cond string, m int) string {
+	return "SELECT f.rowid, bm25(f.search, " + searchWeights + ") AS r FROM main.search f WHERE f.search MATCH ?1" + cond + " ORDER BY r LIMIT " + strconv.Itoa(m)
+}

@@ -35,8 +35,9 @@ func TestVarints(t *testing.T) {
 }
 
 // The phrases of the expressions this package builds, in FTS5's order, each as a query of
-// its own with its column filter and prefix star.
-func TestFTSPhrases(t *testing.T) {
+// its own with its column filter and prefix star; and every expression its builders make
+// parses.
+func TestExpressionPhrases(t *testing.T) {
 	for _, tc := range []struct {
 		expr string
 		want []string
@@ -48,8 +49,26 @@ func TestFTSPhrases(t *testing.T) {
 		{`"say ""hi""" OR "x"`, []string{`"say ""hi"""`, `"x"`}},
 		{`"a" "b"`, []string{`"a"`, `"b"`}},
 	} {
-		if got := ftsPhrases(tc.expr); !slices.Equal(got, tc.want) {
-			t.Errorf("ftsPhrases(%s) = %q, want %q", tc.expr, got, tc.want)
+		if _, got := parseExpr(tc.expr); !slices.Equal(got, tc.want) {
+			t.Errorf("parseExpr(%s) phrases %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+	var built []string
+	for _, q := range []string{"storage", "MaxBytesReader log*", "http.Handler", `say "hi" now`, "foo_bar baz", "naïve café", "x y z w"} {
+		terms := queryTerms(q)
+		built = append(built, ftsQuery(terms, true), ftsQuery(terms, false))
+		if nq := nameQuery(q); nq != "" {
+			built = append(built, nq)
+		}
+	}
+	// Rank focus (RankAny): quoted terms, OR'ed or side by side.
+	built = append(built, quoteTerm("alpha")+" OR "+quoteTerm("beta"), quoteTerm("alpha")+" "+quoteTerm("beta"))
+	for _, expr := range built {
+		if expr == "" {
+			continue
+		}
+		if n, _ := parseExpr(expr); n == nil {
+			t.Errorf("%s: built by this package but not parsed", expr)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func Analyze(token string) []Term {
 func analyze(token string, fn func(term string, whole bool)) {
 	var buf [8]bounds
 	parts := appendParts(buf[:0], token)
-	ascii := isASCII(token)
+	ascii := IsASCII(token)
 	lower := token
 	if ascii {
 		lower = strings.ToLower(token)
@@ -116,7 +116,8 @@ func appendParts(dst []bounds, token string) []bounds {
 	return dst
 }
 
-func isASCII(s string) bool {
+// IsASCII says whether s is all ASCII.
+func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false

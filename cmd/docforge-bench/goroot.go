@@ -362,33 +362,14 @@ func goWorkerSearch(ctx context.Context, d *project.Descriptor, file string, ori
 	defer svc.Close()
 	defer os.WriteFile(file, orig, 0o644)
 	b := protocol.Binding{ProjectRoot: d.Root}
-	search := func(q string) (time.Duration, error) { return timedSearch(ctx, svc, b, q) }
-	if _, err := search("Sprint"); err != nil { // starts the watch, proves the index current
+	if _, err := timedSearch(ctx, svc, b, "Sprint"); err != nil { // starts the watch, proves the index current
 		return err
 	}
-	var afterEdit, again []time.Duration
-	for i := 0; i < runs; i++ {
+	rep.WorkerSearchAfterEditMs, rep.WorkerSearchMs, rep.WorkerSearchDeltas, err = searchesAfterEdits(ctx, svc, b, d, runs, func(i int) (string, error) {
 		edited := fmt.Sprintf("%s\n// benchSearchEdit%d formats a benchmark's value.\nfunc benchSearchEdit%d() { Sprint(%d) }\n", orig, i, i, i)
-		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
-			return err
-		}
-		d, err := search("format value")
-		if err != nil {
-			return err
-		}
-		afterEdit = append(afterEdit, d)
-		if d, err = search("format value"); err != nil {
-			return err
-		}
-		again = append(again, d)
-		time.Sleep(150 * time.Millisecond) // past the watch's debounce, so its background sync finds nothing to do
-	}
-	man, err := index.ReadManifest(publication.PathsFor(d, "").Index)
-	if err != nil {
-		return err
-	}
-	rep.WorkerSearchAfterEditMs, rep.WorkerSearchMs, rep.WorkerSearchDeltas = median(afterEdit), median(again), man.Deltas()
-	return nil
+		return "format value", os.WriteFile(file, []byte(edited), 0o644)
+	})
+	return err
 }
 
 // goCounts reads the counts a publication receipt does not carry from the base segment a

@@ -342,37 +342,49 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 
 	// A search right after an edit, over the delta it published, against the same search
 	// again with nothing changed.
-	search := func(q string) (time.Duration, error) { return timedSearch(ctx, svc, b, q) }
-	var afterEdit, again []time.Duration
-	for k := 0; k < runs; k++ {
+	r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas, err = searchesAfterEdits(ctx, svc, b, m.d, runs, func(k int) (string, error) {
 		i := rng.IntN(m.nodes)
 		touched = append(touched, i)
-		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+runs+k), 0o644); err != nil {
-			return err
-		}
-		q := m.gen.vocab[rng.IntN(len(m.gen.vocab))]
-		d, err := search(q)
-		if err != nil {
-			return err
-		}
-		afterEdit = append(afterEdit, d)
-		if d, err = search(q); err != nil {
-			return err
-		}
-		again = append(again, d)
-		time.Sleep(150 * time.Millisecond)
-	}
-	man, err := index.ReadManifest(publication.PathsFor(m.d, "").Index)
+		return m.gen.vocab[rng.IntN(len(m.gen.vocab))], os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+runs+k), 0o644)
+	})
 	if err != nil {
 		return err
 	}
-	r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas = median(afterEdit), median(again), man.Deltas()
 	m.logf("edit, then a search through the worker: median %.1f ms; the same search again %.1f ms (%d deltas left)", r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas)
 	return nil
 }
 
 // timedSearch times docforge_search for q through the worker service, whose answer must be
 // current.
+// searchesAfterEdits times what an agent waits for when it searches right after an edit: runs
+// times, edit(k) changes a file and says what to search for, then the worker answers that
+// search, and the same search again. It returns their medians and the deltas the generation
+// of d has after them.
+func searchesAfterEdits(ctx context.Context, svc *worker.Service, b protocol.Binding, d *project.Descriptor, runs int, edit func(k int) (query string, err error)) (afterEdit, again float64, deltas int, err error) {
+	var first, second []time.Duration
+	for k := 0; k < runs; k++ {
+		q, err := edit(k)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		t, err := timedSearch(ctx, svc, b, q)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		first = append(first, t)
+		if t, err = timedSearch(ctx, svc, b, q); err != nil {
+			return 0, 0, 0, err
+		}
+		second = append(second, t)
+		time.Sleep(150 * time.Millisecond) // past the watch's debounce, so its background sync finds nothing to do
+	}
+	man, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return median(first), median(second), man.Deltas(), nil
+}
+
 func timedSearch(ctx context.Context, svc *worker.Service, b protocol.Binding, q string) (time.Duration, error) {
 	start := time.Now()
 	out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))

@@ -162,7 +162,7 @@ func replayCommand(ctx context.Context, args []string) error {
 		if err := compareGenerations(ctx, d, cd, changed, &rc, logf); err != nil {
 			return err
 		}
-		if *stop && rc.NodeDiffs+rc.SetDiffs+rc.OrderDiffs > 0 || *stop && rc.MaxScoreDiff > 0 {
+		if *stop && (rc.NodeDiffs+rc.SetDiffs+rc.OrderDiffs > 0 || rc.MaxScoreDiff > 0) {
 			return fmt.Errorf("replay: %s answers otherwise than a cold build (%s and %s are left as they are)", cur[:12], proj, coldDir)
 		}
 		line, _ := json.Marshal(rc)
