@@ -153,6 +153,21 @@ func dump(t testing.TB, d *project.Descriptor, policy string) string {
 	for _, h := range rk.Hits {
 		fmt.Fprintf(&b, "rank-any %s %s %s\n", rk.Mode, h.ID, strconv.FormatFloat(h.Score, 'g', -1, 64))
 	}
+	// How many nodes hold each term, within a budget that caps the common ones, and which
+	// files hold them: counted over the segments with the replaced rows left out.
+	for _, budget := range []int{2, 1000} {
+		rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node", "absent"}, 5, budget)
+		must(t, err)
+		fmt.Fprintf(&b, "rank-any terms %d %s %+v\n", budget, rk.Mode, rk.Terms)
+	}
+	terms := []string{"storage", "log", "write", "node"}
+	files, sizes, total, err := snap.FileTerms(ctx, terms, 1000)
+	must(t, err)
+	for i, t := range terms {
+		slices.Sort(files[i])
+		fmt.Fprintf(&b, "file-terms %s %d %v\n", t, total, files[i])
+	}
+	fmt.Fprintf(&b, "file-sizes %v\n", sizes)
 	b.WriteString("--\n")
 	dumpQueries(t, snap, &b)
 	return b.String()

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 
 	"zombiezen.com/go/sqlite"
@@ -148,24 +146,54 @@ func PublishedSignature(d *project.Descriptor, policy string) (publication.Signa
 	return publication.Stat(publication.PathsFor(d, policy).Index)
 }
 
-// matches is the FROM-clause subquery of the full-text matches of the query bound as param,
-// as rowid, across the generation's segments with the rows later segments replaced left out:
-// at most limit of them, in no particular order (ranked matches: rankedMatches).
-func (s *Snapshot) matches(param string, n int) string {
-	// The limit is written into the statement, not bound: SQLite plans a compound query with
-	// the value of its LIMIT, so rebinding one prepares the statement again at every step
-	// (docs/benchmarks.md, "Search over deltas").
-	limit := strconv.Itoa(n)
+// liveMatches calls fn with the keys of the full-text matches of expr across the
+// generation's segments, the rows later segments replaced left out: at most n of them,
+// segment by segment, in no particular order (ranked matches: rankedMatches).
+//
+// The replaced rows are dropped as they stream by, against the keys textStats read once for
+// the snapshot. Written as conditions in SQL they cost a lookup in every later delta for
+// every match, and the compound statement they made, joined to the node views, had SQLite
+// materialize the views (task context p95 at 100k over 4 deltas 423 against 52 ms merged,
+// docs/benchmarks.md).
+func (s *Snapshot) liveMatches(conn *sqlite.Conn, expr string, n int, fn func(key int64)) error {
 	if len(s.segments) <= 1 {
-		return "(SELECT rowid FROM search WHERE search MATCH " + param + " LIMIT " + limit + ")"
+		_, err := stepKeys(conn.Prep("SELECT rowid FROM search WHERE search MATCH ?1"), expr, n, nil, fn)
+		return err
 	}
-	schemas := segmentNames("main", len(s.segments))
-	var parts []string
-	for i, sc := range schemas {
-		parts = append(parts, "SELECT * FROM (SELECT f.rowid AS rowid FROM "+sc+".search f WHERE f.search MATCH "+param+laterLive(schemas, i)+" LIMIT "+limit+")")
+	g, err := s.textStats(conn, segmentNames("main", len(s.segments)))
+	if err != nil {
+		return err
 	}
-	// Materialized once: joined to the node views, the compound would otherwise be flattened
-	// into the join and matched again for every node row (over 5 s for a term in every node
-	// of the 100k benchmark).
-	return "(WITH segment_matches AS MATERIALIZED (" + strings.Join(parts, " UNION ALL ") + ") SELECT rowid FROM segment_matches LIMIT " + limit + ")"
+	for i := 0; i < len(g.segs) && n > 0; i++ {
+		t := &g.segs[i]
+		got, err := stepKeys(conn.Prep("SELECT rowid FROM "+t.schema+".search WHERE search MATCH ?1"), expr, n, t.dead, fn)
+		if err != nil {
+			return err
+		}
+		n -= got
+	}
+	return nil
+}
+
+// stepKeys runs a prepared query of keys with expr bound as ?1 and calls fn with the first n
+// of them not in dead, and returns how many it passed. It has no LIMIT: the rows stream, and
+// stepping stops at the n-th.
+func stepKeys(st *sqlite.Stmt, expr string, n int, dead map[int64]bool, fn func(key int64)) (int, error) {
+	defer st.Reset()
+	st.BindText(1, expr)
+	got := 0
+	for got < n {
+		row, err := st.Step()
+		if err != nil {
+			return got, fmt.Errorf("read matches of %s: %w", expr, err)
+		}
+		if !row {
+			break
+		}
+		if k := st.ColumnInt64(0); !dead[k] {
+			fn(k)
+			got++
+		}
+	}
+	return got, nil
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -294,16 +295,11 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 				out.Hits = append(out.Hits, RankedHit{NodeRef: NodeRef{Key: key, ID: id}, Match: "id"})
 			}
 		}
-		// The limit is written into the statement, not bound: rebinding a LIMIT makes SQLite
-		// prepare the statement again at every step.
-		count := conn.Prep(`SELECT count(*) FROM ` + s.matches("?1", budget+1))
 		matches := func(q string) (int, bool, error) {
-			count.BindText(1, q)
-			defer count.Reset()
-			if _, err := count.Step(); err != nil {
+			n := 0
+			if err := s.liveMatches(conn, q, budget+1, func(int64) { n++ }); err != nil {
 				return 0, false, fmt.Errorf("count matches: %w", err)
 			}
-			n := int(count.ColumnInt64(0))
 			return min(n, budget), n > budget, nil
 		}
 		for _, t := range terms {
@@ -389,10 +385,20 @@ func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([
 	total := 0
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		total = int(s.files)
-		st := conn.Prep(`SELECT DISTINCT f.path, f.size FROM ` + s.matches("?1", budget+1) + ` m
-			JOIN nodes n ON n.key = m.rowid JOIN files f ON f.path = n.source_path`)
+		// The files are found by the matches' keys, a condition SQLite puts into each part of
+		// the node and file views over deltas; joined to them, it materialized both views.
+		st := conn.Prep(`SELECT f.path, f.size FROM files f WHERE f.path IN
+			(SELECT n.source_path FROM nodes n WHERE n.key IN (SELECT value FROM json_each(?1)))`)
 		for i, t := range terms {
-			st.BindText(1, quoteTerm(t))
+			var keys []int64
+			if err := s.liveMatches(conn, quoteTerm(t), budget+1, func(k int64) { keys = append(keys, k) }); err != nil {
+				return fmt.Errorf("files holding %q: %w", t, err)
+			}
+			list, err := json.Marshal(keys)
+			if err != nil {
+				return err
+			}
+			st.BindText(1, string(list))
 			var files []string
 			for {
 				ok, err := st.Step()
