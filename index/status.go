@@ -71,8 +71,10 @@ type DiffReceiptStatus struct {
 
 // CheckDiffReceipt classifies the latest generation-diff receipt. It is non-repairing: it
 // never opens SQLite, parses a source, builds or writes; it stats files, reads the two
-// receipts and takes the cheap source identity.
-func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string) *DiffReceiptStatus {
+// receipts and takes the cheap source identity. identity is that identity when the caller
+// has proof of it (a worker whose watch saw no change since the index was proven current);
+// empty, it is taken with a stat walk of the sources.
+func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identity string) *DiffReceiptStatus {
 	paths := publication.PathsFor(d, policy)
 	out := func(state, reason string, r *GenerationDiff) *DiffReceiptStatus {
 		return &DiffReceiptStatus{State: state, Reason: reason, Receipt: r}
@@ -115,11 +117,14 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy string)
 		// The same generation in another file: nothing proves which one the receipt describes.
 		return out(ReceiptUnverified, "the index was replaced without a new generation", nil)
 	}
-	inv, err := source.Scan(ctx, d)
-	if err != nil {
-		return out(ReceiptUnknown, "the cheap source identity could not be taken", nil)
+	if identity == "" {
+		inv, err := source.Scan(ctx, d)
+		if err != nil {
+			return out(ReceiptUnknown, "the cheap source identity could not be taken", nil)
+		}
+		identity = inv.Identity()
 	}
-	if inv.Identity() != r.To.SourceIdentity {
+	if identity != r.To.SourceIdentity {
 		return out(ReceiptStale, "the sources changed since this generation; sync to publish the next one", r)
 	}
 	if again, err := publication.Stat(paths.Index); err != nil || !again.SameFile(sig) {

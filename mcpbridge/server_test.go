@@ -428,7 +428,7 @@ func TestOversizedContextEntryIsOmitted(t *testing.T) {
 
 func TestGenerationDiffStates(t *testing.T) {
 	root := example(t)
-	cs := connect(t, protocol.Binding{ProjectRoot: root})
+	cs := connect(t, protocol.Binding{ProjectRoot: root, Diagnostics: true})
 	if r, _, _ := callTool(t, cs, "docforge_get_generation_diff", nil); pageOf(t, r).ReceiptState != "missing" {
 		t.Errorf("before any sync: %s", r.Result)
 	}
@@ -437,6 +437,10 @@ func TestGenerationDiffStates(t *testing.T) {
 	pg := pageOf(t, r)
 	if isErr || pg.ReceiptState != "current" || pg.Pagination.Returned != 5 || !pg.Pagination.HasMore || pg.Header["stored_receipt_hash"] == nil {
 		t.Fatalf("current receipt: %s", r.Result)
+	}
+	// The watch proved the sources unchanged since the sync, so no stat walk took them.
+	if !strings.Contains(string(r.Diagnostics), `"walks_skipped":1`) {
+		t.Errorf("current receipt without the watch's proof: %s", r.Diagnostics)
 	}
 	r, _, _ = callTool(t, cs, "docforge_get_generation_diff", map[string]any{"limit": 5, "cursor": pg.Pagination.NextCursor})
 	if next := pageOf(t, r); next.Pagination.Position != 5 || string(next.Items[0]) == string(pg.Items[0]) {
