@@ -85,7 +85,7 @@ func TestSyncUnderChurnIsNeverFalselyInvalid(t *testing.T) {
 	if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
 		t.Fatalf("after the churn: %v", err)
 	}
-	st, err := index.CheckStatus(ctx, d, "")
+	st, err := index.CheckStatus(ctx, d, "", "")
 	if err != nil || st.State != publication.Current {
 		t.Fatalf("after the churn: %+v %v", st, err)
 	}

@@ -353,7 +353,7 @@ func TestTouchParsesNothingAndEditParsesOneFile(t *testing.T) {
 	if again, err := index.Sync(ctx, d, index.Options{}); err != nil || again.Build != index.BuildNone {
 		t.Fatalf("after the touch: %v %v, want nothing to do", again, err)
 	}
-	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
+	if st, _ := index.CheckStatus(ctx, d, "", ""); st.State != publication.Current {
 		t.Fatalf("after the touch the index is %s", st.State)
 	}
 	// Now a real edit elsewhere: the touched file is in the delta again but is not parsed.

@@ -306,7 +306,7 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 				t.Fatalf("a snapshot of the merged segments: %v", err)
 			}
 			before.Close()
-			st, err := index.CheckStatus(ctx, d, "")
+			st, err := index.CheckStatus(ctx, d, "", "")
 			must(t, err)
 			if st.State != publication.Current {
 				t.Fatalf("round %d: after a merge the status is %s (%s)", round, st.State, st.Reason)
@@ -405,7 +405,7 @@ func TestNoChangeSyncDoesNothingAndEditIsIncremental(t *testing.T) {
 		t.Fatalf("no-change sync: %s generation %d, want none at %d", again.Build, again.Generation, first.Generation)
 	}
 	writeNode(t, root, 3, r, "changed")
-	st, err := index.CheckStatus(ctx, d, "")
+	st, err := index.CheckStatus(ctx, d, "", "")
 	must(t, err)
 	if st.State != publication.Stale {
 		t.Fatalf("status after edit = %s", st.State)
@@ -483,7 +483,7 @@ func interruptedPublication(t *testing.T, seed int64, step string, interrupt fun
 		t.Fatalf("recovery sync went back to generation %d", res.Generation)
 	}
 	checkPublished(t, d, res.Generation)
-	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
+	if st, _ := index.CheckStatus(ctx, d, "", ""); st.State != publication.Current {
 		t.Fatalf("after recovery status = %s", st.State)
 	}
 	return d
@@ -706,7 +706,7 @@ func TestTouchedDescriptorRewritesOnlyTheReceipt(t *testing.T) {
 	if res.Build != index.BuildReceipt || res.Generation != first.Generation {
 		t.Fatalf("after touching the descriptor: build %s, generation %d (was %d)", res.Build, res.Generation, first.Generation)
 	}
-	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
+	if st, _ := index.CheckStatus(ctx, d, "", ""); st.State != publication.Current {
 		t.Fatalf("status %s (%s)", st.State, st.Reason)
 	}
 }

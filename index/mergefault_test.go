@@ -40,7 +40,7 @@ func interruptedMerge(t *testing.T, seed int64, interrupt func(d *project.Descri
 	if res.Generation != gen {
 		t.Fatalf("the sync after the interrupted merge published generation %d, want %d", res.Generation, gen)
 	}
-	if st, _ := index.CheckStatus(ctx, d, ""); st.State != publication.Current {
+	if st, _ := index.CheckStatus(ctx, d, "", ""); st.State != publication.Current {
 		t.Fatalf("after the sync the status is %s (%s)", st.State, st.Reason)
 	}
 	if got := dump(t, d, ""); got != want {

@@ -19,13 +19,18 @@ type Status struct {
 	Reason         string                   `json:"reason,omitempty"`
 }
 
-// CheckStatus reports whether the published index of d is current.
-func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*Status, error) {
-	inv, err := source.Scan(ctx, d)
-	if err != nil {
-		return nil, err
+// CheckStatus reports whether the published index of d is current. identity is the sources'
+// cheap identity when the caller has proof of it (a worker whose watch saw no change since the
+// index was proven current); empty, it is taken with a stat walk of the sources.
+func CheckStatus(ctx context.Context, d *project.Descriptor, policy, identity string) (*Status, error) {
+	if identity == "" {
+		inv, err := source.Scan(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		identity = inv.Identity()
 	}
-	st := &Status{SourceIdentity: inv.Identity()}
+	st := &Status{SourceIdentity: identity}
 	o := publication.Observe(publication.PathsFor(d, policy))
 	if o.PubErr != nil {
 		st.State, st.Reason = publication.Unknown, "no valid publication receipt"
@@ -43,7 +48,7 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy string) (*St
 		st.State, st.Reason = publication.Unknown, "the index file is not the one the receipt describes"
 	case !receiptMatches(pub, bindingFor(d, policy, "")):
 		st.State, st.Reason = publication.Stale, "the descriptor, adapter or policy changed"
-	case pub.Graph.SourceIdentity != inv.Identity():
+	case pub.Graph.SourceIdentity != identity:
 		st.State, st.Reason = publication.Stale, "sources changed since generation was published"
 	default:
 		st.State = publication.Current

@@ -79,11 +79,13 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 	if err != nil || d == nil {
 		return resp, nil
 	}
-	// Health never opens SQLite: the signature is a stat and a receipt, freshness a stat walk.
+	// Health never opens SQLite: the signature is a stat and a receipt, freshness the watch's
+	// proof or else a stat walk.
 	if sig, err := publication.Probe(d, g.binding.Policy()); err == nil {
 		resp.Index = protocol.SignatureToProto(sig)
 	}
-	if st, err := index.CheckStatus(ctx, d, g.binding.Policy()); err == nil {
+	identity, _ := g.svc.watchedIdentity(ctx, g.binding, d)
+	if st, err := index.CheckStatus(ctx, d, g.binding.Policy(), identity); err == nil {
 		resp.Freshness = st.State
 	}
 	return resp, nil

@@ -191,7 +191,8 @@ func (c *call) identify(err error) {
 	case err != nil && problem.CodeOf(err) == problem.AdapterRestartRequired:
 		c.env.Staleness = publication.Stale
 	default:
-		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy()); serr == nil {
+		identity, _ := c.watchedIdentity(d)
+		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy(), identity); serr == nil {
 			c.env.Staleness = st.State
 		}
 	}
@@ -315,7 +316,7 @@ func (c *call) follow(l *live, start time.Time) error {
 	var st *index.Status
 	for {
 		var err error
-		if st, err = index.CheckStatus(c.ctx, c.d, l.policy); err != nil {
+		if st, err = index.CheckStatus(c.ctx, c.d, l.policy, ""); err != nil {
 			return err
 		}
 		if st.State == publication.Current || time.Now().After(deadline) {
@@ -362,6 +363,16 @@ func (c *call) fast(l *live, start time.Time) bool {
 	info := h.snap.Info()
 	c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, "current"
 	return true
+}
+
+// watchedIdentity is the sources' identity by the watch's proof (Service.watchedIdentity),
+// counted as a walk skipped; empty when the caller must walk.
+func (c *call) watchedIdentity(d *project.Descriptor) (string, bool) {
+	identity, ok := c.svc.watchedIdentity(c.ctx, c.b, d)
+	if ok {
+		c.counts["walks_skipped"]++
+	}
+	return identity, ok
 }
 
 // walkSkipped reports whether the watch proved this call's index current (fast).

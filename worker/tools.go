@@ -392,7 +392,8 @@ func runValidate(c *call, a limitInput) (any, error) {
 	// Validation reads the sources themselves; the protocol.Envelope reports the published index.
 	if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
-		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy()); err == nil {
+		identity, _ := c.watchedIdentity(c.d)
+		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy(), identity); err == nil {
 			c.env.Staleness = st.State
 		}
 	}

@@ -227,8 +227,8 @@ func viewerRecord(h *viewerHost, state string) map[string]any {
 
 // runVisualizationStatus reports the viewer's lifecycle and, separately, whether its snapshot
 // is still the published index and whether the sources still match it. It never syncs,
-// rebuilds or opens the index: a stat and a receipt read for the index, a stat walk for the
-// sources.
+// rebuilds or opens the index: a stat and a receipt read for the index, the watch's proof or
+// else a stat walk for the sources.
 func runVisualizationStatus(c *call, _ noInput) (any, error) {
 	s := c.svc
 	s.mu.Lock()
@@ -242,9 +242,15 @@ func runVisualizationStatus(c *call, _ noInput) (any, error) {
 	info := h.v.Snapshot().Info()
 	idx := indexState(c.d, c.b.Policy(), info.Index)
 	src := publication.Unknown
-	if inv, err := source.Scan(c.ctx, c.d); err == nil {
+	identity, ok := c.watchedIdentity(c.d)
+	if !ok {
+		if inv, err := source.Scan(c.ctx, c.d); err == nil {
+			identity, ok = inv.Identity(), true
+		}
+	}
+	if ok {
 		src = publication.Stale
-		if inv.Identity() == info.SourceIdentity {
+		if identity == info.SourceIdentity {
 			src = publication.Current
 		}
 	}

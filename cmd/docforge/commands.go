@@ -385,7 +385,7 @@ func runStatus(e *env) error {
 	if err != nil {
 		return err
 	}
-	st, err := index.CheckStatus(e.ctx, d, e.policy())
+	st, err := index.CheckStatus(e.ctx, d, e.policy(), "")
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,17 @@ func TestWorkerProcessOverGRPC(t *testing.T) {
 	if err != nil || h.Freshness != "current" || h.Index == nil || h.Index.Generation < 1 || h.Binding.ProjectRoot != root {
 		t.Errorf("health: %v %+v", err, h)
 	}
+	// The watch proves the sources current without a walk, and sees an edit: health then says
+	// stale, and syncs nothing.
+	node := filepath.Join(root, "docs", "architecture", "store.md")
+	data, _ := os.ReadFile(node)
+	os.WriteFile(node, append(data, []byte("\nOne more line for the health check.\n")...), 0o644)
+	if h, err := client.Health(ctx, &docforgev2.HealthRequest{ProtocolVersion: docforgev2.ProtocolVersion}); err != nil || h.Freshness != "stale" {
+		t.Errorf("health after an edit: %v %+v", err, h)
+	}
+	if h, err := client.Health(ctx, &docforgev2.HealthRequest{ProtocolVersion: docforgev2.ProtocolVersion}); err != nil || h.Freshness != "stale" || h.Index.Generation != 1 {
+		t.Errorf("health again: %v %+v (health must not sync)", err, h)
+	}
 
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
