@@ -69,6 +69,11 @@ type report struct {
 	// QueryDeltas is how many delta segments the generation had while the queries ran (the
 	// edits before them publish one each).
 	QueryDeltas int `json:"query_deltas"`
+	// ToolsOverDeltas and ToolsMerged time the read tools through a worker service, over the
+	// deltas and after their merge (tools.go).
+	ToolsOverDeltas []toolTime `json:"tools_over_deltas,omitempty"`
+	ToolsDeltas     int        `json:"tools_deltas"`
+	ToolsMerged     []toolTime `json:"tools_merged,omitempty"`
 	// OpenP50Ms is opening the generation (index.Open, then Close), median of 21: what a
 	// worker does after every edit it publishes.
 	OpenP50Ms float64 `json:"open_p50_ms"`
@@ -130,7 +135,12 @@ func measureCommand(ctx context.Context, args []string) error {
 		{"edit", func(ctx context.Context, r *report) error { return m.edit(ctx, r, editRuns) }},
 		{"worker", func(ctx context.Context, r *report) error { return m.editWorker(ctx, r, editRuns) }},
 		{"queries", func(ctx context.Context, r *report) error {
-			return m.withProfile("queries.pprof", func() error { return m.queries(ctx, r, 400) })
+			if err := m.withProfile("queries.pprof", func() error { return m.queries(ctx, r, 400) }); err != nil {
+				return err
+			}
+			var err error
+			r.ToolsOverDeltas, r.ToolsDeltas, err = m.tools(ctx)
+			return err
 		}},
 		{"merge", func(ctx context.Context, r *report) error { return m.merge(ctx, r, 400) }},
 	}
@@ -541,7 +551,8 @@ func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 	}
 	r.MergedSearchP50Ms, r.MergedCommonP50Ms, r.MergedImpactP50Ms = merged.SearchP50Ms, merged.CommonP50Ms, merged.ImpactP50Ms
 	r.MergedOpenP50Ms = merged.OpenP50Ms
-	return nil
+	r.ToolsMerged, _, err = m.tools(ctx)
+	return err
 }
 
 // peakRSSMiB is this process's peak resident set (Linux's VmHWM), or 0 where unknown.

@@ -55,6 +55,7 @@ func markdown(reps []report) string {
 		fmt.Fprintf(&b, "| %d | %d | %.2f | %.0f | %.1f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", r.Nodes, r.QueryDeltas, r.OpenP50Ms, r.MergeMs, r.MergeWrittenMB, r.MergePeakRSSMiB,
 			r.MergedOpenP50Ms, r.MergedSearchP50Ms, r.MergedCommonP50Ms, r.MergedImpactP50Ms)
 	}
+	b.WriteString(toolsMarkdown(reps))
 	b.WriteString("\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
 	for _, r := range reps {
 		fmt.Fprintf(&b, "| %d | cold | %s |\n| %d | one-file edit, without a watch | %s |\n| %d | one-file edit, by a worker | %s |\n",
