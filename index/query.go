@@ -369,26 +369,41 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 		if !more || len(terms) == 0 {
 			return nil
 		}
-		ranked := func(match, fts string, n int, fn func(st *sqlite.Stmt) error) error {
+		ranked := func(match, fts string, n int) ([]SearchHit, error) {
 			// The matches are ranked first (rowid and rank only); just the best few are joined
-			// to their nodes and bodies. Equal ranks order by ID.
+			// to their nodes and bodies, and sorted here, best first, equal ranks by ID (over
+			// deltas an ORDER BY sorted each part of the views' join in a temporary table).
 			from, err := s.rankedMatches(conn, fts, n)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			return sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
+			var hits []SearchHit
+			err = sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
 				FROM `+from+` s
-				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key ORDER BY s.rank, n.id`,
-				&sqlitex.ExecOptions{ResultFunc: fn})
+				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key`,
+				&sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+					hits = append(hits, scan(match, st))
+					return nil
+				}})
+			slices.SortFunc(hits, func(a, b SearchHit) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+			})
+			return hits, err
+		}
+		text := func(fts string) error {
+			hits, err := ranked("text", fts, limit+len(out.Hits)+1)
+			for _, h := range hits {
+				if more = add(h); !more {
+					break
+				}
+			}
+			return err
 		}
 		if q := nameQuery(query); q != "" {
 			// The nodes named exactly so: declarations first, then tests of the same name,
 			// then files, packages and documents, each group by rank.
-			var named []SearchHit
-			if err := ranked("name", q, 4*limit+1, func(st *sqlite.Stmt) error {
-				named = append(named, scan("name", st))
-				return nil
-			}); err != nil {
+			named, err := ranked("name", q, 4*limit+1)
+			if err != nil {
 				return err
 			}
 			slices.SortStableFunc(named, func(a, b SearchHit) int {
@@ -403,11 +418,11 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 				}
 			}
 		}
-		if err := ranked("text", ftsQuery(terms, true), limit+len(out.Hits)+1, collect("text")); err != nil || !more || len(terms) < 2 {
+		if err := text(ftsQuery(terms, true)); err != nil || !more || len(terms) < 2 {
 			return err
 		}
 		// Fewer than limit nodes hold every word: fill with those holding any, best first.
-		return ranked("text", ftsQuery(terms, false), limit+len(out.Hits)+1, collect("text"))
+		return text(ftsQuery(terms, false))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)

@@ -366,21 +366,30 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 		if err != nil {
 			return err
 		}
-		return sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM `+from+` s
-			JOIN nodes n ON n.key = s.rowid ORDER BY s.rank, n.id`, &sqlitex.ExecOptions{
+		// Sorted here, best first, equal ranks by ID: over deltas an ORDER BY sorted each part
+		// of the join in a temporary table.
+		var hits []RankedHit
+		err = sqlitex.Execute(conn, `SELECT n.key, n.id, s.rank FROM `+from+` s
+			JOIN nodes n ON n.key = s.rowid`, &sqlitex.ExecOptions{
 			ResultFunc: func(st *sqlite.Stmt) error {
-				key := st.ColumnInt64(0)
-				if seen[key] {
-					return nil
-				}
-				if len(out.Hits) == limit {
-					out.More = true
-					return nil
-				}
-				seen[key] = true
-				out.Hits = append(out.Hits, RankedHit{NodeRef: NodeRef{Key: key, ID: st.ColumnText(1)}, Match: "text", Score: -st.ColumnFloat(2)})
+				hits = append(hits, RankedHit{NodeRef: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Match: "text", Score: -st.ColumnFloat(2)})
 				return nil
 			}})
+		slices.SortFunc(hits, func(a, b RankedHit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+		})
+		for _, h := range hits {
+			if seen[h.Key] {
+				continue
+			}
+			if len(out.Hits) == limit {
+				out.More = true
+				break
+			}
+			seen[h.Key] = true
+			out.Hits = append(out.Hits, h)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rank focus: %w", err)
