@@ -216,9 +216,6 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 	if err := measureGRPC(ctx, manager.PathsIn(filepath.Join(runtimeDir, "docforge")), proj, g, nodes, rep); err != nil {
 		return nil, err
 	}
-	if err := measureInProcess(ctx, proj, g, nodes, rep); err != nil {
-		return nil, err
-	}
 	var rs []time.Duration
 	for k := 0; k < 30; k++ {
 		d, err := call("docforge_render_status", nil)
@@ -228,6 +225,16 @@ func measureMCP(ctx context.Context, proj string, nodes int) (*mcpReport, error)
 		rs = append(rs, d)
 	}
 	rep.RenderStatusP50 = percentile(rs, 50)
+	// In process last, with the manager stopped: while its worker holds the publisher lock, a
+	// service here only follows, and a follower walks the sources on every call.
+	stop := exec.Command(docforge, "manager", "stop")
+	stop.Env = env
+	if out, err := stop.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("stop the manager: %v: %s", err, out)
+	}
+	if err := measureInProcess(ctx, proj, g, nodes, rep); err != nil {
+		return nil, err
+	}
 	rep.Calls = n
 	rep.GetNodeP50, rep.GetNodeP95 = percentile(get, 50), percentile(get, 95)
 	rep.SearchP50, rep.SearchP95 = percentile(search, 50), percentile(search, 95)
