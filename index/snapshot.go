@@ -153,8 +153,8 @@ func PublishedSignature(d *project.Descriptor, policy string) (publication.Signa
 // The replaced rows are dropped as they stream by, against the keys textStats read once for
 // the snapshot. Written as conditions in SQL they cost a lookup in every later delta for
 // every match, and the compound statement they made, joined to the node views, had SQLite
-// materialize the views (task context p95 at 100k over 4 deltas 423 against 52 ms merged,
-// docs/benchmarks.md).
+// materialize the views (the lexical task context's p95 at 100k over 4 deltas was 370 ms,
+// 67 ms since, 46 ms merged; docs/benchmarks.md).
 func (s *Snapshot) liveMatches(conn *sqlite.Conn, expr string, n int, fn func(key int64)) error {
 	if len(s.segments) <= 1 {
 		_, err := stepKeys(conn.Prep("SELECT rowid FROM search WHERE search MATCH ?1"), expr, n, nil, fn)
