@@ -144,14 +144,19 @@ func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int)
 		coalesce((SELECT a.anchor FROM edge_anchors a WHERE a.src = e.src AND a.rel = e.rel AND a.dst = e.dst), ''), ` + review + `
 		FROM edges e JOIN relations r ON r.rel = e.rel
 		` + stamps
-	// No ORDER BY and no LIMIT: the node's relations are read whole and sorted here. Over
-	// deltas the tables are views of two parts each, and sorting their join in SQL took a
-	// temporary table for each of its four parts (get_context of a query at 100k over 4
-	// deltas 42 against 15 ms merged, docs/benchmarks.md).
 	if outgoing {
 		q += `JOIN nodes n ON n.key = e.dst WHERE e.src = ?`
 	} else {
 		q += `JOIN nodes n ON n.key = e.src WHERE e.dst = ?`
+	}
+	// In one segment SQLite sorts and keeps the first limit+1 (a hub's thousands of
+	// relations never reach Go). Over deltas the tables are views of two parts each, and
+	// sorting their join in SQL took a temporary table for each of its four parts (get_context
+	// of a query at 100k over 4 deltas 42 against 15 ms merged), so the relations are read
+	// whole and sorted below (docs/benchmarks.md). Limits are written into the statement,
+	// never bound.
+	if len(s.segments) <= 1 {
+		q += ` ORDER BY r.name, n.id LIMIT ` + strconv.Itoa(limit+1)
 	}
 	out := []Link{}
 	err := sqlitex.Execute(conn, q, &sqlitex.ExecOptions{
@@ -174,7 +179,8 @@ func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int)
 	if err != nil {
 		return nil, false, fmt.Errorf("list relations: %w", err)
 	}
-	// By relation name, then the other node's ID: bytewise, as SQLite's BINARY collation.
+	// By relation name, then the other node's ID: bytewise, as SQLite's BINARY collation
+	// (already so in one segment).
 	slices.SortFunc(out, func(a, b Link) int {
 		return cmp.Or(strings.Compare(a.Relation, b.Relation), strings.Compare(a.NodeID, b.NodeID))
 	})
