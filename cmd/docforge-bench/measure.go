@@ -135,12 +135,17 @@ func measureCommand(ctx context.Context, args []string) error {
 		{"edit", func(ctx context.Context, r *report) error { return m.edit(ctx, r, editRuns) }},
 		{"worker", func(ctx context.Context, r *report) error { return m.editWorker(ctx, r, editRuns) }},
 		{"queries", func(ctx context.Context, r *report) error {
+			restore, err := m.ensureDeltas(ctx, queryDeltas)
+			if err != nil {
+				return err
+			}
 			if err := m.withProfile("queries.pprof", func() error { return m.queries(ctx, r, 400) }); err != nil {
 				return err
 			}
-			var err error
-			r.ToolsOverDeltas, r.ToolsDeltas, err = m.tools(ctx)
-			return err
+			if r.ToolsOverDeltas, r.ToolsDeltas, err = m.tools(ctx); err != nil {
+				return err
+			}
+			return restore(ctx)
 		}},
 		{"merge", func(ctx context.Context, r *report) error { return m.merge(ctx, r, 400) }},
 	}
@@ -457,6 +462,43 @@ func (m *measurer) edits(ctx context.Context, runs int, prof string, opts index.
 		return edited{}, err
 	}
 	return edited{publishedMs: median(times), totalMs: median(totals), phases: medianPhases(phases), writtenMB: medianOf(written)}, nil
+}
+
+// queryDeltas is how many deltas the queries step measures over at least: how many the steps
+// before it leave depends on when the worker step last merged.
+const queryDeltas = 3
+
+// ensureDeltas publishes one-file edits, one delta each, until the generation has at least
+// n deltas, so that the queries and tools measure a layered generation. restore writes the
+// edited files back and publishes them.
+func (m *measurer) ensureDeltas(ctx context.Context, n int) (restore func(context.Context) error, err error) {
+	var touched []int
+	restore = func(ctx context.Context) error {
+		if len(touched) == 0 {
+			return nil
+		}
+		m.restore(&touched)
+		_, err := index.Sync(ctx, m.d, index.Options{})
+		return err
+	}
+	rng := rand.New(rand.NewPCG(13, 13))
+	for k := 0; ; k++ {
+		man, err := index.ReadManifest(publication.PathsFor(m.d, "").Index)
+		if err != nil {
+			return restore, err
+		}
+		if man.Deltas() >= n {
+			return restore, nil
+		}
+		i := rng.IntN(m.nodes)
+		touched = append(touched, i)
+		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 100+k), 0o644); err != nil {
+			return restore, err
+		}
+		if _, err := index.Sync(ctx, m.d, index.Options{}); err != nil {
+			return restore, fmt.Errorf("publish a delta for the queries: %w", err)
+		}
+	}
 }
 
 // queries times searches for vocabulary words (one or two terms, weighted like the bodies) and
