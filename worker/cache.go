@@ -166,7 +166,7 @@ const debounce = 100 * time.Millisecond
 func (s *Service) liveFor(b protocol.Binding, d *project.Descriptor) *live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := b.ProjectRoot + "\x00" + b.Policy()
+	key := liveKey(b)
 	if l, ok := s.lives[key]; ok {
 		return l
 	}
@@ -184,12 +184,20 @@ func (s *Service) current(ctx context.Context, l *live, d *project.Descriptor) *
 	return s.acquire(l, d)
 }
 
+func liveKey(b protocol.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
+
 // watchedIdentity is the sources' cheap identity without a stat walk, when the watch proves
 // that no source changed since the published index was proven current: the identity that
 // index was built from. ok is false otherwise, and the caller walks (at 100k files a walk
-// costs about 200 ms).
+// costs about 200 ms). A binding no call has used yet has no watch: it is not created here.
 func (s *Service) watchedIdentity(ctx context.Context, b protocol.Binding, d *project.Descriptor) (identity string, ok bool) {
-	h := s.current(ctx, s.liveFor(b, d), d)
+	s.mu.Lock()
+	l := s.lives[liveKey(b)]
+	s.mu.Unlock()
+	if l == nil {
+		return "", false
+	}
+	h := s.current(ctx, l, d)
 	if h == nil {
 		return "", false
 	}
