@@ -24,16 +24,15 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 	if err != nil || g.rows <= 0 {
 		return nil, err
 	}
-	if s.phraseHits == nil {
-		s.phraseHits = map[string]phraseHits{}
-	}
+	texts, hits, unlock := s.baseMemory()
+	defer unlock()
 	tree, phrases := parseExpr(expr)
 	if tree == nil {
 		return nil, fmt.Errorf("rank %s: not an expression this package builds", expr)
 	}
 	p := newBM25()
 	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
-		scratch: &s.scratch, hits: s.phraseHits, freqs: map[int64]*rowFreqs{}}
+		scratch: &s.scratch, texts: texts, hits: hits, freqs: map[int64]*rowFreqs{}}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
 	}
@@ -103,6 +102,8 @@ type layeredRanking struct {
 	// memory of how many base rows hold a phrase.
 	freqs map[int64]*rowFreqs
 	hits  map[string]phraseHits
+	// texts are the base rows analyzed again so far, by key (readStored).
+	texts *map[int64]storedText
 	// counter counts the phrases in a row's text where it is ASCII (nil when a phrase is not);
 	// scratch is the state of the connection's scratch tables, for the other rows.
 	counter *phraseCounter
@@ -421,7 +422,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	rows := make([]storedText, 0, len(keys))
 	var todo []int64
 	for _, k := range keys {
-		if x, ok := r.scratch.texts[k]; ok {
+		if x, ok := (*r.texts)[k]; ok {
 			rows = append(rows, x)
 		} else {
 			todo = append(todo, k)
@@ -437,11 +438,11 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	if r.lex == nil {
 		r.lex = lexicon.NewAnalyzer()
 	}
-	if len(r.scratch.texts)+len(todo) > maxRememberedTexts {
-		clear(r.scratch.texts)
+	if len(*r.texts)+len(todo) > maxRememberedTexts {
+		clear(*r.texts)
 	}
-	if r.scratch.texts == nil {
-		r.scratch.texts = map[int64]storedText{}
+	if *r.texts == nil {
+		*r.texts = map[int64]storedText{}
 	}
 	err = sqlitex.Execute(r.conn, `SELECT n.key, n.id, n.kind, n.title, n.tags, b.body, b.code, (SELECT sz FROM main.search_docsize WHERE id = n.key)
 		FROM main.nodes n JOIN main.bodies b ON b.key = n.key WHERE n.key IN (SELECT value FROM json_each(?1))`,
@@ -452,7 +453,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 			}
 			x := storedText{key: st.ColumnInt64(0), size: rowSize(st, 7),
 				text: analyzeSearch(r.lex, st.ColumnText(1), st.ColumnText(2), st.ColumnText(3), tags, st.ColumnText(5), st.ColumnText(6))}
-			r.scratch.texts[x.key] = x
+			(*r.texts)[x.key] = x
 			rows = append(rows, x)
 			return nil
 		}})
@@ -462,8 +463,9 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	return rows, nil
 }
 
-// maxRememberedTexts bounds the base rows' analyzed texts a snapshot remembers: a search
-// ranks the best rows of its name query, then of its text query, mostly the same nodes.
+// maxRememberedTexts bounds the base rows' analyzed texts a snapshot, or the base memo it
+// shares, remembers: a search ranks the best rows of its name query, then of its text query,
+// mostly the same nodes, and a capsule asked again after an edit its pool of 200.
 const maxRememberedTexts = 1024
 
 // storedText is a base row analyzed again from its node's stored fields: its key, its size in
@@ -479,8 +481,6 @@ type storedText struct {
 // the deltas replaced.
 type scratchState struct {
 	rankMade, deadMade bool
-	// texts remembers base rows analyzed again, by key (up to maxRememberedTexts).
-	texts map[int64]storedText
 	// dead is 0 until dead_text is filled, then 1, or -1 when a replaced row analyzed again
 	// did not come out at its indexed size.
 	dead int8

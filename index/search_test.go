@@ -401,3 +401,57 @@ func withDelta(t *testing.T, files, edits map[string]string) (string, *project.D
 	}
 	return root, d
 }
+
+// Snapshots of successive generations over one base share a memo of it (as a worker's do):
+// the later ones read the base rows the earlier ones analyzed again, and their phrase counts,
+// from the memo, and every answer still ranks as a cold build's, to the bit. After a merge the
+// base is another file, and the memo starts afresh: what it held of the old base's rows would
+// rank the new base's wrongly.
+func TestBaseMemoAcrossGenerations(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		body := strings.Repeat("The ledger keeps accounts. ", 1+i%5) + strings.Repeat("Other words fill the page. ", i%7)
+		files[fmt.Sprintf("docs/n%02d.md", i)] = componentNode(fmt.Sprintf("n%02d", i), body)
+	}
+	root, d := withDelta(t, files, map[string]string{"docs/n00.md": componentNode("n00", "A ledger, at last.")})
+	memo := index.NewBaseMemo()
+	search := func(q string) []index.SearchHit {
+		t.Helper()
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		snap.ShareBaseMemo(memo)
+		res, err := snap.Search(ctx, q, 10)
+		must(t, err)
+		return res.Hits
+	}
+	check := func(stage string) {
+		t.Helper()
+		cold := coldCopy(t, root)
+		for _, q := range []string{"ledger", "ledger accounts"} {
+			want := searchOf(t, cold, q, 10)
+			if len(want) < 10 {
+				t.Fatalf("%s: %d hits in a cold build", q, len(want))
+			}
+			sameHits(t, stage+": "+q, search(q), want)
+		}
+	}
+	check("first delta")
+	for i, edit := range []string{"docs/n07.md", "docs/n12.md"} {
+		fixture.WriteTree(t, root, map[string]string{edit: componentNode(edit[5:8], strings.Repeat("Only the ledger here. ", i+1))})
+		_, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+		check(fmt.Sprintf("delta %d", i+2))
+	}
+	_, err := index.Merge(ctx, d, index.MergeOptions{})
+	must(t, err)
+	// The merged base holds the edited rows; a delta over it, then the same searches.
+	fixture.WriteTree(t, root, map[string]string{"docs/n20.md": componentNode("n20", "No account of it.")})
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Deltas == 0 {
+		t.Fatalf("the edit after the merge published no delta: %+v", res)
+	}
+	check("over the merged base")
+}

@@ -43,8 +43,12 @@ type Snapshot struct {
 	text      *textStats
 	rankTable bool
 	scratch   scratchState
-	// phraseHits remembers how many base rows hold each phrase a ranking counted.
+	// phraseHits remembers how many base rows hold each phrase a ranking counted, and texts
+	// the base rows analyzed again; memo, when set, holds both instead, shared with the
+	// other snapshots over the same base (basememo.go).
 	phraseHits map[string]phraseHits
+	texts      map[int64]storedText
+	memo       *BaseMemo
 }
 
 // Info identifies the generation a snapshot holds.

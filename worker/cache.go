@@ -26,8 +26,10 @@ type live struct {
 	watch        *watch // nil when the watch could not start: every call walks
 	cur          *held
 	// memory is what this service remembers of the generation it last published, so that an
-	// edit's sync need not read the file table back from the index.
-	memory *index.Memory
+	// edit's sync need not read the file table back from the index; baseMemo what its
+	// snapshots' rankings learned of the base segment the generations share.
+	memory   *index.Memory
+	baseMemo *index.BaseMemo
 
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled
@@ -170,7 +172,7 @@ func (s *Service) liveFor(b protocol.Binding, d *project.Descriptor) *live {
 	if l, ok := s.lives[key]; ok {
 		return l
 	}
-	l := &live{root: b.ProjectRoot, policy: b.Policy(), memory: index.NewMemory()}
+	l := &live{root: b.ProjectRoot, policy: b.Policy(), memory: index.NewMemory(), baseMemo: index.NewBaseMemo()}
 	s.lives[key] = l
 	return l
 }
@@ -435,8 +437,10 @@ func (s *Service) acquire(l *live, d *project.Descriptor) *held {
 	return l.cur
 }
 
-// install makes snap the current snapshot, counted once for the caller.
+// install makes snap the current snapshot, counted once for the caller, sharing the binding's
+// memo of its base segment.
 func (s *Service) install(l *live, snap *index.Snapshot) *held {
+	snap.ShareBaseMemo(l.baseMemo)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := l.cur; old != nil {

@@ -74,6 +74,10 @@ type report struct {
 	ToolsOverDeltas []toolTime `json:"tools_over_deltas,omitempty"`
 	ToolsDeltas     int        `json:"tools_deltas"`
 	ToolsMerged     []toolTime `json:"tools_merged,omitempty"`
+	// CapsuleAfterEditMs and CapsuleAgainMs time a lexical capsule asked again after each of
+	// a run of edits, and once more with nothing changed (capsulesAfterEdits).
+	CapsuleAfterEditMs float64 `json:"capsule_after_edit_ms"`
+	CapsuleAgainMs     float64 `json:"capsule_again_ms"`
 	// OpenP50Ms is opening the generation (index.Open, then Close), median of 21: what a
 	// worker does after every edit it publishes.
 	OpenP50Ms float64 `json:"open_p50_ms"`
@@ -102,7 +106,7 @@ func measureCommand(ctx context.Context, args []string) error {
 	nodes := fs.Int("nodes", 0, "node count the project was generated with")
 	runs := fs.Int("runs", 0, "repetitions (0: defaults)")
 	profile := fs.Bool("profile", false, "write cold.pprof, nochange.pprof, edit.pprof and queries.pprof into the project")
-	only := fs.String("steps", "cold,nochange,edit,worker,queries,merge", "steps to run; without cold the existing index is used")
+	only := fs.String("steps", "cold,nochange,edit,worker,queries,capsules,merge", "steps to run; without cold the existing index is used")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -147,6 +151,7 @@ func measureCommand(ctx context.Context, args []string) error {
 			}
 			return restore(ctx)
 		}},
+		{"capsules", func(ctx context.Context, r *report) error { return m.capsulesAfterEdits(ctx, r) }},
 		{"merge", func(ctx context.Context, r *report) error { return m.merge(ctx, r, 400) }},
 	}
 	want := strings.Split(*only, ",")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -112,6 +114,61 @@ func (m *measurer) tools(ctx context.Context) ([]toolTime, int, error) {
 	return out, man.Deltas(), nil
 }
 
+// capsulesAfterEdits times an agent's loop through a worker service in this process: one of
+// three lexical capsules, then a one-file edit, then the same capsule again (answered from the
+// generation the edit published, over the same base until a merge), then once more with
+// nothing changed; 12 rounds, medians. The edited files are restored (synced by a later step).
+func (m *measurer) capsulesAfterEdits(ctx context.Context, r *report) error {
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		return err
+	}
+	svc := worker.NewService(impl, true)
+	defer svc.Close()
+	b := protocol.Binding{ProjectRoot: m.d.Root}
+	if _, err := b.Validate(); err != nil {
+		return err
+	}
+	if _, err := svc.Call(ctx, b, "docforge_bootstrap", nil); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(21, 21))
+	var after, again []time.Duration
+	var touched []int
+	defer m.restore(&touched)
+	capsule := func(args []byte) (time.Duration, error) {
+		start := time.Now()
+		_, err := svc.Call(ctx, b, "docforge_get_task_context", args)
+		return time.Since(start), err
+	}
+	for k := range 12 {
+		args, err := json.Marshal(taskArgs(m.gen, rand.New(rand.NewPCG(uint64(k%3), 1)), k%3, m.nodes, false))
+		if err != nil {
+			return err
+		}
+		if _, err := capsule(args); err != nil {
+			return err
+		}
+		i := rng.IntN(m.nodes)
+		touched = append(touched, i)
+		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 300+k), 0o644); err != nil {
+			return err
+		}
+		d, err := capsule(args)
+		if err != nil {
+			return err
+		}
+		after = append(after, d)
+		if d, err = capsule(args); err != nil {
+			return err
+		}
+		again = append(again, d)
+	}
+	r.CapsuleAfterEditMs, r.CapsuleAgainMs = median(after), median(again)
+	m.logf("edit, then the same lexical capsule through the worker: median %.1f ms; again %.1f ms", r.CapsuleAfterEditMs, r.CapsuleAgainMs)
+	return nil
+}
+
 // toolsMarkdown is the read tools' table: over the deltas and merged, per project size.
 func toolsMarkdown(reps []report) string {
 	var b strings.Builder
@@ -125,5 +182,10 @@ func toolsMarkdown(reps []report) string {
 			fmt.Fprintf(&b, "| %d | %s | %.2f (%d deltas) | %.2f |\n", r.Nodes, t.Tool, t.P50Ms, r.ToolsDeltas, merged[t.Tool])
 		}
 	}
+	b.WriteString("\nAn agent's loop through a worker service (a lexical capsule, a one-file edit, the same capsule again, then once more unchanged; 12 rounds, medians):")
+	for _, r := range reps {
+		fmt.Fprintf(&b, " %.1f ms after the edit, %.1f ms again at %d nodes;", r.CapsuleAfterEditMs, r.CapsuleAgainMs, r.Nodes)
+	}
+	b.WriteString("\n")
 	return b.String()
 }
