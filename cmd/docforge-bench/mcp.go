@@ -13,9 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/manager"
-	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
 )
 
@@ -314,19 +312,11 @@ func measureGRPC(ctx context.Context, paths manager.Paths, proj string, g *gener
 // measureInProcess times get_node and search through worker.Service.Call in this process, with
 // the same source watch the server uses: the tool cost without MCP and pipes.
 func measureInProcess(ctx context.Context, proj string, g *generator, nodes int, rep *mcpReport) error {
-	impl, err := index.CurrentImplementation()
+	svc, b, err := bootstrappedWorker(ctx, proj)
 	if err != nil {
 		return err
 	}
-	svc := worker.NewService(impl, true)
 	defer svc.Close()
-	b := protocol.Binding{ProjectRoot: proj}
-	if _, err := b.Validate(); err != nil {
-		return err
-	}
-	if _, err := svc.Call(ctx, b, "docforge_bootstrap", nil); err != nil {
-		return err
-	}
 	rng := rand.New(rand.NewPCG(11, 11))
 	var get, search []time.Duration
 	for k := 0; k < 100; k++ {

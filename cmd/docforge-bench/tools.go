@@ -65,6 +65,26 @@ var readTools = []toolCall{
 	{"render_status", "docforge_render_status", func(*generator, *rand.Rand, int) map[string]any { return nil }},
 }
 
+// bootstrappedWorker is a worker service in this process, its source watch on, that has
+// answered docforge_bootstrap for the project at root: warm, as for a session's later calls.
+// The caller closes it.
+func bootstrappedWorker(ctx context.Context, root string) (*worker.Service, protocol.Binding, error) {
+	b := protocol.Binding{ProjectRoot: root}
+	if _, err := b.Validate(); err != nil {
+		return nil, b, err
+	}
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		return nil, b, err
+	}
+	svc := worker.NewService(impl, true)
+	if _, err := svc.Call(ctx, b, "docforge_bootstrap", nil); err != nil {
+		svc.Close()
+		return nil, b, fmt.Errorf("bootstrap: %w", err)
+	}
+	return svc, b, nil
+}
+
 // toolCalls is how many times each read tool is called.
 const toolCalls = 30
 
@@ -81,19 +101,11 @@ func (m *measurer) tools(ctx context.Context) ([]toolTime, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	impl, err := index.CurrentImplementation()
+	svc, b, err := bootstrappedWorker(ctx, m.d.Root)
 	if err != nil {
 		return nil, 0, err
 	}
-	svc := worker.NewService(impl, true)
 	defer svc.Close()
-	b := protocol.Binding{ProjectRoot: m.d.Root}
-	if _, err := b.Validate(); err != nil {
-		return nil, 0, err
-	}
-	if _, err := svc.Call(ctx, b, "docforge_bootstrap", nil); err != nil {
-		return nil, 0, fmt.Errorf("bootstrap: %w", err)
-	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	var out []toolTime
 	for _, t := range readTools {
@@ -119,19 +131,11 @@ func (m *measurer) tools(ctx context.Context) ([]toolTime, int, error) {
 // generation the edit published, over the same base until a merge), then once more with
 // nothing changed; 12 rounds, medians. The edited files are restored (synced by a later step).
 func (m *measurer) capsulesAfterEdits(ctx context.Context, r *report) error {
-	impl, err := index.CurrentImplementation()
+	svc, b, err := bootstrappedWorker(ctx, m.d.Root)
 	if err != nil {
 		return err
 	}
-	svc := worker.NewService(impl, true)
 	defer svc.Close()
-	b := protocol.Binding{ProjectRoot: m.d.Root}
-	if _, err := b.Validate(); err != nil {
-		return err
-	}
-	if _, err := svc.Call(ctx, b, "docforge_bootstrap", nil); err != nil {
-		return fmt.Errorf("bootstrap: %w", err)
-	}
 	rng := rand.New(rand.NewPCG(21, 21))
 	var after, again []time.Duration
 	var touched []int
