@@ -2,12 +2,12 @@ package index
 
 import "sync"
 
-// BaseMemo remembers, across the generations that edits publish over one base segment, what
-// ranking over deltas learns of that base (layerrank.go): its rows' texts analyzed again and
-// how many of its rows hold a phrase. Both depend on the base alone, which never changes, so
-// a capsule asked again after an edit does not analyze the same pool of rows again. A worker
-// keeps one per binding and shares it with every snapshot it opens; a snapshot over another
-// base (after a merge) starts it afresh.
+// BaseMemo remembers what ranking over deltas learns of a base segment (layerrank.go): its
+// rows' texts analyzed again and how many of its rows hold a phrase. Both depend on the base
+// alone, which never changes, so a worker keeps one per binding and shares it with every
+// snapshot it opens: a capsule asked again after an edit does not analyze the same pool of
+// rows again. A snapshot has its own until one is shared; a snapshot over another base (after
+// a merge) starts the memo afresh.
 type BaseMemo struct {
 	mu    sync.Mutex
 	base  string // the base segment's name, unique to its file
@@ -22,18 +22,13 @@ func NewBaseMemo() *BaseMemo { return &BaseMemo{} }
 // snapshot answers, by the one goroutine that opened it.
 func (s *Snapshot) ShareBaseMemo(m *BaseMemo) { s.memo = m }
 
-// baseMemory is where a ranking keeps what it learns of the base: the shared memo, locked
-// until unlock (rankings of two generations over one base take turns), or the snapshot's own.
-func (s *Snapshot) baseMemory() (texts *map[int64]storedText, hits map[string]phraseHits, unlock func()) {
-	if m := s.memo; m != nil {
-		m.mu.Lock()
-		if base := s.segments[0].Name; m.base != base || m.hits == nil {
-			m.base, m.texts, m.hits = base, nil, map[string]phraseHits{}
-		}
-		return &m.texts, m.hits, m.mu.Unlock
+// lockBase locks the snapshot's memo for a ranking (rankings of two generations over one base
+// take turns) and makes it the memo of the snapshot's base; the caller unlocks it.
+func (s *Snapshot) lockBase() *BaseMemo {
+	m := s.memo
+	m.mu.Lock()
+	if base := s.segments[0].Name; m.base != base || m.hits == nil {
+		m.base, m.texts, m.hits = base, map[int64]storedText{}, map[string]phraseHits{}
 	}
-	if s.phraseHits == nil {
-		s.phraseHits = map[string]phraseHits{}
-	}
-	return &s.texts, s.phraseHits, func() {}
+	return m
 }

@@ -24,15 +24,15 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 	if err != nil || g.rows <= 0 {
 		return nil, err
 	}
-	texts, hits, unlock := s.baseMemory()
-	defer unlock()
+	memo := s.lockBase()
+	defer memo.mu.Unlock()
 	tree, phrases := parseExpr(expr)
 	if tree == nil {
 		return nil, fmt.Errorf("rank %s: not an expression this package builds", expr)
 	}
 	p := newBM25()
 	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
-		scratch: &s.scratch, texts: texts, hits: hits, freqs: map[int64]*rowFreqs{}}
+		scratch: &s.scratch, memo: memo, freqs: map[int64]*rowFreqs{}}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
 	}
@@ -98,12 +98,10 @@ type layeredRanking struct {
 	idf, base []float64
 	fresh     []rankedRow
 	growth    float64
-	// freqs are the base rows' frequencies read so far, by key, and hits the snapshot's
-	// memory of how many base rows hold a phrase.
+	// freqs are the base rows' frequencies read so far, by key, and memo what is known of the
+	// base: how many of its rows hold a phrase, and its rows analyzed again (locked).
 	freqs map[int64]*rowFreqs
-	hits  map[string]phraseHits
-	// texts are the base rows analyzed again so far, by key (readStored).
-	texts *map[int64]storedText
+	memo  *BaseMemo
 	// counter counts the phrases in a row's text where it is ASCII (nil when a phrase is not);
 	// scratch is the state of the connection's scratch tables, for the other rows.
 	counter *phraseCounter
@@ -255,7 +253,7 @@ func (r *layeredRanking) phraseIDF(j int, best []rankedRow) error {
 // back from the rank of a row of best that holds that phrase alone, or from FTS5.
 func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) {
 	phrase := r.phrases[j]
-	if c, ok := r.hits[phrase]; ok {
+	if c, ok := r.memo.hits[phrase]; ok {
 		return c, nil
 	}
 	t := &r.g.segs[0]
@@ -269,16 +267,16 @@ func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) 
 			return phraseHits{}, err
 		}
 		if ok {
-			r.hits[phrase] = phraseHits{hits, floored}
-			return r.hits[phrase], nil
+			r.memo.hits[phrase] = phraseHits{hits, floored}
+			return r.memo.hits[phrase], nil
 		}
 	}
 	hits, floored, err := baseHits(r.conn, r.p, t, phrase)
 	if err != nil {
 		return phraseHits{}, err
 	}
-	r.hits[phrase] = phraseHits{hits, floored}
-	return r.hits[phrase], nil
+	r.memo.hits[phrase] = phraseHits{hits, floored}
+	return r.memo.hits[phrase], nil
 }
 
 // holdsOnly says whether freq is zero but for its j-th phrase.
@@ -422,7 +420,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	rows := make([]storedText, 0, len(keys))
 	var todo []int64
 	for _, k := range keys {
-		if x, ok := (*r.texts)[k]; ok {
+		if x, ok := r.memo.texts[k]; ok {
 			rows = append(rows, x)
 		} else {
 			todo = append(todo, k)
@@ -438,11 +436,8 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	if r.lex == nil {
 		r.lex = lexicon.NewAnalyzer()
 	}
-	if len(*r.texts)+len(todo) > maxRememberedTexts {
-		clear(*r.texts)
-	}
-	if *r.texts == nil {
-		*r.texts = map[int64]storedText{}
+	if len(r.memo.texts)+len(todo) > maxRememberedTexts {
+		clear(r.memo.texts)
 	}
 	err = sqlitex.Execute(r.conn, `SELECT n.key, n.id, n.kind, n.title, n.tags, b.body, b.code, (SELECT sz FROM main.search_docsize WHERE id = n.key)
 		FROM main.nodes n JOIN main.bodies b ON b.key = n.key WHERE n.key IN (SELECT value FROM json_each(?1))`,
@@ -453,7 +448,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 			}
 			x := storedText{key: st.ColumnInt64(0), size: rowSize(st, 7),
 				text: analyzeSearch(r.lex, st.ColumnText(1), st.ColumnText(2), st.ColumnText(3), tags, st.ColumnText(5), st.ColumnText(6))}
-			(*r.texts)[x.key] = x
+			r.memo.texts[x.key] = x
 			rows = append(rows, x)
 			return nil
 		}})

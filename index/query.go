@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,11 +178,8 @@ func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int)
 	if err != nil {
 		return nil, false, fmt.Errorf("list relations: %w", err)
 	}
-	// By relation name, then the other node's ID: bytewise, as SQLite's BINARY collation
-	// (already so in one segment).
-	slices.SortFunc(out, func(a, b Link) int {
-		return cmp.Or(strings.Compare(a.Relation, b.Relation), strings.Compare(a.NodeID, b.NodeID))
-	})
+	// Already so in one segment.
+	slices.SortFunc(out, func(a, b Link) int { return relationOrder(a.Relation, a.NodeID, b.Relation, b.NodeID) })
 	if len(out) > limit {
 		return out[:limit], true, nil
 	}
@@ -391,9 +387,7 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 					hits = append(hits, scan(match, st))
 					return nil
 				}})
-			slices.SortFunc(hits, func(a, b SearchHit) int {
-				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
-			})
+			slices.SortFunc(hits, func(a, b SearchHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
 			return hits, err
 		}
 		text := func(fts string) error {

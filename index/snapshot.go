@@ -43,12 +43,9 @@ type Snapshot struct {
 	text      *textStats
 	rankTable bool
 	scratch   scratchState
-	// phraseHits remembers how many base rows hold each phrase a ranking counted, and texts
-	// the base rows analyzed again; memo, when set, holds both instead, shared with the
-	// other snapshots over the same base (basememo.go).
-	phraseHits map[string]phraseHits
-	texts      map[int64]storedText
-	memo       *BaseMemo
+	// memo remembers what rankings learned of the base: the snapshot's own, or one a worker
+	// shares among the snapshots over the same base (basememo.go).
+	memo *BaseMemo
 }
 
 // Info identifies the generation a snapshot holds.
@@ -93,7 +90,7 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 		conn.Close()
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 	}
-	return &Snapshot{conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
+	return &Snapshot{memo: NewBaseMemo(), conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
 		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
 			Fingerprint: m[metaFingerprint], Index: g.sig,

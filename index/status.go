@@ -23,12 +23,9 @@ type Status struct {
 // cheap identity when the caller has proof of it (a worker whose watch saw no change since the
 // index was proven current); empty, it is taken with a stat walk of the sources.
 func CheckStatus(ctx context.Context, d *project.Descriptor, policy, identity string) (*Status, error) {
-	if identity == "" {
-		inv, err := source.Scan(ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		identity = inv.Identity()
+	identity, err := sourceIdentity(ctx, d, identity)
+	if err != nil {
+		return nil, err
 	}
 	st := &Status{SourceIdentity: identity}
 	o := publication.Observe(publication.PathsFor(d, policy))
@@ -54,6 +51,19 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy, identity st
 		st.State = publication.Current
 	}
 	return st, nil
+}
+
+// sourceIdentity is known, when the caller has proof of the sources' cheap identity, or else
+// the identity a stat walk takes.
+func sourceIdentity(ctx context.Context, d *project.Descriptor, known string) (string, error) {
+	if known != "" {
+		return known, nil
+	}
+	inv, err := source.Scan(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	return inv.Identity(), nil
 }
 
 // Receipt states of the generation-diff receipt, fail-closed.
@@ -122,12 +132,9 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identi
 		// The same generation in another file: nothing proves which one the receipt describes.
 		return out(ReceiptUnverified, "the index was replaced without a new generation", nil)
 	}
-	if identity == "" {
-		inv, err := source.Scan(ctx, d)
-		if err != nil {
-			return out(ReceiptUnknown, "the cheap source identity could not be taken", nil)
-		}
-		identity = inv.Identity()
+	identity, err = sourceIdentity(ctx, d, identity)
+	if err != nil {
+		return out(ReceiptUnknown, "the cheap source identity could not be taken", nil)
 	}
 	if identity != r.To.SourceIdentity {
 		return out(ReceiptStale, "the sources changed since this generation; sync to publish the next one", r)

@@ -154,9 +154,8 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 			if err := st.Reset(); err != nil {
 				return fmt.Errorf("expand %s: %w", f.ID, err)
 			}
-			// By relation name, then the far node's ID: bytewise, as SQLite's BINARY collation.
 			slices.SortFunc(rows, func(a, b edgeRow) int {
-				return cmp.Or(strings.Compare(a.hop.Relation, b.hop.Relation), strings.Compare(a.hop.To.ID, b.hop.To.ID))
+				return relationOrder(a.hop.Relation, a.hop.To.ID, b.hop.Relation, b.hop.To.ID)
 			})
 			for _, r := range rows {
 				if out.Examined == budget {
@@ -375,9 +374,7 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 				hits = append(hits, RankedHit{NodeRef: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Match: "text", Score: -st.ColumnFloat(2)})
 				return nil
 			}})
-		slices.SortFunc(hits, func(a, b RankedHit) int {
-			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
-		})
+		slices.SortFunc(hits, func(a, b RankedHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
 		for _, h := range hits {
 			if seen[h.Key] {
 				continue
@@ -395,6 +392,18 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 		return nil, fmt.Errorf("rank focus: %w", err)
 	}
 	return out, nil
+}
+
+// relationOrder orders a node's relations by relation name, then the other node's ID, as the
+// answers list them: bytewise, as SQLite's BINARY collation. Queries over segment views sort
+// in Go (docs/architecture.md, "Segments").
+func relationOrder(relA, idA, relB, idB string) int {
+	return cmp.Or(strings.Compare(relA, relB), strings.Compare(idA, idB))
+}
+
+// rankOrder orders ranked hits best first (the highest score), equal scores by ID.
+func rankOrder(scoreA float64, idA string, scoreB float64, idB string) int {
+	return cmp.Or(cmp.Compare(scoreB, scoreA), strings.Compare(idA, idB))
 }
 
 // quoteTerm makes one word an FTS5 string, so it is matched as a term, never as syntax.
