@@ -168,7 +168,7 @@ const debounce = 100 * time.Millisecond
 func (s *Service) liveFor(b protocol.Binding, d *project.Descriptor) *live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := liveKey(b)
+	key := bindingKey(b)
 	if l, ok := s.lives[key]; ok {
 		return l
 	}
@@ -186,25 +186,26 @@ func (s *Service) current(ctx context.Context, l *live, d *project.Descriptor) *
 	return s.acquire(l, d)
 }
 
-func liveKey(b protocol.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
+// bindingKey keys what the service keeps per binding: its state and its viewer.
+func bindingKey(b protocol.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
 
-// watchedIdentity is the sources' cheap identity without a stat walk, when the watch proves
-// that no source changed since the published index was proven current: the identity that
-// index was built from. ok is false otherwise, and the caller walks (at 100k files a walk
-// costs about 200 ms). A binding no call has used yet has no watch: it is not created here.
-func (s *Service) watchedIdentity(ctx context.Context, b protocol.Binding, d *project.Descriptor) (identity string, ok bool) {
+// watched is the published generation's identity when the watch proves that no source
+// changed since it was proven current: its SourceIdentity is then the sources' cheap identity,
+// with no stat walk. ok is false otherwise, and the caller walks (at 100k files a walk costs
+// about 200 ms). A binding no call has used yet has no watch: it is not created here.
+func (s *Service) watched(ctx context.Context, b protocol.Binding, d *project.Descriptor) (info index.Info, ok bool) {
 	s.mu.Lock()
-	l := s.lives[liveKey(b)]
+	l := s.lives[bindingKey(b)]
 	s.mu.Unlock()
 	if l == nil {
-		return "", false
+		return info, false
 	}
 	h := s.current(ctx, l, d)
 	if h == nil {
-		return "", false
+		return info, false
 	}
 	defer s.release(h)
-	return h.snap.Info().SourceIdentity, true
+	return h.snap.Info(), true
 }
 
 // syncLocked runs index.Sync for a binding; the caller holds l.syncMu.

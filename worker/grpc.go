@@ -84,8 +84,8 @@ func (g *grpcWorker) Health(ctx context.Context, req *docforgev2.HealthRequest) 
 	if sig, err := publication.Probe(d, g.binding.Policy()); err == nil {
 		resp.Index = protocol.SignatureToProto(sig)
 	}
-	identity, _ := g.svc.watchedIdentity(ctx, g.binding, d)
-	if st, err := index.CheckStatus(ctx, d, g.binding.Policy(), identity); err == nil {
+	info, _ := g.svc.watched(ctx, g.binding, d)
+	if st, err := index.CheckStatus(ctx, d, g.binding.Policy(), info.SourceIdentity); err == nil {
 		resp.Freshness = st.State
 	}
 	return resp, nil

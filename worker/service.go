@@ -365,14 +365,21 @@ func (c *call) fast(l *live, start time.Time) bool {
 	return true
 }
 
-// watchedIdentity is the sources' identity by the watch's proof (Service.watchedIdentity),
+// watchedIdentity is the sources' identity by the watch's proof (call.watched),
 // counted as a walk skipped; empty when the caller must walk.
 func (c *call) watchedIdentity(d *project.Descriptor) (string, bool) {
-	identity, ok := c.svc.watchedIdentity(c.ctx, c.b, d)
+	info, ok := c.watched(d)
+	return info.SourceIdentity, ok
+}
+
+// watched is the published generation by the watch's proof (Service.watched), counted as a
+// walk skipped.
+func (c *call) watched(d *project.Descriptor) (index.Info, bool) {
+	info, ok := c.svc.watched(c.ctx, c.b, d)
 	if ok {
 		c.counts["walks_skipped"]++
 	}
-	return identity, ok
+	return info, ok
 }
 
 // walkSkipped reports whether the watch proved this call's index current (fast).

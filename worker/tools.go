@@ -428,12 +428,9 @@ func runRenderStatus(c *call, a renderStatusInput) (any, error) {
 	req := render.StatusRequest{ViewID: a.ViewID, Deep: a.Deep}
 	// With the watch's proof that nothing changed since the index was proven current, the
 	// sources' identity is the published one: no stat walk. Otherwise Status walks.
-	if h := c.svc.current(c.ctx, c.svc.liveFor(c.b, c.d), c.d); h != nil {
-		info := h.snap.Info()
-		c.svc.release(h)
+	if info, ok := c.watched(c.d); ok {
 		req.SourceIdentity = info.SourceIdentity
 		c.env.Revision, c.env.SourceHash, c.env.Staleness = info.Generation, info.SourceHash, publication.Current
-		c.counts["walks_skipped"]++
 	}
 	rep, err := render.Status(c.ctx, c.d, c.b.Policy(), req)
 	if err != nil {

@@ -45,8 +45,6 @@ type ViewerStatus struct {
 	SnapshotState string
 }
 
-func viewerKey(b protocol.Binding) string { return b.ProjectRoot + "\x00" + b.Policy() }
-
 // indexState compares a viewer's snapshot with the published index by stat and receipt.
 func indexState(d *project.Descriptor, policy string, served publication.Signature) string {
 	pub, err := publication.Probe(d, policy)
@@ -63,7 +61,7 @@ func indexState(d *project.Descriptor, policy string, served publication.Signatu
 // Viewer reports the binding's running viewer, if any. It never opens SQLite.
 func (s *Service) Viewer(b protocol.Binding) (ViewerStatus, bool) {
 	s.mu.Lock()
-	h := s.viewers[viewerKey(b)]
+	h := s.viewers[bindingKey(b)]
 	s.mu.Unlock()
 	if h == nil {
 		return ViewerStatus{}, false
@@ -83,8 +81,8 @@ func (s *Service) StopViewer(b protocol.Binding) bool {
 // stopViewer is StopViewer for a caller holding viewerMu.
 func (s *Service) stopViewer(b protocol.Binding) bool {
 	s.mu.Lock()
-	h := s.viewers[viewerKey(b)]
-	delete(s.viewers, viewerKey(b))
+	h := s.viewers[bindingKey(b)]
+	delete(s.viewers, bindingKey(b))
 	s.mu.Unlock()
 	if h == nil {
 		return false
@@ -181,7 +179,7 @@ func runVisualize(c *call, a visualizeArgs) (any, error) {
 		q.Set("q", a.Query)
 	}
 
-	key := viewerKey(c.b)
+	key := bindingKey(c.b)
 	s := c.svc
 	s.viewerMu.Lock()
 	defer s.viewerMu.Unlock()
@@ -232,7 +230,7 @@ func viewerRecord(h *viewerHost, state string) map[string]any {
 func runVisualizationStatus(c *call, _ noInput) (any, error) {
 	s := c.svc
 	s.mu.Lock()
-	h := s.viewers[viewerKey(c.b)]
+	h := s.viewers[bindingKey(c.b)]
 	s.mu.Unlock()
 	if h == nil {
 		return map[string]any{"template": web.Template, "state": "stopped", "snapshot_state": publication.Unknown, "staleness": publication.Unknown,
