@@ -334,9 +334,7 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	var waits []time.Duration
 	for k := 0; k < runs; k++ {
 		i := rng.IntN(m.nodes)
-		touched = append(touched, i)
-		src := m.gen.node(i, 1+k)
-		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), src, 0o644); err != nil {
+		if err := m.rewrite(&touched, i, 1+k); err != nil {
 			return err
 		}
 		start := time.Now()
@@ -351,7 +349,7 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 				Title string `json:"title"`
 			} `json:"result"`
 		}
-		if err := json.Unmarshal(out, &a); err != nil || a.Staleness != "current" || !strings.Contains(string(src), fmt.Sprintf("title = %q", a.Result.Title)) {
+		if err := json.Unmarshal(out, &a); err != nil || a.Staleness != "current" || !strings.Contains(string(m.gen.node(i, 1+k)), fmt.Sprintf("title = %q", a.Result.Title)) {
 			return fmt.Errorf("worker call after edit %d: not the edit's answer: %.300s", k, out)
 		}
 		time.Sleep(150 * time.Millisecond) // past the watch's debounce, so its background sync finds nothing to do
@@ -363,9 +361,7 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	// A search right after an edit, over the delta it published, against the same search
 	// again with nothing changed.
 	r.WorkerSearchAfterEditMs, r.WorkerSearchMs, r.WorkerSearchDeltas, err = searchesAfterEdits(ctx, svc, b, m.d, runs, func(k int) (string, error) {
-		i := rng.IntN(m.nodes)
-		touched = append(touched, i)
-		return m.gen.vocab[rng.IntN(len(m.gen.vocab))], os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+runs+k), 0o644)
+		return m.gen.vocab[rng.IntN(len(m.gen.vocab))], m.rewrite(&touched, rng.IntN(m.nodes), 1+runs+k)
 	})
 	if err != nil {
 		return err
@@ -374,8 +370,6 @@ func (m *measurer) editWorker(ctx context.Context, r *report, runs int) error {
 	return nil
 }
 
-// timedSearch times docforge_search for q through the worker service, whose answer must be
-// current.
 // searchesAfterEdits times what an agent waits for when it searches right after an edit: runs
 // times, edit(k) changes a file and says what to search for, then the worker answers that
 // search, and the same search again. It returns their medians and the deltas the generation
@@ -405,6 +399,8 @@ func searchesAfterEdits(ctx context.Context, svc *worker.Service, b protocol.Bin
 	return median(first), median(second), man.Deltas(), nil
 }
 
+// timedSearch times docforge_search for q through the worker service, whose answer must be
+// current.
 func timedSearch(ctx context.Context, svc *worker.Service, b protocol.Binding, q string) (time.Duration, error) {
 	start := time.Now()
 	out, err := svc.Call(ctx, b, "docforge_search", json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":20}`, q)))
@@ -415,6 +411,13 @@ func timedSearch(ctx context.Context, svc *worker.Service, b protocol.Binding, q
 		return 0, fmt.Errorf("worker search %q: not current: %.300s", q, out)
 	}
 	return time.Since(start), nil
+}
+
+// rewrite writes variant of node i's file (0 is the generated one) and adds i to touched, for
+// restore.
+func (m *measurer) rewrite(touched *[]int, i, variant int) error {
+	*touched = append(*touched, i)
+	return os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, variant), 0o644)
 }
 
 // restore writes the touched nodes' original files back.
@@ -436,8 +439,7 @@ func (m *measurer) edits(ctx context.Context, runs int, prof string, opts index.
 	err := m.withProfile(prof, func() error {
 		for k := 0; k < runs; k++ {
 			i := rng.IntN(m.nodes)
-			touched = append(touched, i)
-			if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 1+k), 0o644); err != nil {
+			if err := m.rewrite(&touched, i, 1+k); err != nil {
 				return err
 			}
 			if told != nil {
@@ -495,9 +497,7 @@ func (m *measurer) ensureDeltas(ctx context.Context, n int) (restore func(contex
 		if man.Deltas() >= n {
 			return restore, nil
 		}
-		i := rng.IntN(m.nodes)
-		touched = append(touched, i)
-		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 100+k), 0o644); err != nil {
+		if err := m.rewrite(&touched, rng.IntN(m.nodes), 100+k); err != nil {
 			return restore, err
 		}
 		if _, err := index.Sync(ctx, m.d, index.Options{}); err != nil {
@@ -580,6 +580,11 @@ func (m *measurer) queries(ctx context.Context, r *report, n int) error {
 
 // merge folds the published deltas into a new base and runs the queries again on it.
 func (m *measurer) merge(ctx context.Context, r *report, n int) error {
+	// The files the steps before restored are published first, so that the merge folds them
+	// too and what runs after it reads one segment.
+	if _, err := index.Sync(ctx, m.d, index.Options{}); err != nil {
+		return fmt.Errorf("sync the restored files: %w", err)
+	}
 	var res *index.MergeResult
 	start := time.Now()
 	mb, _, err := writtenMB(func() (err error) {

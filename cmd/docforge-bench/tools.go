@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -153,9 +151,7 @@ func (m *measurer) capsulesAfterEdits(ctx context.Context, r *report) error {
 		if _, err := capsule(args); err != nil {
 			return err
 		}
-		i := rng.IntN(m.nodes)
-		touched = append(touched, i)
-		if err := os.WriteFile(filepath.Join(m.d.Root, m.gen.relPath(i)), m.gen.node(i, 300+k), 0o644); err != nil {
+		if err := m.rewrite(&touched, rng.IntN(m.nodes), 300+k); err != nil {
 			return err
 		}
 		d, err := capsule(args)
