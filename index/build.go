@@ -149,16 +149,27 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	return list.Problems(), nil
 }
 
-// finishFullText merges the full-text segments into one and restores incremental merging for
-// the small deltas later builds apply. It runs after the build transaction commits.
+// maxColdSegments is how many full-text segments (one for each buildHashBytes of pending
+// terms) a cold build leaves as they are: searches over them measured within 4% of one merged
+// segment, where merging them was an eighth of the 100k benchmark's cold sync, on one core
+// (docs/benchmarks.md). A merged base routinely holds as many, from the deltas merged into it.
+const maxColdSegments = 8
+
+// finishFullText merges the full-text segments into one when a cold build left more than
+// maxColdSegments, and restores incremental merging for the small deltas later builds apply.
+// It runs after the build transaction commits.
 func finishFullText(conn *sqlite.Conn) error {
-	for _, q := range []string{
-		"INSERT INTO search(search) VALUES ('optimize')",
-		"INSERT INTO search(search, rank) VALUES ('automerge', 4)",
-	} {
-		if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+	var segments int64
+	if err := execInt(conn, "SELECT count(DISTINCT segid) FROM search_idx", &segments); err != nil {
+		return fmt.Errorf("count full-text segments: %w", err)
+	}
+	if segments > maxColdSegments {
+		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search) VALUES ('optimize')", nil); err != nil {
 			return fmt.Errorf("optimize full-text index: %w", err)
 		}
+	}
+	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search, rank) VALUES ('automerge', 4)", nil); err != nil {
+		return fmt.Errorf("configure full-text index: %w", err)
 	}
 	return nil
 }

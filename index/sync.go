@@ -643,8 +643,8 @@ func onlyStatsChanged(l *source.Loader, dl delta, old fileTable) bool {
 	return true
 }
 
-// finishCold optimizes the full-text index and computes the diff against the previous
-// generation.
+// finishCold finishes the full-text index (finishFullText) and computes the diff against the
+// previous generation.
 func finishCold(ctx context.Context, tmp string, prev publication.Paths, havePrev bool, c *diffCollector) error {
 	conn, err := openWrite(ctx, tmp, buildCacheMiB)
 	if err != nil {
