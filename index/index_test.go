@@ -665,6 +665,14 @@ func TestStampOnlyEditReachesTheIndex(t *testing.T) {
 		if len(imp.Nodes) != 1 || imp.Nodes[0].ID != "b" || imp.Nodes[0].Review != deps.Links[0].Review {
 			t.Fatalf("impact of a: %+v, want b reached with review %q", imp.Nodes, deps.Links[0].Review)
 		}
+		// Expanding b forwards reads the target's hash on the far side.
+		refs, err := snap.Resolve(ctx, []string{"b"})
+		must(t, err)
+		ex, err := snap.Expand(ctx, refs, true, []string{"depends_on"}, 10)
+		must(t, err)
+		if len(ex.Hops) != 1 || ex.Hops[0].To.ID != "a" || ex.Hops[0].Review != deps.Links[0].Review {
+			t.Fatalf("expansion of b: %+v, want a reached with review %q", ex.Hops, deps.Links[0].Review)
+		}
 		return deps.Links[0].Review
 	}
 	if got := review(); got != "" {

@@ -96,9 +96,17 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		// key lookup, and the CASE reads the hash only for a stamped edge. A generation without
 		// stamps skips the probe, which made impact on the unstamped 10k-node benchmark
 		// project 1.3 times slower.
-		near, far, targetID, targetHash := "src", "dst", "n.id", "n.content_hash"
+		near, far := "src", "dst"
 		if !outgoing {
-			near, far, targetID, targetHash = "dst", "src", "?3", "?4"
+			near, far = "dst", "src"
+		}
+		// The far node is read by a correlated subquery, not a join: over deltas both tables
+		// are views of two parts each, and SQLite runs a join of them as four parts, reading
+		// the base's edges and their dead keys twice (docs/benchmarks.md).
+		farNode := func(col string) string { return `(SELECT n.` + col + ` FROM nodes n WHERE n.key = e.` + far + `)` }
+		targetID, targetHash := farNode("id"), farNode("content_hash")
+		if !outgoing {
+			targetID, targetHash = "?3", "?4"
 		}
 		// A correlated subquery, not a LEFT JOIN: across segments stamps is a view, which
 		// SQLite would materialize whole on the right of a LEFT JOIN.
@@ -112,9 +120,8 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		// temporary table for each of its four parts (impact at 100k over 4 deltas, 2.1
 		// against 1.2 ms merged, docs/benchmarks.md); a bound LIMIT made SQLite prepare the
 		// statement again at every rebinding.
-		st := conn.Prep(`SELECT e.` + far + `, n.id, r.name, e.rel, ` + review + `
-			FROM edges e JOIN relations r ON r.rel = e.rel JOIN nodes n ON n.key = e.` + far +
-			` WHERE e.` + near + ` = ?1`)
+		st := conn.Prep(`SELECT e.` + far + `, ` + farNode("id") + `, r.name, e.rel, ` + review + `
+			FROM edges e JOIN relations r ON r.rel = e.rel WHERE e.` + near + ` = ?1`)
 		var hashOf *sqlite.Stmt
 		if !outgoing && s.stamped {
 			hashOf = conn.Prep(`SELECT content_hash FROM nodes WHERE key = ?`)
@@ -147,6 +154,9 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 				}
 				if !ok {
 					break
+				}
+				if st.ColumnType(1) == sqlite.TypeNull {
+					continue // no live node holds the far key: the join would have dropped the edge
 				}
 				rows = append(rows, edgeRow{rel: st.ColumnInt64(3),
 					hop: Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing, Review: st.ColumnText(4)}})
