@@ -358,12 +358,15 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 				return nil
 			}
 		}
-		if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, b.body FROM nodes n JOIN bodies b ON b.key = n.key WHERE n.id = ?`,
+		// Bodies are read by a correlated subquery, not a join: over deltas both tables are
+		// views of two parts each, and SQLite runs a join of them as four parts.
+		body := `(SELECT b.body FROM bodies b WHERE b.key = n.key)`
+		if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, `+body+` FROM nodes n WHERE n.id = ?`,
 			&sqlitex.ExecOptions{Args: []any{query}, ResultFunc: collect("id")}); err != nil {
 			return err
 		}
 		if more && isIDLike(query) {
-			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, b.body FROM nodes n JOIN bodies b ON b.key = n.key WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT `+strconv.Itoa(limit+1),
+			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, `+body+` FROM nodes n WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT `+strconv.Itoa(limit+1),
 				&sqlitex.ExecOptions{Args: []any{query, query + "\U0010FFFF"}, ResultFunc: collect("id_prefix")}); err != nil {
 				return err
 			}
@@ -380,9 +383,8 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 				return nil, err
 			}
 			var hits []SearchHit
-			err = sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, b.body
-				FROM `+from+` s
-				JOIN nodes n ON n.key = s.rowid JOIN bodies b ON b.key = n.key`,
+			err = sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, `+body+`
+				FROM `+from+` s JOIN nodes n ON n.key = s.rowid`,
 				&sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
 					hits = append(hits, scan(match, st))
 					return nil
