@@ -1,9 +1,7 @@
 package index
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"zombiezen.com/go/sqlite"
@@ -41,14 +39,7 @@ func TestInsertEdgesOneRunOfDistinctTriples(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			conn, err := openWrite(context.Background(), filepath.Join(t.TempDir(), "build.db"), 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := createSegment(conn, false); err != nil {
-				t.Fatal(err)
-			}
+			conn := newTestSegment(t)
 			keys := map[string]int64{}
 			for i := range 2*rowsPerInsert + 23 {
 				keys[fmt.Sprint("n", i)] = int64(i + 1)

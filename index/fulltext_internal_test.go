@@ -22,14 +22,7 @@ func TestFinishFullTextMergesOnlyManySegments(t *testing.T) {
 		{2*maxColdSegments - 1, 1}, // FTS5 merges 16 segments of one level itself (crisismerge)
 	} {
 		t.Run(fmt.Sprint(tc.flushes, " segments"), func(t *testing.T) {
-			conn, err := openWrite(context.Background(), filepath.Join(t.TempDir(), "segment.db"), 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := createSegment(conn, false); err != nil {
-				t.Fatal(err)
-			}
+			conn := newTestSegment(t)
 			if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search, rank) VALUES ('automerge', 0)", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -64,6 +57,21 @@ func TestFinishFullTextMergesOnlyManySegments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newTestSegment opens a new segment file, its tables created without their indexes, closed
+// when the test ends.
+func newTestSegment(t *testing.T) *sqlite.Conn {
+	t.Helper()
+	conn, err := openWrite(context.Background(), filepath.Join(t.TempDir(), "segment.db"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := createSegment(conn, false); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 func fullTextSegments(t *testing.T, conn *sqlite.Conn) int64 {
