@@ -23,7 +23,7 @@ type Status struct {
 // cheap identity when the caller has proof of it (a worker whose watch saw no change since the
 // index was proven current); empty, it is taken with a stat walk of the sources.
 func CheckStatus(ctx context.Context, d *project.Descriptor, policy, identity string) (*Status, error) {
-	identity, err := sourceIdentity(ctx, d, identity)
+	identity, err := SourceIdentity(ctx, d, identity)
 	if err != nil {
 		return nil, err
 	}
@@ -53,9 +53,10 @@ func CheckStatus(ctx context.Context, d *project.Descriptor, policy, identity st
 	return st, nil
 }
 
-// sourceIdentity is known, when the caller has proof of the sources' cheap identity, or else
-// the identity a stat walk takes.
-func sourceIdentity(ctx context.Context, d *project.Descriptor, known string) (string, error) {
+// SourceIdentity is known, when the caller has proof of the sources' cheap identity (a
+// worker whose watch saw no change since the index was proven current), or else the identity
+// a stat walk takes.
+func SourceIdentity(ctx context.Context, d *project.Descriptor, known string) (string, error) {
 	if known != "" {
 		return known, nil
 	}
@@ -132,7 +133,7 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identi
 		// The same generation in another file: nothing proves which one the receipt describes.
 		return out(ReceiptUnverified, "the index was replaced without a new generation", nil)
 	}
-	identity, err = sourceIdentity(ctx, d, identity)
+	identity, err = SourceIdentity(ctx, d, identity)
 	if err != nil {
 		return out(ReceiptUnknown, "the cheap source identity could not be taken", nil)
 	}

@@ -133,8 +133,7 @@ type diffPage struct {
 }
 
 func runGenerationDiff(c *call, a pageArgs) (any, error) {
-	identity, _ := c.watchedIdentity(c.d)
-	st := index.CheckDiffReceipt(c.ctx, c.d, c.b.Policy(), identity)
+	st := index.CheckDiffReceipt(c.ctx, c.d, c.b.Policy(), c.watchedIdentity(c.d))
 	page := &diffPage{PageSchemaVersion: 1, ReceiptState: st.State, Reason: st.Reason, Items: []json.RawMessage{}, Omissions: []Omission{}}
 	switch st.State {
 	case index.ReceiptCurrent, index.ReceiptStale:

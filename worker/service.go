@@ -191,8 +191,7 @@ func (c *call) identify(err error) {
 	case err != nil && problem.CodeOf(err) == problem.AdapterRestartRequired:
 		c.env.Staleness = publication.Stale
 	default:
-		identity, _ := c.watchedIdentity(d)
-		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy(), identity); serr == nil {
+		if st, serr := index.CheckStatus(c.ctx, d, c.b.Policy(), c.watchedIdentity(d)); serr == nil {
 			c.env.Staleness = st.State
 		}
 	}
@@ -365,11 +364,11 @@ func (c *call) fast(l *live, start time.Time) bool {
 	return true
 }
 
-// watchedIdentity is the sources' identity by the watch's proof (call.watched),
-// counted as a walk skipped; empty when the caller must walk.
-func (c *call) watchedIdentity(d *project.Descriptor) (string, bool) {
-	info, ok := c.watched(d)
-	return info.SourceIdentity, ok
+// watchedIdentity is the sources' identity by the watch's proof (call.watched), counted as a
+// walk skipped; empty when the caller must walk (index.SourceIdentity).
+func (c *call) watchedIdentity(d *project.Descriptor) string {
+	info, _ := c.watched(d)
+	return info.SourceIdentity
 }
 
 // watched is the published generation by the watch's proof (Service.watched), counted as a

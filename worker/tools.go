@@ -392,8 +392,7 @@ func runValidate(c *call, a limitInput) (any, error) {
 	// Validation reads the sources themselves; the protocol.Envelope reports the published index.
 	if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 		c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
-		identity, _ := c.watchedIdentity(c.d)
-		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy(), identity); err == nil {
+		if st, err := index.CheckStatus(c.ctx, c.d, c.b.Policy(), c.watchedIdentity(c.d)); err == nil {
 			c.env.Staleness = st.State
 		}
 	}

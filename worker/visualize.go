@@ -11,7 +11,6 @@ import (
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
-	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker/protocol"
@@ -240,13 +239,7 @@ func runVisualizationStatus(c *call, _ noInput) (any, error) {
 	info := h.v.Snapshot().Info()
 	idx := indexState(c.d, c.b.Policy(), info.Index)
 	src := publication.Unknown
-	identity, ok := c.watchedIdentity(c.d)
-	if !ok {
-		if inv, err := source.Scan(c.ctx, c.d); err == nil {
-			identity, ok = inv.Identity(), true
-		}
-	}
-	if ok {
+	if identity, err := index.SourceIdentity(c.ctx, c.d, c.watchedIdentity(c.d)); err == nil {
 		src = publication.Stale
 		if identity == info.SourceIdentity {
 			src = publication.Current
