@@ -25,7 +25,8 @@ type Progress func(done, total int)
 // buildCacheMiB is the page cache of a building connection; with FTS5's pending-term buffer
 // (buildHashBytes) it bounds build memory. Both were sized on the 100k-node benchmark: the
 // pure-Go SQLite rounds each 8 KB page up to a 16 KB allocation, so the cache costs twice
-// its nominal size, and 64 MiB measured no faster than 32.
+// its nominal size, and 64 MiB measured no faster than 32. A smaller term buffer makes FTS5's
+// hash faster but leaves more segments, which cost search or a merge (docs/benchmarks.md).
 const (
 	buildCacheMiB  = 32
 	buildHashBytes = 32 << 20
