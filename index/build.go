@@ -13,7 +13,6 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
-	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
@@ -22,11 +21,11 @@ import (
 // Progress receives the number of source files processed so far and the total.
 type Progress func(done, total int)
 
-// buildCacheMiB is the page cache of a building connection; with FTS5's pending-term buffer
-// (buildHashBytes) it bounds build memory. Both were sized on the 100k-node benchmark: the
-// pure-Go SQLite rounds each 8 KB page up to a 16 KB allocation, so the cache costs twice
-// its nominal size, and 64 MiB measured no faster than 32. A smaller term buffer makes FTS5's
-// hash faster but leaves more segments, which cost search or a merge (docs/benchmarks.md).
+// buildCacheMiB is the page cache of a building connection; with the full-text postings
+// pending (buildHashBytes, a segment each, coldText) it bounds build memory. Both were sized
+// on the 100k-node benchmark: the pure-Go SQLite rounds each 8 KB page up to a 16 KB
+// allocation, so the cache costs twice its nominal size, and 64 MiB measured no faster than
+// 32. Smaller flushes leave more segments, which cost search or a merge (docs/benchmarks.md).
 const (
 	buildCacheMiB  = 32
 	buildHashBytes = 32 << 20
@@ -34,11 +33,13 @@ const (
 
 // coldBuild builds a complete index from every source into the new file at path. Problems
 // are all problems found; when any is an error the file is left incomplete and must not be
-// published. clk marks its phases: build (parsing and inserting rows), indexes, edges.
-func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *source.Inventory, b binding, st *state, progress Progress, clk *clock) (probs []problem.Problem, retErr error) {
+// published. The full text it returns is written but not yet recorded: finishCold does that,
+// on a connection of its own. clk marks its phases: build (parsing and inserting rows),
+// indexes, edges.
+func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *source.Inventory, b binding, st *state, progress Progress, clk *clock) (probs []problem.Problem, text *coldText, retErr error) {
 	conn, err := openWrite(ctx, path, buildCacheMiB)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer func() {
 		if cerr := conn.Close(); cerr != nil && retErr == nil {
@@ -46,7 +47,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		}
 	}()
 	if err := createSegment(conn, false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, cfg := range []string{
 		fmt.Sprintf("INSERT INTO search(search, rank) VALUES ('hashsize', %d)", buildHashBytes),
@@ -54,13 +55,13 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		"INSERT INTO search(search, rank) VALUES ('automerge', 0)",
 	} {
 		if err := sqlitex.ExecuteTransient(conn, cfg, nil); err != nil {
-			return nil, fmt.Errorf("configure full-text index: %w", err)
+			return nil, nil, fmt.Errorf("configure full-text index: %w", err)
 		}
 	}
 
 	commit, err := beginBuild(conn)
 	if err != nil {
-		return nil, fmt.Errorf("begin build: %w", err)
+		return nil, nil, fmt.Errorf("begin build: %w", err)
 	}
 	defer func() {
 		if retErr == nil {
@@ -71,9 +72,9 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}()
 
 	var candidates []candidate
-	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates}
+	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates, fullText: newColdText()}
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	list := problem.List{}
 	list.AddAll(inv.Problems)
@@ -81,7 +82,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	keys := make(map[string]int64, len(inv.Files))
 	var next int64
 	done := 0
-	analyzers := &sync.Pool{New: func() any { return lexicon.NewAnalyzer() }}
+	analyzers := &sync.Pool{New: newAnalyzers}
 	err = source.NewLoader(d, b.policy).CountWork(b.work).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
@@ -119,11 +120,14 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("build index: %w", err)
+		return nil, nil, fmt.Errorf("build index: %w", err)
+	}
+	if err := w.fullText.b.Flush(conn); err != nil {
+		return nil, nil, err
 	}
 	list.AddAll(check.Problems())
 	if list.Errors() > 0 {
-		return list.Problems(), nil
+		return list.Problems(), nil, nil
 	}
 	// Hashing the declared edges and resolving the relation candidates into hashed edges is
 	// Go's work; it runs while SQLite creates the node and candidate indexes, on the core the
@@ -134,20 +138,20 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	go func() { resolved <- hashEdges(resolvedRefs(keys, w.names, w.rels, candidates)) }()
 	clk.mark("build")
 	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
-		return nil, fmt.Errorf("create index schema: %w", err)
+		return nil, nil, fmt.Errorf("create index schema: %w", err)
 	}
 	clk.mark("indexes")
 	if err := insertEdges(w, keys, <-declared, <-resolved); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := sqlitex.ExecuteScript(conn, edgeIndexes, nil); err != nil {
-		return nil, fmt.Errorf("create index schema: %w", err)
+		return nil, nil, fmt.Errorf("create index schema: %w", err)
 	}
 	st.sources.Add(fileItem(project.FileName, d.Hash))
 	if err := w.writeMeta(b); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return list.Problems(), nil
+	return list.Problems(), w.fullText, nil
 }
 
 // maxColdSegments is how many full-text segments (one for each buildHashBytes of pending
@@ -274,9 +278,12 @@ func hashEdges(edges []graph.EdgeAt) []hashedEdge {
 
 // GoMemoryLimit is the soft limit for the Go heap of a process that builds indexes. Parsed
 // nodes stream through a cold build, but the garbage collector's default pacing lets the heap
-// reach twice its live size; with this limit a 100k-node cold build peaks at about 350 MiB of
-// RSS in all, SQLite's page cache and term buffer included (docs/benchmarks.md).
-const GoMemoryLimit = 192 << 20
+// reach twice its live size; with this limit a 100k-node cold build peaks at about 360 MiB of
+// RSS in all, SQLite's page cache included. The cold build's full-text postings (up to
+// buildHashBytes) live in the Go heap, where FTS5's term buffer lived outside it: under
+// 192 MiB the collector ran so often that the 100k cold sync took 18 to 21 s against 16
+// (docs/benchmarks.md).
+const GoMemoryLimit = 224 << 20
 
 // GoGCPercent paces the garbage collector below GoMemoryLimit: the heap may grow to five
 // times its live size before a collection. A GOROOT/src cold build, whose live heap stays

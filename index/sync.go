@@ -581,7 +581,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 func (r *syncRun) buildCold(ctx context.Context) error {
 	r.st = &state{generation: r.nextGen, identity: r.inv.Identity()}
 	r.b.build = BuildCold
-	probs, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts.Progress, r.clk)
+	probs, text, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts.Progress, r.clk)
 	if err != nil {
 		return err
 	}
@@ -590,7 +590,7 @@ func (r *syncRun) buildCold(ctx context.Context) error {
 	}
 	r.warnings = probs // the scan's among them
 	r.clk.mark("edges")
-	if err := finishCold(ctx, r.tmp, r.paths, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
+	if err := finishCold(ctx, r.tmp, text, r.paths, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
 		return err
 	}
 	r.clk.mark("optimize_and_diff")
@@ -643,14 +643,17 @@ func onlyStatsChanged(l *source.Loader, dl delta, old fileTable) bool {
 	return true
 }
 
-// finishCold finishes the full-text index (finishFullText) and computes the diff against the
-// previous generation.
-func finishCold(ctx context.Context, tmp string, prev publication.Paths, havePrev bool, c *diffCollector) error {
+// finishCold finishes the full-text index (coldText.finish, then finishFullText) and computes
+// the diff against the previous generation.
+func finishCold(ctx context.Context, tmp string, text *coldText, prev publication.Paths, havePrev bool, c *diffCollector) error {
 	conn, err := openWrite(ctx, tmp, buildCacheMiB)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	if err := text.finish(conn); err != nil {
+		return err
+	}
 	if err := finishFullText(conn); err != nil {
 		return err
 	}

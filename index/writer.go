@@ -14,6 +14,7 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/index/fts5seg"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
 )
@@ -56,6 +57,9 @@ type writer struct {
 	// candidates, when not nil, collects every relation candidate insertRefs writes, by
 	// interned name: a cold build resolves them once every node is known.
 	candidates *[]candidate
+	// fullText, when not nil, takes the full-text rows a cold build's nodes bring prepared
+	// (coldText); others go through FTS5.
+	fullText *coldText
 }
 
 // candidate is a relation candidate by the interned names of its ends and its relation key.
@@ -192,7 +196,7 @@ func (w *writer) insertNode(key int64, n *graph.Node, prep *preparedNode) error 
 			prep.logic = encodeLogic(n.Logic)
 		}
 	}
-	if err := w.insertSearch(key, &prep.text); err != nil {
+	if err := w.indexText(key, prep); err != nil {
 		return fmt.Errorf("index node %s text: %w", n.ID, err)
 	}
 	if n.Logic != nil {
@@ -222,11 +226,14 @@ func (w *writer) analyze(id, kind, title string, tags []string, body, code strin
 	return analyzeSearch(w.lex, id, kind, title, tags, body, code)
 }
 
-// preparedNode is what a node's rows need beyond the node: its analyzed full-text row and
+// preparedNode is what a node's rows need beyond the node: its analyzed full-text row, that
+// row's postings when a cold build writes the full text itself (ok says they were made), and
 // its encoded Logic.
 type preparedNode struct {
-	text  searchText
-	logic storedLogic
+	text     searchText
+	postings fts5seg.Row
+	ok       bool
+	logic    storedLogic
 }
 
 // prepareNodes analyzes the full-text rows and encodes the Logic of a parsed file's nodes on
@@ -234,12 +241,14 @@ type preparedNode struct {
 // analysis is a third of what inserting a node costs, and the inserts run on one goroutine.
 func prepareNodes(pool *sync.Pool) func(*source.Parsed) {
 	return func(p *source.Parsed) {
-		lex := pool.Get().(*lexicon.Analyzer)
-		defer pool.Put(lex)
+		a := pool.Get().(*analyzers)
+		defer pool.Put(a)
 		rows := make([]preparedNode, len(p.Fragment.Nodes))
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
-			rows[i].text = analyzeSearch(lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+			t := analyzeSearch(a.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+			rows[i].text = t
+			rows[i].postings, rows[i].ok = a.fts.Analyze([]string{t.id, t.name, t.title, t.tags, t.body, t.code})
 			if n.Logic != nil {
 				rows[i].logic = encodeLogic(n.Logic)
 			}

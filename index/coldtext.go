@@ -1,0 +1,64 @@
+package index
+
+import (
+	"fmt"
+
+	"zombiezen.com/go/sqlite"
+
+	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/index/fts5seg"
+)
+
+// analyzers are what a parsing goroutine analyzes nodes' full text with (prepareNodes): our
+// analyzer, then the tokenizing FTS5 would do of what it made.
+type analyzers struct {
+	lex *lexicon.Analyzer
+	fts *fts5seg.Analyzer
+}
+
+func newAnalyzers() any { return &analyzers{lexicon.NewAnalyzer(), fts5seg.NewAnalyzer()} }
+
+// coldText is a cold build's full text, written by this process rather than through FTS5's
+// insert, which was most of a cold build's CPU on one thread (docs/benchmarks.md): the
+// postings are made on the parsing goroutines, gathered here per term and written as FTS5
+// segments, each when buildHashBytes of them are pending, as FTS5 flushes its own. A row
+// fts5seg does not take (text that is not ASCII) goes through FTS5's insert in the same
+// table; the segments are numbered apart from FTS5's (fts5seg.Numbering).
+type coldText struct {
+	b *fts5seg.Builder
+}
+
+func newColdText() *coldText {
+	return &coldText{b: fts5seg.NewBuilder(fts5seg.Table{Schema: "main", Name: "search", Columns: searchColumns}, fts5seg.Numbering{Shared: true})}
+}
+
+// indexText writes a node's full-text row: through FTS5, or into the cold build's own.
+func (w *writer) indexText(key int64, prep *preparedNode) error {
+	c := w.fullText
+	if c == nil || !prep.ok {
+		return w.insertSearch(key, &prep.text)
+	}
+	if err := c.b.Add(key, prep.postings); err != nil {
+		return err
+	}
+	if c.b.Pending() >= buildHashBytes {
+		return c.b.Flush(w.conn)
+	}
+	return nil
+}
+
+// finish records the segments written (fts5seg.Builder.Finish) on conn, a connection that
+// has not read the table's structure before, since FTS5 keeps what it read: not the one
+// that built.
+func (c *coldText) finish(conn *sqlite.Conn) (err error) {
+	commit, err := beginBuild(conn)
+	if err != nil {
+		return fmt.Errorf("begin full-text records: %w", err)
+	}
+	defer func() {
+		if err == nil {
+			err = commit()
+		}
+	}()
+	return c.b.Finish(conn)
+}
