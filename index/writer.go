@@ -236,9 +236,9 @@ type preparedNode struct {
 	logic    storedLogic
 }
 
-// prepareNodes analyzes the full-text rows and encodes the Logic of a parsed file's nodes on
-// the goroutine that parsed it (source.Loader.Then), with an analyzer of the pool: the
-// analysis is a third of what inserting a node costs, and the inserts run on one goroutine.
+// prepareNodes analyzes the full-text rows, makes their postings (coldText) and encodes the
+// Logic of a parsed file's nodes on the goroutine that parsed it (source.Loader.Then), with
+// analyzers of the pool: the inserts run on one goroutine, and this is work it need not do.
 func prepareNodes(pool *sync.Pool) func(*source.Parsed) {
 	return func(p *source.Parsed) {
 		a := pool.Get().(*analyzers)
