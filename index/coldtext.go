@@ -2,9 +2,11 @@ package index
 
 import (
 	"fmt"
+	"strings"
 
 	"zombiezen.com/go/sqlite"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index/fts5seg"
 )
@@ -17,6 +19,22 @@ type analyzers struct {
 }
 
 func newAnalyzers() any { return &analyzers{lexicon.NewAnalyzer(), fts5seg.NewAnalyzer()} }
+
+// postings are a node's full-text row as fts5seg's postings, made from the terms our analyzer
+// gives without joining them into the texts FTS5 would be given (analyzeSearch): FTS5 would
+// split those texts at the spaces between the terms, and at nothing else the terms hold. ok is
+// false when fts5seg refuses the row.
+func (a *analyzers) postings(n *graph.Node) (fts5seg.Row, bool) {
+	f := a.fts
+	f.Begin(searchColumns)
+	f.Add(0, lexicon.Names(n.ID))
+	f.Add(1, lexicon.Names(NameOf(n.ID, n.Kind)))
+	a.lex.Terms(n.Title, func(t string) { f.Add(2, t) })
+	a.lex.Terms(strings.Join(n.Tags, " "), func(t string) { f.Add(3, t) })
+	a.lex.Terms(n.Body, func(t string) { f.Add(4, t) })
+	f.Add(5, n.CodeTerms)
+	return f.End()
+}
 
 // coldText is a cold build's full text, written by this process rather than through FTS5's
 // insert, which was most of a cold build's CPU on one thread (docs/benchmarks.md): the

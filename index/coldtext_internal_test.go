@@ -10,6 +10,7 @@ import (
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 )
 
@@ -31,9 +32,11 @@ func TestColdTextAnswersAsFTS5(t *testing.T) {
 	rows := func(conn *sqlite.Conn, w *writer) {
 		a := newAnalyzers().(*analyzers)
 		for i, n := range nodes {
-			p := &preparedNode{text: analyzeSearch(a.lex, n.id, "component", n.title, n.tags, n.body, "")}
-			t := p.text
-			p.postings, p.ok = a.fts.Analyze([]string{t.id, t.name, t.title, t.tags, t.body, t.code})
+			g := &graph.Node{Record: graph.Record{ID: n.id, Kind: "component", Title: n.title, Tags: n.tags}, Body: n.body}
+			p := &preparedNode{}
+			if p.postings, p.ok = a.postings(g); !p.ok || w.fullText == nil {
+				p.text = analyzeSearch(a.lex, n.id, "component", n.title, n.tags, n.body, "")
+			}
 			if err := w.indexText(int64(i+1), p); err != nil {
 				panic(err)
 			}
@@ -104,4 +107,23 @@ func queryRows(t *testing.T, conn *sqlite.Conn, q string) []string {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return out
+}
+
+// A node's postings made from our analyzer's terms are those of the texts FTS5 would be given.
+func TestPostingsFromTermsAreThoseOfTheTexts(t *testing.T) {
+	a := newAnalyzers().(*analyzers)
+	for _, n := range []graph.Node{
+		{Record: graph.Record{ID: "n1", Kind: "component", Title: "Storage Engine", Tags: []string{"t1", "db/x"}}, Body: "The cache's pages: getID, HTTPServer and base64Encode_v2 -- 3.14 x2"},
+		{Record: graph.Record{ID: "go:net/http.Server.ListenAndServe", Kind: "method", Title: "ListenAndServe"}, Body: "listens\n\ton the TCP address", CodeTerms: "srv ln Listen tcp addr"},
+		{Record: graph.Record{ID: "req-7", Kind: "requirement", Title: ""}, Body: ""},
+		{Record: graph.Record{ID: "n2", Kind: "component", Title: "Ünïcode"}, Body: "café"},
+		{Record: graph.Record{ID: "n3", Kind: "component"}, Body: strings.Repeat("x", 300) + " long"},
+	} {
+		got, gotOK := a.postings(&n)
+		tx := analyzeSearch(a.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+		want, wantOK := a.fts.Analyze([]string{tx.id, tx.name, tx.title, tx.tags, tx.body, tx.code})
+		if gotOK != wantOK || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: from terms %v %v, from texts %v %v", n.ID, gotOK, got, wantOK, want)
+		}
+	}
 }

@@ -246,9 +246,9 @@ func prepareNodes(pool *sync.Pool) func(*source.Parsed) {
 		rows := make([]preparedNode, len(p.Fragment.Nodes))
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
-			t := analyzeSearch(a.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
-			rows[i].text = t
-			rows[i].postings, rows[i].ok = a.fts.Analyze([]string{t.id, t.name, t.title, t.tags, t.body, t.code})
+			if rows[i].postings, rows[i].ok = a.postings(n); !rows[i].ok {
+				rows[i].text = analyzeSearch(a.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
+			}
 			if n.Logic != nil {
 				rows[i].logic = encodeLogic(n.Logic)
 			}

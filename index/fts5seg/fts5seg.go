@@ -44,6 +44,11 @@ type Analyzer struct {
 	gen   uint32  // the row being analyzed
 	terms []*slot // the row's terms, in order of first use
 	arena []byte  // the row's terms' bytes
+
+	sizes   []int64 // tokens in each column so far
+	col     int     // the column being added to
+	pos     int64   // the next position in it
+	refused bool
 }
 
 type slot struct {
@@ -72,6 +77,18 @@ func termHash(b []byte) uint64 {
 // tokenizer would and returns its postings. ok is false when a column is not ASCII or holds a
 // token longer than MaxToken: the row must then be inserted through FTS5.
 func (a *Analyzer) Analyze(cols []string) (r Row, ok bool) {
+	a.Begin(len(cols))
+	for c, text := range cols {
+		if !a.Add(c, text) {
+			return Row{}, false
+		}
+	}
+	return a.End()
+}
+
+// Begin starts a row of the given number of columns, which Add then fills in order: what the
+// calls for one column add is tokenized as the texts joined with spaces would be.
+func (a *Analyzer) Begin(columns int) {
 	a.gen++
 	if a.gen == 0 { // wrapped: no slot may look in use
 		for i := range a.slots {
@@ -80,53 +97,74 @@ func (a *Analyzer) Analyze(cols []string) (r Row, ok bool) {
 		a.gen = 1
 	}
 	a.terms, a.arena = a.terms[:0], a.arena[:0]
-	r.sizes = make([]int64, len(cols))
-	size := 0
-	for c, text := range cols {
-		var pos int64
-		for i := 0; i < len(text); {
-			if text[i] >= 0x80 {
-				return Row{}, false
-			}
-			if !isAlnum(text[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(text) && isAlnum(text[j]) {
-				j++
-			}
-			if j-i > MaxToken {
-				return Row{}, false
-			}
-			start := len(a.arena)
-			for _, b := range []byte(text[i:j]) {
-				if 'A' <= b && b <= 'Z' {
-					b += 'a' - 'A'
-				}
-				a.arena = append(a.arena, b)
-			}
-			t := a.lookup(start)
-			// As FTS5's hash writes a row's positions: column 0 needs no marker, another
-			// column starts with 0x01 and its number, and each position is the distance
-			// from the one before in its column, plus 2.
-			n := len(t.poslist)
-			if c != t.col {
-				t.poslist = append(t.poslist, 0x01)
-				t.poslist = appendVarint(t.poslist, uint64(c))
-				t.col, t.pos = c, 0
-			}
-			t.poslist = appendVarint(t.poslist, uint64(pos-t.pos+2))
-			size += len(t.poslist) - n
-			t.pos = pos
-			pos++
-			i = j
+	a.sizes = make([]int64, columns)
+	a.col, a.pos, a.refused = 0, 0, false
+}
+
+// Add tokenizes text into column c, after what the calls before added to it. It returns
+// false, and the row is refused, when text is not ASCII or holds a token longer than MaxToken,
+// or when c comes before a column already added to.
+func (a *Analyzer) Add(c int, text string) bool {
+	if a.refused || c < a.col || c >= len(a.sizes) {
+		a.refused = true
+		return false
+	}
+	if c != a.col {
+		a.sizes[a.col] = a.pos
+		a.col, a.pos = c, 0
+	}
+	for i := 0; i < len(text); {
+		if text[i] >= 0x80 {
+			a.refused = true
+			return false
 		}
-		r.sizes[c] = pos
+		if !isAlnum(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		if j-i > MaxToken {
+			a.refused = true
+			return false
+		}
+		start := len(a.arena)
+		for _, b := range []byte(text[i:j]) {
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			a.arena = append(a.arena, b)
+		}
+		t := a.lookup(start)
+		// As FTS5's hash writes a row's positions: column 0 needs no marker, another
+		// column starts with 0x01 and its number, and each position is the distance
+		// from the one before in its column, plus 2.
+		if c != t.col {
+			t.poslist = append(t.poslist, 0x01)
+			t.poslist = appendVarint(t.poslist, uint64(c))
+			t.col, t.pos = c, 0
+		}
+		t.poslist = appendVarint(t.poslist, uint64(a.pos-t.pos+2))
+		t.pos = a.pos
+		a.pos++
+		i = j
 	}
+	return true
+}
+
+// End returns the row's postings; ok is false when an Add refused it.
+func (a *Analyzer) End() (r Row, ok bool) {
+	if a.refused {
+		return Row{}, false
+	}
+	a.sizes[a.col] = a.pos
+	size := 0
 	for _, t := range a.terms {
-		size += t.end - t.start
+		size += t.end - t.start + len(t.poslist)
 	}
+	r.sizes = a.sizes
 	r.data = make([]byte, 0, size)
 	r.ends = make([]uint32, 0, 2*len(a.terms))
 	r.hashes = make([]uint64, 0, len(a.terms))
