@@ -6,6 +6,8 @@ import (
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/fts5seg"
 )
 
 // Ranking full-text matches as a cold build does.
@@ -30,43 +32,11 @@ type rankedRow struct {
 func decodeVarints(b []byte) []uint64 {
 	var out []uint64
 	for len(b) > 0 {
-		var v uint64
-		i := 0
-		for ; i < 8 && i < len(b); i++ {
-			v = v<<7 | uint64(b[i]&0x7f)
-			if b[i]&0x80 == 0 {
-				break
-			}
-		}
-		if i == 8 && i < len(b) {
-			v = v<<8 | uint64(b[8])
-		}
+		v, n := fts5seg.ReadVarint(b)
 		out = append(out, v)
-		b = b[min(i+1, len(b)):]
+		b = b[n:]
 	}
 	return out
-}
-
-// appendVarint appends v as an SQLite varint.
-func appendVarint(b []byte, v uint64) []byte {
-	if v > 1<<56-1 {
-		var buf [9]byte
-		buf[8] = byte(v)
-		v >>= 8
-		for i := 7; i >= 0; i-- {
-			buf[i] = byte(v&0x7f) | 0x80
-			v >>= 7
-		}
-		return append(b, buf[:]...)
-	}
-	var buf [8]byte
-	i := len(buf) - 1
-	buf[i] = byte(v & 0x7f)
-	for v >>= 7; v > 0; v >>= 7 {
-		i--
-		buf[i] = byte(v&0x7f) | 0x80
-	}
-	return append(b, buf[i:]...)
 }
 
 // searchColumns is the number of columns of the full-text table.
@@ -141,9 +111,9 @@ func (t *fullTextTotals) count(conn *sqlite.Conn, query string, remove bool) err
 // write stores the totals as schema's averages record. It must run outside any transaction
 // that changed the table: FTS5 writes its cached totals when that commits.
 func (t *fullTextTotals) write(conn *sqlite.Conn, schema string) error {
-	rec := appendVarint(nil, t.rows)
+	rec := fts5seg.AppendVarint(nil, t.rows)
 	for _, c := range t.columns {
-		rec = appendVarint(rec, c)
+		rec = fts5seg.AppendVarint(rec, c)
 	}
 	if err := sqlitex.Execute(conn, "UPDATE "+schema+".search_data SET block = ? WHERE id = 1", &sqlitex.ExecOptions{Args: []any{rec}}); err != nil {
 		return fmt.Errorf("write the full-text totals: %w", err)

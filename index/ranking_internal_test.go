@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/docforge/docforge/index/fts5seg"
 )
 
 // SQLite's varints, as FTS5 writes its records: one byte below 128, big-endian groups of
@@ -23,11 +25,11 @@ func TestVarints(t *testing.T) {
 		{1 << 56, []byte{0x80, 0xc0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}},
 		{^uint64(0), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
 	} {
-		got := appendVarint(nil, tc.v)
+		got := fts5seg.AppendVarint(nil, tc.v)
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("appendVarint(%d) = %x, want %x", tc.v, got, tc.want)
+			t.Errorf("AppendVarint(%d) = %x, want %x", tc.v, got, tc.want)
 		}
-		rec := append(appendVarint(nil, 5), append(got, 0x01)...)
+		rec := append(fts5seg.AppendVarint(nil, 5), append(got, 0x01)...)
 		if back := decodeVarints(rec); !slices.Equal(back, []uint64{5, tc.v, 1}) {
 			t.Errorf("decodeVarints(%x) = %v, want [5 %d 1]", rec, back, tc.v)
 		}

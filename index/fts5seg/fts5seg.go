@@ -143,10 +143,10 @@ func (a *Analyzer) Add(c int, text string) bool {
 		// from the one before in its column, plus 2.
 		if c != t.col {
 			t.poslist = append(t.poslist, 0x01)
-			t.poslist = appendVarint(t.poslist, uint64(c))
+			t.poslist = AppendVarint(t.poslist, uint64(c))
 			t.col, t.pos = c, 0
 		}
-		t.poslist = appendVarint(t.poslist, uint64(a.pos-t.pos+2))
+		t.poslist = AppendVarint(t.poslist, uint64(a.pos-t.pos+2))
 		t.pos = a.pos
 		a.pos++
 		i = j
@@ -338,8 +338,8 @@ func (b *Builder) Add(key int64, r Row) error {
 		n := len(d.data)
 		// As in FTS5's hash: the rowid as a delta from the term's last (the first one whole),
 		// the position list's size times two, the position list.
-		d.data = appendVarint(d.data, uint64(key-d.last))
-		d.data = appendVarint(d.data, uint64(len(poslist))*2)
+		d.data = AppendVarint(d.data, uint64(key-d.last))
+		d.data = AppendVarint(d.data, uint64(len(poslist))*2)
 		d.data = append(d.data, poslist...)
 		d.last = key
 		b.pending += len(d.data) - n
@@ -424,16 +424,12 @@ func (b *Builder) Flush(conn *sqlite.Conn) error {
 	for _, r := range b.rows {
 		sz = sz[:0]
 		for _, n := range r.sizes {
-			sz = appendVarint(sz, uint64(n))
+			sz = AppendVarint(sz, uint64(n))
 		}
 		ins.BindInt64(1, r.key)
 		ins.BindBytes(2, sz)
 		ins.BindInt64(3, int64(seg.origin))
-		if _, err := ins.Step(); err != nil {
-			ins.Reset()
-			return fmt.Errorf("write full-text row sizes: %w", err)
-		}
-		if err := ins.Reset(); err != nil {
+		if err := stepOnce(ins); err != nil {
 			return fmt.Errorf("write full-text row sizes: %w", err)
 		}
 	}
@@ -483,17 +479,17 @@ func (b *Builder) Finish(conn *sqlite.Conn) error {
 	// FTS5's averages: its rows, then the tokens of each column; empty before its first row.
 	rows, totals := b.nRows, slices.Clone(b.totals)
 	if len(oldAvg) > 0 {
-		v, n := readVarint(oldAvg)
+		v, n := ReadVarint(oldAvg)
 		rows += int64(v)
 		for c, off := 0, n; c < len(totals) && off < len(oldAvg); c++ {
-			v, n := readVarint(oldAvg[off:])
+			v, n := ReadVarint(oldAvg[off:])
 			totals[c] += int64(v)
 			off += n
 		}
 	}
-	avg := appendVarint(nil, uint64(rows))
+	avg := AppendVarint(nil, uint64(rows))
 	for _, n := range totals {
-		avg = appendVarint(avg, uint64(n))
+		avg = AppendVarint(avg, uint64(n))
 	}
 	for _, blk := range []struct {
 		id   int64
@@ -542,7 +538,7 @@ func decodeStructure(b []byte) (*structure, error) {
 	copy(st.cookie[:], b)
 	off := 8
 	next := func() uint64 {
-		v, n := readVarint(b[min(off, len(b)):])
+		v, n := ReadVarint(b[min(off, len(b)):])
 		off += n
 		return v
 	}
@@ -565,15 +561,15 @@ func decodeStructure(b []byte) (*structure, error) {
 
 func (st *structure) encode() []byte {
 	out := append(append([]byte(nil), st.cookie[:]...), structureV2...)
-	out = appendVarint(out, uint64(len(st.levels)))
-	out = appendVarint(out, uint64(st.segments()))
-	out = appendVarint(out, st.counter)
+	out = AppendVarint(out, uint64(len(st.levels)))
+	out = AppendVarint(out, uint64(st.segments()))
+	out = AppendVarint(out, st.counter)
 	for _, l := range st.levels {
-		out = appendVarint(out, l.merge)
-		out = appendVarint(out, uint64(len(l.segs)))
+		out = AppendVarint(out, l.merge)
+		out = AppendVarint(out, uint64(len(l.segs)))
 		for _, s := range l.segs {
 			for _, v := range []uint64{s.id, s.first, s.last, s.origin1, s.origin2, s.tombPages, s.tombRows, s.entries} {
-				out = appendVarint(out, v)
+				out = AppendVarint(out, v)
 			}
 		}
 	}
@@ -605,16 +601,22 @@ func execWrite(conn *sqlite.Conn, q string, id int64, block []byte) error {
 	s := conn.Prep(q)
 	s.BindInt64(1, id)
 	s.BindBytes(2, block)
-	if _, err := s.Step(); err != nil {
-		s.Reset()
-		return err
-	}
-	return s.Reset()
+	return stepOnce(s)
 }
 
-// appendVarint appends v in SQLite's variable-length integer format: big-endian groups of
-// seven bits, the high bit set on all but the last, the ninth byte whole.
-func appendVarint(dst []byte, v uint64) []byte {
+// stepOnce runs a prepared statement that returns no rows and resets it for the next use.
+func stepOnce(s *sqlite.Stmt) error {
+	_, err := s.Step()
+	if rerr := s.Reset(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// AppendVarint appends v in SQLite's variable-length integer format, which FTS5's records
+// use: big-endian groups of seven bits, the high bit set on all but the last, a ninth byte
+// whole.
+func AppendVarint(dst []byte, v uint64) []byte {
 	if v <= 0x7f {
 		return append(dst, byte(v))
 	}
@@ -644,8 +646,9 @@ func appendVarint(dst []byte, v uint64) []byte {
 	return dst
 }
 
-// readVarint reads a value appendVarint wrote and returns it with its length.
-func readVarint(b []byte) (uint64, int) {
+// ReadVarint reads a value AppendVarint wrote at the start of b and returns it with its
+// length; a value cut short is read as far as b goes.
+func ReadVarint(b []byte) (uint64, int) {
 	var v uint64
 	for i := 0; i < 8 && i < len(b); i++ {
 		v = v<<7 | uint64(b[i]&0x7f)

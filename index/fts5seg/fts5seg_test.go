@@ -95,17 +95,35 @@ func insertThroughFTS5(t *testing.T, conn *sqlite.Conn, rows []testRow) {
 	}
 }
 
-// insertThroughBuilder writes rows with a Builder, flushing whenever flushAt bytes are
-// pending (0: once, at the end).
+// insertThroughBuilder writes rows with a Builder in one transaction, flushing whenever
+// flushAt bytes are pending (0: once, at the end), and records them (Finish).
 func insertThroughBuilder(t *testing.T, conn *sqlite.Conn, rows []testRow, flushAt int) {
+	t.Helper()
+	b := NewBuilder(testTable, Numbering{})
+	build(t, conn, b, rows, flushAt, func(int) bool { return false })
+	if err := b.Finish(conn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// build writes rows in one transaction: with b, flushing whenever flushAt bytes are pending,
+// and through FTS5 those that viaFTS5 picks; it flushes the last rows but records nothing.
+func build(t *testing.T, conn *sqlite.Conn, b *Builder, rows []testRow, flushAt int, viaFTS5 func(i int) bool) {
 	t.Helper()
 	end, err := sqlitex.ImmediateTransaction(conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBuilder(testTable, Numbering{})
 	lex := NewAnalyzer()
-	for _, r := range rows {
+	for i, r := range rows {
+		if viaFTS5(i) {
+			err := sqlitex.Execute(conn, `INSERT INTO s(rowid, a, b, c) VALUES (?, ?, ?, ?)`,
+				&sqlitex.ExecOptions{Args: []any{r.key, r.cols[0], r.cols[1], r.cols[2]}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		row, ok := lex.Analyze(r.cols)
 		if !ok {
 			t.Fatalf("row %d refused", r.key)
@@ -119,7 +137,7 @@ func insertThroughBuilder(t *testing.T, conn *sqlite.Conn, rows []testRow, flush
 			}
 		}
 	}
-	if err = b.Finish(conn); err != nil {
+	if err = b.Flush(conn); err != nil {
 		t.Fatal(err)
 	}
 	end(&err)
@@ -281,14 +299,14 @@ func TestAnalyzeRefusesWhatUnicode61AloneHandles(t *testing.T) {
 
 func TestVarintsAsSQLite(t *testing.T) {
 	for _, v := range []uint64{0, 1, 127, 128, 16383, 16384, 1 << 21, 1<<28 - 1, 1 << 35, 1<<56 - 1, 1 << 56, 1<<64 - 1} {
-		b := appendVarint(nil, v)
-		got, n := readVarint(b)
+		b := AppendVarint(nil, v)
+		got, n := ReadVarint(b)
 		if got != v || n != len(b) {
 			t.Errorf("%d: encoded %x, read back %d in %d bytes", v, b, got, n)
 		}
 	}
-	if !bytes.Equal(appendVarint(nil, 300), []byte{0x82, 0x2c}) {
-		t.Errorf("300 encodes as %x, want 822c", appendVarint(nil, 300))
+	if !bytes.Equal(AppendVarint(nil, 300), []byte{0x82, 0x2c}) {
+		t.Errorf("300 encodes as %x, want 822c", AppendVarint(nil, 300))
 	}
 }
 
@@ -306,41 +324,8 @@ func TestSharedTableAnswersAsFTS5(t *testing.T) {
 		}
 	}
 	insertThroughFTS5(t, fts, rows)
-	end, err := sqlitex.ImmediateTransaction(built)
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := NewBuilder(testTable, Numbering{Shared: true})
-	lex := NewAnalyzer()
-	for i, r := range rows {
-		if i%7 == 3 { // through FTS5, as a row that is not ASCII would go
-			err := sqlitex.Execute(built, `INSERT INTO s(rowid, a, b, c) VALUES (?, ?, ?, ?)`,
-				&sqlitex.ExecOptions{Args: []any{r.key, r.cols[0], r.cols[1], r.cols[2]}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		row, ok := lex.Analyze(r.cols)
-		if !ok {
-			t.Fatalf("row %d refused", r.key)
-		}
-		if err := b.Add(r.key, row); err != nil {
-			t.Fatal(err)
-		}
-		if b.Pending() >= 100000 {
-			if err := b.Flush(built); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err = b.Flush(built); err != nil {
-		t.Fatal(err)
-	}
-	end(&err)
-	if err != nil {
-		t.Fatal(err)
-	}
+	build(t, built, b, rows, 100000, func(i int) bool { return i%7 == 3 }) // as rows that are not ASCII go
 	built = reopen(t, built, filepath.Join(dir, "built.db"))
 	if err := b.Finish(built); err != nil {
 		t.Fatal(err)

@@ -80,12 +80,7 @@ func (w *segWriter) write(id int64, block []byte) {
 	}
 	w.data.BindInt64(1, id)
 	w.data.BindBytes(2, block)
-	if _, err := w.data.Step(); err != nil {
-		w.data.Reset()
-		w.err = fmt.Errorf("write full-text page: %w", err)
-		return
-	}
-	if err := w.data.Reset(); err != nil {
+	if err := stepOnce(w.data); err != nil {
 		w.err = fmt.Errorf("write full-text page: %w", err)
 	}
 }
@@ -100,20 +95,20 @@ func (w *segWriter) appendDoclist(term, doclist []byte) {
 	}
 	var rowid, prev int64
 	for off := 0; off < len(doclist) && w.err == nil; {
-		delta, n := readVarint(doclist[off:])
+		delta, n := ReadVarint(doclist[off:])
 		off += n
 		rowid += int64(delta)
 		if w.firstRowid {
 			// The first rowid on a page is whole, and the header points at it.
 			putU16(w.buf[0:2], len(w.buf))
-			w.buf = appendVarint(w.buf, uint64(rowid))
+			w.buf = AppendVarint(w.buf, uint64(rowid))
 			w.firstRowid = false
 			w.dlidxAppend(rowid)
 		} else {
-			w.buf = appendVarint(w.buf, uint64(rowid-prev))
+			w.buf = AppendVarint(w.buf, uint64(rowid-prev))
 		}
 		prev = rowid
-		size, n := readVarint(doclist[off:])
+		size, n := ReadVarint(doclist[off:])
 		count := n + int(size/2)
 		if len(w.buf)+len(w.pgidx)+count <= PageSize {
 			w.buf = append(w.buf, doclist[off:off+count]...)
@@ -143,10 +138,10 @@ func (w *segWriter) appendDoclist(term, doclist []byte) {
 // poslistPrefix is how many bytes of whole varints at the start of b fit in max bytes (at
 // least the first varint).
 func poslistPrefix(b []byte, max int) int {
-	_, n := readVarint(b)
+	_, n := ReadVarint(b)
 	if n < max {
 		for {
-			_, i := readVarint(b[n:])
+			_, i := ReadVarint(b[n:])
 			if n+i > max {
 				break
 			}
@@ -160,7 +155,7 @@ func (w *segWriter) appendTerm(term []byte) {
 	if len(w.buf)+len(w.pgidx)+len(term)+2 >= PageSize && len(w.buf) > 4 {
 		w.flushLeaf()
 	}
-	w.pgidx = appendVarint(w.pgidx, uint64(len(w.buf)-w.prevPgidx))
+	w.pgidx = AppendVarint(w.pgidx, uint64(len(w.buf)-w.prevPgidx))
 	w.prevPgidx = len(w.buf)
 	prefix := 0
 	if w.firstTerm {
@@ -177,9 +172,9 @@ func (w *segWriter) appendTerm(term []byte) {
 		}
 	} else {
 		prefix = sharedPrefix(w.term, term)
-		w.buf = appendVarint(w.buf, uint64(prefix))
+		w.buf = AppendVarint(w.buf, uint64(prefix))
 	}
-	w.buf = appendVarint(w.buf, uint64(len(term)-prefix))
+	w.buf = AppendVarint(w.buf, uint64(len(term)-prefix))
 	w.buf = append(w.buf, term[prefix:]...)
 	w.term = append(w.term[:0], term...)
 	w.firstTerm, w.firstRowid = false, false
@@ -202,7 +197,7 @@ func (w *segWriter) flushLeaf() {
 		// A page of rowids and positions only: its doclist index entry, if the index has
 		// begun, says it holds no rowid.
 		if w.firstRowid && len(w.dlidx[0].buf) > 0 {
-			w.dlidx[0].buf = appendVarint(w.dlidx[0].buf, 0)
+			w.dlidx[0].buf = AppendVarint(w.dlidx[0].buf, 0)
 		}
 		w.empty++
 	} else {
@@ -240,13 +235,9 @@ func (w *segWriter) flushBtree() {
 	w.idx.BindInt64(1, int64(w.segid))
 	w.idx.BindBytes(2, w.btterm)
 	w.idx.BindInt64(3, flag+int64(w.btPage)<<1)
-	if _, err := w.idx.Step(); err != nil {
-		w.idx.Reset()
+	if err := stepOnce(w.idx); err != nil {
 		w.err = fmt.Errorf("write full-text separator: %w", err)
 		return
-	}
-	if err := w.idx.Reset(); err != nil {
-		w.err = fmt.Errorf("write full-text separator: %w", err)
 	}
 	w.btPage = 0
 }
@@ -266,12 +257,12 @@ func (w *segWriter) dlidxAppend(rowid int64) {
 			d = &w.dlidx[i]
 			if up := &w.dlidx[i+1]; len(up.buf) == 0 {
 				// This was the root: its first rowid goes up to the new root.
-				_, n := readVarint(d.buf[1:])
-				first, _ := readVarint(d.buf[1+n:])
+				_, n := ReadVarint(d.buf[1:])
+				first, _ := ReadVarint(d.buf[1+n:])
 				up.pgno = d.pgno
-				up.buf = appendVarint(up.buf, 0)
-				up.buf = appendVarint(up.buf, uint64(d.pgno))
-				up.buf = appendVarint(up.buf, first)
+				up.buf = AppendVarint(up.buf, 0)
+				up.buf = AppendVarint(up.buf, uint64(d.pgno))
+				up.buf = AppendVarint(up.buf, first)
 				up.prevValid, up.prev = true, int64(first)
 			}
 			d.buf, d.prevValid = d.buf[:0], false
@@ -291,11 +282,11 @@ func (w *segWriter) dlidxAppend(rowid int64) {
 			if done {
 				flag = 0
 			}
-			d.buf = appendVarint(d.buf, flag)
-			d.buf = appendVarint(d.buf, uint64(pgno))
+			d.buf = AppendVarint(d.buf, flag)
+			d.buf = AppendVarint(d.buf, uint64(pgno))
 			v = uint64(rowid)
 		}
-		d.buf = appendVarint(d.buf, v)
+		d.buf = AppendVarint(d.buf, v)
 		d.prevValid, d.prev = true, rowid
 	}
 }
