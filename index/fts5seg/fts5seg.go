@@ -31,10 +31,10 @@ const structureV2 = "\xff\x00\x00\x01"
 // Row is one row's postings: each term of the row with its position list, as FTS5 encodes it,
 // and the number of tokens in each column.
 type Row struct {
-	data   []byte   // each term, then its position list
-	ends   []uint32 // where each term ends in data, then where its position list ends
-	hashes []uint64 // each term's hash (termHash)
-	sizes  []int64
+	// data holds each term as its hash (termHash, 8 bytes), its length and the term, then its
+	// position list's length and the position list, lengths as varints: one allocation a row.
+	data  []byte
+	sizes []int64
 }
 
 // An Analyzer tokenizes rows, with a table of the row's terms it reuses from row to row. It is
@@ -162,18 +162,16 @@ func (a *Analyzer) End() (r Row, ok bool) {
 	a.sizes[a.col] = a.pos
 	size := 0
 	for _, t := range a.terms {
-		size += t.end - t.start + len(t.poslist)
+		size += 8 + 2 + t.end - t.start + 3 + len(t.poslist)
 	}
 	r.sizes = a.sizes
 	r.data = make([]byte, 0, size)
-	r.ends = make([]uint32, 0, 2*len(a.terms))
-	r.hashes = make([]uint64, 0, len(a.terms))
 	for _, t := range a.terms {
+		r.data = binary.LittleEndian.AppendUint64(r.data, t.hash)
+		r.data = AppendVarint(r.data, uint64(t.end-t.start))
 		r.data = append(r.data, a.arena[t.start:t.end]...)
-		r.ends = append(r.ends, uint32(len(r.data)))
+		r.data = AppendVarint(r.data, uint64(len(t.poslist)))
 		r.data = append(r.data, t.poslist...)
-		r.ends = append(r.ends, uint32(len(r.data)))
-		r.hashes = append(r.hashes, t.hash)
 	}
 	return r, true
 }
@@ -330,19 +328,23 @@ func (b *Builder) Add(key int64, r Row) error {
 		return fmt.Errorf("full-text row %d has %d columns; the table has %d", key, len(r.sizes), b.table.Columns)
 	}
 	b.started, b.last = true, key
-	start := uint32(0)
-	for i := 0; i < len(r.ends); i += 2 {
-		term, poslist := r.data[start:r.ends[i]], r.data[r.ends[i]:r.ends[i+1]]
-		start = r.ends[i+1]
-		d := b.list(r.hashes[i/2], term)
-		n := len(d.data)
+	for rest := r.data; len(rest) > 0; {
+		h := binary.LittleEndian.Uint64(rest)
+		n, k := ReadVarint(rest[8:])
+		term := rest[8+k : 8+k+int(n)]
+		rest = rest[8+k+int(n):]
+		n, k = ReadVarint(rest)
+		poslist := rest[k : k+int(n)]
+		rest = rest[k+int(n):]
+		d := b.list(h, term)
+		before := len(d.data)
 		// As in FTS5's hash: the rowid as a delta from the term's last (the first one whole),
 		// the position list's size times two, the position list.
 		d.data = AppendVarint(d.data, uint64(key-d.last))
 		d.data = AppendVarint(d.data, uint64(len(poslist))*2)
 		d.data = append(d.data, poslist...)
 		d.last = key
-		b.pending += len(d.data) - n
+		b.pending += len(d.data) - before
 	}
 	b.rows = append(b.rows, row{key, r.sizes})
 	b.nRows++
