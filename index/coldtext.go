@@ -20,24 +20,44 @@ type analyzers struct {
 
 func newAnalyzers() any { return &analyzers{lexicon.NewAnalyzer(), fts5seg.NewAnalyzer()} }
 
-// postings are a node's full-text row as fts5seg's postings, made from the terms our analyzer
-// gives without joining them into the texts FTS5 would be given (analyzeSearch): FTS5 would
-// split those texts at the spaces between the terms, and at nothing else the terms hold. ok is
-// false when fts5seg refuses the row.
-func (a *analyzers) postings(n *graph.Node) (fts5seg.Row, bool) {
-	f := a.fts
+// prepare makes a node's full-text row for a cold build: its postings for fts5seg, made from
+// the terms our analyzer gives without joining them into the texts FTS5 would be given (FTS5
+// would split those texts at the spaces between the terms, and at nothing else the terms
+// hold); or, when fts5seg refuses the row, those texts (analyzeSearch), for FTS5's insert. The
+// body, the long column, is analyzed once either way: into terms while the row can still be
+// taken and the body is ASCII (so are its terms), else into the text, which fts5seg then
+// tokenizes and FTS5 gets if the row is refused.
+func (a *analyzers) prepare(n *graph.Node, p *preparedNode) {
+	f, ok := a.fts, true
+	add := func(col int, text string) {
+		if ok {
+			ok = f.Add(col, text)
+		}
+	}
 	f.Begin(searchColumns)
-	f.Add(0, lexicon.Names(n.ID))
-	f.Add(1, lexicon.Names(NameOf(n.ID, n.Kind)))
-	a.lex.Terms(n.Title, func(t string) { f.Add(2, t) })
-	a.lex.Terms(strings.Join(n.Tags, " "), func(t string) { f.Add(3, t) })
-	a.lex.Terms(n.Body, func(t string) { f.Add(4, t) })
-	f.Add(5, n.CodeTerms)
-	return f.End()
+	add(0, lexicon.Names(n.ID))
+	add(1, lexicon.Names(NameOf(n.ID, n.Kind)))
+	a.lex.Terms(n.Title, func(t string) { add(2, t) })
+	a.lex.Terms(strings.Join(n.Tags, " "), func(t string) { add(3, t) })
+	body, analyzed := "", false
+	if ok && lexicon.IsASCII(n.Body) {
+		a.lex.Terms(n.Body, func(t string) { add(4, t) })
+	} else {
+		body, analyzed = a.lex.Text(n.Body), true
+		add(4, body)
+	}
+	add(5, n.CodeTerms)
+	if p.postings, p.ok = f.End(); p.ok {
+		return
+	}
+	if !analyzed {
+		body = a.lex.Text(n.Body)
+	}
+	p.text = searchTextOf(a.lex, n.ID, n.Kind, n.Title, n.Tags, body, n.CodeTerms)
 }
 
 // coldText is a cold build's full text, written by this process rather than through FTS5's
-// insert, which was most of a cold build's CPU on one thread (docs/benchmarks.md): the
+// insert, which was most of the CPU of the goroutine that inserts (docs/benchmarks.md): the
 // postings are made on the parsing goroutines, gathered here per term and written as FTS5
 // segments, each when buildHashBytes of them are pending, as FTS5 flushes its own. A row
 // fts5seg does not take (text that is not ASCII) goes through FTS5's insert in the same

@@ -34,7 +34,7 @@ func TestColdTextAnswersAsFTS5(t *testing.T) {
 		for i, n := range nodes {
 			g := &graph.Node{Record: graph.Record{ID: n.id, Kind: "component", Title: n.title, Tags: n.tags}, Body: n.body}
 			p := &preparedNode{}
-			if p.postings, p.ok = a.postings(g); !p.ok || w.fullText == nil {
+			if a.prepare(g, p); w.fullText == nil {
 				p.text = analyzeSearch(a.lex, n.id, "component", n.title, n.tags, n.body, "")
 			}
 			if err := w.indexText(int64(i+1), p); err != nil {
@@ -109,7 +109,8 @@ func queryRows(t *testing.T, conn *sqlite.Conn, q string) []string {
 	return out
 }
 
-// A node's postings made from our analyzer's terms are those of the texts FTS5 would be given.
+// A node's postings made from our analyzer's terms are those of the texts FTS5 would be given,
+// and a refused node's texts are those.
 func TestPostingsFromTermsAreThoseOfTheTexts(t *testing.T) {
 	a := newAnalyzers().(*analyzers)
 	for _, n := range []graph.Node{
@@ -118,12 +119,19 @@ func TestPostingsFromTermsAreThoseOfTheTexts(t *testing.T) {
 		{Record: graph.Record{ID: "req-7", Kind: "requirement", Title: ""}, Body: ""},
 		{Record: graph.Record{ID: "n2", Kind: "component", Title: "Ünïcode"}, Body: "café"},
 		{Record: graph.Record{ID: "n3", Kind: "component"}, Body: strings.Repeat("x", 300) + " long"},
+		{Record: graph.Record{ID: "n4", Kind: "component", Title: "Crème"}, Body: "an ASCII body after a title that is not"},
+		{Record: graph.Record{ID: "n5", Kind: "component", Title: "Quotes"}, Body: "it’s prose — with “curly” quotes only"},
 	} {
-		got, gotOK := a.postings(&n)
+		var got preparedNode
+		a.prepare(&n, &got)
 		tx := analyzeSearch(a.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
 		want, wantOK := a.fts.Analyze([]string{tx.id, tx.name, tx.title, tx.tags, tx.body, tx.code})
-		if gotOK != wantOK || fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s: from terms %v %v, from texts %v %v", n.ID, gotOK, got, wantOK, want)
+		if got.ok != wantOK || fmt.Sprint(got.postings) != fmt.Sprint(want) {
+			t.Errorf("%s: from terms %v %v, from texts %v %v", n.ID, got.ok, got.postings, wantOK, want)
+		}
+		// A refused row carries the texts FTS5 is given, the same as analyzeSearch makes.
+		if !got.ok && got.text != tx || got.ok && got.text != (searchText{}) {
+			t.Errorf("%s: texts %+v, want %+v", n.ID, got.text, tx)
 		}
 	}
 }

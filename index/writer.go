@@ -214,8 +214,13 @@ type searchText struct{ id, name, title, tags, body, code string }
 // analyzeSearch analyzes a node's full-text columns. A merge writes the rows of a delta's
 // nodes again from their stored fields, so these are all a row depends on.
 func analyzeSearch(lex *lexicon.Analyzer, id, kind, title string, tags []string, body, code string) searchText {
+	return searchTextOf(lex, id, kind, title, tags, lex.Text(body), code)
+}
+
+// searchTextOf is analyzeSearch of a body already analyzed (bodyText).
+func searchTextOf(lex *lexicon.Analyzer, id, kind, title string, tags []string, bodyText, code string) searchText {
 	return searchText{id: lexicon.Names(id), name: lexicon.Names(NameOf(id, kind)), title: lex.Text(title),
-		tags: lex.Text(strings.Join(tags, " ")), body: lex.Text(body), code: code}
+		tags: lex.Text(strings.Join(tags, " ")), body: bodyText, code: code}
 }
 
 // analyze analyzes a node's full-text columns with the writer's analyzer, made on first use.
@@ -246,9 +251,7 @@ func prepareNodes(pool *sync.Pool) func(*source.Parsed) {
 		rows := make([]preparedNode, len(p.Fragment.Nodes))
 		for i := range p.Fragment.Nodes {
 			n := &p.Fragment.Nodes[i]
-			if rows[i].postings, rows[i].ok = a.postings(n); !rows[i].ok {
-				rows[i].text = analyzeSearch(a.lex, n.ID, n.Kind, n.Title, n.Tags, n.Body, n.CodeTerms)
-			}
+			a.prepare(n, &rows[i])
 			if n.Logic != nil {
 				rows[i].logic = encodeLogic(n.Logic)
 			}

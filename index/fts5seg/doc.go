@@ -1,8 +1,8 @@
 // Package fts5seg writes SQLite FTS5 index segments from Go.
 //
 // A cold build gives FTS5 every node's text, and FTS5's own insert path (tokenizing, then a
-// hash of pending terms flushed into segments) was most of the build's CPU, on one thread, in
-// the pure-Go SQLite (docs/benchmarks.md). This package does that work in Go: an Analyzer
+// hash of pending terms flushed into segments) was most of the CPU of the build's one
+// inserting thread, in the pure-Go SQLite (docs/benchmarks.md). This package does that work in Go: an Analyzer
 // turns a row's columns into its postings on any goroutine, a Builder gathers the rows'
 // postings per term and writes them as FTS5 segments (leaf pages, doclist indexes, separators
 // and row sizes) into the table's shadow tables, and Finish records the segments and the row

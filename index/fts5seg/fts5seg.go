@@ -229,8 +229,8 @@ type Table struct {
 func (t Table) shadow(suffix string) string { return t.Schema + "." + t.Name + "_" + suffix }
 
 // Builder gathers rows' postings and writes them as FTS5 segments. Rows must come in
-// ascending rowid order, into a table that holds no segments yet. It is not safe for
-// concurrent use.
+// ascending rowid order, into a new table, where FTS5 may insert other rows meanwhile
+// (Numbering). It is not safe for concurrent use.
 type Builder struct {
 	table     Table
 	numbering Numbering
