@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/index/fts5seg"
 )
 
 // Counting a row's phrase frequencies in Go, as FTS5 would.
@@ -71,35 +72,17 @@ func parsePhrase(ph string) (c countedPhrase, ok bool) {
 	return c, len(c.tokens) > 0
 }
 
-// asciiTokens appends the tokens of ASCII text to dst: its runs of letters and digits,
-// lowercased.
+// asciiTokens appends the tokens of ASCII text to dst, lowercased: FTS5's tokens of it
+// (fts5seg.Tokens).
 func asciiTokens(text string, dst []string) []string {
-	for i := 0; i < len(text); {
-		for i < len(text) && !isASCIIAlnum(text[i]) {
-			i++
+	fts5seg.Tokens(text, func(tok string, lower bool) bool {
+		if !lower {
+			tok = strings.ToLower(tok)
 		}
-		j := i
-		lower := true
-		for j < len(text) && isASCIIAlnum(text[j]) {
-			if 'A' <= text[j] && text[j] <= 'Z' {
-				lower = false
-			}
-			j++
-		}
-		if j > i {
-			if lower {
-				dst = append(dst, text[i:j])
-			} else {
-				dst = append(dst, strings.ToLower(text[i:j]))
-			}
-		}
-		i = j
-	}
+		dst = append(dst, tok)
+		return true
+	})
 	return dst
-}
-
-func isASCIIAlnum(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // phraseCounter counts the query's phrases in rows' analyzed text.

@@ -113,42 +113,64 @@ func (a *Analyzer) Add(c int, text string) bool {
 		a.sizes[a.col] = a.pos
 		a.col, a.pos = c, 0
 	}
+	if !Tokens(text, a.token) {
+		a.refused = true
+		return false
+	}
+	return true
+}
+
+// token adds one token of the column being added to.
+func (a *Analyzer) token(tok string, lower bool) bool {
+	if len(tok) > MaxToken {
+		return false
+	}
+	start := len(a.arena)
+	a.arena = append(a.arena, tok...)
+	if !lower {
+		for k, b := range a.arena[start:] {
+			if 'A' <= b && b <= 'Z' {
+				a.arena[start+k] = b + 'a' - 'A'
+			}
+		}
+	}
+	t := a.lookup(start)
+	// As FTS5's hash writes a row's positions: column 0 needs no marker, another column
+	// starts with 0x01 and its number, and each position is the distance from the one before
+	// in its column, plus 2.
+	if a.col != t.col {
+		t.poslist = append(t.poslist, 0x01)
+		t.poslist = AppendVarint(t.poslist, uint64(a.col))
+		t.col, t.pos = a.col, 0
+	}
+	t.poslist = AppendVarint(t.poslist, uint64(a.pos-t.pos+2))
+	t.pos = a.pos
+	a.pos++
+	return true
+}
+
+// Tokens calls fn with each token of text as FTS5's unicode61 tokenizer makes them of ASCII
+// text: each run of ASCII letters and digits, as it stands (unicode61 then lowercases it), and
+// whether it is lowercase already. It stops and returns false at a byte that is not ASCII,
+// whose classes unicode61 decides by its own tables, or when fn returns false.
+func Tokens(text string, fn func(tok string, lower bool) bool) bool {
 	for i := 0; i < len(text); {
 		if text[i] >= 0x80 {
-			a.refused = true
 			return false
 		}
 		if !isAlnum(text[i]) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(text) && isAlnum(text[j]) {
-			j++
+		j, lower := i, true
+		for ; j < len(text) && isAlnum(text[j]); j++ {
+			if text[j] <= 'Z' && text[j] >= 'A' {
+				lower = false
+			}
 		}
-		if j-i > MaxToken {
-			a.refused = true
+		if !fn(text[i:j], lower) {
 			return false
 		}
-		start := len(a.arena)
-		for _, b := range []byte(text[i:j]) {
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			a.arena = append(a.arena, b)
-		}
-		t := a.lookup(start)
-		// As FTS5's hash writes a row's positions: column 0 needs no marker, another
-		// column starts with 0x01 and its number, and each position is the distance
-		// from the one before in its column, plus 2.
-		if c != t.col {
-			t.poslist = append(t.poslist, 0x01)
-			t.poslist = AppendVarint(t.poslist, uint64(c))
-			t.col, t.pos = c, 0
-		}
-		t.poslist = AppendVarint(t.poslist, uint64(a.pos-t.pos+2))
-		t.pos = a.pos
-		a.pos++
 		i = j
 	}
 	return true
