@@ -122,7 +122,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	if err != nil {
 		return nil, nil, fmt.Errorf("build index: %w", err)
 	}
-	if err := w.fullText.b.Flush(conn); err != nil {
+	if err := w.fullText.flush(conn); err != nil {
 		return nil, nil, err
 	}
 	list.AddAll(check.Problems())

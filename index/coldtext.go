@@ -85,6 +85,9 @@ func (w *writer) indexText(key int64, prep *preparedNode) error {
 	return nil
 }
 
+// flush writes the postings still pending as a segment, at the end of the build's inserts.
+func (c *coldText) flush(conn *sqlite.Conn) error { return c.b.Flush(conn) }
+
 // finish records the segments written (fts5seg.Builder.Finish) on conn, a connection that
 // has not read the table's structure before, since FTS5 keeps what it read: not the one
 // that built.
