@@ -311,16 +311,21 @@ type segment struct {
 // Numbering is how a Builder numbers its segments and their origins. The zero Numbering
 // numbers both from 1, as FTS5 does in a new table: the segments are then the very ones FTS5
 // would write, but FTS5 must not write to the table before Finish. A Builder that shares its
-// table with FTS5's own insert (rows Analyze refuses) numbers its segments down from
-// SharedSegments and their origins up from SharedOrigins, which FTS5 does not reach.
+// table with FTS5's own insert (rows Analyze refuses) numbers its segments up from
+// SharedFirstSegment and their origins up from SharedOrigins, which FTS5 does not reach.
 type Numbering struct {
 	Shared bool
 }
 
 const (
-	// SharedSegments is the highest segment number FTS5 gives (FTS5_MAX_SEGMENT); it gives
-	// the lowest free one.
-	SharedSegments = 2000
+	// SharedFirstSegment is the first shared segment number: FTS5 gives the lowest free one,
+	// and merges long before it holds a thousand. Numbers ascend, so that each segment's pages
+	// are appended to the data table (SQLite's quick balance) rather than put before the last
+	// segment's, which split pages through a general rebalance with its scratch allocations
+	// (docs/benchmarks.md).
+	SharedFirstSegment = 1001
+	// MaxSegment is the highest segment number FTS5 reads (FTS5_MAX_SEGMENT).
+	MaxSegment = 2000
 	// SharedOrigins is far above any origin FTS5 counts to in a build.
 	SharedOrigins = 1 << 40
 )
@@ -330,12 +335,16 @@ func NewBuilder(table Table, n Numbering) *Builder {
 	return &Builder{table: table, numbering: n, slots: make([]int32, 1<<16), totals: make([]int64, table.Columns)}
 }
 
-func (b *Builder) nextSegment() segment {
+func (b *Builder) nextSegment() (segment, error) {
 	k := len(b.segs)
+	s := segment{id: k + 1, origin: uint64(k + 1)}
 	if b.numbering.Shared {
-		return segment{id: SharedSegments - k, origin: SharedOrigins + uint64(k)}
+		s = segment{id: SharedFirstSegment + k, origin: SharedOrigins + uint64(k)}
 	}
-	return segment{id: k + 1, origin: uint64(k + 1)}
+	if s.id > MaxSegment {
+		return segment{}, fmt.Errorf("write full-text segment %d: FTS5 reads at most %d; flush fewer, larger segments", s.id, MaxSegment)
+	}
+	return s, nil
 }
 
 // Pending is the size in bytes of the postings gathered since the last Flush.
@@ -422,7 +431,10 @@ func (b *Builder) Flush(conn *sqlite.Conn) error {
 	if len(b.rows) == 0 {
 		return nil
 	}
-	seg := b.nextSegment()
+	seg, err := b.nextSegment()
+	if err != nil {
+		return err
+	}
 	seg.entries = uint64(len(b.rows))
 	w := newSegWriter(conn, b.table, seg.id)
 	order := make([]int32, len(b.lists))

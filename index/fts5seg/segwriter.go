@@ -1,14 +1,18 @@
 package fts5seg
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 
 	"zombiezen.com/go/sqlite"
 )
 
 // segWriter writes one segment's leaf pages, doclist indexes and idx rows, in the order and
 // form FTS5's flush of its pending terms does (fts5FlushOneHash and the fts5Write functions
-// of fts5_index.c), so that a segment written here is the segment FTS5 would write.
+// of fts5_index.c), so that a segment written here is the segment FTS5 would write; only the
+// doclist index pages are written later than FTS5 writes them (segWriter.later).
 type segWriter struct {
 	conn  *sqlite.Conn
 	data  *sqlite.Stmt // INSERT INTO %_data
@@ -33,6 +37,16 @@ type segWriter struct {
 	btPage int
 	empty  int // pages in a row without a term
 	dlidx  []dlidxWriter
+	// Doclist index pages, written after the segment's leaves: their rowids sort after
+	// every leaf's, so writing them as FTS5 does, when each is full, would make every later
+	// leaf an insert into the middle of the table rather than an append.
+	later []block
+}
+
+// block is one record of the data table.
+type block struct {
+	id   int64
+	data []byte
 }
 
 // dlidxWriter is one level of a doclist index being written.
@@ -83,6 +97,11 @@ func (w *segWriter) write(id int64, block []byte) {
 	if err := stepOnce(w.data); err != nil {
 		w.err = fmt.Errorf("write full-text page: %w", err)
 	}
+}
+
+// writeLater keeps a copy of a block for finish to write.
+func (w *segWriter) writeLater(id int64, data []byte) {
+	w.later = append(w.later, block{id, bytes.Clone(data)})
 }
 
 // appendDoclist writes a term and its doclist (rowid deltas, position list sizes, position
@@ -227,7 +246,7 @@ func (w *segWriter) flushBtree() {
 			break
 		}
 		if flag == 1 {
-			w.write(w.dlidxRowid(i, d.pgno), d.buf)
+			w.writeLater(w.dlidxRowid(i, d.pgno), d.buf)
 		}
 		d.buf, d.prevValid = d.buf[:0], false
 	}
@@ -250,7 +269,7 @@ func (w *segWriter) dlidxAppend(rowid int64) {
 		d := &w.dlidx[i]
 		if len(d.buf) >= PageSize {
 			d.buf[0] = 0x01 // not the root
-			w.write(w.dlidxRowid(i, d.pgno), d.buf)
+			w.writeLater(w.dlidxRowid(i, d.pgno), d.buf)
 			if len(w.dlidx) < i+2 {
 				w.dlidx = append(w.dlidx, dlidxWriter{})
 			}
@@ -299,6 +318,10 @@ func (w *segWriter) finish() (int, error) {
 	last := w.pgno - 1
 	if w.pgno > 1 {
 		w.flushBtree()
+	}
+	slices.SortFunc(w.later, func(x, y block) int { return cmp.Compare(x.id, y.id) })
+	for _, b := range w.later {
+		w.write(b.id, b.data)
 	}
 	return last, w.err
 }
