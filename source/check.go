@@ -16,11 +16,11 @@ type Checker struct {
 	d     *project.Descriptor
 	ids   map[string]problem.Location // first definition of each ID
 	dups  map[string][]problem.Location
-	edges []graph.EdgeAt
+	edges runs[graph.EdgeAt]
 	// files and links serve [sources.links]: the nodes of each file, and the links waiting
 	// for them. resolved holds the outcome once every fragment is in.
 	files    map[string][]FileNode
-	links    []graph.Link
+	links    runs[graph.Link]
 	resolved *resolvedLinks
 	// declared indexes the code nodes by the names a mention may use, once asked.
 	declared Declarations
@@ -63,14 +63,14 @@ func (c *Checker) Add(f *graph.Fragment) {
 			c.stamps = append(c.stamps, sourceStamp{source: n.ID, Stamp: st})
 		}
 	}
-	c.edges = append(c.edges, f.Edges...)
+	c.edges.add(f.Edges)
 	if c.d.Sources.Links.On() && len(f.Nodes) > 0 {
 		nodes := make([]FileNode, len(f.Nodes))
 		for i, n := range f.Nodes {
 			nodes[i] = FileNode{ID: n.ID, Anchor: n.Anchor}
 		}
 		c.files[f.Path] = nodes
-		c.links = append(c.links, f.Links...)
+		c.links.add(f.Links)
 	}
 	c.resolved, c.reviews, c.pairs, c.declared, c.routes = nil, nil, nil, nil, nil
 }
@@ -100,8 +100,8 @@ func (c *Checker) Routed(name string) []string {
 // linkOutcome resolves the links once all fragments are in.
 func (c *Checker) linkOutcome() *resolvedLinks {
 	if c.resolved == nil {
-		edges, probs := ResolveLinks(c.d, c.links, c)
-		c.resolved = &resolvedLinks{edges: edges, all: slices.Clip(append(slices.Clip(c.edges), edges...)), problems: probs}
+		edges, probs := ResolveLinks(c.d, c.links.all(), c)
+		c.resolved = &resolvedLinks{edges: edges, all: slices.Concat(c.edges.all(), edges), problems: probs}
 	}
 	return c.resolved
 }
@@ -109,8 +109,8 @@ func (c *Checker) linkOutcome() *resolvedLinks {
 // Edges returns every declared edge in the order of addition, then the edges links resolved
 // to.
 func (c *Checker) Edges() []graph.EdgeAt {
-	if len(c.links) == 0 {
-		return c.edges
+	if c.links.len() == 0 {
+		return c.edges.all()
 	}
 	return c.linkOutcome().all
 }
@@ -140,7 +140,7 @@ func (c *Checker) Problems() []problem.Problem {
 			out = append(out, p)
 		}
 	}
-	for _, e := range c.edges {
+	for _, e := range c.edges.all() {
 		if c.Has(e.Target) || (c.External != nil && c.External(e.Target)) {
 			continue
 		}
@@ -151,7 +151,7 @@ func (c *Checker) Problems() []problem.Problem {
 		p.NodeID = e.Source
 		out = append(out, p)
 	}
-	if len(c.links) > 0 {
+	if c.links.len() > 0 {
 		out = append(out, c.linkOutcome().problems...)
 	}
 	return append(out, c.reviewProblems()...)
@@ -166,4 +166,42 @@ func joinLocations(ls []problem.Location) string {
 		s += l.String()
 	}
 	return s
+}
+
+// runs gathers the slices of many fragments in chunks and joins them once asked: appending
+// each to one slice copied half a million edges over and over, with the collector's write
+// barriers, at 100k nodes (docs/benchmarks.md). Copying into chunks, rather than keeping the
+// fragments' own slices, keeps none of their spare capacity.
+type runs[T any] struct {
+	parts [][]T
+	n     int
+}
+
+const runChunk = 4096
+
+func (r *runs[T]) add(s []T) {
+	for len(s) > 0 {
+		if k := len(r.parts); k == 0 || len(r.parts[k-1]) == cap(r.parts[k-1]) {
+			r.parts = append(r.parts, make([]T, 0, runChunk))
+		}
+		last := &r.parts[len(r.parts)-1]
+		n := min(len(s), cap(*last)-len(*last))
+		*last = append(*last, s[:n]...)
+		s = s[n:]
+		r.n += n
+	}
+}
+
+func (r *runs[T]) len() int { return r.n }
+
+// all returns every element in the order added. The caller must not append to it.
+func (r *runs[T]) all() []T {
+	switch len(r.parts) {
+	case 0:
+		return nil
+	case 1:
+	default:
+		r.parts = [][]T{slices.Concat(r.parts...)}
+	}
+	return r.parts[0]
 }
