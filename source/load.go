@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -158,18 +157,10 @@ func (l *Loader) read(f File) ([]byte, error) {
 	if data, ok := l.overlay.file(f.Path); ok {
 		return data, nil
 	}
-	fh, err := os.Open(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)))
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
 	// The walk's size makes the buffer: one read fills it and one more finds the end, where
 	// growing from nothing took six reads and as many copies. A file that grew since the walk
 	// is still read whole, up to the limit.
-	limit := l.d.Limits.MaxFileBytes + 1
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(f.Size, 0)+512, limit)))
-	_, err = buf.ReadFrom(io.LimitReader(fh, limit))
-	return buf.Bytes(), err
+	return readFile(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)), f.Size, l.d.Limits.MaxFileBytes+1)
 }
 
 // goFile extracts one Go file under the loader's policy.

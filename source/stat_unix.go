@@ -2,7 +2,12 @@
 
 package source
 
-import "golang.org/x/sys/unix"
+import (
+	"io/fs"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
 
 func lstat(path string) (fileStat, error) {
 	var st unix.Stat_t
@@ -47,5 +52,45 @@ func fromSys(st *unix.Stat_t) fileStat {
 		ino:     st.Ino,
 		dev:     uint64(st.Dev),
 		nlink:   uint64(st.Nlink),
+	}
+}
+
+// readFile reads up to limit bytes of the file at path into a buffer sized from sizeHint (the
+// walk's size). It makes the open, read and close system calls itself: os.Open also tries to
+// register a regular file with the poller, four fcntl calls and an epoll_ctl that fails, which
+// on a 100k-file project was more system calls than the reads (docs/benchmarks.md).
+func readFile(path string, sizeHint, limit int64) ([]byte, error) {
+	fd, err := openRead(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, min(max(sizeHint, 0)+512, limit))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= limit {
+				return buf, nil
+			}
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), limit-int64(len(buf)))))
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return buf, &fs.PathError{Op: "read", Path: path, Err: err}
+		case n == 0:
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+func openRead(path string) (int, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
 	}
 }
