@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -120,21 +119,33 @@ func jsonList(s []string) string {
 	if len(s) == 0 {
 		return "[]"
 	}
-	b, _ := json.Marshal(s) // a []string always marshals
-	return string(b)
+	return string(graph.AppendJSONStrings(make([]byte, 0, 16*len(s)), s))
+}
+
+// headingsJSON is json.Marshal's encoding of a node's headings, [] for none, written without
+// reflection on the goroutine every node's insert passes through.
+func headingsJSON(hs []graph.Heading) string {
+	if len(hs) == 0 {
+		return "[]"
+	}
+	b := append(make([]byte, 0, 64*len(hs)), '[')
+	for i, h := range hs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, `{"level":`...), int64(h.Level), 10)
+		b = graph.AppendJSONString(append(b, `,"text":`...), h.Text)
+		b = graph.AppendJSONString(append(b, `,"anchor":`...), h.Anchor)
+		b = strconv.AppendInt(append(b, `,"line":`...), int64(h.Line), 10)
+		b = append(b, '}')
+	}
+	return string(append(b, ']'))
 }
 
 // insertNode writes a node row at key (replacing any row with that key) and its tag,
 // capability, search and Logic rows, and adds it to the node digest. prep is what
 // prepareNodes made of the node on the goroutine that parsed it, or nil.
 func (w *writer) insertNode(key int64, n *graph.Node, prep *preparedNode) error {
-	headings, err := json.Marshal(n.Headings)
-	if err != nil {
-		return fmt.Errorf("insert node %s: encode headings: %w", n.ID, err)
-	}
-	if n.Headings == nil {
-		headings = []byte("[]")
-	}
 	record := graph.RecordHash(n)
 	s := w.conn.Prep(`INSERT INTO main.nodes(key, id, kind, family, title, status, authority, tags, language,
 		capabilities, source_path, anchor, line, content_hash, record_hash, headings, head_digest, body_digest, end_line)
@@ -154,7 +165,7 @@ func (w *writer) insertNode(key int64, n *graph.Node, prep *preparedNode) error 
 	s.BindInt64(13, int64(n.Line))
 	s.BindText(14, n.ContentHash)
 	s.BindText(15, record)
-	s.BindText(16, string(headings))
+	s.BindText(16, headingsJSON(n.Headings))
 	s.BindText(17, n.Parts.Head)
 	s.BindText(18, n.Parts.Body)
 	s.BindInt64(19, int64(n.EndLine))

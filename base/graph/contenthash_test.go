@@ -1,6 +1,11 @@
 package graph
 
-import "testing"
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // A document's content hash is its head's encoding with the body spliced in; the hashes are
 // pinned to those of the encoding done whole (the code before the splice), on bodies the JSON
@@ -42,8 +47,94 @@ func TestEdgeHashIsTheTriplesEncoding(t *testing.T) {
 		{Source: "café", Relation: "calls", Target: "\u2028"},
 		{Source: "\xff", Relation: "\x7f", Target: "~"},
 	} {
-		if got, want := EdgeHash(e), hashJSON("docforge.edge.v1", [3]string{e.Source, e.Relation, e.Target}); got != want {
+		if got, want := EdgeHash(e), marshalHash(t, "docforge.edge.v1", [3]string{e.Source, e.Relation, e.Target}); got != want {
 			t.Errorf("EdgeHash(%q) = %s, want %s", e, got, want)
+		}
+	}
+}
+
+func marshalHash(t *testing.T, domain string, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hashBytes(domain, b)
+}
+
+// The hashes are of encoding/json's encodings: the hand-written encoder must write the same
+// bytes for every string (each byte alone, the runes it escapes, random bytes and random
+// runes), for lists, for a record and for a declaration's content.
+func TestJSONEncodingIsEncodingJSONs(t *testing.T) {
+	strs := []string{"", "plain", "\u2028", "\u2029", "é", "日本", "\xc3", "\xe2\x80", "\xed\xa0\x80", "a\u2028b\u2029c<>&\"\\"}
+	for b := range 256 {
+		strs = append(strs, string([]byte{byte(b)}), "x"+string([]byte{byte(b)})+"y")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	pool := []rune{'a', 'Z', '0', ' ', '"', '\\', '<', '>', '&', '\n', '\t', 0, 0x1f, 0x7f, 0x80, 0xe9, 0x2028, 0x2029, 0xfffd, 0x1f600}
+	for range 2000 {
+		var sb strings.Builder
+		for range r.IntN(40) {
+			if r.IntN(4) == 0 {
+				sb.WriteByte(byte(r.IntN(256)))
+			} else {
+				sb.WriteRune(pool[r.IntN(len(pool))])
+			}
+		}
+		strs = append(strs, sb.String())
+	}
+	for _, s := range strs {
+		want, _ := json.Marshal(s)
+		if got := AppendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	}
+	for _, ss := range [][]string{nil, {}, {"a"}, strs[:50], strs[len(strs)-50:]} {
+		want, _ := json.Marshal(ss)
+		if ss == nil {
+			want = []byte("[]")
+		}
+		if got := AppendJSONStrings(nil, ss); string(got) != string(want) {
+			t.Fatalf("AppendJSONStrings(%q) = %s, want %s", ss, got, want)
+		}
+	}
+	for i := 0; i+12 <= len(strs); i += 12 {
+		s := strs[i : i+12]
+		rec := Record{ID: s[0], Kind: s[1], Family: s[2], Title: s[3], Status: s[4], Authority: s[5], Tags: s[6:8], Language: s[8],
+			SourcePath: s[9], Anchor: s[10], ContentHash: s[11]}
+		want := rec
+		want.Capabilities = []string{}
+		if got, w := rec.Hash(), marshalHash(t, "docforge.node.record.v1", want); got != w {
+			t.Fatalf("Record%+v.Hash() = %s, want %s", rec, got, w)
+		}
+		n := &Node{Record: rec, Body: s[3] + s[4]}
+		code := Parts{Head: s[5], Body: s[6]}
+		edges := []Edge{{Source: s[0], Relation: s[7], Target: s[8]}}
+		doc := struct {
+			ID           string      `json:"id"`
+			Kind         string      `json:"kind"`
+			Family       string      `json:"family"`
+			Title        string      `json:"title"`
+			Status       string      `json:"status"`
+			Authority    string      `json:"authority"`
+			Tags         []string    `json:"tags"`
+			Language     string      `json:"language"`
+			Capabilities []string    `json:"capabilities"`
+			Relations    [][2]string `json:"relations"`
+			Body         string      `json:"body"`
+			Signature    string      `json:"signature,omitempty"`
+			Code         string      `json:"code,omitempty"`
+		}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, n.Tags, n.Language, []string{}, [][2]string{{s[7], s[8]}}, n.Body, code.Head, code.Body}
+		if code != (Parts{}) {
+			doc := doc
+			doc.Relations = [][2]string{} // a declaration's relations are not in its hash
+			if got, w := CodeContentHash(n, code.Head, code.Body), marshalHash(t, "docforge.node.content.v1", doc); got != w {
+				t.Fatalf("CodeContentHash of %+v = %s, want %s", n, got, w)
+			}
+		}
+		doc.Signature, doc.Code = "", ""
+		if got, w := ContentHash(n, edges), marshalHash(t, "docforge.node.content.v1", doc); got != w {
+			t.Fatalf("ContentHash of %+v = %s, want %s", n, got, w)
 		}
 	}
 }

@@ -1,10 +1,8 @@
 package graph
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"hash"
 	"io"
 	"slices"
@@ -134,44 +132,51 @@ func contentHash(n *Node, edges []Edge, code Parts) string {
 	copy(rels, edges)
 	slices.SortFunc(rels, Edge.Compare)
 	rels = slices.Compact(rels)
-	relPairs := make([][2]string, len(rels))
-	for i, e := range rels {
-		relPairs[i] = [2]string{e.Relation, e.Target}
+	// The encoding is json.Marshal's of the struct {id, kind, family, title, status,
+	// authority, tags, language, capabilities, relations (pairs of relation and target),
+	// body, signature and code (these two omitted when empty)}, written without reflection.
+	head := func(body string) []byte {
+		o := newJSONObject(make([]byte, 0, 256+len(body)+len(body)/8))
+		o.str("id", n.ID)
+		o.str("kind", n.Kind)
+		o.str("family", n.Family)
+		o.str("title", n.Title)
+		o.str("status", n.Status)
+		o.str("authority", n.Authority)
+		o.strs("tags", n.Tags)
+		o.str("language", n.Language)
+		o.strs("capabilities", n.Capabilities)
+		o.key("relations")
+		o.b = append(o.b, '[')
+		for i, e := range rels {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = append(AppendJSONString(append(AppendJSONString(append(o.b, '['), e.Relation), ','), e.Target), ']')
+		}
+		o.b = append(o.b, ']')
+		o.str("body", body)
+		if code.Head != "" {
+			o.str("signature", code.Head)
+		}
+		if code.Body != "" {
+			o.str("code", code.Body)
+		}
+		return o.end()
 	}
-	doc := struct {
-		ID           string      `json:"id"`
-		Kind         string      `json:"kind"`
-		Family       string      `json:"family"`
-		Title        string      `json:"title"`
-		Status       string      `json:"status"`
-		Authority    string      `json:"authority"`
-		Tags         []string    `json:"tags"`
-		Language     string      `json:"language"`
-		Capabilities []string    `json:"capabilities"`
-		Relations    [][2]string `json:"relations"`
-		Body         string      `json:"body"`
-		Signature    string      `json:"signature,omitempty"`
-		Code         string      `json:"code,omitempty"`
-	}{n.ID, n.Kind, n.Family, n.Title, n.Status, n.Authority, nonNil(n.Tags), n.Language,
-		nonNil(n.Capabilities), relPairs, n.Body, code.Head, code.Body}
 	if code != (Parts{}) {
 		n.Parts = code
-		return hashJSON("docforge.node.content.v1", doc)
+		return hashBytes("docforge.node.content.v1", head(n.Body))
 	}
 	// A document's head is everything but its body. The head is encoded with an empty body,
 	// which ends it `"body":""}` (signature and code are empty, so left out), and the body
 	// once on its own; the whole is the one spliced into the other, where encoding the whole
 	// again made the hash of a 2 KB document half as slow again (docs/benchmarks.md).
-	body := doc.Body
-	doc.Body = ""
-	head, bodyJSON := canonicalJSON(doc), canonicalJSON(body)
-	n.Parts = Parts{Head: digestBytes("docforge.node.head.v1", head), Body: digestBytes("docforge.node.body.v1", bodyJSON)}
-	if !bytes.HasSuffix(head, []byte(`"body":""}`)) {
-		panic("graph: a document's head encoding does not end with its empty body")
-	}
+	h, bodyJSON := head(""), AppendJSONString(make([]byte, 0, len(n.Body)+len(n.Body)/8+2), n.Body)
+	n.Parts = Parts{Head: digestBytes("docforge.node.head.v1", h), Body: digestBytes("docforge.node.body.v1", bodyJSON)}
 	// The whole is hashed in its three pieces rather than joined: joining copied every body
 	// once more, 43% of what hashing a 2 KB document allocated (docs/benchmarks.md).
-	return hashBytes("docforge.node.content.v1", head[:len(head)-len(`""}`)], bodyJSON, []byte{'}'})
+	return hashBytes("docforge.node.content.v1", h[:len(h)-len(`""}`)], bodyJSON, []byte{'}'})
 }
 
 // Parts are short digests of the two halves of a node's content. Head is a code node's
@@ -237,8 +242,21 @@ type Record struct {
 
 // Hash is the record's hash; equal hashes mean every core field is equal.
 func (r Record) Hash() string {
-	r.Tags, r.Capabilities = nonNil(r.Tags), nonNil(r.Capabilities)
-	return hashJSON("docforge.node.record.v1", r)
+	// json.Marshal's encoding of r, nil lists as [], written without reflection.
+	o := newJSONObject(make([]byte, 0, 512))
+	o.str("id", r.ID)
+	o.str("kind", r.Kind)
+	o.str("family", r.Family)
+	o.str("title", r.Title)
+	o.str("status", r.Status)
+	o.str("authority", r.Authority)
+	o.strs("tags", r.Tags)
+	o.str("language", r.Language)
+	o.strs("capabilities", r.Capabilities)
+	o.str("source_path", r.SourcePath)
+	o.str("anchor", r.Anchor)
+	o.str("content_hash", r.ContentHash)
+	return hashBytes("docforge.node.record.v1", o.end())
 }
 
 // ChangedFields lists the core fields (JSON names) whose values differ between r and o.
@@ -266,43 +284,13 @@ func (r Record) ChangedFields(o Record) []string {
 // RecordHash is the hash of every core field of n.
 func RecordHash(n *Node) string { return n.Record.Hash() }
 
-// EdgeHash is the hash of an edge's exact triple.
+// EdgeHash is the hash of an edge's exact triple: of its JSON array of three strings.
 func EdgeHash(e Edge) string {
 	var buf [256]byte
-	if b, ok := appendPlainStrings(buf[:0], e.Source, e.Relation, e.Target); ok {
-		return hashBytes("docforge.edge.v1", b)
-	}
-	return hashJSON("docforge.edge.v1", [3]string{e.Source, e.Relation, e.Target})
+	return hashBytes("docforge.edge.v1", AppendJSONStrings(buf[:0], []string{e.Source, e.Relation, e.Target}))
 }
 
-// appendPlainStrings appends ss as a JSON array when no byte of them needs escaping
-// (printable ASCII but for quote, backslash and the HTML characters encoding/json escapes):
-// then it is byte for byte what json.Marshal writes, without its reflection, which was a third
-// of an edge's hash (docs/benchmarks.md). ok is false for any other string.
-func appendPlainStrings(b []byte, ss ...string) ([]byte, bool) {
-	b = append(b, '[')
-	for i, s := range ss {
-		for j := 0; j < len(s); j++ {
-			if c := s[j]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return b, false
-			}
-		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, s...)
-		b = append(b, '"')
-	}
-	return append(b, ']'), true
-}
-
-// hashJSON hashes a domain label and the JSON encoding of v. encoding/json writes struct
-// fields in declaration order and escapes consistently, which makes the encoding canonical
-// for the fixed shapes used here.
-func hashJSON(domain string, v any) string { return hashBytes(domain, canonicalJSON(v)) }
-
-// hashBytes is hashJSON of an encoding already made, given in pieces to be hashed in order.
+// hashBytes hashes a domain label and a JSON encoding, given in pieces to be hashed in order.
 func hashBytes(domain string, pieces ...[]byte) string {
 	h := sha256.New()
 	h.Write([]byte(domain))
@@ -311,23 +299,6 @@ func hashBytes(domain string, pieces ...[]byte) string {
 		h.Write(b)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// canonicalJSON is v's encoding for hashing.
-func canonicalJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Only plain strings and slices reach here; Marshal cannot fail on them.
-		panic("graph: marshal canonical hash input: " + err.Error())
-	}
-	return b
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // ResolveRefs returns the distinct relation candidates that are relations: both ends are
