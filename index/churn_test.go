@@ -147,3 +147,30 @@ func TestColdAndIncrementalDiffsAgree(t *testing.T) {
 		t.Fatalf("the edits were not seen: %+v", inc.Summary)
 	}
 }
+
+// A cold rebuild of sources that did not change finds its node and edge sets equal to the
+// previous generation's by their digests, and so reads neither to diff: its diff is empty,
+// and the next change is still diffed in full.
+func TestColdRebuildOfTheSameSourcesDiffsNothing(t *testing.T) {
+	ctx := context.Background()
+	root := genProject(t, 30, rand.New(rand.NewSource(9)))
+	_, err := index.Sync(ctx, load(t, root), index.Options{})
+	must(t, err)
+	d := load(t, root)
+	res, err := index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	diff, err := index.ReadGenerationDiff(publication.PathsFor(d, "").Diff)
+	must(t, err)
+	if res.Build != index.BuildCold || len(diff.Items) != 0 || diff.Summary != (index.DiffSummary{}) {
+		t.Fatalf("rebuild of the same sources: build %s, diff %+v with %d items; want a cold build and no items", res.Build, diff.Summary, len(diff.Items))
+	}
+	writeNode(t, root, 4, rand.New(rand.NewSource(10)), "edited")
+	d = load(t, root)
+	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	diff, err = index.ReadGenerationDiff(publication.PathsFor(d, "").Diff)
+	must(t, err)
+	if diff.Summary.NodesChanged == 0 {
+		t.Fatalf("a cold rebuild after an edit diffed %+v; want the edited node changed", diff.Summary)
+	}
+}

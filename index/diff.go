@@ -1,10 +1,12 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -53,11 +55,18 @@ func jsonListOf(text string) ([]string, error) {
 	return out, err
 }
 
+// unchangedSets says which of a cold build's sets, its nodes' records and its edges, have the
+// digest of the previous generation's (state): those are the same sets, so have no diff items,
+// and the diff need not read them from either file. A cold sync of sources that barely changed
+// (a rebuild forced, a new schema) spent most of its diff, 0.7 s at 100k nodes, finding
+// nothing (docs/benchmarks.md).
+type unchangedSets struct{ nodes, edges bool }
+
 // fullDiff compares the complete graph in conn's main database with the previous generation
-// read through old (nil for none) by merging both, ordered by ID and by edge triple, into c.
-// The edges of both arrive on edges, read on connections of their own (readEdgeLists) while
-// the nodes are merged here.
-func fullDiff(conn, old *sqlite.Conn, edges <-chan edgeLists, c *diffCollector) error {
+// read through old (nil for none) by merging both, ordered by ID and by edge triple, into c;
+// the nodes only when diffNodes. The edges of both arrive on edges, read on connections of
+// their own (readEdgeLists) while the nodes are merged here.
+func fullDiff(conn, old *sqlite.Conn, diffNodes bool, edges <-chan edgeLists, c *diffCollector) error {
 	// The collector encodes and hashes each item on a goroutine of its own, in order, while
 	// this one reads and merges the rows: a third of a cold diff's time, on a core the
 	// build's single-threaded end leaves idle.
@@ -72,7 +81,10 @@ func fullDiff(conn, old *sqlite.Conn, edges <-chan edgeLists, c *diffCollector) 
 		added <- err
 	}()
 	emit := func(it DiffItem) { items <- it }
-	err := mergeNodes(conn, old, emit)
+	var err error
+	if diffNodes {
+		err = mergeNodes(conn, old, emit)
+	}
 	if err == nil {
 		e := <-edges
 		if err = e.err; err == nil {
@@ -181,24 +193,25 @@ func mergeNodes(conn, old *sqlite.Conn, emit func(DiffItem)) error {
 
 // edgeTriples returns every edge by its ends' IDs, in triple order. The tables are read in
 // their own order and the triples sorted here: joining each edge to its ends' rows in triple
-// order visited the nodes table at random, a read call per edge end.
+// order visited the nodes table at random, a read call per edge end. They are sorted by the
+// ranks of their IDs and relation names, not by the strings, which compared half a million
+// triples' strings some twenty times each at 100k nodes (docs/benchmarks.md).
 func edgeTriples(conn *sqlite.Conn) ([]graph.Edge, error) {
-	ids := map[int64]string{}
-	rels := map[int64]string{}
-	var edges []graph.Edge
+	type named struct {
+		key  int64
+		name string
+	}
+	var nodes, rels []named
+	type ranked struct{ src, rel, dst int32 }
+	var rows [][3]int64
 	for _, q := range []struct {
 		sql string
 		row func(*sqlite.Stmt)
 	}{
-		{`SELECT key, id FROM nodes`, func(s *sqlite.Stmt) { ids[s.ColumnInt64(0)] = s.ColumnText(1) }},
-		{`SELECT rel, name FROM relations`, func(s *sqlite.Stmt) { rels[s.ColumnInt64(0)] = s.ColumnText(1) }},
+		{`SELECT key, id FROM nodes`, func(s *sqlite.Stmt) { nodes = append(nodes, named{s.ColumnInt64(0), s.ColumnText(1)}) }},
+		{`SELECT rel, name FROM relations`, func(s *sqlite.Stmt) { rels = append(rels, named{s.ColumnInt64(0), s.ColumnText(1)}) }},
 		{`SELECT src, rel, dst FROM edges`, func(s *sqlite.Stmt) {
-			src, srcOK := ids[s.ColumnInt64(0)]
-			rel, relOK := rels[s.ColumnInt64(1)]
-			dst, dstOK := ids[s.ColumnInt64(2)]
-			if srcOK && relOK && dstOK { // as the join did: an edge without its ends is no edge
-				edges = append(edges, graph.Edge{Source: src, Relation: rel, Target: dst})
-			}
+			rows = append(rows, [3]int64{s.ColumnInt64(0), s.ColumnInt64(1), s.ColumnInt64(2)})
 		}},
 	} {
 		if err := sqlitex.Execute(conn, q.sql, &sqlitex.ExecOptions{
@@ -207,7 +220,32 @@ func edgeTriples(conn *sqlite.Conn) ([]graph.Edge, error) {
 			return nil, err
 		}
 	}
-	slices.SortFunc(edges, graph.Edge.Compare)
+	// rank numbers each key by its name's place in name order.
+	rank := func(list []named) map[int64]int32 {
+		slices.SortFunc(list, func(a, b named) int { return strings.Compare(a.name, b.name) })
+		m := make(map[int64]int32, len(list))
+		for i, n := range list {
+			m[n.key] = int32(i)
+		}
+		return m
+	}
+	nodeRank, relRank := rank(nodes), rank(rels)
+	ranks := make([]ranked, 0, len(rows))
+	for _, r := range rows {
+		src, srcOK := nodeRank[r[0]]
+		rel, relOK := relRank[r[1]]
+		dst, dstOK := nodeRank[r[2]]
+		if srcOK && relOK && dstOK { // as the join did: an edge without its ends is no edge
+			ranks = append(ranks, ranked{src, rel, dst})
+		}
+	}
+	slices.SortFunc(ranks, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.rel, b.rel), cmp.Compare(a.dst, b.dst))
+	})
+	edges := make([]graph.Edge, len(ranks))
+	for i, r := range ranks {
+		edges[i] = graph.Edge{Source: nodes[r.src].name, Relation: rels[r.rel].name, Target: nodes[r.dst].name}
+	}
 	return edges, nil
 }
 

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"zombiezen.com/go/sqlite"
@@ -94,5 +95,52 @@ func TestInsertEdgesOneRunOfDistinctTriples(t *testing.T) {
 				t.Errorf("edge digest %s, want %s (each distinct edge once)", got, want)
 			}
 		})
+	}
+}
+
+// The diff reads edges in triple order: sorted by the ranks of IDs and relation names, that
+// is the order of the strings, whatever order the keys were given in; an edge whose end is
+// no node is no edge.
+func TestEdgeTriplesComeInTripleOrder(t *testing.T) {
+	conn := newTestSegment(t)
+	ids := []string{"b", "a10", "é", "a9", "A", "a-b", "a", "go:x.Y"} // keys in this order, not the IDs'
+	for i, id := range ids {
+		err := sqlitex.Execute(conn, `INSERT INTO nodes(key, id, kind, family, title, status, authority, tags, language, capabilities,
+			source_path, anchor, line, end_line, content_hash, record_hash, headings, head_digest, body_digest)
+			VALUES (?, ?, '', '', '', '', '', '[]', '', '[]', '', '', 0, 0, '', '', '[]', '', '')`, &sqlitex.ExecOptions{Args: []any{i + 1, id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rels := []string{"links_to", "calls", "depends_on"}
+	for i, r := range rels {
+		if err := sqlitex.Execute(conn, `INSERT INTO relations(rel, name) VALUES (?, ?)`, &sqlitex.ExecOptions{Args: []any{i + 1, r}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []graph.Edge
+	for s := range ids {
+		for r := range rels {
+			for d := range ids {
+				if (s*7+r*3+d)%4 != 0 {
+					continue
+				}
+				if err := sqlitex.Execute(conn, `INSERT INTO edges(src, rel, dst) VALUES (?, ?, ?)`, &sqlitex.ExecOptions{Args: []any{s + 1, r + 1, d + 1}}); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, graph.Edge{Source: ids[s], Relation: rels[r], Target: ids[d]})
+			}
+		}
+	}
+	if err := sqlitex.Execute(conn, `INSERT INTO edges(src, rel, dst) VALUES (1, 1, 99)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(want, graph.Edge.Compare)
+	got, err := edgeTriples(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("edgeTriples = %v\nwant %v", got, want)
 	}
 }

@@ -3,9 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"hash"
 	"io/fs"
 
@@ -87,6 +85,31 @@ type diffCollector struct {
 	full      hash.Hash
 	retained  hash.Hash
 	stoppedBy string // the retention limit reached ("max_items", "max_bytes"): later items are hashed, never kept
+	buf       []byte
+}
+
+// appendJSON appends json.Marshal's encoding of it, written without reflection: a first cold
+// build's diff encodes every node and edge, and json.Marshal was most of its time
+// (docs/benchmarks.md). TestDiffItemJSONIsEncodingJSONs holds the two together.
+func (it *DiffItem) appendJSON(dst []byte) []byte {
+	dst = graph.AppendJSONString(append(dst, `{"type":`...), it.Type)
+	dst = graph.AppendJSONString(append(dst, `,"change":`...), it.Change)
+	if it.NodeID != "" {
+		dst = graph.AppendJSONString(append(dst, `,"node_id":`...), it.NodeID)
+	}
+	if len(it.Fields) > 0 {
+		dst = graph.AppendJSONStrings(append(dst, `,"fields":`...), it.Fields)
+	}
+	if it.Before != nil {
+		dst = it.Before.AppendJSON(append(dst, `,"before":`...))
+	}
+	if it.After != nil {
+		dst = it.After.AppendJSON(append(dst, `,"after":`...))
+	}
+	if it.Edge != nil {
+		dst = it.Edge.AppendJSON(append(dst, `,"edge":`...))
+	}
+	return append(dst, '}')
 }
 
 func newDiffCollector() *diffCollector {
@@ -97,10 +120,8 @@ func newDiffCollector() *diffCollector {
 }
 
 func (c *diffCollector) add(it DiffItem) error {
-	b, err := json.Marshal(it)
-	if err != nil {
-		return fmt.Errorf("encode diff item: %w", err)
-	}
+	c.buf = it.appendJSON(c.buf[:0])
+	b := c.buf
 	c.total++
 	switch {
 	case it.Type == "node" && it.Change == "added":

@@ -590,7 +590,12 @@ func (r *syncRun) buildCold(ctx context.Context) error {
 	}
 	r.warnings = probs // the scan's among them
 	r.clk.mark("edges")
-	if err := finishCold(ctx, r.tmp, text, r.paths, r.sigErr == nil && r.prev != nil, r.collector); err != nil {
+	var unchanged unchangedSets
+	havePrev := r.sigErr == nil && r.prev != nil
+	if havePrev {
+		unchanged = unchangedSets{nodes: r.st.nodes == r.prev.nodes, edges: r.st.edges == r.prev.edges}
+	}
+	if err := finishCold(ctx, r.tmp, text, r.paths, havePrev, unchanged, r.collector); err != nil {
 		return err
 	}
 	r.clk.mark("optimize_and_diff")
@@ -645,7 +650,7 @@ func onlyStatsChanged(l *source.Loader, dl delta, old fileTable) bool {
 
 // finishCold finishes the full-text index (coldText.finish, then finishFullText) and computes
 // the diff against the previous generation.
-func finishCold(ctx context.Context, tmp string, text *coldText, prev publication.Paths, havePrev bool, c *diffCollector) error {
+func finishCold(ctx context.Context, tmp string, text *coldText, prev publication.Paths, havePrev bool, unchanged unchangedSets, c *diffCollector) error {
 	conn, err := openWrite(ctx, tmp, buildCacheMiB)
 	if err != nil {
 		return err
@@ -658,9 +663,13 @@ func finishCold(ctx context.Context, tmp string, text *coldText, prev publicatio
 		return err
 	}
 	edges := make(chan edgeLists, 1)
-	go func() { edges <- readEdgeLists(ctx, tmp, prev, havePrev) }()
+	if unchanged.edges {
+		edges <- edgeLists{}
+	} else {
+		go func() { edges <- readEdgeLists(ctx, tmp, prev, havePrev) }()
+	}
 	var old *sqlite.Conn
-	if havePrev {
+	if havePrev && !unchanged.nodes {
 		g, err := openGeneration(ctx, prev, "nodes", "edges")
 		if err != nil {
 			return fmt.Errorf("open the previous generation to diff: %w", err)
@@ -668,7 +677,7 @@ func finishCold(ctx context.Context, tmp string, text *coldText, prev publicatio
 		defer g.conn.Close()
 		old = g.conn
 	}
-	if err := fullDiff(conn, old, edges, c); err != nil {
+	if err := fullDiff(conn, old, !unchanged.nodes, edges, c); err != nil {
 		return err
 	}
 	return conn.Close()

@@ -33,3 +33,30 @@ func TestColumnsJSONIsEncodingJSONs(t *testing.T) {
 		}
 	}
 }
+
+// Every diff item is encoded by hand for the full collection hash; the encoding must be
+// json.Marshal's, for every shape of item and every escape.
+func TestDiffItemJSONIsEncodingJSONs(t *testing.T) {
+	odd := `"q" <b> & \ é` + "\u2028\t\x01\xff"
+	rec := func(s string, tags []string) *graph.Record {
+		return &graph.Record{ID: "n" + s, Kind: s, Family: "f", Title: s, Status: "", Authority: s, Tags: tags, Language: "en",
+			Capabilities: nil, SourcePath: "docs/" + s + ".md", Anchor: s, ContentHash: "sha256:" + s}
+	}
+	for _, it := range []DiffItem{
+		{Type: "node", Change: "added", NodeID: "a", After: rec("a", nil)},
+		{Type: "node", Change: "removed", NodeID: odd, Before: rec(odd, []string{})},
+		{Type: "node", Change: "changed", NodeID: "c", Fields: []string{"title", "tags"}, Before: rec("c", []string{"x", odd}), After: rec("c2", []string{"y"})},
+		{Type: "node", Change: "changed", NodeID: "d", Fields: []string{}, Before: rec("d", nil), After: rec("d", nil)},
+		{Type: "edge", Change: "added", Edge: &graph.Edge{Source: "a", Relation: "depends_on", Target: odd}},
+		{Type: "edge", Change: "removed", Edge: &graph.Edge{}},
+		{},
+	} {
+		want, err := json.Marshal(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := it.appendJSON(nil); string(got) != string(want) {
+			t.Errorf("appendJSON = %s\nwant           %s", got, want)
+		}
+	}
+}

@@ -242,21 +242,38 @@ type Record struct {
 
 // Hash is the record's hash; equal hashes mean every core field is equal.
 func (r Record) Hash() string {
-	// json.Marshal's encoding of r, nil lists as [], written without reflection.
-	o := newJSONObject(make([]byte, 0, 512))
+	// json.Marshal's encoding of r with nil lists as [], written without reflection.
+	return hashBytes("docforge.node.record.v1", r.appendJSON(make([]byte, 0, 512), true))
+}
+
+// AppendJSON appends json.Marshal's encoding of r.
+func (r *Record) AppendJSON(dst []byte) []byte { return r.appendJSON(dst, false) }
+
+// appendJSON encodes r as json.Marshal does, nil lists as null unless nilAsEmpty.
+func (r *Record) appendJSON(dst []byte, nilAsEmpty bool) []byte {
+	o := newJSONObject(dst)
 	o.str("id", r.ID)
 	o.str("kind", r.Kind)
 	o.str("family", r.Family)
 	o.str("title", r.Title)
 	o.str("status", r.Status)
 	o.str("authority", r.Authority)
-	o.strs("tags", r.Tags)
+	o.list("tags", r.Tags, nilAsEmpty)
 	o.str("language", r.Language)
-	o.strs("capabilities", r.Capabilities)
+	o.list("capabilities", r.Capabilities, nilAsEmpty)
 	o.str("source_path", r.SourcePath)
 	o.str("anchor", r.Anchor)
 	o.str("content_hash", r.ContentHash)
-	return hashBytes("docforge.node.record.v1", o.end())
+	return o.end()
+}
+
+// AppendJSON appends json.Marshal's encoding of e.
+func (e *Edge) AppendJSON(dst []byte) []byte {
+	o := newJSONObject(dst)
+	o.str("source_id", e.Source)
+	o.str("relation", e.Relation)
+	o.str("target_id", e.Target)
+	return o.end()
 }
 
 // ChangedFields lists the core fields (JSON names) whose values differ between r and o.

@@ -105,4 +105,14 @@ func (o *jsonObject) strs(k string, v []string) {
 	o.b = AppendJSONStrings(o.b, v)
 }
 
+// list appends a []string member: nil as null, as json.Marshal writes it, unless nilAsEmpty.
+func (o *jsonObject) list(k string, v []string, nilAsEmpty bool) {
+	if v == nil && !nilAsEmpty {
+		o.key(k)
+		o.b = append(o.b, "null"...)
+		return
+	}
+	o.strs(k, v)
+}
+
 func (o *jsonObject) end() []byte { return append(o.b, '}') }
