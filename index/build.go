@@ -134,14 +134,14 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	// parsing left idle. keys and rels are only read from here on; the channels are buffered,
 	// so a build that fails before reading them leaves no goroutine blocked.
 	declared, resolved := make(chan []hashedEdge, 1), make(chan []hashedEdge, 1)
-	go func() { declared <- hashEdges(check.Edges()) }()
-	go func() { resolved <- hashEdges(resolvedRefs(keys, w.names, w.rels, candidates)) }()
+	go func() { declared <- hashEdges(check.Edges(), keys, w.rels) }()
+	go func() { resolved <- hashEdges(resolvedRefs(keys, w.names, w.rels, candidates), keys, w.rels) }()
 	clk.mark("build")
 	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
 		return nil, nil, fmt.Errorf("create index schema: %w", err)
 	}
 	clk.mark("indexes")
-	if err := insertEdges(w, keys, <-declared, <-resolved); err != nil {
+	if err := insertEdges(w, <-declared, <-resolved); err != nil {
 		return nil, nil, err
 	}
 	if err := sqlitex.ExecuteScript(conn, edgeIndexes, nil); err != nil {
@@ -226,7 +226,7 @@ func resolvedRefs(keys, names, rels map[string]int64, cands []candidate) []graph
 // the second one insert between the first's rows. A triple in both is one edge, the declared
 // one with its anchor. The table is empty before, so a plain INSERT fails loudly on any
 // duplicate that slipped through rather than leaving the edge digest wrong.
-func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEdge) error {
+func insertEdges(w *writer, declared, resolved []hashedEdge) error {
 	type keyed struct {
 		src, rel, dst int64
 		list          int // 0 declared, 1 resolved
@@ -236,7 +236,7 @@ func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEd
 	for list, edges := range [][]hashedEdge{declared, resolved} {
 		for i := range edges {
 			e := &edges[i]
-			rows = append(rows, keyed{keys[e.Source], w.rels[e.Relation], keys[e.Target], list, e})
+			rows = append(rows, keyed{e.src, e.rel, e.dst, list, e})
 		}
 	}
 	// Of equal triples the declared one sorts first and is the one kept.
@@ -252,7 +252,7 @@ func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEd
 		return fmt.Errorf("insert edges: %w", err)
 	}
 	for _, r := range rows {
-		w.st.edges.Add(r.e.hash)
+		w.st.edges.AddHash(r.e.item)
 		if r.e.Anchor != "" {
 			if err := w.setAnchor(r.src, r.rel, r.dst, r.e.Anchor); err != nil {
 				return err
@@ -262,16 +262,20 @@ func insertEdges(w *writer, keys map[string]int64, declared, resolved []hashedEd
 	return nil
 }
 
-// hashedEdge is an edge with its hash (graph.EdgeHash), made before it is inserted.
+// hashedEdge is an edge with its ends' and relation's keys and what its hash (graph.EdgeHash)
+// adds to the edge digest, made before it is inserted, off the goroutine that inserts.
 type hashedEdge struct {
-	graph.EdgeAt
-	hash string
+	*graph.EdgeAt
+	src, rel, dst int64
+	item          [32]byte
 }
 
-func hashEdges(edges []graph.EdgeAt) []hashedEdge {
+// hashEdges makes the hashed edges of edges, whose ends and relations keys and rels name.
+func hashEdges(edges []graph.EdgeAt, keys, rels map[string]int64) []hashedEdge {
 	out := make([]hashedEdge, len(edges))
-	for i, e := range edges {
-		out[i] = hashedEdge{e, graph.EdgeHash(e.Edge)}
+	for i := range edges {
+		e := &edges[i]
+		out[i] = hashedEdge{e, keys[e.Source], rels[e.Relation], keys[e.Target], graph.DigestItem(graph.EdgeHash(e.Edge))}
 	}
 	return out
 }

@@ -67,6 +67,10 @@ func (d *SetDigest) Count() int64 { return d.count }
 
 // itemBytes hashes the item string once more, so that any string (not only well-formed
 // hashes) maps to a uniform 256-bit value.
+// DigestItem is what Add includes in a set for an item hash, for AddHash: it lets the hashing
+// be done on another goroutine than the adding.
+func DigestItem(itemHash string) [32]byte { return itemBytes(itemHash) }
+
 func itemBytes(itemHash string) [32]byte { return sha256.Sum256([]byte(itemHash)) }
 
 // Sum returns the digest as "sha256:<hex>", binding the count.
