@@ -127,6 +127,10 @@ func decodeFrontMatter(b *nodeBuilder, fence, text string, f *nodeFields, frag *
 		b.pos, b.problems = pos, probs
 		return true
 	}
+	if pos, ok := decodeSimpleFrontMatter(text, 2, f); ok {
+		b.pos = pos // no unknown field and no body: the fast form knows only the fields
+		return true
+	}
 	pos := tomlpos.Scan(text, 2)
 	md, err := toml.NewDecoder(strings.NewReader(text)).Decode(f)
 	if err != nil {

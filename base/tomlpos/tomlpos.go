@@ -19,10 +19,21 @@ type Index struct {
 	values map[string][]Pos
 }
 
+// New returns an empty Index, for a reader of TOML that records positions as it goes (SetKey,
+// AddValue) rather than scanning the text again.
+func New() *Index { return &Index{keys: map[string]Pos{}, values: map[string][]Pos{}} }
+
+// SetKey records the position of the key (or table header) at path.
+func (ix *Index) SetKey(path string, p Pos) { ix.keys[path] = p }
+
+// AddValue records the position of the next value of the key at path: its scalar, or the next
+// string of its array.
+func (ix *Index) AddValue(path string, p Pos) { ix.values[path] = append(ix.values[path], p) }
+
 // Scan indexes text. firstLine is the file line number of text's first line, so that front
 // matter can be scanned on its own and still report file positions.
 func Scan(text string, firstLine int) *Index {
-	ix := &Index{keys: map[string]Pos{}, values: map[string][]Pos{}}
+	ix := New()
 	arrays := map[string]int{} // array-of-tables name -> current element index
 	prefix := ""
 	var open string // key path of a multi-line array still open
