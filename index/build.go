@@ -134,8 +134,10 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	// parsing left idle. keys and rels are only read from here on; the channels are buffered,
 	// so a build that fails before reading them leaves no goroutine blocked.
 	declared, resolved := make(chan []hashedEdge, 1), make(chan []hashedEdge, 1)
-	go func() { declared <- hashEdges(check.Edges(), keys, w.rels) }()
-	go func() { resolved <- hashEdges(resolvedRefs(keys, w.names, w.rels, candidates), keys, w.rels) }()
+	go func() { declared <- hashEdges(check.EdgeRuns(), keys, w.rels) }()
+	go func() {
+		resolved <- hashEdges([][]graph.EdgeAt{resolvedRefs(keys, w.names, w.rels, candidates)}, keys, w.rels)
+	}()
 	clk.mark("build")
 	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
 		return nil, nil, fmt.Errorf("create index schema: %w", err)
@@ -270,12 +272,19 @@ type hashedEdge struct {
 	item          [32]byte
 }
 
-// hashEdges makes the hashed edges of edges, whose ends and relations keys and rels name.
-func hashEdges(edges []graph.EdgeAt, keys, rels map[string]int64) []hashedEdge {
-	out := make([]hashedEdge, len(edges))
-	for i := range edges {
-		e := &edges[i]
-		out[i] = hashedEdge{e, keys[e.Source], rels[e.Relation], keys[e.Target], graph.DigestItem(graph.EdgeHash(e.Edge))}
+// hashEdges makes the hashed edges of the runs of edges, whose ends and relations keys and
+// rels name.
+func hashEdges(runs [][]graph.EdgeAt, keys, rels map[string]int64) []hashedEdge {
+	n := 0
+	for _, r := range runs {
+		n += len(r)
+	}
+	out := make([]hashedEdge, 0, n)
+	for _, r := range runs {
+		for i := range r {
+			e := &r[i]
+			out = append(out, hashedEdge{e, keys[e.Source], rels[e.Relation], keys[e.Target], graph.DigestItem(graph.EdgeHash(e.Edge))})
+		}
 	}
 	return out
 }

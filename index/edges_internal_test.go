@@ -46,7 +46,7 @@ func TestInsertEdgesOneRunOfDistinctTriples(t *testing.T) {
 				keys[fmt.Sprint("n", i)] = int64(i + 1)
 			}
 			w := &writer{conn: conn, st: &state{}, rels: map[string]int64{"calls": 1, "links_to": 2}}
-			if err := insertEdges(w, hashEdges(tc.declared, keys, w.rels), hashEdges(tc.resolved, keys, w.rels)); err != nil {
+			if err := insertEdges(w, hashEdges([][]graph.EdgeAt{tc.declared}, keys, w.rels), hashEdges([][]graph.EdgeAt{tc.resolved[:len(tc.resolved)/2], tc.resolved[len(tc.resolved)/2:]}, keys, w.rels)); err != nil {
 				t.Fatal(err)
 			}
 

@@ -60,6 +60,10 @@ func outcome(t *testing.T, d *project.Descriptor) (nodes, edges, probs []string)
 		return nil
 	})
 	must(t, err)
+	// The runs a cold build hashes are the edges, in order, declared and from links.
+	if runs := slices.Concat(check.EdgeRuns()...); !slices.Equal(runs, check.Edges()) {
+		t.Errorf("EdgeRuns joined are %v; Edges are %v", runs, check.Edges())
+	}
 	for _, e := range check.Edges() {
 		edges = append(edges, e.Source+">"+e.Target+"#"+e.Anchor)
 	}

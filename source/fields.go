@@ -192,10 +192,12 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 	slices.Sort(rels)
 	for _, rel := range rels {
 		key := "relations." + rel
-		if !b.d.HasRelation(rel) {
+		declared := slices.Index(b.d.Relations.Allowed, rel)
+		if declared < 0 {
 			b.add(withNode(problem.New(problem.UndeclaredRelation, b.at(key), "node %s: relation %q is not declared in [relations].allowed%s", label, rel, problem.Suggest(rel, b.d.Relations.Allowed)), f.ID))
 			continue
 		}
+		rel = b.d.Relations.Allowed[declared] // the descriptor's string: the edges of a relation share it
 		for i, target := range f.Relations[rel] {
 			if !ValidTargetID(target) {
 				b.add(withNode(problem.New(problem.InvalidID, b.atValue(key, i), "node %s: relation %s target %q is not a valid node ID", label, rel, target), f.ID))

@@ -82,9 +82,9 @@ func decodeSimpleFrontMatter(text string, firstLine int, f *nodeFields) (*tomlpo
 		}
 		switch {
 		case table == "relations" && isList:
-			out.Relations[key] = list
+			out.Relations[strings.Clone(key)] = list
 		case table == "stamps" && !isList:
-			out.Stamps[key] = str
+			out.Stamps[strings.Clone(key)] = str
 		case table != "":
 			return nil, false // a type the field does not take: the decoder says so
 		case isList:
