@@ -72,7 +72,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}()
 
 	var candidates []candidate
-	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates, fullText: newColdText()}
+	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates, fullText: newColdText(), labels: &labelRows{}}
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
 		return nil, nil, err
 	}
@@ -128,6 +128,9 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	list.AddAll(check.Problems())
 	if list.Errors() > 0 {
 		return list.Problems(), nil, nil
+	}
+	if err := w.insertLabels(); err != nil {
+		return nil, nil, err
 	}
 	// Hashing the declared edges and resolving the relation candidates into hashed edges is
 	// Go's work; it runs while SQLite creates the node and candidate indexes, on the core the

@@ -59,6 +59,18 @@ type writer struct {
 	// fullText, when not nil, takes the full-text rows a cold build's nodes bring prepared
 	// (coldText); others go through FTS5.
 	fullText *coldText
+	// labels, when not nil, gathers a cold build's tag and capability rows, which
+	// insertLabels writes in order once every node is in: inserted a node at a time, each row
+	// was a search of its B-tree and, often, a split of a page amid it (docs/benchmarks.md).
+	labels *labelRows
+}
+
+// labelRows are the rows of node_tags and node_caps.
+type labelRows struct{ tags, caps []labelRow }
+
+type labelRow struct {
+	label string
+	key   int64
 }
 
 // candidate is a relation candidate by the interned names of its ends and its relation key.
@@ -191,14 +203,23 @@ func (w *writer) insertNode(key int64, n *graph.Node, prep *preparedNode) error 
 	if err := body.Reset(); err != nil {
 		return fmt.Errorf("insert node %s body: %w", n.ID, err)
 	}
-	for _, t := range n.Tags {
-		if err := w.keyed(`INSERT OR IGNORE INTO main.node_tags(tag, key) VALUES (?, ?)`, t, key); err != nil {
-			return fmt.Errorf("insert node %s tag: %w", n.ID, err)
+	if w.labels != nil {
+		for _, t := range n.Tags {
+			w.labels.tags = append(w.labels.tags, labelRow{t, key})
 		}
-	}
-	for _, c := range n.Capabilities {
-		if err := w.keyed(`INSERT OR IGNORE INTO main.node_caps(cap, key) VALUES (?, ?)`, c, key); err != nil {
-			return fmt.Errorf("insert node %s capability: %w", n.ID, err)
+		for _, c := range n.Capabilities {
+			w.labels.caps = append(w.labels.caps, labelRow{c, key})
+		}
+	} else {
+		for _, t := range n.Tags {
+			if err := w.keyed(`INSERT OR IGNORE INTO main.node_tags(tag, key) VALUES (?, ?)`, t, key); err != nil {
+				return fmt.Errorf("insert node %s tag: %w", n.ID, err)
+			}
+		}
+		for _, c := range n.Capabilities {
+			if err := w.keyed(`INSERT OR IGNORE INTO main.node_caps(cap, key) VALUES (?, ?)`, c, key); err != nil {
+				return fmt.Errorf("insert node %s capability: %w", n.ID, err)
+			}
 		}
 	}
 	if prep == nil {
@@ -415,6 +436,41 @@ func insertInts(conn *sqlite.Conn, insert string, cols int, vals []int64) error 
 		}
 		vals = vals[n*cols:]
 	}
+	return nil
+}
+
+// insertLabels writes the tag and capability rows gathered in w.labels, each table's in
+// (label, key) order, several rows a statement, so that every row is an append.
+func (w *writer) insertLabels() error {
+	for _, t := range []struct {
+		insert string
+		rows   []labelRow
+	}{
+		{`INSERT OR IGNORE INTO main.node_tags(tag, key)`, w.labels.tags},
+		{`INSERT OR IGNORE INTO main.node_caps(cap, key)`, w.labels.caps},
+	} {
+		// Keys ascend in the order the nodes came; a stable sort by label keeps them so.
+		slices.SortStableFunc(t.rows, func(a, b labelRow) int { return strings.Compare(a.label, b.label) })
+		for rows := t.rows; len(rows) > 0; {
+			n := 1
+			if len(rows) >= rowsPerInsert {
+				n = rowsPerInsert
+			}
+			s := w.conn.Prep(t.insert + " VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", "))
+			for i, r := range rows[:n] {
+				s.BindText(2*i+1, r.label)
+				s.BindInt64(2*i+2, r.key)
+			}
+			if _, err := s.Step(); err != nil {
+				return fmt.Errorf("insert tags and capabilities: %w", err)
+			}
+			if err := s.Reset(); err != nil {
+				return fmt.Errorf("insert tags and capabilities: %w", err)
+			}
+			rows = rows[n:]
+		}
+	}
+	w.labels = nil
 	return nil
 }
 

@@ -653,9 +653,13 @@ func stepOnce(s *sqlite.Stmt) error {
 // use: big-endian groups of seven bits, the high bit set on all but the last, a ninth byte
 // whole.
 func AppendVarint(dst []byte, v uint64) []byte {
-	if v <= 0x7f {
+	if v <= 0x7f { // most values: small enough for the compiler to inline this test
 		return append(dst, byte(v))
 	}
+	return appendLongVarint(dst, v)
+}
+
+func appendLongVarint(dst []byte, v uint64) []byte {
 	if v <= 0x3fff {
 		return append(dst, byte(v>>7)|0x80, byte(v&0x7f))
 	}
