@@ -137,15 +137,7 @@ func contentHash(n *Node, edges []Edge, code Parts) string {
 	// body, signature and code (these two omitted when empty)}, written without reflection.
 	head := func(body string) []byte {
 		o := newJSONObject(make([]byte, 0, 256+len(body)+len(body)/8))
-		o.str("id", n.ID)
-		o.str("kind", n.Kind)
-		o.str("family", n.Family)
-		o.str("title", n.Title)
-		o.str("status", n.Status)
-		o.str("authority", n.Authority)
-		o.strs("tags", n.Tags)
-		o.str("language", n.Language)
-		o.strs("capabilities", n.Capabilities)
+		n.Record.appendDescription(&o, true)
 		o.key("relations")
 		o.b = append(o.b, '[')
 		for i, e := range rels {
@@ -252,6 +244,16 @@ func (r *Record) AppendJSON(dst []byte) []byte { return r.appendJSON(dst, false)
 // appendJSON encodes r as json.Marshal does, nil lists as null unless nilAsEmpty.
 func (r *Record) appendJSON(dst []byte, nilAsEmpty bool) []byte {
 	o := newJSONObject(dst)
+	r.appendDescription(&o, nilAsEmpty)
+	o.str("source_path", r.SourcePath)
+	o.str("anchor", r.Anchor)
+	o.str("content_hash", r.ContentHash)
+	return o.end()
+}
+
+// appendDescription writes the members a record and a node's content both begin with: id,
+// kind, family, title, status, authority, tags, language, capabilities.
+func (r *Record) appendDescription(o *jsonObject, nilAsEmpty bool) {
 	o.str("id", r.ID)
 	o.str("kind", r.Kind)
 	o.str("family", r.Family)
@@ -261,10 +263,6 @@ func (r *Record) appendJSON(dst []byte, nilAsEmpty bool) []byte {
 	o.list("tags", r.Tags, nilAsEmpty)
 	o.str("language", r.Language)
 	o.list("capabilities", r.Capabilities, nilAsEmpty)
-	o.str("source_path", r.SourcePath)
-	o.str("anchor", r.Anchor)
-	o.str("content_hash", r.ContentHash)
-	return o.end()
 }
 
 // AppendJSON appends json.Marshal's encoding of e.

@@ -100,19 +100,14 @@ func (o *jsonObject) str(k, v string) {
 	o.b = AppendJSONString(o.b, v)
 }
 
-func (o *jsonObject) strs(k string, v []string) {
-	o.key(k)
-	o.b = AppendJSONStrings(o.b, v)
-}
-
 // list appends a []string member: nil as null, as json.Marshal writes it, unless nilAsEmpty.
 func (o *jsonObject) list(k string, v []string, nilAsEmpty bool) {
+	o.key(k)
 	if v == nil && !nilAsEmpty {
-		o.key(k)
 		o.b = append(o.b, "null"...)
 		return
 	}
-	o.strs(k, v)
+	o.b = AppendJSONStrings(o.b, v)
 }
 
 func (o *jsonObject) end() []byte { return append(o.b, '}') }
