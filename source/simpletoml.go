@@ -29,7 +29,7 @@ func decodeSimpleFrontMatter(text string, firstLine int, f *nodeFields) (*tomlpo
 		}
 		s := skipSpace(line)
 		if s == "" || s[0] == '#' {
-			if !plainComment(s) {
+			if !plainText(s) {
 				return nil, false
 			}
 			continue
@@ -135,11 +135,8 @@ func skipSpace(s string) string { return strings.TrimLeft(s, " \t") }
 // comment.
 func lineEnd(s string) bool {
 	s = skipSpace(s)
-	return s == "" || (s[0] == '#' && plainComment(s))
+	return s == "" || (s[0] == '#' && plainText(s))
 }
-
-// plainComment reports whether a comment (or nothing) holds no character TOML refuses in one.
-func plainComment(s string) bool { return plainText(s) }
 
 // plainText reports whether s is valid UTF-8 without control characters other than tab, as
 // TOML wants strings and comments.
