@@ -102,7 +102,7 @@ func (c *Checker) Routed(name string) []string {
 func (c *Checker) linkOutcome() *resolvedLinks {
 	if c.resolved == nil {
 		edges, probs := ResolveLinks(c.d, c.links.all(), c)
-		c.resolved = &resolvedLinks{edges: edges, all: slices.Concat(c.edges.all(), edges), problems: probs}
+		c.resolved = &resolvedLinks{edges: edges, all: slices.Concat(append(slices.Clip(c.edges.parts), edges)...), problems: probs}
 	}
 	return c.resolved
 }
