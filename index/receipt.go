@@ -8,6 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/jsonenc"
 	"github.com/docforge/docforge/index/publication"
 )
 
@@ -92,24 +93,25 @@ type diffCollector struct {
 // build's diff encodes every node and edge, and json.Marshal was most of its time
 // (docs/benchmarks.md). TestDiffItemJSONIsEncodingJSONs holds the two together.
 func (it *DiffItem) appendJSON(dst []byte) []byte {
-	dst = graph.AppendJSONString(append(dst, `{"type":`...), it.Type)
-	dst = graph.AppendJSONString(append(dst, `,"change":`...), it.Change)
+	o := jsonenc.NewObject(dst)
+	o.Str("type", it.Type)
+	o.Str("change", it.Change)
 	if it.NodeID != "" {
-		dst = graph.AppendJSONString(append(dst, `,"node_id":`...), it.NodeID)
+		o.Str("node_id", it.NodeID)
 	}
 	if len(it.Fields) > 0 {
-		dst = graph.AppendJSONStrings(append(dst, `,"fields":`...), it.Fields)
+		o.List("fields", it.Fields, false)
 	}
 	if it.Before != nil {
-		dst = it.Before.AppendJSON(append(dst, `,"before":`...))
+		o.Value("before", it.Before.AppendJSON)
 	}
 	if it.After != nil {
-		dst = it.After.AppendJSON(append(dst, `,"after":`...))
+		o.Value("after", it.After.AppendJSON)
 	}
 	if it.Edge != nil {
-		dst = it.Edge.AppendJSON(append(dst, `,"edge":`...))
+		o.Value("edge", it.Edge.AppendJSON)
 	}
-	return append(dst, '}')
+	return o.End()
 }
 
 func newDiffCollector() *diffCollector {

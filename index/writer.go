@@ -12,6 +12,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/jsonenc"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index/fts5seg"
 	"github.com/docforge/docforge/index/publication"
@@ -131,7 +132,7 @@ func jsonList(s []string) string {
 	if len(s) == 0 {
 		return "[]"
 	}
-	return string(graph.AppendJSONStrings(make([]byte, 0, 16*len(s)), s))
+	return string(jsonenc.Strings(make([]byte, 0, 16*len(s)), s))
 }
 
 // headingsJSON is json.Marshal's encoding of a node's headings, [] for none, written without
@@ -145,11 +146,12 @@ func headingsJSON(hs []graph.Heading) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(append(b, `{"level":`...), int64(h.Level), 10)
-		b = graph.AppendJSONString(append(b, `,"text":`...), h.Text)
-		b = graph.AppendJSONString(append(b, `,"anchor":`...), h.Anchor)
-		b = strconv.AppendInt(append(b, `,"line":`...), int64(h.Line), 10)
-		b = append(b, '}')
+		o := jsonenc.NewObject(b)
+		o.Int("level", int64(h.Level))
+		o.Str("text", h.Text)
+		o.Str("anchor", h.Anchor)
+		o.Int("line", int64(h.Line))
+		b = o.End()
 	}
 	return string(append(b, ']'))
 }

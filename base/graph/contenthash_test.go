@@ -62,41 +62,17 @@ func marshalHash(t *testing.T, domain string, v any) string {
 	return hashBytes(domain, b)
 }
 
-// The hashes are of encoding/json's encodings: the hand-written encoder must write the same
-// bytes for every string (each byte alone, the runes it escapes, random bytes and random
-// runes), for lists, for a record and for a declaration's content.
-func TestJSONEncodingIsEncodingJSONs(t *testing.T) {
-	strs := []string{"", "plain", "\u2028", "\u2029", "é", "日本", "\xc3", "\xe2\x80", "\xed\xa0\x80", "a\u2028b\u2029c<>&\"\\"}
-	for b := range 256 {
-		strs = append(strs, string([]byte{byte(b)}), "x"+string([]byte{byte(b)})+"y")
-	}
+// A record's and a content's hashes are of encoding/json's encodings of their fields
+// (base/jsonenc writes them): the same bytes for fields of every escape.
+func TestHashesAreOfEncodingJSONs(t *testing.T) {
+	strs := []string{"", "plain", "\u2028", "é", "\xff", "<b>&amp;", `"q" \`, "tab\there", "\x00\x1f\x7f"}
 	r := rand.New(rand.NewPCG(1, 2))
-	pool := []rune{'a', 'Z', '0', ' ', '"', '\\', '<', '>', '&', '\n', '\t', 0, 0x1f, 0x7f, 0x80, 0xe9, 0x2028, 0x2029, 0xfffd, 0x1f600}
-	for range 2000 {
+	for range 300 {
 		var sb strings.Builder
-		for range r.IntN(40) {
-			if r.IntN(4) == 0 {
-				sb.WriteByte(byte(r.IntN(256)))
-			} else {
-				sb.WriteRune(pool[r.IntN(len(pool))])
-			}
+		for range r.IntN(20) {
+			sb.WriteByte(byte(r.IntN(256)))
 		}
 		strs = append(strs, sb.String())
-	}
-	for _, s := range strs {
-		want, _ := json.Marshal(s)
-		if got := AppendJSONString(nil, s); string(got) != string(want) {
-			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got, want)
-		}
-	}
-	for _, ss := range [][]string{nil, {}, {"a"}, strs[:50], strs[len(strs)-50:]} {
-		want, _ := json.Marshal(ss)
-		if ss == nil {
-			want = []byte("[]")
-		}
-		if got := AppendJSONStrings(nil, ss); string(got) != string(want) {
-			t.Fatalf("AppendJSONStrings(%q) = %s, want %s", ss, got, want)
-		}
 	}
 	for i := 0; i+12 <= len(strs); i += 12 {
 		s := strs[i : i+12]

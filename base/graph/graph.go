@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docforge/docforge/base/jsonenc"
 	"github.com/docforge/docforge/base/problem"
 )
 
@@ -136,25 +137,26 @@ func contentHash(n *Node, edges []Edge, code Parts) string {
 	// authority, tags, language, capabilities, relations (pairs of relation and target),
 	// body, signature and code (these two omitted when empty)}, written without reflection.
 	head := func(body string) []byte {
-		o := newJSONObject(make([]byte, 0, 256+len(body)+len(body)/8))
+		o := jsonenc.NewObject(make([]byte, 0, 256+len(body)+len(body)/8))
 		n.Record.appendDescription(&o, true)
-		o.key("relations")
-		o.b = append(o.b, '[')
-		for i, e := range rels {
-			if i > 0 {
-				o.b = append(o.b, ',')
+		o.Value("relations", func(b []byte) []byte {
+			b = append(b, '[')
+			for i, e := range rels {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonenc.Strings(b, []string{e.Relation, e.Target})
 			}
-			o.b = append(AppendJSONString(append(AppendJSONString(append(o.b, '['), e.Relation), ','), e.Target), ']')
-		}
-		o.b = append(o.b, ']')
-		o.str("body", body)
+			return append(b, ']')
+		})
+		o.Str("body", body)
 		if code.Head != "" {
-			o.str("signature", code.Head)
+			o.Str("signature", code.Head)
 		}
 		if code.Body != "" {
-			o.str("code", code.Body)
+			o.Str("code", code.Body)
 		}
-		return o.end()
+		return o.End()
 	}
 	if code != (Parts{}) {
 		n.Parts = code
@@ -164,7 +166,7 @@ func contentHash(n *Node, edges []Edge, code Parts) string {
 	// which ends it `"body":""}` (signature and code are empty, so left out), and the body
 	// once on its own; the whole is the one spliced into the other, where encoding the whole
 	// again made the hash of a 2 KB document half as slow again (docs/benchmarks.md).
-	h, bodyJSON := head(""), AppendJSONString(make([]byte, 0, len(n.Body)+len(n.Body)/8+2), n.Body)
+	h, bodyJSON := head(""), jsonenc.String(make([]byte, 0, len(n.Body)+len(n.Body)/8+2), n.Body)
 	n.Parts = Parts{Head: digestBytes("docforge.node.head.v1", h), Body: digestBytes("docforge.node.body.v1", bodyJSON)}
 	// The whole is hashed in its three pieces rather than joined: joining copied every body
 	// once more, 43% of what hashing a 2 KB document allocated (docs/benchmarks.md).
@@ -243,35 +245,35 @@ func (r *Record) AppendJSON(dst []byte) []byte { return r.appendJSON(dst, false)
 
 // appendJSON encodes r as json.Marshal does, nil lists as null unless nilAsEmpty.
 func (r *Record) appendJSON(dst []byte, nilAsEmpty bool) []byte {
-	o := newJSONObject(dst)
+	o := jsonenc.NewObject(dst)
 	r.appendDescription(&o, nilAsEmpty)
-	o.str("source_path", r.SourcePath)
-	o.str("anchor", r.Anchor)
-	o.str("content_hash", r.ContentHash)
-	return o.end()
+	o.Str("source_path", r.SourcePath)
+	o.Str("anchor", r.Anchor)
+	o.Str("content_hash", r.ContentHash)
+	return o.End()
 }
 
 // appendDescription writes the members a record and a node's content both begin with: id,
 // kind, family, title, status, authority, tags, language, capabilities.
-func (r *Record) appendDescription(o *jsonObject, nilAsEmpty bool) {
-	o.str("id", r.ID)
-	o.str("kind", r.Kind)
-	o.str("family", r.Family)
-	o.str("title", r.Title)
-	o.str("status", r.Status)
-	o.str("authority", r.Authority)
-	o.list("tags", r.Tags, nilAsEmpty)
-	o.str("language", r.Language)
-	o.list("capabilities", r.Capabilities, nilAsEmpty)
+func (r *Record) appendDescription(o *jsonenc.Object, nilAsEmpty bool) {
+	o.Str("id", r.ID)
+	o.Str("kind", r.Kind)
+	o.Str("family", r.Family)
+	o.Str("title", r.Title)
+	o.Str("status", r.Status)
+	o.Str("authority", r.Authority)
+	o.List("tags", r.Tags, nilAsEmpty)
+	o.Str("language", r.Language)
+	o.List("capabilities", r.Capabilities, nilAsEmpty)
 }
 
 // AppendJSON appends json.Marshal's encoding of e.
 func (e *Edge) AppendJSON(dst []byte) []byte {
-	o := newJSONObject(dst)
-	o.str("source_id", e.Source)
-	o.str("relation", e.Relation)
-	o.str("target_id", e.Target)
-	return o.end()
+	o := jsonenc.NewObject(dst)
+	o.Str("source_id", e.Source)
+	o.Str("relation", e.Relation)
+	o.Str("target_id", e.Target)
+	return o.End()
 }
 
 // ChangedFields lists the core fields (JSON names) whose values differ between r and o.
@@ -302,7 +304,7 @@ func RecordHash(n *Node) string { return n.Record.Hash() }
 // EdgeHash is the hash of an edge's exact triple: of its JSON array of three strings.
 func EdgeHash(e Edge) string {
 	var buf [256]byte
-	return hashBytes("docforge.edge.v1", AppendJSONStrings(buf[:0], []string{e.Source, e.Relation, e.Target}))
+	return hashBytes("docforge.edge.v1", jsonenc.Strings(buf[:0], []string{e.Source, e.Relation, e.Target}))
 }
 
 // hashBytes hashes a domain label and a JSON encoding, given in pieces to be hashed in order.
