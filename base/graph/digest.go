@@ -23,7 +23,7 @@ type SetDigest struct {
 }
 
 // Add includes an item hash ("sha256:<hex>") in the set.
-func (d *SetDigest) Add(itemHash string) { d.AddHash(itemBytes(itemHash)) }
+func (d *SetDigest) Add(itemHash string) { d.AddHash(DigestItem(itemHash)) }
 
 // Include adds every item of o to d, so that parts of a set can be digested in parallel.
 func (d *SetDigest) Include(o SetDigest) {
@@ -47,7 +47,7 @@ func (d *SetDigest) AddHash(v [32]byte) {
 
 // Remove takes an item hash out of the set. Removing an item that was never added leaves a
 // digest no real set has, which the equivalence tests would catch.
-func (d *SetDigest) Remove(itemHash string) { d.RemoveHash(itemBytes(itemHash)) }
+func (d *SetDigest) Remove(itemHash string) { d.RemoveHash(DigestItem(itemHash)) }
 
 // RemoveHash takes out an item included by AddHash.
 func (d *SetDigest) RemoveHash(v [32]byte) {
@@ -65,13 +65,10 @@ func (d *SetDigest) RemoveHash(v [32]byte) {
 // Count is the number of items in the set.
 func (d *SetDigest) Count() int64 { return d.count }
 
-// itemBytes hashes the item string once more, so that any string (not only well-formed
-// hashes) maps to a uniform 256-bit value.
-// DigestItem is what Add includes in a set for an item hash, for AddHash: it lets the hashing
-// be done on another goroutine than the adding.
-func DigestItem(itemHash string) [32]byte { return itemBytes(itemHash) }
-
-func itemBytes(itemHash string) [32]byte { return sha256.Sum256([]byte(itemHash)) }
+// DigestItem is what Add includes in a set for an item hash, for AddHash where the hashing is
+// done apart from the adding (on another goroutine). It hashes the item string once more, so
+// that any string (not only well-formed hashes) maps to a uniform 256-bit value.
+func DigestItem(itemHash string) [32]byte { return sha256.Sum256([]byte(itemHash)) }
 
 // Sum returns the digest as "sha256:<hex>", binding the count.
 func (d *SetDigest) Sum() string {
