@@ -416,19 +416,28 @@ func (w *writer) insertRefs(origin string, refs []graph.Edge) error {
 	return nil
 }
 
-// insertInts inserts rows of cols integers each, given one after another in vals,
-// rowsPerInsert rows a statement and the rest one by one: in the pure-Go SQLite a statement's
-// bind, step and reset cost as much as a row's B-tree append (docs/benchmarks.md).
+// insertInts inserts rows of cols integers each, given one after another in vals.
 func insertInts(conn *sqlite.Conn, insert string, cols int, vals []int64) error {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
-	for len(vals) > 0 {
+	return insertRows(conn, insert, cols, len(vals)/cols, func(s *sqlite.Stmt, param, row int) {
+		for c := range cols {
+			s.BindInt64(param+c, vals[row*cols+c])
+		}
+	})
+}
+
+// insertRows inserts rows rows of cols columns, rowsPerInsert rows a statement and the rest
+// one by one: in the pure-Go SQLite a statement's bind, step and reset cost as much as a row's
+// B-tree append (docs/benchmarks.md). bind binds row's columns from parameter param on.
+func insertRows(conn *sqlite.Conn, insert string, cols, rows int, bind func(s *sqlite.Stmt, param, row int)) error {
+	values := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	for done := 0; done < rows; {
 		n := 1
-		if len(vals) >= rowsPerInsert*cols {
+		if rows-done >= rowsPerInsert {
 			n = rowsPerInsert
 		}
-		s := conn.Prep(insert + " VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
-		for i, v := range vals[:n*cols] {
-			s.BindInt64(i+1, v)
+		s := conn.Prep(insert + " VALUES " + strings.TrimSuffix(strings.Repeat(values+", ", n), ", "))
+		for i := range n {
+			bind(s, 1+i*cols, done+i)
 		}
 		if _, err := s.Step(); err != nil {
 			return err
@@ -436,7 +445,7 @@ func insertInts(conn *sqlite.Conn, insert string, cols int, vals []int64) error 
 		if err := s.Reset(); err != nil {
 			return err
 		}
-		vals = vals[n*cols:]
+		done += n
 	}
 	return nil
 }
@@ -453,30 +462,19 @@ func (w *writer) insertLabels() error {
 	} {
 		// Keys ascend in the order the nodes came; a stable sort by label keeps them so.
 		slices.SortStableFunc(t.rows, func(a, b labelRow) int { return strings.Compare(a.label, b.label) })
-		for rows := t.rows; len(rows) > 0; {
-			n := 1
-			if len(rows) >= rowsPerInsert {
-				n = rowsPerInsert
-			}
-			s := w.conn.Prep(t.insert + " VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", "))
-			for i, r := range rows[:n] {
-				s.BindText(2*i+1, r.label)
-				s.BindInt64(2*i+2, r.key)
-			}
-			if _, err := s.Step(); err != nil {
-				return fmt.Errorf("insert tags and capabilities: %w", err)
-			}
-			if err := s.Reset(); err != nil {
-				return fmt.Errorf("insert tags and capabilities: %w", err)
-			}
-			rows = rows[n:]
+		err := insertRows(w.conn, t.insert, 2, len(t.rows), func(s *sqlite.Stmt, param, row int) {
+			s.BindText(param, t.rows[row].label)
+			s.BindInt64(param+1, t.rows[row].key)
+		})
+		if err != nil {
+			return fmt.Errorf("insert tags and capabilities: %w", err)
 		}
 	}
 	w.labels = nil
 	return nil
 }
 
-// rowsPerInsert is how many rows insertInts puts in one statement.
+// rowsPerInsert is how many rows insertRows puts in one statement.
 const rowsPerInsert = 64
 
 // insertLinkKeys records the keys of the links of the file at origin (source.LinkKeys). Its

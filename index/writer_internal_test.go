@@ -2,7 +2,12 @@ package index
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"testing"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/graph"
 )
@@ -58,5 +63,38 @@ func TestDiffItemJSONIsEncodingJSONs(t *testing.T) {
 		if got := it.appendJSON(nil); string(got) != string(want) {
 			t.Errorf("appendJSON = %s\nwant           %s", got, want)
 		}
+	}
+}
+
+// A cold build's tag and capability rows are written together at the end, many a statement:
+// every row arrives once, across statement boundaries, and a repeated row is ignored as the
+// insert a node at a time ignored it.
+func TestLabelsAreWrittenOnceEach(t *testing.T) {
+	conn := newTestSegment(t)
+	w := &writer{conn: conn, labels: &labelRows{}}
+	want := map[string]int{}
+	for k := range 2*rowsPerInsert + 5 {
+		tag := fmt.Sprint("t", k%7)
+		w.labels.tags = append(w.labels.tags, labelRow{tag, int64(k)})
+		want[tag]++
+	}
+	w.labels.tags = append(w.labels.tags, labelRow{"t0", 0}) // a repeat
+	w.labels.caps = append(w.labels.caps, labelRow{"c", 1})
+	if err := w.insertLabels(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	err := sqlitex.Execute(conn, `SELECT tag, count(*) FROM node_tags GROUP BY tag`, &sqlitex.ExecOptions{
+		ResultFunc: func(s *sqlite.Stmt) error { got[s.ColumnText(0)] = s.ColumnInt(1); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("node_tags rows by tag %v, want %v", got, want)
+	}
+	var caps int64
+	if err := execInt(conn, `SELECT count(*) FROM node_caps`, &caps); err != nil || caps != 1 {
+		t.Errorf("node_caps: %d rows (%v), want 1", caps, err)
 	}
 }
