@@ -220,12 +220,11 @@ func (r *runs[T]) each() iter.Seq[*T] {
 
 // all returns every element in the order added. The caller must not append to it.
 func (r *runs[T]) all() []T {
-	switch len(r.parts) {
-	case 0:
-		return nil
-	case 1:
-	default:
+	if len(r.parts) > 1 {
 		r.parts = [][]T{slices.Concat(r.parts...)}
+	}
+	if len(r.parts) == 0 {
+		return nil
 	}
 	return r.parts[0]
 }

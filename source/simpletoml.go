@@ -63,10 +63,12 @@ func decodeSimpleFrontMatter(text string, firstLine int, f *nodeFields) (*tomlpo
 		if table != "" {
 			path = table + "." + key
 		}
-		if seen["."+path] {
+		// A key path never legitimately equals a table's name (a top-level key named like a
+		// table is declined below anyway), so one set serves both.
+		if seen[path] {
 			return nil, false
 		}
-		seen["."+path] = true
+		seen[path] = true
 		pos.SetKey(path, at(s))
 		var str string
 		var list []string
