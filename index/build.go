@@ -23,9 +23,9 @@ type Progress func(done, total int)
 
 // buildCacheMiB is the page cache of a building connection; with the full-text postings
 // pending (buildHashBytes, a segment each, coldText) it bounds build memory. Both were sized
-// on the 100k-node benchmark: the pure-Go SQLite rounds each 8 KB page up to a 16 KB
-// allocation, so the cache costs twice its nominal size, and 64 MiB measured no faster than
-// 32. Smaller flushes leave more segments, which cost search or a merge (docs/benchmarks.md).
+// on the 100k-node benchmark: the C allocator under the pure-Go SQLite rounds each 8 KB page
+// up to its size class (16 KB when they were sized, 10 KB since modernc.org/memory v1.13.0),
+// so the cache costs more than its nominal size, and 64 MiB measured no faster than 32. Smaller flushes leave more segments, which cost search or a merge (docs/benchmarks.md).
 const (
 	buildCacheMiB  = 32
 	buildHashBytes = 32 << 20
