@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"sync"
+	"strconv"
 )
 
 // Bounds of one inbound JSON-RPC line.
@@ -18,41 +16,155 @@ const (
 	MaxDepth = 64
 )
 
-// JSON-RPC error codes the gate answers with.
+// JSON-RPC 2.0 error codes (the specification's).
 const (
 	rpcParseError     = -32700
 	rpcInvalidRequest = -32600
+	rpcInternalError  = -32603
 )
 
-// Gate stands between the host's stdin and the MCP SDK. It passes every line that is one
-// well-formed JSON-RPC message (an object, within MaxDepth and MaxLineBytes) through to the
-// reader it returns, and answers any other line (malformed JSON, a batch array, nesting too
-// deep, a line too long) itself with a JSON-RPC error on the writer it returns, which the SDK
-// must write through too: one bad line costs the host one error response, never the session.
-func Gate(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	w := &lockedWriter{w: out}
-	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, tooLong, err := readLine(br, MaxLineBytes)
-			if reply := checkLine(line, tooLong); reply != nil {
-				w.Write(reply)
-			} else if len(bytes.TrimSpace(line)) > 0 {
-				if _, werr := pw.Write(append(line, '\n')); werr != nil {
-					return // the SDK stopped reading: the session is over
-				}
-			}
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					err = nil
-				}
-				pw.CloseWithError(err)
-				return
-			}
+// message is one inbound line the gate admitted: every member it passes on, checked for its
+// JSON-RPC type, as sent. A request has a method (and an id unless it is a notification); a
+// response has an id and either a result or an error.
+type message struct {
+	id      json.RawMessage // nil when the line had no id member
+	method  string
+	request bool
+	params  json.RawMessage
+	result  json.RawMessage
+	err     json.RawMessage
+}
+
+// admit reads one line. It returns the message to pass on, or the JSON-RPC error response that
+// answers the line instead (nil for a blank line): malformed JSON, a batch, nesting too deep,
+// a line too long, a member named twice, or a member of the wrong type.
+func admit(line []byte, tooLong bool) (*message, []byte) {
+	trimmed := bytes.TrimSpace(line)
+	switch {
+	case tooLong:
+		return nil, rpcError(nil, rpcInvalidRequest, fmt.Sprintf("a message holds at most %d bytes; this line was longer and was dropped", MaxLineBytes))
+	case len(trimmed) == 0:
+		return nil, nil
+	case depth(trimmed) > MaxDepth:
+		return nil, rpcError(nil, rpcInvalidRequest, fmt.Sprintf("a message nests objects and arrays at most %d deep", MaxDepth))
+	case !json.Valid(trimmed):
+		return nil, rpcError(nil, rpcParseError, "parse error: the line is not valid JSON; send one JSON-RPC message per line")
+	case trimmed[0] == '[':
+		return nil, rpcError(nil, rpcInvalidRequest, "JSON-RPC batches are not supported: send one message per line")
+	case trimmed[0] != '{':
+		return nil, rpcError(nil, rpcInvalidRequest, "a JSON-RPC message is a JSON object")
+	}
+	members, dup := objectMembers(trimmed)
+	id, hasID := members["id"]
+	if hasID && (!usableID(id) || dup != "") {
+		id = nil // a reply cannot name it, or could name the wrong one
+	}
+	invalid := func(format string, args ...any) (*message, []byte) {
+		return nil, rpcError(id, rpcInvalidRequest, fmt.Sprintf(format, args...))
+	}
+	if dup != "" {
+		return invalid("the member %q appears more than once", dup)
+	}
+	if v, ok := members["jsonrpc"]; !ok || !jsonStringIs(v, "2.0") {
+		return invalid(`a JSON-RPC message has "jsonrpc": "2.0"`)
+	}
+	if hasID && !usableID(members["id"]) {
+		return invalid("an id is a string, a number or null")
+	}
+	m := &message{id: id}
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
+	if raw, ok := members["method"]; ok {
+		if err := json.Unmarshal(raw, &m.method); err != nil || raw[0] != '"' {
+			return invalid("a method is a string")
 		}
-	}()
-	return pr, w
+		if hasResult || hasError {
+			return invalid("a request has no result or error")
+		}
+		if p, ok := members["params"]; ok {
+			if p[0] != '{' && p[0] != '[' && string(p) != "null" {
+				return invalid("params is an object or an array")
+			}
+			m.params = p
+		}
+		m.request = true
+		return m, nil
+	}
+	// A response, to a request this server sent: its id is one the server issued (a string
+	// or an integer) or null, and it holds a result or a well-formed error, not both.
+	switch {
+	case !hasID:
+		return invalid("a message without a method is a response, and a response has an id")
+	case hasResult == hasError:
+		return invalid("a response has either a result or an error")
+	case id[0] != '"' && string(id) != "null" && !canonicalInt(id):
+		return invalid("no request of this server has the id %s", id)
+	case hasError && !wellFormedError(members["error"]):
+		return invalid(`an error is an object with an integer "code" and a string "message"`)
+	}
+	m.result, m.err = members["result"], members["error"]
+	return m, nil
+}
+
+// objectMembers returns the members of a valid JSON object, as sent, and the name of the first
+// member that appears twice ("" when none does): the gate reads one value per name, where
+// decoders disagree on which of two they keep.
+func objectMembers(obj []byte) (map[string]json.RawMessage, string) {
+	members := map[string]json.RawMessage{}
+	dup := ""
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return members, ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		if _, seen := members[name]; seen && dup == "" {
+			dup = name
+		}
+		members[name] = v
+	}
+	return members, dup
+}
+
+// usableID reports whether a raw id is one JSON-RPC allows: a string, a number or null.
+func usableID(id json.RawMessage) bool {
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	default:
+		return string(id) == "null"
+	}
+}
+
+// canonicalInt reports whether a raw number is an integer written as Go writes an int64, the
+// only numeric ids this server issues.
+func canonicalInt(raw json.RawMessage) bool {
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && strconv.FormatInt(n, 10) == string(raw)
+}
+
+func jsonStringIs(raw json.RawMessage, want string) bool {
+	var s string
+	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil && s == want
+}
+
+// wellFormedError reports whether a response's error member is a JSON-RPC error object.
+func wellFormedError(raw json.RawMessage) bool {
+	if raw[0] != '{' {
+		return false
+	}
+	members, dup := objectMembers(raw)
+	code, message := members["code"], members["message"]
+	return dup == "" && len(code) > 0 && canonicalInt(code) && len(message) > 0 && message[0] == '"'
 }
 
 // readLine reads one line without its newline, keeping at most limit bytes: the rest of a
@@ -69,34 +181,6 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 			return line, tooLong, rerr
 		}
 	}
-}
-
-// checkLine returns the JSON-RPC error response for a line that is not one well-formed message,
-// or nil for a line to pass on (and for a blank one).
-func checkLine(line []byte, tooLong bool) []byte {
-	trimmed := bytes.TrimSpace(line)
-	switch {
-	case tooLong:
-		return rpcError(nil, rpcInvalidRequest, fmt.Sprintf("a message holds at most %d bytes; this line was longer and was dropped", MaxLineBytes))
-	case len(trimmed) == 0:
-		return nil
-	case depth(trimmed) > MaxDepth:
-		return rpcError(nil, rpcInvalidRequest, fmt.Sprintf("a message nests objects and arrays at most %d deep", MaxDepth))
-	case !json.Valid(trimmed):
-		return rpcError(nil, rpcParseError, "parse error: the line is not valid JSON; send one JSON-RPC message per line")
-	case trimmed[0] == '[':
-		return rpcError(nil, rpcInvalidRequest, "JSON-RPC batches are not supported: send one message per line")
-	case trimmed[0] != '{':
-		return rpcError(nil, rpcInvalidRequest, "a JSON-RPC message is a JSON object")
-	}
-	var head struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-	}
-	if err := json.Unmarshal(trimmed, &head); err != nil || head.JSONRPC != "2.0" {
-		return rpcError(head.ID, rpcInvalidRequest, `a JSON-RPC message has "jsonrpc": "2.0"`)
-	}
-	return nil
 }
 
 // depth is the deepest nesting of objects and arrays in JSON text, strings skipped; it reads
@@ -132,18 +216,6 @@ func rpcError(id json.RawMessage, code int, message string) []byte {
 	if len(id) == 0 || !json.Valid(id) {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
-	return append(b, '\n')
-}
-
-// lockedWriter serialises the SDK's writes and the gate's, each one whole message line.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	msg, _ := json.Marshal(message)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, msg)
 }

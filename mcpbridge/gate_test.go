@@ -2,82 +2,108 @@ package mcpbridge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Every line is either passed on as one well-formed message or answered with one JSON-RPC
-// error that names the line's id when it can be read.
-func TestGateAnswersBadLines(t *testing.T) {
+// Every line is either admitted as one well-formed JSON-RPC message or answered with one
+// JSON-RPC error naming the line's id when it is usable, and null otherwise.
+func TestAdmit(t *testing.T) {
 	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
-	lines := []struct {
-		line string
-		code int // 0: passed on
+	for _, tc := range []struct {
+		name, line string
+		code       int    // 0: admitted
+		id         string // the id the error names
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 0},
-		{`{not json`, rpcParseError},
-		{`[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, rpcInvalidRequest},
-		{deep, rpcInvalidRequest},
-		{`{"jsonrpc":"2.0","id":3,"params":` + deep + `}`, rpcInvalidRequest},
-		{`42`, rpcInvalidRequest},
-		{`{"id":4,"method":"tools/list"}`, rpcInvalidRequest},
-		{"", 0},
-		{`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`, 0},
-	}
-	var in bytes.Buffer
-	for _, l := range lines {
-		in.WriteString(l.line + "\n")
-	}
-	in.WriteString(strings.Repeat("x", MaxLineBytes+10) + "\n")
-	var out bytes.Buffer
-	r, _ := Gate(&in, &out)
-	passed, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := lines[0].line + "\n" + lines[8].line + "\n"; string(passed) != want {
-		t.Errorf("passed on %q, want the two good messages", passed)
-	}
-	var codes []int
-	var ids []string
-	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 0, ""},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, ""},
+		{"string id", `{"jsonrpc":"2.0","id":"a\u0062","method":"ping"}`, 0, ""},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, 0, ""},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, 0, ""},
+		{"huge id", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, 0, ""},
+		{"array params", `{"jsonrpc":"2.0","id":2,"method":"ping","params":[]}`, 0, ""},
+		{"null params", `{"jsonrpc":"2.0","id":2,"method":"ping","params":null}`, 0, ""},
+		{"result", `{"jsonrpc":"2.0","id":3,"result":{}}`, 0, ""},
+		{"error", `{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"m","data":[1]}}`, 0, ""},
+		{"error with a null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`, 0, ""},
+		{"blank", "   ", 0, ""},
+
+		{"not JSON", `{not json`, rpcParseError, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, rpcInvalidRequest, "null"},
+		{"deep", deep, rpcInvalidRequest, "null"},
+		{"deep params", `{"jsonrpc":"2.0","id":3,"params":` + deep + `}`, rpcInvalidRequest, "null"},
+		{"a number", `42`, rpcInvalidRequest, "null"},
+		{"no jsonrpc", `{"id":4,"method":"tools/list"}`, rpcInvalidRequest, "4"},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":4,"method":"tools/list"}`, rpcInvalidRequest, "4"},
+		{"jsonrpc a number", `{"jsonrpc":2.0,"id":4,"method":"tools/list"}`, rpcInvalidRequest, "4"},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, rpcInvalidRequest, "null"},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, rpcInvalidRequest, "null"},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, rpcInvalidRequest, "null"},
+		{"two ids", `{"jsonrpc":"2.0","id":13,"method":"ping","id":14}`, rpcInvalidRequest, "null"},
+		{"two methods", `{"jsonrpc":"2.0","id":13,"method":"ping","method":"tools/list"}`, rpcInvalidRequest, "null"},
+		{"numeric method", `{"jsonrpc":"2.0","id":5,"method":5}`, rpcInvalidRequest, "5"},
+		{"object method", `{"jsonrpc":"2.0","id":5,"method":{}}`, rpcInvalidRequest, "5"},
+		{"null method", `{"jsonrpc":"2.0","id":5,"method":null}`, rpcInvalidRequest, "5"},
+		{"scalar params", `{"jsonrpc":"2.0","id":6,"method":"ping","params":3}`, rpcInvalidRequest, "6"},
+		{"string params", `{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}`, rpcInvalidRequest, "6"},
+		{"request with a result", `{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}`, rpcInvalidRequest, "6"},
+		{"string error", `{"jsonrpc":"2.0","id":77,"error":"x"}`, rpcInvalidRequest, "77"},
+		{"error without a message", `{"jsonrpc":"2.0","id":77,"error":{"code":1}}`, rpcInvalidRequest, "77"},
+		{"error with a fractional code", `{"jsonrpc":"2.0","id":77,"error":{"code":1.5,"message":"m"}}`, rpcInvalidRequest, "77"},
+		{"result and error", `{"jsonrpc":"2.0","id":77,"result":1,"error":{"code":1,"message":"m"}}`, rpcInvalidRequest, "77"},
+		{"neither method nor result", `{"jsonrpc":"2.0","id":78}`, rpcInvalidRequest, "78"},
+		{"response without an id", `{"jsonrpc":"2.0","result":{}}`, rpcInvalidRequest, "null"},
+		{"response to a fractional id", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, rpcInvalidRequest, "1.5"},
+	} {
+		m, reply := admit([]byte(tc.line), false)
+		if tc.code == 0 {
+			if reply != nil || (m == nil) != (strings.TrimSpace(tc.line) == "") {
+				t.Errorf("%s: refused: %s", tc.name, reply)
+			}
+			continue
+		}
 		var resp struct {
 			ID    json.RawMessage `json:"id"`
 			Error struct{ Code int }
 		}
-		if err := json.Unmarshal([]byte(l), &resp); err != nil {
-			t.Fatalf("an error response is not JSON: %v: %s", err, l)
-		}
-		codes, ids = append(codes, resp.Error.Code), append(ids, string(resp.ID))
-	}
-	want := []int{rpcParseError, rpcInvalidRequest, rpcInvalidRequest, rpcInvalidRequest, rpcInvalidRequest, rpcInvalidRequest, rpcInvalidRequest}
-	if len(codes) != len(want) {
-		t.Fatalf("error responses %v, want %v", codes, want)
-	}
-	for i := range want {
-		if codes[i] != want[i] {
-			t.Errorf("response %d: code %d, want %d", i, codes[i], want[i])
+		if m != nil || json.Unmarshal(reply, &resp) != nil || resp.Error.Code != tc.code || string(resp.ID) != tc.id {
+			t.Errorf("%s: admitted %v, reply %s; want code %d and id %s", tc.name, m != nil, reply, tc.code, tc.id)
 		}
 	}
-	if ids[5] != "4" {
-		t.Errorf("the id of a readable bad request is answered: %v", ids)
+	if _, reply := admit(nil, true); !bytes.Contains(reply, []byte(`"code":-32600`)) {
+		t.Errorf("a line too long: %s", reply)
 	}
 }
 
-// FuzzCheckLine: no line makes the gate panic; a line it passes on is one JSON-RPC object within
-// the depth bound, and its answer to any other line is one valid JSON-RPC error.
-func FuzzCheckLine(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x"}`, `[1]`, `{`, `"\"`, `{"a":[[[{}]]]}`, "\x00", `{"jsonrpc":"2.0","id":{"x":1}}`} {
+// FuzzAdmit: no line makes the gate panic; a line it admits is one JSON-RPC object within the
+// depth bound whose members have their JSON-RPC types, and its answer to any other line is one
+// valid JSON-RPC error.
+func FuzzAdmit(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x"}`, `[1]`, `{`, `"\"`, `{"a":[[[{}]]]}`, "\x00",
+		`{"jsonrpc":"2.0","id":{"x":1}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":2,"message":"m"}}`, `{"jsonrpc":"2.0","id":1e9,"method":"m","params":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		reply := checkLine(line, false)
+		m, reply := admit(line, false)
 		if reply == nil {
 			trimmed := bytes.TrimSpace(line)
-			if len(trimmed) > 0 && (!json.Valid(trimmed) || trimmed[0] != '{' || depth(trimmed) > MaxDepth) {
-				t.Fatalf("passed on %q", line)
+			if m == nil {
+				if len(trimmed) > 0 {
+					t.Fatalf("neither admitted nor answered: %q", line)
+				}
+				return
+			}
+			if !json.Valid(trimmed) || trimmed[0] != '{' || depth(trimmed) > MaxDepth {
+				t.Fatalf("admitted %q", line)
+			}
+			if m.id != nil && !usableID(m.id) || m.request == (m.result != nil || m.err != nil) {
+				t.Fatalf("admitted %q as %+v", line, m)
 			}
 			return
 		}
@@ -86,8 +112,69 @@ func FuzzCheckLine(f *testing.F) {
 			ID      json.RawMessage `json:"id"`
 			Error   *struct{ Code int }
 		}
-		if err := json.Unmarshal(reply, &resp); err != nil || resp.JSONRPC != "2.0" || resp.Error == nil || resp.Error.Code == 0 || len(resp.ID) == 0 {
+		if err := json.Unmarshal(reply, &resp); err != nil || resp.JSONRPC != "2.0" || resp.Error == nil || resp.Error.Code == 0 || len(resp.ID) == 0 || m != nil {
 			t.Fatalf("reply %q to %q is not a JSON-RPC error", reply, line)
 		}
 	})
+}
+
+// The transport hands the SDK each request under a gate id and writes its response under the
+// client's id byte for byte; a cancellation names the gate id; an uncoded error gets a code.
+func TestStdioKeepsClientIDs(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-0.50,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ab","reason":"r"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345}}`,
+		`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	conn, err := (&Stdio{In: strings.NewReader(in), Out: &out}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []jsonrpc.Message
+	for {
+		msg, err := conn.Read(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, msg)
+	}
+	// The cancellation of a request not in flight is dropped: nothing the SDK holds has its id.
+	if len(got) != 4 {
+		t.Fatalf("the SDK was handed %d messages, want 4", len(got))
+	}
+	cancelled := got[3].(*jsonrpc.Request)
+	var params struct{ RequestID any }
+	json.Unmarshal(cancelled.Params, &params)
+	if id := got[2].(*jsonrpc.Request).ID.Raw(); params.RequestID != float64(id.(int64)) {
+		t.Errorf("the cancellation names %v, want the gate id %v", params.RequestID, id)
+	}
+	for i, msg := range got[:3] {
+		req := msg.(*jsonrpc.Request)
+		var resp *jsonrpc.Response
+		if i == 2 {
+			resp = &jsonrpc.Response{ID: req.ID, Error: io.ErrUnexpectedEOF} // an error without a code
+		} else {
+			resp = &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)}
+		}
+		if err := conn.Write(ctx, resp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"an id is a string, a number or null"}}
+{"jsonrpc":"2.0","id":1e400,"result":{}}
+{"jsonrpc":"2.0","id":-0.50,"result":{}}
+{"jsonrpc":"2.0","id":"a\u0062","error":{"code":-32600,"message":"unexpected EOF"}}
+`
+	if out.String() != want {
+		t.Errorf("written:\n%s\nwant:\n%s", out.String(), want)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docforge/docforge/base/problem"
@@ -54,7 +55,8 @@ func NewServer(b protocol.Binding, caller Caller) *mcp.Server {
 			if err != nil {
 				var te *protocol.ToolError
 				if !errors.As(err, &te) || out == nil {
-					return nil, err // not a tool failure: a protocol-level error
+					// Not a tool failure: the bridge itself could not answer.
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 				}
 				res.IsError = true
 			}

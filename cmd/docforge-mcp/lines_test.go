@@ -40,8 +40,9 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 			t.Fatalf("write: %v", err)
 		}
 	}
-	// next reads responses until one has the wanted id ("null" for the gate's own errors).
-	next := func(id string) map[string]any {
+	// next reads responses until one has the wanted id, byte for byte ("null" for the gate's
+	// own errors).
+	next := func(id string) map[string]json.RawMessage {
 		t.Helper()
 		for {
 			select {
@@ -49,11 +50,11 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 				if !ok {
 					t.Fatalf("the bridge closed its output while a response to id %s was due (exit: %v)", id, cmd.ProcessState)
 				}
-				var m map[string]any
+				var m map[string]json.RawMessage
 				if err := json.Unmarshal([]byte(l), &m); err != nil {
 					t.Fatalf("not JSON: %v: %.200s", err, l)
 				}
-				if got, _ := json.Marshal(m["id"]); string(got) == id {
+				if string(m["id"]) == id {
 					return m
 				}
 			case <-time.After(30 * time.Second):
@@ -78,7 +79,7 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 	big := strings.Repeat("x", 9<<20)
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"docforge_search","arguments":{"query":%q}}}`, big))
 	m := next("7")
-	text, _ := json.Marshal(m["result"])
+	text := m["result"]
 	if !strings.Contains(string(text), `invalid_argument`) || !strings.Contains(string(text), "at most") {
 		t.Fatalf("an oversized call: %.300s", text)
 	}
@@ -86,9 +87,41 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 	// retry), whose search refuses the query with its own bound.
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"docforge_search","arguments":{"query":%q}}}`, strings.Repeat("y", 6<<20)))
 	m = next("9")
-	text, _ = json.Marshal(m["result"])
+	text = m["result"]
 	if !strings.Contains(string(text), `invalid_argument`) || strings.Contains(string(text), "worker_unavailable") {
 		t.Fatalf("a 6 MB call: %.300s", text)
+	}
+	// Messages of the wrong JSON-RPC shape, each answered, and then a ping is: no message
+	// ends the session. Numeric ids come back exactly as sent.
+	for i, tc := range []struct{ line, id, code string }{
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, "null", "-32600"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, "null", "-32600"},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, "null", "-32600"},
+		{`{"jsonrpc":"2.0","id":20,"method":5}`, "20", "-32600"},
+		{`{"jsonrpc":"2.0","id":21,"method":{}}`, "21", "-32600"},
+		{`{"jsonrpc":"2.0","id":22,"method":"ping","params":"x"}`, "22", "-32600"},
+		{`{"jsonrpc":"2.0","id":77,"error":"x"}`, "77", "-32600"},
+		{`{"jsonrpc":"2.0","id":23,"method":"ping","id":24}`, "null", "-32600"},
+		{`{"jsonrpc":"2.0","id":25,"method":"initialize","params":{}}`, "25", "-32600"},
+		{`{"jsonrpc":"2.0","id":26,"method":"no/such"}`, "26", "-32601"},
+		{`{"jsonrpc":"2.0","id":27,"method":"tools/call","params":[1]}`, "27", "-32602"},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, "1e400", ""},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, "1.5", ""},
+		{`{"jsonrpc":"2.0","id":-99999999999999999999999,"method":"ping"}`, "-99999999999999999999999", ""},
+		{`{"jsonrpc":"2.0","id":"\u0041","method":"ping"}`, `"\u0041"`, ""},
+	} {
+		send(tc.line)
+		m := next(tc.id)
+		var e struct{ Code json.Number }
+		json.Unmarshal(m["error"], &e)
+		if string(e.Code) != tc.code || (tc.code == "") != (m["result"] != nil) {
+			t.Errorf("%s: answered %v", tc.line, m)
+		}
+		ping := fmt.Sprintf("%d", 1000+i)
+		send(`{"jsonrpc":"2.0","id":` + ping + `,"method":"ping"}`)
+		if m := next(ping); m["result"] == nil {
+			t.Fatalf("no ping after %s: %v", tc.line, m)
+		}
 	}
 	send(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
 	if m := next("8"); m["result"] == nil {

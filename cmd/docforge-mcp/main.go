@@ -15,8 +15,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/mcpbridge"
 	"github.com/docforge/docforge/worker/protocol"
@@ -88,10 +86,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// failure here is reported by that call, with its code.
 	go session.Prepare(ctx, b)
 	server := mcpbridge.NewServer(b, session)
-	// The gate answers a malformed, batched or oversized line with a JSON-RPC error, so that
-	// one bad line never ends the session.
-	in, out := mcpbridge.Gate(stdin, stdout)
-	transport := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	// The gate in front of the SDK answers a malformed, batched, oversized or wrongly typed
+	// line with a JSON-RPC error, so that no line ends the session.
+	transport := &mcpbridge.Stdio{In: stdin, Out: stdout}
 	// Stdin's end ends the session and this process, never the worker: the manager owns it.
 	if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)
@@ -100,6 +97,3 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
