@@ -96,4 +96,3 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
-
