@@ -329,8 +329,8 @@ func TestLargeChangesetPagesAndChunks(t *testing.T) {
 }
 
 func TestMutationPreflight(t *testing.T) {
-	long := strings.Repeat("A long project name. ", 34)
-	root := example(t, `name = "Courier parcel tracking"`, `name = "`+long+`"`, "max_response_chars = 65536", "max_response_chars = 1024")
+	long := strings.Repeat("A long project name. ", 190)
+	root := example(t, `name = "Courier parcel tracking"`, `name = "`+long+`"`, "max_response_chars = 65536", "max_response_chars = 4096")
 	cs := proposalSession(t, root)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docforge_register_changes", Arguments: map[string]any{"title": "t",
 		"operations": []map[string]any{{"op": "update", "node_id": "arch.store", "fields": map[string]any{"title": "Store"}}}}})

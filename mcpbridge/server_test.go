@@ -215,7 +215,7 @@ func TestCallsSyncFirst(t *testing.T) {
 
 // With a tiny output limit collections are cut to fit and say so; nothing exceeds the limit.
 func TestOutputLimitIsEnforced(t *testing.T) {
-	root := example(t, "max_response_chars = 65536", "max_response_chars = 1500")
+	root := example(t, "max_response_chars = 65536", "max_response_chars = 4096")
 	cs := connect(t, protocol.Binding{ProjectRoot: root, Diagnostics: true})
 	for _, c := range []struct {
 		tool string
@@ -227,8 +227,8 @@ func TestOutputLimitIsEnforced(t *testing.T) {
 		{"docforge_impact", map[string]any{"node_id": "arch.store"}},
 	} {
 		r, isErr, n := callTool(t, cs, c.tool, c.args)
-		if n > 1500 {
-			t.Errorf("%s: %d chars, over the 1500 limit", c.tool, n)
+		if n > 4096 {
+			t.Errorf("%s: %d chars, over the 4096 limit", c.tool, n)
 		}
 		if isErr && r.Error.Code != "result_too_large" {
 			t.Errorf("%s: %+v", c.tool, r.Error)

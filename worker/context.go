@@ -136,8 +136,7 @@ func (c *call) contextPage(focus []string, items []contextItem, params []any, pa
 	for i, it := range items {
 		stream[i], ids[i], keys[i] = protocol.Marshal(it), it.NodeID, [2]string{it.NodeID, it.ContentHash}
 	}
-	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: c.env.Revision, Operation: "docforge_get_context",
-		Params: hashJSON("params", params), Collection: hashJSON("context", keys)}
+	want := c.cursorOf("docforge_get_context", c.env.Revision, pa.Limit, params, hashJSON("context", keys))
 	pos, err := resumeAt(pa.Cursor, want)
 	if err != nil {
 		return nil, err

@@ -12,14 +12,17 @@ import (
 	"github.com/docforge/docforge/base/problem"
 )
 
-// cursor is what a version-1 pagination cursor binds: the project, adapter, generation,
-// operation, the request's other parameters and the whole ordered collection, and a position.
-// It is opaque to clients and not an authorization token.
+// cursor is what a version-1 pagination cursor binds: the project (its ID and the root it is
+// bound to), adapter, generation, operation, page limit, the request's other parameters and
+// the whole ordered collection, and a position. It is opaque to clients and not an
+// authorization token.
 type cursor struct {
 	Project    string
+	Root       string
 	Adapter    string
 	Generation int64
 	Operation  string
+	Limit      int    // the page limit as requested (0: the default)
 	Params     string // hash of the request's other arguments
 	Collection string // hash of the whole ordered collection
 	Position   int
@@ -50,7 +53,7 @@ const (
 
 // binding is the short hash of everything a cursor binds besides generation and position.
 func (c cursor) binding() string {
-	h := hashJSON(cursorBindingDomain, []string{c.Project, c.Adapter, c.Operation, c.Params, c.Collection})
+	h := hashJSON(cursorBindingDomain, []any{c.Project, c.Root, c.Adapter, c.Operation, c.Limit, c.Params, c.Collection})
 	return strings.TrimPrefix(h, "sha256:")[:cursorHashHex]
 }
 
@@ -106,11 +109,24 @@ func decodeCursor(s string) (wireCursor, error) {
 // returns its position. A cursor of another generation, request or collection is stale.
 func (w wireCursor) resume(want cursor) (int, error) {
 	if w.Generation != want.Generation || w.Operation != want.Operation || w.Binding != want.binding() {
-		pe := problem.Errorf(problem.StaleCursor, "the cursor was issued for another generation, project, request or collection (cursor generation %d, current %d)", w.Generation, want.Generation)
+		var pe *problem.Error
+		if w.Generation != want.Generation {
+			pe = problem.Errorf(problem.StaleCursor, "the cursor was issued for generation %d; the index is now at generation %d", w.Generation, want.Generation)
+		} else {
+			pe = problem.Errorf(problem.StaleCursor, "the cursor was issued for another project root, request, page limit, policy or collection than this call's (both at generation %d)", want.Generation)
+		}
 		pe.Problem.Remediation = "restart_pagination"
 		return 0, pe
 	}
 	return w.Position, nil
+}
+
+// cursorOf is the cursor of one paged operation of this call's project: a cursor of one copy
+// of a project is stale in another copy with the same ID, and one of another page limit is
+// stale too.
+func (c *call) cursorOf(op string, generation int64, limit int, params any, collection string) cursor {
+	return cursor{Project: c.d.Project.ID, Root: c.d.Root, Adapter: c.env.Adapter, Generation: generation, Operation: op,
+		Limit: limit, Params: hashJSON("params", params), Collection: collection}
 }
 
 // hashJSON hashes a value's JSON under a domain, for params and collection bindings.

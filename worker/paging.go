@@ -158,8 +158,7 @@ func runGenerationDiff(c *call, a pageArgs) (any, error) {
 	for i, it := range r.Items {
 		stream[i] = protocol.Marshal(it)
 	}
-	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: r.To.Generation, Operation: "docforge_get_generation_diff",
-		Params: hashJSON("params", []any{a.Limit}), Collection: r.RetainedItemsHash}
+	want := c.cursorOf("docforge_get_generation_diff", r.To.Generation, a.Limit, nil, r.RetainedItemsHash)
 	pos, err := resumeAt(a.Cursor, want)
 	if err != nil {
 		return nil, err

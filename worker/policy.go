@@ -96,34 +96,55 @@ func runBootstrap(c *call, _ noInput) (any, error) {
 func runContract(c *call, _ noInput) (any, error) {
 	type toolInfo struct {
 		Name        string         `json:"name"`
-		Description string         `json:"description"`
+		Description string         `json:"description,omitempty"`
 		ReadOnly    bool           `json:"read_only"`
-		InputSchema map[string]any `json:"input_schema"`
+		InputSchema map[string]any `json:"input_schema,omitempty"`
 	}
-	var tools []toolInfo
+	var tools, named []toolInfo
 	for _, t := range ToolsFor(c.b) {
 		tools = append(tools, toolInfo{t.Name, t.Description, t.ReadOnly, t.InputSchema})
+		named = append(named, toolInfo{Name: t.Name, ReadOnly: t.ReadOnly})
 	}
 	codes := map[string]problem.Info{}
+	var codeNames []string
 	for _, code := range problem.All() {
 		codes[string(code)] = problem.Describe(code)
+		codeNames = append(codeNames, string(code))
 	}
-	return map[string]any{
-		"contract_version":    ContractVersion,
-		"effective_policy":    PolicyOf(c.b),
-		"adapter_policy":      map[string]any{"policy": c.b.Policy(), "ast": !c.b.NoAST, "logic": !c.b.NoAST},
-		"capabilities":        CapabilitiesOf(c.b),
-		"tools":               tools,
-		"error_codes":         codes,
-		"relation_categories": graph.CategoryMap(),
-		"task_context": map[string]any{
-			"kinds": taskcontext.Kinds(), "plan_version": taskcontext.PlanVersion, "alias_map_version": graph.AliasMapVersion,
-			"capsule_version": taskcontext.CapsuleVersion, "estimator": taskcontext.Estimator, "default_budget": taskcontext.DefaultBudget,
-			"ceilings": map[string]int{"evidence_items": taskcontext.MaxEvidence, "candidate_edges": taskcontext.MaxExaminedEdges,
-				"task_chars": taskcontext.MaxTaskChars, "budget": taskcontext.MaxBudget},
-			"available": c.svc.provider == nil,
-		},
-		"logic_available": c.b.Policy() == golang.PolicyAST,
-		"limits":          c.d.Limits,
-	}, nil
+	contract := func(tools, codes, categories any, omitted []string) map[string]any {
+		m := map[string]any{
+			"contract_version":    ContractVersion,
+			"effective_policy":    PolicyOf(c.b),
+			"adapter_policy":      map[string]any{"policy": c.b.Policy(), "ast": !c.b.NoAST, "logic": !c.b.NoAST},
+			"capabilities":        CapabilitiesOf(c.b),
+			"tools":               tools,
+			"error_codes":         codes,
+			"relation_categories": categories,
+			"task_context": map[string]any{
+				"kinds": taskcontext.Kinds(), "plan_version": taskcontext.PlanVersion, "alias_map_version": graph.AliasMapVersion,
+				"capsule_version": taskcontext.CapsuleVersion, "estimator": taskcontext.Estimator, "default_budget": taskcontext.DefaultBudget,
+				"ceilings": map[string]int{"evidence_items": taskcontext.MaxEvidence, "candidate_edges": taskcontext.MaxExaminedEdges,
+					"task_chars": taskcontext.MaxTaskChars, "budget": taskcontext.MaxBudget},
+				"available": c.svc.provider == nil,
+			},
+			"logic_available": c.b.Policy() == golang.PolicyAST,
+			"limits":          c.d.Limits,
+		}
+		if omitted != nil {
+			// What a smaller response leaves out is in the MCP tools/list answer (schemas and
+			// descriptions) and in a larger one (the error codes' meanings).
+			m["omitted"] = omitted
+		}
+		return m
+	}
+	// Under a small max_response_chars the contract answers in a compact form rather than
+	// not at all: first without the tools' schemas and descriptions, then with the error codes
+	// by name and the tools only as capabilities lists them, then without either.
+	categories := graph.CategoryMap()
+	c.fallbacks = []any{
+		contract(named, codes, categories, []string{"tools.description", "tools.input_schema"}),
+		contract(nil, codeNames, categories, []string{"tools", "error_codes.meaning", "error_codes.remediation"}),
+		contract(nil, nil, nil, []string{"tools", "error_codes", "relation_categories"}),
+	}
+	return contract(tools, codes, categories, nil), nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docforge/docforge/base/problem"
-	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/render"
 	"github.com/docforge/docforge/source/changeset"
 	"github.com/docforge/docforge/source/project"
@@ -393,7 +392,7 @@ func runListChangesets(c *call, a listChangesetsInput) (any, error) {
 // page cuts one page of stream into frame[key], bound by a cursor to the request and the
 // collection.
 func (c *call) page(tool string, pa pageArgs, params any, collection string, stream []json.RawMessage, ids []string, frame map[string]any, key string) (any, error) {
-	want := cursor{Project: c.d.Project.ID, Adapter: publication.AdapterVersion, Operation: tool, Params: hashJSON("params", params), Collection: collection}
+	want := c.cursorOf(tool, 0, pa.Limit, params, collection)
 	pos, err := resumeAt(pa.Cursor, want)
 	if err != nil {
 		return nil, err
@@ -513,7 +512,7 @@ func runChangesetDiff(c *call, a changesetPageInput) (any, error) {
 		}
 		return c.chunkPage(a.pageArgs, rec, collection, payload)
 	}
-	want := cursor{Project: c.d.Project.ID, Adapter: publication.AdapterVersion, Operation: "docforge_get_changeset_diff", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
+	want := c.cursorOf("docforge_get_changeset_diff", 0, a.Limit, rec.Changeset.ID, collection)
 	pos, err := resumeAt(a.Cursor, want)
 	if err != nil {
 		return nil, err
@@ -556,7 +555,7 @@ func decodeOp(raw string) string {
 // chunkPage returns one canonical_json_chunk page of payload. The payload is ASCII, so a cut
 // anywhere is safe, and its hash lets the client check the reassembly.
 func (c *call) chunkPage(pa pageArgs, rec *changeset.Record, collection string, payload []byte) (any, error) {
-	want := cursor{Project: c.d.Project.ID, Adapter: publication.AdapterVersion, Operation: "docforge_get_changeset_diff#chunk", Params: hashJSON("params", rec.Changeset.ID), Collection: collection}
+	want := c.cursorOf("docforge_get_changeset_diff#chunk", 0, pa.Limit, rec.Changeset.ID, collection)
 	index0, err := resumeAt(pa.Cursor, want)
 	if err != nil {
 		return nil, err

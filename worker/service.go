@@ -426,7 +426,9 @@ func (c *call) fit() (json.RawMessage, error) {
 	if len(out) <= limit || c.local && c.env.Error == nil {
 		return out, nil
 	}
+	// Diagnostics are the first thing to go, before any part of the answer.
 	c.env.Diagnostics = nil
+	out = protocol.Marshal(c.env)
 	if c.env.Error == nil {
 		for _, fb := range c.fallbacks {
 			if len(out) <= limit {

@@ -78,16 +78,15 @@ func runTaskContext(c *call, a taskContextInput) (any, error) {
 	if a.Limit > 0 {
 		limit = min(a.Limit, limit)
 	}
-	capsule, cursorRoom, err := c.layOutTask(col, a.Cursor != "", limit)
+	capsule, cursorRoom, err := c.layOutTask(col, req.Budget)
 	if err != nil {
 		return nil, err
 	}
-	// The cursor binds the request, the effective policy and the plan (params), and the
-	// collection and capsule (collection); the generation is bound on its own.
+	// The cursor binds the request, the effective policy and the plan (params), the page
+	// limit, and the collection and capsule (collection); the generation is bound on its own.
 	id := capsule.Identity
-	want := cursor{Project: c.d.Project.ID, Adapter: c.env.Adapter, Generation: id.Binding.Generation, Operation: "docforge_get_task_context",
-		Params:     hashJSON("docforge.task.cursor.params", []string{id.RequestHash, policyHash, id.PlanHash}),
-		Collection: hashJSON("docforge.task.cursor.collection", []string{id.CollectionHash, capsule.CapsuleHash})}
+	want := c.cursorOf("docforge_get_task_context", id.Binding.Generation, a.Limit, []string{id.RequestHash, policyHash, id.PlanHash},
+		hashJSON("docforge.task.cursor.collection", []string{id.CollectionHash, capsule.CapsuleHash}))
 	pos, err := resumeAt(a.Cursor, want)
 	if err != nil {
 		return nil, err
@@ -95,6 +94,15 @@ func runTaskContext(c *call, a taskContextInput) (any, error) {
 	if pos > len(capsule.Stream) {
 		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d stream entries", pos, len(capsule.Stream))
 	}
+	page, p := c.taskPageAt(capsule, pos, limit, cursorRoom)
+	page.Pagination = pagination(want, p, len(capsule.Stream), pos)
+	c.counts["task_edges_examined"] = int64(col.Examined())
+	return page, nil
+}
+
+// taskPageAt cuts the page of a capsule that starts at stream position pos: at most limit
+// entries, within one response less cursorRoom.
+func (c *call) taskPageAt(capsule *taskcontext.Capsule, pos, limit, cursorRoom int) (*taskPage, packed) {
 	page := &taskPage{Capsule: capsule, Plan: capsule.Plan, PlanOmitted: capsule.PlanOmitted, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
 	// pageBudget keeps room for a cursor; a capsule laid out for one page needs none.
 	budget := c.pageBudget(page) + c.cursorChars() - cursorRoom
@@ -109,56 +117,56 @@ func runTaskContext(c *call, a taskContextInput) (any, error) {
 		page.PageGaps = append(page.PageGaps, taskcontext.Gap{Kind: taskcontext.GapIncomplete, Limit: taskcontext.LimitResponse, Count: len(p.omissions),
 			Detail: fmt.Sprintf("%d stream entries are larger than a whole response may be (max_response_chars %d); they are listed by hash in response_omissions and consumed; fetch one with docforge_get_node", len(p.omissions), c.d.Limits.MaxResponseChars)})
 	}
-	page.Pagination = pagination(want, p, len(capsule.Stream), pos)
-	c.counts["task_edges_examined"] = int64(col.Examined())
-	return page, nil
+	return page, p
 }
 
-// layOutTask lays a collection out for this call's response limit. Room for a cursor is kept
-// only when the stream needs more than one page (entries past limit), or when this page
-// continues one: every page of a capsule is laid out alike, so the first page decides. A
-// diagnostics aggregate is the first thing to go when the budget holds the capsule alone.
-func (c *call) layOutTask(col *taskcontext.Collected, continued bool, limit int) (capsule *taskcontext.Capsule, cursorRoom int, err error) {
-	layOut := func(cursorRoom int) (*taskcontext.Capsule, error) {
-		capsule, err := col.Layout(c.ctx, c.taskFrame(), c.d.Limits.MaxResponseChars-cursorRoom)
-		if err != nil && c.b.Diagnostics && !c.noDiagnostics && problem.CodeOf(err) == problem.InvalidArgument {
-			c.noDiagnostics = true
-			capsule, err = col.Layout(c.ctx, c.taskFrame(), c.d.Limits.MaxResponseChars-cursorRoom)
-		}
-		return capsule, err
+// layOutTask lays a collection out for this call's response limit, the same way whichever
+// page this call asks for, and whatever its page limit: so that a cursor one page hands out
+// finds the same capsule on the next, and a capsule read in pages of a few entries is the one
+// read whole. Room for a cursor is kept only when the capsule laid out without it does not fit
+// one response whole. Diagnostics never take the place of evidence: the capsule is laid out
+// without them, and they are added only when the whole response stays within the budget
+// (fit then keeps it within max_response_chars, dropping them first).
+func (c *call) layOutTask(col *taskcontext.Collected, budget int) (capsule *taskcontext.Capsule, cursorRoom int, err error) {
+	frame := c.taskFrame()
+	if capsule, err = col.Layout(c.ctx, frame, c.d.Limits.MaxResponseChars); err != nil {
+		return nil, 0, err
 	}
-	if !continued {
-		if capsule, err = layOut(0); err != nil || len(capsule.Stream) <= limit {
-			return capsule, 0, err
+	if _, whole := c.taskPageAt(capsule, 0, len(capsule.Stream), 0); whole.next < len(capsule.Stream) {
+		cursorRoom = c.cursorChars()
+		if capsule, err = col.Layout(c.ctx, frame, c.d.Limits.MaxResponseChars-cursorRoom); err != nil {
+			return nil, 0, err
 		}
 	}
-	cursorRoom = c.cursorChars()
-	capsule, err = layOut(cursorRoom)
-	return capsule, cursorRoom, err
+	if c.b.Diagnostics && capsule.Budget.Used*4+c.diagnosticsChars() > budget*4 {
+		c.noDiagnostics = true
+	}
+	return capsule, cursorRoom, nil
 }
 
-// taskFrame is what a task-context response adds around the capsule, in bytes: the protocol.Envelope
-// and the page fields, measured with an empty capsule, with room for the page counters as
-// pageBudget keeps it (so that what the capsule lays out for one page, the page holds). The
-// capsule keeps the whole response within its token budget with it.
+// taskFrame is what a task-context response adds around the capsule, in bytes: the
+// protocol.Envelope and the page fields, measured with an empty capsule, with room for the
+// page counters as pageBudget keeps it (so that what the capsule lays out for one page, the
+// page holds). The capsule keeps the whole response within its token budget with it.
 func (c *call) taskFrame() int {
 	empty := &taskcontext.Capsule{}
 	c.env.Result = &taskPage{Capsule: empty, Items: []json.RawMessage{}, Omissions: []Omission{}, PageGaps: []taskcontext.Gap{}}
 	all := len(protocol.Marshal(c.env))
 	c.env.Result = nil
-	frame := all - len(protocol.Marshal(empty)) + pageCounterChars
-	if c.b.Diagnostics && !c.noDiagnostics {
-		// fit adds them last: the fixed keys, each at its widest value.
-		d := c.diagnostics()
-		for k := range d.StagesMs {
-			d.StagesMs[k] = 99999.999
-		}
-		for k := range d.Counters {
-			d.Counters[k] = 9999999
-		}
-		frame += len(protocol.Marshal(d)) + len(`,"diagnostics":`)
+	return all - len(protocol.Marshal(empty)) + pageCounterChars
+}
+
+// diagnosticsChars is the most a diagnostics aggregate adds to an answer: its fixed keys, each
+// at its widest value.
+func (c *call) diagnosticsChars() int {
+	d := c.diagnostics()
+	for k := range d.StagesMs {
+		d.StagesMs[k] = 99999.999
 	}
-	return frame
+	for k := range d.Counters {
+		d.Counters[k] = 9999999
+	}
+	return len(protocol.Marshal(d)) + len(`,"diagnostics":`)
 }
 
 // cursorChars is the room a page's next_cursor takes at most (of this call's tool): a

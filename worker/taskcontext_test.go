@@ -100,7 +100,7 @@ func TestTaskContextPagesReassembleTheStream(t *testing.T) {
 			t.Fatalf("page %d: %s", pages, code)
 		}
 		if p.RequestHash != whole.RequestHash || p.PlanHash != whole.PlanHash || p.CollectionHash != whole.CollectionHash || p.CapsuleHash != whole.CapsuleHash {
-			t.Fatalf("page %d changed a hash: %+v", pages, p)
+			t.Fatalf("page %d changed a hash: %s %s %s %s, want %s %s %s %s", pages, p.RequestHash, p.PlanHash, p.CollectionHash, p.CapsuleHash, whole.RequestHash, whole.PlanHash, whole.CollectionHash, whole.CapsuleHash)
 		}
 		if len(p.Items) > 3 || len(p.Omissions) != 0 {
 			t.Fatalf("page %d: %d items, %d omissions", pages, len(p.Items), len(p.Omissions))

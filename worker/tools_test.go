@@ -8,29 +8,56 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
 
 // Every tool runs through Service.Call, beside its code: a session on the example reads,
 // proposes, checks, previews and applies, each tool once at least with arguments its input
-// type takes, and each answers a result (or the one error the step expects).
+// type takes, and each answers a result (or the one error the step expects). It does at the
+// default output limit, and at the smallest a descriptor accepts (project.MinResponseChars),
+// with diagnostics asked for, on a project whose root is 200 characters long: every answer
+// still fits and carries its full identity (project, root, revision, source hash).
 func TestEveryToolRunsThroughServiceCall(t *testing.T) {
-	root := CopyExample(t, nil)
+	t.Run("default limit", func(t *testing.T) { everyTool(t, CopyExample(t, nil), false) })
+	t.Run("smallest limit", func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "p")
+		root += strings.Repeat("/a-folder", (200-len(root))/len("/a-folder"))
+		copyExampleTo(t, root)
+		setResponseLimit(t, root, project.MinResponseChars)
+		t.Logf("root of %d characters", len(root))
+		everyTool(t, root, true)
+	})
+}
+
+func everyTool(t *testing.T, root string, diagnostics bool) {
 	w := newWatched(t, root)
+	w.b.Diagnostics = diagnostics
 	read := w.b
-	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
-	applier := protocol.Binding{ProjectRoot: root, CanonicalApplier: "maintainer", CapabilityMode: protocol.ModeApplication}
+	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent", Diagnostics: diagnostics}
+	applier := protocol.Binding{ProjectRoot: root, CanonicalApplier: "maintainer", CapabilityMode: protocol.ModeApplication, Diagnostics: diagnostics}
+	d, _, err := project.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := d.Limits.MaxResponseChars
 	ran := map[string]bool{}
 	call := func(b protocol.Binding, tool, args, wantCode string) json.RawMessage {
 		t.Helper()
 		ran[tool] = true
 		out, err := w.svc.Call(context.Background(), b, tool, []byte(args))
 		var env struct {
-			Result json.RawMessage `json:"result"`
-			Error  *struct{ Code string }
+			Project    struct{ ID, Root string }
+			Revision   int64
+			SourceHash string          `json:"source_hash"`
+			Result     json.RawMessage `json:"result"`
+			Error      *struct{ Code string }
 		}
 		if jerr := json.Unmarshal(out, &env); jerr != nil {
 			t.Fatalf("%s: not an envelope (%v): %.200s", tool, jerr, out)
+		}
+		if len(out) > limit || env.Project.ID != "courier" || env.Project.Root != root || env.Revision == 0 || env.SourceHash == "" {
+			t.Errorf("%s: %d characters (max_response_chars %d), identity %+v %d %q", tool, len(out), limit, env.Project, env.Revision, env.SourceHash)
 		}
 		switch {
 		case wantCode == "" && (err != nil || env.Error != nil || len(env.Result) == 0):
@@ -113,20 +140,20 @@ func TestLocalCallsAreNotCutToTheMCPLimit(t *testing.T) {
 	root := CopyExample(t, func(root string) {
 		p := filepath.Join(root, "docforge.toml")
 		s, _ := os.ReadFile(p)
-		os.WriteFile(p, []byte(strings.Replace(string(s), "max_response_chars = 65536", "max_response_chars = 2048", 1)), 0o644)
-		long := "+++\nid = \"arch.long\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Long\"\n+++\n" + strings.Repeat("A long design note. ", 400)
+		os.WriteFile(p, []byte(strings.Replace(string(s), "max_response_chars = 65536", "max_response_chars = 4096", 1)), 0o644)
+		long := "+++\nid = \"arch.long\"\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Long\"\n+++\n" + strings.Repeat("A long design note. ", 800)
 		os.WriteFile(filepath.Join(root, "docs", "architecture", "long.md"), []byte(long), 0o644)
 	})
 	w := newWatched(t, root)
 	args := []byte(`{"node_id":"arch.long"}`)
 	mcp, err := w.svc.Call(context.Background(), w.b, "docforge_get_node", args)
-	if err != nil || len(mcp) > 2048 || !strings.Contains(string(mcp), `"body_truncated":true`) {
+	if err != nil || len(mcp) > 4096 || !strings.Contains(string(mcp), `"body_truncated":true`) {
 		t.Errorf("MCP answer: %v, %d characters", err, len(mcp))
 	}
 	b := w.b
 	b.Local = true
 	local, err := w.svc.Call(context.Background(), b, "docforge_get_node", args)
-	if err != nil || len(local) <= 8000 || strings.Contains(string(local), "body_truncated") {
+	if err != nil || len(local) <= 16000 || strings.Contains(string(local), "body_truncated") {
 		t.Errorf("local answer: %v, %d characters", err, len(local))
 	}
 }

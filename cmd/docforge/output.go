@@ -366,11 +366,11 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		Counts struct {
 			Focus, Collected, Selected int
 			TokenOmitted               int `json:"token_omitted"`
+			ResponseOmitted            int `json:"response_omitted"`
 			EdgesExamined              int `json:"edges_examined"`
 		}
-		CapsuleHash   string `json:"capsule_hash"`
-		HeaderOmitted bool   `json:"header_omitted"`
-		Gaps          []struct {
+		CapsuleHash string `json:"capsule_hash"`
+		Gaps        []struct {
 			Kind, Limit, Category, Detail string
 			Categories                    []string
 			Step, Count                   int
@@ -427,12 +427,8 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 			fmt.Fprintf(w, "  %d %s: %s\n", s.Step, s.Op, s.Purpose)
 		}
 	}
-	if p.HeaderOmitted {
-		fmt.Fprintf(w, "header and counts left out to fit max_response_chars; %d of %d tokens; capsule %s\n\n", p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
-	} else {
-		fmt.Fprintf(w, "collected %d nodes (%d edges examined); %d selected in %d of %d tokens; capsule %s\n\n",
-			p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
-	}
+	fmt.Fprintf(w, "collected %d nodes (%d edges examined); %d selected in %d of %d tokens; capsule %s\n\n",
+		p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
 	for _, it := range p.Items {
 		if it.Type == "omission" {
 			title := ""

@@ -34,9 +34,12 @@ const SchemaVersion = 1
 const (
 	DefaultMaxResults       = 200
 	DefaultMaxResponseChars = 65536
-	DefaultMaxFileBytes     = 4 << 20
-	CeilingMaxResults       = 10000
-	CeilingMaxFileBytes     = 64 << 20
+	// MinResponseChars is the smallest MCP output limit a descriptor may set: the smallest at
+	// which every tool answers a normal page with its full identity (docs/project-format.md).
+	MinResponseChars    = 4096
+	DefaultMaxFileBytes = 4 << 20
+	CeilingMaxResults   = 10000
+	CeilingMaxFileBytes = 64 << 20
 )
 
 // DefaultAuthorities returns the authority vocabulary used when [authority] is absent.
@@ -464,8 +467,8 @@ func (v *validator) limits(l *Limits) {
 	}
 	if l.MaxResponseChars == 0 {
 		l.MaxResponseChars = DefaultMaxResponseChars
-	} else if l.MaxResponseChars < 1024 {
-		v.add(problem.InvalidDescriptor, "limits.max_response_chars", "limits.max_response_chars is %d; use at least 1024", l.MaxResponseChars)
+	} else if l.MaxResponseChars < MinResponseChars {
+		v.add(problem.InvalidDescriptor, "limits.max_response_chars", "limits.max_response_chars is %d; use at least %d", l.MaxResponseChars, MinResponseChars)
 	}
 	if l.MaxFileBytes == 0 {
 		l.MaxFileBytes = DefaultMaxFileBytes

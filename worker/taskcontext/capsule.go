@@ -74,7 +74,9 @@ type Omitted struct {
 	Line       int     `json:"line,omitempty"`
 	Role       string  `json:"role"`
 	Score      float64 `json:"score"`
-	Reason     string  `json:"reason"` // "token_limit"
+	Reason     string  `json:"reason"` // "token_limit", or "response_limit" when one response was the smaller bound
+	// ContentHash identifies the node a response_limit omission leaves out.
+	ContentHash string `json:"content_hash,omitempty"`
 }
 
 // Binding is what a capsule is bound to besides its request and plan.
@@ -96,10 +98,13 @@ type Budget struct {
 
 // Counts summarize the collection and the capsule.
 type Counts struct {
-	Focus           int `json:"focus"`
-	Collected       int `json:"collected"`
-	Selected        int `json:"selected"`
-	TokenOmitted    int `json:"token_omitted"`
+	Focus        int `json:"focus"`
+	Collected    int `json:"collected"`
+	Selected     int `json:"selected"`
+	TokenOmitted int `json:"token_omitted"`
+	// ResponseOmitted counts the items left out because one response (max_response_chars),
+	// smaller than the token budget, could not hold them; TokenOmitted is then 0.
+	ResponseOmitted int `json:"response_omitted,omitempty"`
 	OmissionsListed int `json:"omissions_listed,omitempty"`
 	EdgesExamined   int `json:"edges_examined"`
 }
@@ -123,10 +128,8 @@ type Capsule struct {
 	// PlanOmitted set (the plan is derived from the request, so it can be derived again).
 	Plan        *Plan `json:"plan,omitempty"`
 	PlanOmitted bool  `json:"plan_omitted,omitempty"`
-	// HeaderOmitted says that a response too small even for a tight header leaves out
-	// request_hash, plan_hash, binding and collection_hash (capsule_hash binds them all, and
-	// the envelope's revision is the generation) and counts (the gaps keep what is missing).
-	HeaderOmitted  bool    `json:"header_omitted,omitempty"`
+	// The four hashes and the binding are on every page, however small: they are the
+	// capsule's identity and what it is bound to.
 	PlanHash       string  `json:"plan_hash,omitempty"`
 	Binding        Binding `json:"binding,omitzero"`
 	CollectionHash string  `json:"collection_hash,omitempty"`
@@ -238,16 +241,23 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 	// The whole response must fit: the header (with the token gap that may follow) first;
 	// a budget too small for the plan drops it, and the focus terms, before any evidence.
 	room := r.Budget * 4
-	if pageChars > 0 {
-		room = min(room, pageChars)
+	cut := LimitToken
+	if pageChars > 0 && pageChars < room {
+		// One response is the smaller bound: what does not fit is cut by it, and says so.
+		room, cut = pageChars, LimitResponse
 	}
 	limit := room - reserve
 	tight := false
 	headerBytes := func() int {
-		// The capsule hash is set last; the token gap may be added after selection.
-		capsule.CapsuleHash = hashPlaceholder
-		defer func() { capsule.CapsuleHash = "" }()
-		gap := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: MaxEvidence}
+		// The capsule hash, the counts of what was selected and the budget used are set after
+		// selection, and the cut's gap may be added: measured at their widest, so that the
+		// header selection leaves room for is never smaller than the one it gets.
+		counts, budget := capsule.Counts, capsule.Budget
+		capsule.CapsuleHash, capsule.Budget.Used = hashPlaceholder, r.Budget
+		n := len(col.items)
+		capsule.Counts.Selected, capsule.Counts.OmissionsListed, capsule.Counts.TokenOmitted, capsule.Counts.ResponseOmitted = n, n, n, n
+		defer func() { capsule.CapsuleHash, capsule.Counts, capsule.Budget = "", counts, budget }()
+		gap := Gap{Kind: GapIncomplete, Limit: cut, Count: MaxEvidence}
 		if !tight {
 			gap.Detail = strings.Repeat("x", tokenGapDetail)
 		}
@@ -263,35 +273,33 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 			capsule.Gaps[i].Detail = ""
 		}
 	}
-	if tight && limit-headerBytes() < minEntryRoom {
-		// Not even one pointer would fit beside the tight header: the page keeps capsule_hash,
-		// which binds the hashes and binding it leaves out.
-		capsule.HeaderOmitted = true
-		capsule.RequestHash, capsule.PlanHash, capsule.CollectionHash, capsule.Binding = "", "", "", Binding{}
-		capsule.Counts = Counts{}
-	}
 	avail := limit - headerBytes()
 	if avail < 0 {
-		if room < r.Budget*4 {
+		if cut == LimitResponse {
 			return nil, problem.Errorf(problem.ResultTooLarge, "one response (max_response_chars, less any room for a cursor: %d characters) cannot hold even this capsule's header (its hashes, binding and gaps) and the envelope; raise max_response_chars by %d", pageChars, -avail)
 		}
 		least := (r.Budget*4 - avail + 3) / 4
 		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
 	}
 	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(r.Task), files: map[string]sourceFile{},
-		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
+		avail: avail, sourceBudget: int(float64(avail) * sourceShare), byResponse: cut == LimitResponse}
 	if err := sel.run(); err != nil {
 		return nil, err
 	}
 	capsule.Stream, capsule.IDs = sel.stream, sel.ids
-	if !capsule.HeaderOmitted {
-		capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
-		capsule.Counts.TokenOmitted = len(col.items) - sel.selected
-	}
+	capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
 	if n := len(col.items) - sel.selected; n > 0 {
-		g := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n}
-		if !tight {
-			g.Detail = fmt.Sprintf("%d items did not fit; the best %d are listed as omissions; raise budget", n, sel.pointers)
+		g := Gap{Kind: GapIncomplete, Limit: cut, Count: n}
+		if cut == LimitResponse {
+			capsule.Counts.ResponseOmitted = n
+			if !tight {
+				g.Detail = fmt.Sprintf("%d items did not fit one response (max_response_chars); the best %d are listed as omissions; fetch them with docforge_get_node", n, sel.pointers)
+			}
+		} else {
+			capsule.Counts.TokenOmitted = n
+			if !tight {
+				g.Detail = fmt.Sprintf("%d items did not fit; the best %d are listed as omissions; raise budget", n, sel.pointers)
+			}
 		}
 		capsule.Gaps = append(capsule.Gaps, g)
 	}
@@ -316,14 +324,10 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 	return capsule, nil
 }
 
-// minEntryRoom is about what one evidence pointer takes: a page that cannot hold one beside
-// its tight header leaves the header's bound hashes out.
-const minEntryRoom = 240
-
 // tokenGapDetail is room kept for the token-limit gap's detail, added after selection;
 // hashPlaceholder stands for the capsule hash, set after the header is measured.
 const (
-	tokenGapDetail  = 100
+	tokenGapDetail  = 140
 	hashPlaceholder = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 )
 

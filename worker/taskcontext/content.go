@@ -36,6 +36,9 @@ type selector struct {
 	stream                  []json.RawMessage
 	ids                     []string
 	pointersOnly, exhausted bool
+	// byResponse says one response, not the token budget, bounds the stream: pointers say
+	// response_limit and carry the node's content hash.
+	byResponse bool
 }
 
 // wholeShare is the percentage of the room whole items may take; ranked pointers to more
@@ -69,6 +72,9 @@ func (s *selector) run() error {
 		}
 		h := &f.rec
 		p := Omitted{Type: "omission", NodeID: h.ID, SourcePath: h.SourcePath, Line: h.Line, Role: role(f), Score: f.score, Reason: "token_limit"}
+		if s.byResponse {
+			p.Reason, p.ContentHash = "response_limit", h.ContentHash
+		}
 		if h.Family != golang.Family {
 			p.Title = h.Title
 		}
