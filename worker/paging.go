@@ -122,14 +122,14 @@ func pagination(want cursor, p packed, total, pos int) Pagination {
 
 // diffPage is one page of the latest generation-diff receipt.
 type diffPage struct {
-	PageSchemaVersion int               `json:"page_schema_version"`
-	ReceiptState      string            `json:"receipt_state"`
-	Reason            string            `json:"reason,omitempty"`
-	Header            map[string]any    `json:"receipt_header,omitempty"`
-	Items             []json.RawMessage `json:"items"`
-	Omissions         []Omission        `json:"omissions"`
-	Pagination        *Pagination       `json:"pagination,omitempty"`
-	PageHash          string            `json:"page_hash,omitempty"`
+	PageSchemaVersion int                        `json:"page_schema_version"`
+	ReceiptState      string                     `json:"receipt_state"`
+	Reason            string                     `json:"reason,omitempty"`
+	Header            map[string]json.RawMessage `json:"receipt_header,omitempty"`
+	Items             []json.RawMessage          `json:"items"`
+	Omissions         []Omission                 `json:"omissions"`
+	Pagination        *Pagination                `json:"pagination,omitempty"`
+	PageHash          string                     `json:"page_hash,omitempty"`
 }
 
 func runGenerationDiff(c *call, a pageArgs) (any, error) {
@@ -144,15 +144,17 @@ func runGenerationDiff(c *call, a pageArgs) (any, error) {
 		return page, nil // only a current receipt returns a page
 	}
 	r := st.Receipt
-	// The header is every stored field except the items, plus the stored receipt's own hash.
-	var header map[string]any
+	// The header is every stored field except the items, plus the stored receipt's own hash:
+	// each value as the receipt's JSON holds it, never through a float (an mtime in
+	// nanoseconds is past what a float64 holds exactly).
+	var header map[string]json.RawMessage
 	headerSrc := *r
 	headerSrc.Items = nil
 	if err := json.Unmarshal(protocol.Marshal(headerSrc), &header); err != nil {
 		return nil, err
 	}
 	delete(header, "items")
-	header["stored_receipt_hash"] = r.ReceiptHash
+	header["stored_receipt_hash"] = protocol.Marshal(r.ReceiptHash)
 	page.Header = header
 	stream := make([]json.RawMessage, len(r.Items))
 	for i, it := range r.Items {

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/worker/protocol"
 )
@@ -155,5 +158,56 @@ func TestLocalCallsAreNotCutToTheMCPLimit(t *testing.T) {
 	local, err := w.svc.Call(context.Background(), b, "docforge_get_node", args)
 	if err != nil || len(local) <= 16000 || strings.Contains(string(local), "body_truncated") {
 		t.Errorf("local answer: %v, %d characters", err, len(local))
+	}
+}
+
+// The generation-diff page's receipt_header is every stored receipt field but the items, each
+// value byte for byte as the stored receipt holds it (an mtime in nanoseconds too, which a
+// float64 would round), and the stored receipt's own hash.
+func TestGenerationDiffHeaderIsTheStoredReceipt(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	for round := range 5 { // a few generations, each with its own index file and mtime
+		if round > 0 {
+			fixture.Append(t, filepath.Join(root, "docs/architecture/store.md"), "\nMore.\n")
+		}
+		w.svc.Call(context.Background(), w.b, "docforge_sync", nil)
+		out, err := w.svc.Call(context.Background(), w.b, "docforge_get_generation_diff", []byte(`{"limit":1}`))
+		var env struct {
+			Result struct {
+				State  string                     `json:"receipt_state"`
+				Header map[string]json.RawMessage `json:"receipt_header"`
+			}
+		}
+		if err != nil || json.Unmarshal(out, &env) != nil || env.Result.State != "current" {
+			t.Fatalf("round %d: %v %.300s", round, err, out)
+		}
+		d, _, _ := project.Load(root)
+		raw, err := os.ReadFile(publication.PathsFor(d, w.b.Policy()).Diff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &stored); err != nil {
+			t.Fatal(err)
+		}
+		header := env.Result.Header
+		if len(header) != len(stored) { // every field but items, and stored_receipt_hash
+			t.Errorf("round %d: header has %d fields, the stored receipt %d", round, len(header), len(stored))
+		}
+		for k, v := range stored {
+			if k == "items" {
+				continue
+			}
+			var a, b bytes.Buffer
+			json.Compact(&a, v)
+			json.Compact(&b, header[k])
+			if a.String() != b.String() {
+				t.Errorf("round %d: receipt_header.%s is %s; stored %s", round, k, b.String(), a.String())
+			}
+		}
+		if string(header["stored_receipt_hash"]) != string(stored["receipt_hash"]) {
+			t.Errorf("round %d: stored_receipt_hash %s, stored %s", round, header["stored_receipt_hash"], stored["receipt_hash"])
+		}
 	}
 }
