@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -386,7 +389,45 @@ func runListChangesets(c *call, a listChangesetsInput) (any, error) {
 		unreadable = append(unreadable, e.Error())
 	}
 	frame := map[string]any{"statuses": statuses, "changesets": []json.RawMessage{}, "unreadable": unreadable, "pagination": Pagination{}}
+	c.boundLists(frame, "unreadable")
 	return c.page("docforge_list_changesets", a.pageArgs, a.Status, hashJSON("changesets", ids), stream, ids, frame, "changesets")
+}
+
+// listSummary stands in a page frame for a list too long to repeat on every page: what
+// identifies it (count, characters, hash) and where it is read whole.
+type listSummary struct {
+	Count int    `json:"count"`
+	Chars int    `json:"chars"`
+	Hash  string `json:"hash"`
+	Where string `json:"where"`
+}
+
+// frameListShare is the part of max_response_chars one list of a page frame may take: a frame
+// is on every page, and a few lists at this share still leave most of a page to its entries.
+const frameListShare = 10
+
+// boundLists replaces each of frame's lists at keys whose JSON is over a tenth of one response
+// with a summary under key_summary, so that a changeset of any size pages within the limit.
+func (c *call) boundLists(frame map[string]any, keys ...string) {
+	where := map[string]string{
+		"touches": "the node_id of each operation, in the operations pages",
+		"paths":   "the path of each operation, in docforge_get_changeset's operations pages",
+	}
+	for _, k := range keys {
+		b := protocol.Marshal(frame[k])
+		if c.local || len(b) <= c.d.Limits.MaxResponseChars/frameListShare {
+			continue
+		}
+		var items []json.RawMessage
+		json.Unmarshal(b, &items)
+		w, ok := where[k]
+		if !ok {
+			w = "whole in the CLI's answer (docforge changeset show or validate ID)"
+		}
+		sum := sha256.Sum256(b)
+		delete(frame, k)
+		frame[k+"_summary"] = listSummary{Count: len(items), Chars: len(b), Hash: "sha256:" + hex.EncodeToString(sum[:]), Where: w}
+	}
 }
 
 // page cuts one page of stream into frame[key], bound by a cursor to the request and the
@@ -433,6 +474,7 @@ func runGetChangeset(c *call, a changesetPageInput) (any, error) {
 	frame := map[string]any{"changeset_id": cs.ID, "title": cs.Title, "description": cs.Description, "writer": cs.Writer, "project_id": cs.ProjectID,
 		"changeset_hash": rec.Hash, "status": rec.Status, "chars": rec.Chars, "operation_count": len(cs.Operations), "touches": cs.Touches(),
 		"receipts": rec.Receipts, "operations": []json.RawMessage{}, "pagination": Pagination{}}
+	c.boundLists(frame, "touches", "receipts")
 	return c.page("docforge_get_changeset", a.pageArgs, cs.ID, rec.Hash, stream, ids, frame, "operations")
 }
 
@@ -468,6 +510,7 @@ func runValidateChangeset(c *call, a changesetPageInput) (any, error) {
 	frame := map[string]any{"changeset_id": rep.ChangesetID, "changeset_hash": rec.Hash, "status": rep.Status, "valid": rep.Valid,
 		"errors": rep.Errors, "warnings": rep.Warnings, "stale": rep.Stale, "conflicts": rep.Conflicts, "base_errors": rep.BaseErrors,
 		"paths": rep.Paths, "problems": []json.RawMessage{}, "pagination": Pagination{}}
+	c.boundLists(frame, "stale", "conflicts", "paths")
 	return c.page("docforge_validate_changeset", a.pageArgs, rec.Changeset.ID, hashJSON("validation", []string{rec.Hash, src.Identity()}), stream, ids, frame, "problems")
 }
 
@@ -486,16 +529,20 @@ func runChangesetDiff(c *call, a changesetPageInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	checked := src.Check(rec.Changeset, nil, false)
-	changes := src.Changes(checked)
 	collection := hashJSON("diff", []string{rec.Hash, src.Identity()})
 	// The stream is every operation, then every change; each page holds a run of it.
-	ops, _ := operationStream(rec.Changeset)
-	stream := slices.Clone(ops)
-	for _, ch := range changes {
-		b, _ := changeset.Canonical(ch)
-		stream = append(stream, b)
-	}
+	diff := c.svc.diffs.get(collection, func() *diffEntry {
+		changes := src.Changes(src.Check(rec.Changeset, nil, false))
+		e := &diffEntry{key: collection, changes: changes}
+		e.ops, _ = operationStream(rec.Changeset)
+		e.stream = slices.Clone(e.ops)
+		for _, ch := range changes {
+			b, _ := changeset.Canonical(ch)
+			e.stream = append(e.stream, b)
+		}
+		return e
+	})
+	ops, changes, stream := diff.ops, diff.changes, diff.stream
 	frame := map[string]any{"changeset_id": rec.Changeset.ID, "changeset_hash": rec.Hash, "status": rec.Status, "format": "pages",
 		"operation_count": len(ops), "change_count": len(changes), "operations": []json.RawMessage{}, "changes": []json.RawMessage{}, "pagination": Pagination{}}
 	budget := c.pageBudget(frame)
@@ -530,6 +577,44 @@ func runChangesetDiff(c *call, a changesetPageInput) (any, error) {
 	frame["operations"], frame["changes"] = nonNilRaw(pageOps), nonNilRaw(pageChanges)
 	frame["pagination"] = pagination(want, p, len(stream), pos)
 	return frame, nil
+}
+
+// diffCache keeps the last few changeset diffs by their collection hash (the changeset's exact
+// hash and the sources' identity): a diff of thousands of operations is checked once, not once
+// for each page a client reads of it.
+type diffCache struct {
+	mu      sync.Mutex
+	entries []*diffEntry // the most recent last
+}
+
+type diffEntry struct {
+	key         string
+	ops, stream []json.RawMessage
+	changes     []changeset.Change
+}
+
+// diffCacheSize is how many diffs the cache keeps: a few clients paging at once.
+const diffCacheSize = 4
+
+// get returns the diff of key, made by build when it is not kept.
+func (dc *diffCache) get(key string, build func() *diffEntry) *diffEntry {
+	dc.mu.Lock()
+	for i, e := range dc.entries {
+		if e.key == key {
+			dc.entries = append(append(dc.entries[:i:i], dc.entries[i+1:]...), e)
+			dc.mu.Unlock()
+			return e
+		}
+	}
+	dc.mu.Unlock()
+	e := build()
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	if len(dc.entries) == diffCacheSize {
+		dc.entries = dc.entries[1:]
+	}
+	dc.entries = append(dc.entries, e)
+	return e
 }
 
 func nonNilRaw(s []json.RawMessage) []json.RawMessage {

@@ -37,6 +37,7 @@ type Service struct {
 
 	stats   counters
 	sources changeset.Cache // parsed sources for proposal checks, per project and policy
+	diffs   diffCache       // the changeset diffs being paged through
 	// provider is a project integration's own context selection; with one, the core task
 	// planner is not offered (task_context_unavailable).
 	provider ContextProvider

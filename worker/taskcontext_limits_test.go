@@ -312,3 +312,82 @@ func TestDiagnosticsAreTheFirstFieldDropped(t *testing.T) {
 	}
 	t.Logf("%d answers dropped their diagnostics", dropped)
 }
+
+// A changeset of any size pages within the limit: its get, validate and diff pages of
+// thousands of operations each fit the smallest max_response_chars, lists too long for a
+// page frame come as summaries with their hashes, and the pages walk every operation.
+func TestLargeChangesetsPageWithinTheLimit(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	n := 400
+	var ops []string
+	for i := range n {
+		ops = append(ops, fmt.Sprintf(`{"op":"create","node_id":"arch.generated-%04d","path":"docs/architecture/generated/g%04d.md","fields":{"kind":"component","family":"architecture","title":"Generated %d"}}`, i, i, i))
+	}
+	out, err := w.svc.Call(context.Background(), writer, "docforge_register_changes", []byte(`{"changeset_id":"cs-large","title":"Many","operations":[`+strings.Join(ops, ",")+`]}`))
+	if err != nil || !strings.Contains(string(out), `"ready"`) {
+		t.Fatalf("register: %v %.300s", err, out)
+	}
+	for _, limit := range []int{project.MinResponseChars, 9000} {
+		setResponseLimit(t, root, limit)
+		call := func(tool, args string) map[string]json.RawMessage {
+			t.Helper()
+			out, err := w.svc.Call(context.Background(), w.b, tool, []byte(args))
+			if err != nil || len(out) > limit {
+				t.Fatalf("%s %s at %d: %v, %d characters: %.300s", tool, args, limit, err, len(out), out)
+			}
+			var env struct{ Result map[string]json.RawMessage }
+			json.Unmarshal(out, &env)
+			return env.Result
+		}
+		get := call("docforge_get_changeset", `{"changeset_id":"cs-large","limit":1}`)
+		var sum listSummary
+		if json.Unmarshal(get["touches_summary"], &sum) != nil || sum.Count != n || sum.Hash == "" || get["touches"] != nil {
+			t.Errorf("at %d: touches %.100s, summary %s", limit, get["touches"], get["touches_summary"])
+		}
+		val := call("docforge_validate_changeset", `{"changeset_id":"cs-large"}`)
+		if json.Unmarshal(val["paths_summary"], &sum) != nil || sum.Count != n {
+			t.Errorf("at %d: paths summary %s", limit, val["paths_summary"])
+		}
+		// Every operation, page by page.
+		seen, cursor := 0, ""
+		for pages := 0; ; pages++ {
+			args := `{"changeset_id":"cs-large","limit":200`
+			if cursor != "" {
+				args += `,"cursor":"` + cursor + `"`
+			}
+			pg := call("docforge_get_changeset", args+"}")
+			var page []json.RawMessage
+			var pagination Pagination
+			json.Unmarshal(pg["operations"], &page)
+			json.Unmarshal(pg["pagination"], &pagination)
+			if pagination.Position != seen || len(page) == 0 && pagination.HasMore {
+				t.Fatalf("at %d, page %d: %+v after %d operations", limit, pages, pagination, seen)
+			}
+			seen += len(page)
+			if cursor = pagination.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if seen != n {
+			t.Errorf("at %d: paged %d of %d operations", limit, seen, n)
+		}
+		// The diff: pages of operations and changes, every one within the limit.
+		diffs, cursor := 0, ""
+		for {
+			args := `{"changeset_id":"cs-large","limit":200`
+			if cursor != "" {
+				args += `,"cursor":"` + cursor + `"`
+			}
+			pg := call("docforge_get_changeset_diff", args+"}")
+			var pagination Pagination
+			json.Unmarshal(pg["pagination"], &pagination)
+			diffs++
+			if cursor = pagination.NextCursor; cursor == "" {
+				break
+			}
+		}
+		t.Logf("at %d: %d diff pages", limit, diffs)
+	}
+}
