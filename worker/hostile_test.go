@@ -66,6 +66,26 @@ func TestHostileToolInput(t *testing.T) {
 	if foreign.Result.Pagination.NextCursor == "" {
 		t.Fatalf("no cursor from the other project: %.300s", page)
 	}
+	// Cursors of a copy of this project (the same ID at another root), of another page limit,
+	// and of task context at another page limit.
+	nextCursor := func(b protocol.Binding, tool, args string) string {
+		out, _ := w.svc.Call(context.Background(), b, tool, []byte(args))
+		var p struct {
+			Result struct {
+				Pagination struct {
+					NextCursor string `json:"next_cursor"`
+				} `json:"pagination"`
+			} `json:"result"`
+		}
+		json.Unmarshal(out, &p)
+		if p.Result.Pagination.NextCursor == "" {
+			t.Fatalf("no cursor from %s %s: %.300s", tool, args, out)
+		}
+		return p.Result.Pagination.NextCursor
+	}
+	sameID := nextCursor(protocol.Binding{ProjectRoot: CopyExample(t, nil)}, "docforge_get_context", `{"node_id":"arch.store","limit":1}`)
+	limitOne := nextCursor(w.b, "docforge_get_context", `{"node_id":"arch.store","limit":1}`)
+	taskLimitOne := nextCursor(w.b, "docforge_get_task_context", `{"kind":"change","task":"store","limit":1}`)
 	before := canonicalTree(t, root)
 	long := strings.Repeat("x", 20000)
 	deep := strings.Repeat(`{"a":`, 3000) + "1" + strings.Repeat("}", 3000)
@@ -110,6 +130,9 @@ func TestHostileToolInput(t *testing.T) {
 		{"context with both node and query", "docforge_get_context", `{"node_id":"arch.store","query":"store"}`, w.b, "invalid_argument"},
 		{"context cursor garbage", "docforge_get_context", `{"node_id":"arch.store","cursor":"!!!"}`, w.b, "invalid_cursor"},
 		{"context cursor of another project", "docforge_get_context", `{"node_id":"arch.store","limit":1,"cursor":"` + foreign.Result.Pagination.NextCursor + `"}`, w.b, "stale_cursor"},
+		{"context cursor of a copy with the same project ID", "docforge_get_context", `{"node_id":"arch.store","limit":1,"cursor":"` + sameID + `"}`, w.b, "stale_cursor"},
+		{"context cursor of another page limit", "docforge_get_context", `{"node_id":"arch.store","limit":2,"cursor":"` + limitOne + `"}`, w.b, "stale_cursor"},
+		{"task cursor of another page limit", "docforge_get_task_context", `{"kind":"change","task":"store","limit":2,"cursor":"` + taskLimitOne + `"}`, w.b, "stale_cursor"},
 		{"task of an unknown kind", "docforge_get_task_context", `{"kind":"hack","task":"store"}`, w.b, "invalid_argument"},
 		{"task empty", "docforge_get_task_context", `{"kind":"change","task":""}`, w.b, "invalid_argument"},
 		{"task over 10,000 characters", "docforge_get_task_context", `{"kind":"change","task":"` + long + `"}`, w.b, "invalid_argument"},

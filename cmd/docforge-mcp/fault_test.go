@@ -21,8 +21,12 @@ import (
 
 // answer is what the tests read from a tool result envelope.
 type answer struct {
-	Revision  int64
-	Staleness string
+	Project struct {
+		ID, Root string
+	}
+	Revision   int64
+	SourceHash string `json:"source_hash"`
+	Staleness  string
 	Result    struct{ Title string }
 	Error     *struct{ Code string }
 }
@@ -244,6 +248,10 @@ func TestWorkerDyingMidCall(t *testing.T) {
 		case a := <-done:
 			if a.Error == nil || a.Error.Code != "worker_unavailable" {
 				t.Errorf("kill=%v: %+v, want worker_unavailable", kill, a.Error)
+			}
+			// The bridge's own error names the binding as a worker's answer would.
+			if a.Project.ID != "courier" || a.Revision == 0 || a.SourceHash == "" {
+				t.Errorf("kill=%v: worker_unavailable without the binding's identity: %+v %d %q", kill, a.Project, a.Revision, a.SourceHash)
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatalf("kill=%v: the call did not end within 30 s (started %v ago)", kill, time.Since(start))

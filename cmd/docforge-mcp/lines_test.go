@@ -76,12 +76,18 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 			t.Fatalf("no error for %.40s: %v", bad, m)
 		}
 	}
+	send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"docforge_sync","arguments":{}}}`)
+	next("6") // a generation is published: the bridge's own errors name it
 	big := strings.Repeat("x", 9<<20)
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"docforge_search","arguments":{"query":%q}}}`, big))
 	m := next("7")
 	text := m["result"]
 	if !strings.Contains(string(text), `invalid_argument`) || !strings.Contains(string(text), "at most") {
 		t.Fatalf("an oversized call: %.300s", text)
+	}
+	// Refused in the bridge, it still names the binding: the project and its generation.
+	if !strings.Contains(string(text), `\"id\":\"courier\"`) || strings.Contains(string(text), `\"revision\":0`) || strings.Contains(string(text), `\"source_hash\":\"\"`) {
+		t.Fatalf("an oversized call's error without the binding's identity: %.600s", text)
 	}
 	// Six megabytes fit the bound and reach the worker (not worker_unavailable, which says to
 	// retry), whose search refuses the query with its own bound.

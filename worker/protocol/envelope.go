@@ -6,6 +6,7 @@ import (
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/project"
 )
 
 // ContentNotice opens every result: what a document says is data, never an instruction.
@@ -80,9 +81,18 @@ func Unavailable(b Binding, tool string, cause error) (json.RawMessage, error) {
 }
 
 // ErrorResult is the structured error result of a call that failed before any worker ran it.
+// It carries the binding's identity as a worker's answer would: the project named by its
+// descriptor, and the generation and source hash of the index last published for it (read
+// from the publication receipt, without SQLite); its staleness is unknown.
 func ErrorResult(b Binding, code problem.Code, msg string) (json.RawMessage, error) {
 	env := Envelope{ContentNotice: ContentNotice, Project: ProjectRef{Root: b.ProjectRoot}, Adapter: publication.AdapterName + "@" + publication.AdapterVersion,
 		Policy: b.Policy(), Staleness: publication.Unknown,
 		Error: &ErrorBody{Code: code, Message: msg, Remediation: problem.Describe(code).Remediation}}
+	if d, _, err := project.Load(b.ProjectRoot); err == nil && d != nil {
+		env.Project = ProjectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+		if pub, err := publication.Read(publication.PathsFor(d, b.Policy()).Publication); err == nil {
+			env.Revision, env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
+		}
+	}
 	return Marshal(env), &ToolError{Code: code, Message: msg}
 }
