@@ -56,8 +56,8 @@ func (l *Loader) UseOverlay(o *Overlay) { l.overlay = o }
 // all: under a content root, not excluded, no hidden segment, a .md or .toml name. It looks at
 // the name only; symlink confinement is the caller's check against the file system.
 func ContentFormat(d *project.Descriptor, rel string) (Format, bool) {
-	if rel == "" || strings.HasPrefix(rel, "/") || path.Clean(rel) != rel {
-		return 0, false
+	if rel == "" || strings.HasPrefix(rel, "/") || path.Clean(rel) != rel || rel == project.FileName {
+		return 0, false // the descriptor is configuration, never a source (as the inventory has it)
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if seg == ".." || strings.HasPrefix(seg, ".") {

@@ -148,8 +148,15 @@ func TestHostileToolInput(t *testing.T) {
 		{"changeset path a traversal", "docforge_register_changes", register("docs/../../x.md", "t"), writer, "path_escape"},
 		{"changeset path absolute", "docforge_register_changes", register("/etc/passwd.md", "t"), writer, "path_escape"},
 		{"changeset path into .docforge", "docforge_register_changes", register(".docforge/x.md", "t"), writer, "path_escape"},
+		{"changeset path into the changeset root", "docforge_register_changes", register(".docforge/changesets/cs-x/versions/x.md", "t"), writer, "path_escape"},
 		{"changeset path not .md or .toml", "docforge_register_changes", register("docs/x.sh", "t"), writer, "path_escape"},
 		{"changeset title with an escape", "docforge_register_changes", register("docs/architecture/h.md", "\x1b[2K\rcs-fake ready"), writer, "invalid_argument"},
+		{"changeset title with a right-to-left override", "docforge_register_changes", register("docs/architecture/h.md", "safe \u202egnp.exe"), writer, "invalid_argument"},
+		{"changeset path with a right-to-left override", "docforge_register_changes", register("docs/architecture/h\u202edm.md", "t"), writer, "invalid_argument"},
+		{"changeset path with a zero-width space", "docforge_register_changes", register("docs/architecture/h\u200b.md", "t"), writer, "invalid_argument"},
+		{"node title with a right-to-left override", "docforge_register_changes", `{"changeset_id":"cs-bidi","title":"t","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"Store \u202e"}}]}`, writer, "invalid_argument"},
+		{"node title with an escape", "docforge_register_changes", `{"changeset_id":"cs-esc","title":"t","operations":[{"op":"create","node_id":"arch.esc","path":"docs/architecture/esc.md","fields":{"kind":"component","family":"architecture","title":"\u001b[2J"}}]}`, writer, "invalid_argument"},
+		{"node tag with a bidi isolate", "docforge_register_changes", `{"changeset_id":"cs-tag","title":"t","operations":[{"op":"update","node_id":"arch.store","fields":{"tags":["api\u2066"]}}]}`, writer, "invalid_argument"},
 		{"changeset title of 3.5 MB", "docforge_register_changes", register("docs/architecture/h.md", strings.Repeat("t", 3_500_000)), writer, "invalid_argument"},
 		{"changeset id a traversal", "docforge_create_changeset", `{"changeset_id":"../../x","title":"t"}`, writer, "invalid_argument"},
 		{"changeset that does not exist", "docforge_get_changeset", `{"changeset_id":"cs-nope"}`, w.b, "changeset_not_found"},
@@ -185,4 +192,73 @@ func TestHostileToolInput(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// With content_roots = ["."] (what init writes for many adopted trees), the descriptor and
+// DocForge's own state stay outside what a proposal may write, wherever they live: a
+// proposal naming docforge.toml, the changeset root or the preview root is refused as a path
+// escape, and nothing changes.
+func TestProposalsNeverWriteDocForgeState(t *testing.T) {
+	root := CopyExample(t, func(root string) {
+		p := filepath.Join(root, "docforge.toml")
+		s, _ := os.ReadFile(p)
+		s = []byte(strings.Replace(string(s), `content_roots = ["docs"]`, `content_roots = ["."]`, 1))
+		s = []byte(strings.Replace(string(s), `changeset_root = ".docforge/changesets"`, `changeset_root = "proposals/changesets"`, 1))
+		s = []byte(strings.Replace(string(s), `preview_root = ".docforge/previews"`, `preview_root = "proposals/previews"`, 1))
+		os.WriteFile(p, s, 0o644)
+	})
+	w := newWatched(t, root)
+	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	desc, _ := os.ReadFile(filepath.Join(root, "docforge.toml"))
+	descBefore := hashOf(desc)
+	for _, path := range []string{"docforge.toml", ".docforge/index/x.toml", "proposals/changesets/x.md", "proposals/previews/x.md", "proposals/changesets"} {
+		args := `{"changeset_id":"cs-state","title":"t","operations":[{"op":"create","node_id":"arch.state","path":"` + path + `","fields":{"kind":"component","family":"architecture","title":"State"}}]}`
+		out, err := w.svc.Call(context.Background(), writer, "docforge_register_changes", []byte(args))
+		var te *protocol.ToolError
+		if !errors.As(err, &te) || te.Code != "path_escape" {
+			t.Errorf("%s: %v, want path_escape: %.300s", path, err, out)
+		}
+	}
+	// A content file beside them is writable, as before.
+	args := `{"changeset_id":"cs-fine","title":"t","operations":[{"op":"create","node_id":"arch.fine","path":"notes/fine.md","fields":{"kind":"component","family":"architecture","title":"Fine"}}]}`
+	if out, err := w.svc.Call(context.Background(), writer, "docforge_register_changes", []byte(args)); err != nil {
+		t.Errorf("a content file at the root: %v %.300s", err, out)
+	}
+	if desc, _ := os.ReadFile(filepath.Join(root, "docforge.toml")); hashOf(desc) != descBefore {
+		t.Error("the descriptor changed")
+	}
+}
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// A changeset whose stored files were changed outside DocForge is refused as what it is,
+// changeset_corrupt, with a remedy that says so (not "retry"), by every tool that reads it.
+func TestTamperedChangesetIsItsOwnError(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	writer := protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}
+	out, err := w.svc.Call(context.Background(), writer, "docforge_register_changes", []byte(`{"changeset_id":"cs-t","title":"t","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"S"}}]}`))
+	if err != nil {
+		t.Fatalf("%v %.300s", err, out)
+	}
+	versions, _ := filepath.Glob(filepath.Join(root, ".docforge/changesets/cs-t/versions/*.json"))
+	if len(versions) != 1 {
+		t.Fatalf("versions: %v", versions)
+	}
+	data, _ := os.ReadFile(versions[0])
+	os.WriteFile(versions[0], []byte(strings.Replace(string(data), `"S"`, `"T"`, 1)), 0o644)
+	for _, tool := range []string{"docforge_get_changeset", "docforge_validate_changeset", "docforge_get_changeset_diff"} {
+		out, err := w.svc.Call(context.Background(), w.b, tool, []byte(`{"changeset_id":"cs-t"}`))
+		var te *protocol.ToolError
+		if !errors.As(err, &te) || te.Code != "changeset_corrupt" || strings.Contains(string(out), "retry") || !strings.Contains(string(out), "outside DocForge") {
+			t.Errorf("%s: %v %.400s", tool, err, out)
+		}
+	}
+	os.Remove(versions[0])
+	if _, err := w.svc.Call(context.Background(), w.b, "docforge_get_changeset", []byte(`{"changeset_id":"cs-t"}`)); err == nil || !strings.Contains(err.Error(), "changeset_corrupt") {
+		t.Errorf("a missing version: %v", err)
+	}
 }

@@ -78,6 +78,7 @@ const (
 	ChangesetStale         Code = "changeset_stale"
 	ChangesetInvalid       Code = "changeset_invalid"
 	ChangesetState         Code = "changeset_state"
+	ChangesetCorrupt       Code = "changeset_corrupt"
 )
 
 // Info describes a code for people: what it means and what to do about it.
@@ -99,7 +100,7 @@ func All() []Code {
 		TaskContextUnavailable, ViewerUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
 		AdapterPolicyForbidsLogic, AdapterRestartRequired,
 		ProposalAccessDisabled, OperationNotPermitted, ChangesetNotFound, ChangesetConflict,
-		ChangesetStale, ChangesetInvalid, ChangesetState,
+		ChangesetStale, ChangesetInvalid, ChangesetState, ChangesetCorrupt,
 	}
 }
 
@@ -278,6 +279,9 @@ func Describe(c Code) Info {
 	case ChangesetState:
 		return Info{"the changeset's lifecycle state does not allow this",
 			"applied and abandoned changesets are final; create a new changeset"}
+	case ChangesetCorrupt:
+		return Info{"the changeset's stored files were changed or damaged outside DocForge: a version does not hash to what its receipt says, or a file does not decode",
+			"do not apply it: restore its folder under [proposals].changeset_root from a backup, or remove the folder and propose the change again"}
 	}
 	return Info{"unrecognised code " + string(c), "upgrade DocForge or report the code"}
 }

@@ -27,8 +27,8 @@ type answer struct {
 	Revision   int64
 	SourceHash string `json:"source_hash"`
 	Staleness  string
-	Result    struct{ Title string }
-	Error     *struct{ Code string }
+	Result     struct{ Title string }
+	Error      *struct{ Code string }
 }
 
 func call(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) (answer, error) {

@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source/changeset"
@@ -195,7 +196,7 @@ func changesetList(e *env, desk *changeset.Desk) error {
 		fmt.Fprintf(e.stdout, "no %s changesets\n", strings.Join(statuses, " or "))
 	}
 	for _, r := range shown {
-		fmt.Fprintf(e.stdout, "%-28s %-9s %-10s %3d ops  %s\n", r.Changeset.ID, r.Status, r.Changeset.Writer, len(r.Changeset.Operations), r.Changeset.Title)
+		fmt.Fprintf(e.stdout, "%-28s %-9s %-10s %3d ops  %s\n", r.Changeset.ID, r.Status, r.Changeset.Writer, len(r.Changeset.Operations), visible(r.Changeset.Title))
 	}
 	for _, b := range bad {
 		fmt.Fprintf(e.stderr, "unreadable: %v\n", b)
@@ -205,13 +206,13 @@ func changesetList(e *env, desk *changeset.Desk) error {
 
 func printRecord(w io.Writer, rec *changeset.Record) {
 	cs := rec.Changeset
-	fmt.Fprintf(w, "%s  %s\n  title:  %s\n  writer: %s\n  hash:   %s\n", cs.ID, rec.Status, cs.Title, cs.Writer, rec.Hash)
+	fmt.Fprintf(w, "%s  %s\n  title:  %s\n  writer: %s\n  hash:   %s\n", cs.ID, rec.Status, visible(cs.Title), cs.Writer, rec.Hash)
 	if cs.Description != "" {
-		fmt.Fprintf(w, "  %s\n", cs.Description)
+		fmt.Fprintf(w, "  %s\n", visible(cs.Description))
 	}
 	fmt.Fprintln(w, "receipts:")
 	for _, r := range rec.Receipts {
-		fmt.Fprintf(w, "  %d  %-10s %-9s -> %-9s by %s at %s %s\n", r.Seq, r.Transition, r.From, r.To, r.Actor, r.At, r.Reason)
+		fmt.Fprintf(w, "  %d  %-10s %-9s -> %-9s by %s at %s %s\n", r.Seq, r.Transition, r.From, r.To, r.Actor, r.At, visible(r.Reason))
 	}
 	fmt.Fprintln(w, "operations:")
 	for i, op := range cs.Operations {
@@ -230,7 +231,7 @@ func printReport(w io.Writer, r *changeset.Report) {
 		fmt.Fprintf(w, "  stale: operations[%d] %s expected %s, now %s\n", s.OperationIndex, s.NodeID, s.Expected, s.Current)
 	}
 	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "  conflict: %s (%s) also touches %s\n", c.ChangesetID, c.Status, strings.Join(append(c.Nodes, c.Paths...), ", "))
+		fmt.Fprintf(w, "  conflict: %s (%s) also touches %s\n", c.ChangesetID, c.Status, visible(strings.Join(append(c.Nodes, c.Paths...), ", ")))
 	}
 	if r.BaseErrors > 0 {
 		fmt.Fprintf(w, "  note: the project already has %d errors without this changeset\n", r.BaseErrors)
@@ -246,14 +247,14 @@ func printChanges(w io.Writer, changes []changeset.Change) {
 		} else if where == "" {
 			where = c.PathBefore
 		}
-		fmt.Fprintf(w, "== %s %s (%s)\n", c.Change, c.NodeID, where)
+		fmt.Fprintf(w, "== %s %s (%s)\n", c.Change, c.NodeID, visible(where))
 		for _, e := range c.RelationsAdded {
-			fmt.Fprintf(w, "  + %s %s\n", e.Relation, e.Target)
+			fmt.Fprintf(w, "  + %s %s\n", e.Relation, visible(e.Target))
 		}
 		for _, e := range c.RelationsRemoved {
-			fmt.Fprintf(w, "  - %s %s\n", e.Relation, e.Target)
+			fmt.Fprintf(w, "  - %s %s\n", e.Relation, visible(e.Target))
 		}
-		fmt.Fprint(w, c.FrontMatterDiff, c.BodyDiff)
+		fmt.Fprint(w, visible(c.FrontMatterDiff), visible(c.BodyDiff))
 	}
 }
 
@@ -266,4 +267,27 @@ func (e *env) desk() (*project.Descriptor, *changeset.Desk, error) {
 	}
 	desk, err := changeset.NewDesk(d, e.policy())
 	return d, desk, err
+}
+
+// visible is text as a terminal should show it for review: control characters (but newlines
+// and tabs) and invisible format characters (Unicode Cf: U+202E and the other bidirectional
+// controls, zero-width characters) written out as \u{XXXX}, so that a diff cannot hide or
+// reorder what it changes.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "\\u{%04X}", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r))
 }

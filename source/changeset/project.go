@@ -102,6 +102,9 @@ func (s *Sources) apply(p *Projection, i int, op *Operation, capture bool) error
 	if strings.HasPrefix(op.NodeID, graph.CodePrefix) {
 		return opError(problem.InvalidArgument, "%s is a code node: it is derived from Go code and changes only with the code", op.NodeID)
 	}
+	if err := checkFields(op.Fields); err != nil {
+		return err
+	}
 	if op.Op == OpCreate {
 		return s.create(p, op)
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
@@ -175,6 +174,11 @@ func (s *Sources) contentPath(rel string) (string, error) {
 	if err := checkPath(rel); err != nil {
 		return "", err
 	}
+	for _, state := range []string{s.d.Proposals.ChangesetRoot, s.d.Proposals.PreviewRoot} {
+		if state != "" && (rel == state || strings.HasPrefix(rel, strings.TrimSuffix(state, "/")+"/")) {
+			return "", escape("%q is under %s, DocForge's own state: a proposal writes content files only", rel, state)
+		}
+	}
 	if _, ok := source.ContentFormat(s.d, rel); !ok {
 		return "", escape("%q is not a content file path: it must be a relative, clean, slash-separated .md or .toml path under a content root (%s), not excluded and without hidden segments",
 			rel, strings.Join(s.d.Sources.ContentRoots, ", "))
@@ -198,15 +202,16 @@ const (
 	MaxSegmentBytes = 255
 )
 
-// checkPath refuses a path with a control character (a NUL ends it early for the system) or
-// longer than a file system holds, before anything resolves it.
+// checkPath refuses a path with a control character (a NUL ends it early for the system), an
+// invisible format character (U+202E would show a reviewer another name than the one
+// written), or longer than a file system holds, before anything resolves it.
 func checkPath(rel string) error {
 	if len(rel) > MaxPathBytes {
 		return problem.Errorf(problem.InvalidArgument, "a path holds at most %d bytes; this one has %d", MaxPathBytes, len(rel))
 	}
 	for i, r := range rel {
-		if unicode.IsControl(r) {
-			return problem.Errorf(problem.InvalidArgument, "path %q holds the control character U+%04X at byte %d", rel, r, i)
+		if unseen(r) {
+			return problem.Errorf(problem.InvalidArgument, "path %q holds the %s U+%04X at byte %d", rel, unseenKind(r), r, i)
 		}
 	}
 	for seg := range strings.SplitSeq(rel, "/") {

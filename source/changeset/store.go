@@ -179,7 +179,7 @@ func (s *Store) Load(id string) (*Record, error) {
 		}
 		var r Receipt
 		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("read receipt %s/%s: %w", id, name, err)
+			return nil, corrupt(id, "receipt %s does not decode: %v", name, err)
 		}
 		rec.Receipts = append(rec.Receipts, r)
 	}
@@ -189,18 +189,27 @@ func (s *Store) Load(id string) (*Record, error) {
 	}
 	last := rec.Receipts[len(rec.Receipts)-1]
 	data, err := os.ReadFile(filepath.Join(dir, "versions", versionName(last.ChangesetHash)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, corrupt(id, "the version its last receipt names (%s) is missing", last.ChangesetHash)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read changeset %s version %s: %w", id, last.ChangesetHash, err)
 	}
 	if got := HashBytes(data); got != last.ChangesetHash {
-		return nil, fmt.Errorf("changeset %s: version file hashes to %s, receipt says %s", id, got, last.ChangesetHash)
+		return nil, corrupt(id, "its version file hashes to %s where its last receipt says %s", got, last.ChangesetHash)
 	}
 	cs, err := Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("changeset %s: %w", id, err)
+		return nil, corrupt(id, "its version file does not decode: %v", err)
 	}
 	rec.Changeset, rec.Hash, rec.Status, rec.Chars = cs, last.ChangesetHash, last.To, len(data)
 	return rec, nil
+}
+
+// corrupt is the error of a changeset whose stored files were changed or damaged outside
+// DocForge: it says what was found, and the code says not to trust the changeset.
+func corrupt(id, format string, args ...any) error {
+	return problem.Errorf(problem.ChangesetCorrupt, "changeset %s was changed outside DocForge: %s", id, fmt.Sprintf(format, args...))
 }
 
 func versionName(hash string) string { return strings.TrimPrefix(hash, "sha256:") + ".json" }
