@@ -54,20 +54,8 @@ func TestHostileToolInput(t *testing.T) {
 		s, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(s), `id = "courier"`, `id = "other"`, 1)), 0o644)
 	})
-	page, _ := w.svc.Call(context.Background(), protocol.Binding{ProjectRoot: other}, "docforge_get_context", []byte(`{"node_id":"arch.store","limit":1}`))
-	var foreign struct {
-		Result struct {
-			Pagination struct {
-				NextCursor string `json:"next_cursor"`
-			} `json:"pagination"`
-		} `json:"result"`
-	}
-	json.Unmarshal(page, &foreign)
-	if foreign.Result.Pagination.NextCursor == "" {
-		t.Fatalf("no cursor from the other project: %.300s", page)
-	}
-	// Cursors of a copy of this project (the same ID at another root), of another page limit,
-	// and of task context at another page limit.
+	// Cursors of another project, of a copy of this one (the same ID at another root), of
+	// another page limit, and of task context at another page limit.
 	nextCursor := func(b protocol.Binding, tool, args string) string {
 		out, _ := w.svc.Call(context.Background(), b, tool, []byte(args))
 		var p struct {
@@ -83,6 +71,7 @@ func TestHostileToolInput(t *testing.T) {
 		}
 		return p.Result.Pagination.NextCursor
 	}
+	foreign := nextCursor(protocol.Binding{ProjectRoot: other}, "docforge_get_context", `{"node_id":"arch.store","limit":1}`)
 	sameID := nextCursor(protocol.Binding{ProjectRoot: CopyExample(t, nil)}, "docforge_get_context", `{"node_id":"arch.store","limit":1}`)
 	limitOne := nextCursor(w.b, "docforge_get_context", `{"node_id":"arch.store","limit":1}`)
 	taskLimitOne := nextCursor(w.b, "docforge_get_task_context", `{"kind":"change","task":"store","limit":1}`)
@@ -129,7 +118,7 @@ func TestHostileToolInput(t *testing.T) {
 		{"impact budget 0", "docforge_impact", `{"node_id":"arch.store","budget":0}`, w.b, "invalid_argument"},
 		{"context with both node and query", "docforge_get_context", `{"node_id":"arch.store","query":"store"}`, w.b, "invalid_argument"},
 		{"context cursor garbage", "docforge_get_context", `{"node_id":"arch.store","cursor":"!!!"}`, w.b, "invalid_cursor"},
-		{"context cursor of another project", "docforge_get_context", `{"node_id":"arch.store","limit":1,"cursor":"` + foreign.Result.Pagination.NextCursor + `"}`, w.b, "stale_cursor"},
+		{"context cursor of another project", "docforge_get_context", `{"node_id":"arch.store","limit":1,"cursor":"` + foreign + `"}`, w.b, "stale_cursor"},
 		{"context cursor of a copy with the same project ID", "docforge_get_context", `{"node_id":"arch.store","limit":1,"cursor":"` + sameID + `"}`, w.b, "stale_cursor"},
 		{"context cursor of another page limit", "docforge_get_context", `{"node_id":"arch.store","limit":2,"cursor":"` + limitOne + `"}`, w.b, "stale_cursor"},
 		{"task cursor of another page limit", "docforge_get_task_context", `{"kind":"change","task":"store","limit":2,"cursor":"` + taskLimitOne + `"}`, w.b, "stale_cursor"},
