@@ -137,6 +137,7 @@ test: fmt-check vet generate-check ui-check test-tools $(TS_CLIENT)/node_modules
 
 test-tools:
 	@$(call apt_need,chromium,chromium)
+	@$(call apt_need,rg,ripgrep)
 	@$(call apt_need,git,git)
 	@$(call apt_need,gcc,gcc)
 
@@ -158,16 +159,29 @@ BENCH_FLAGS ?=
 bench: build
 	$(BIN)/docforge-bench --dir bench-out $(BENCH_FLAGS)
 
-# Evidence quality: never part of 'make test'. Adopts a real repository as a new user would and
-# scores task context and search against a task set's ground truth, beside a ripgrep baseline
-# on the same budget (../shared/eval/README.md). Needs ripgrep, installed here when missing.
-EVAL_SET    ?= ../shared/eval/go-sdk-3d6450f.json
-EVAL_CORPUS ?= ../shared/corpora/go-sdk-3d6450f.tar.gz
+# Evidence quality: never part of 'make test'. Adopts each real repository as a new user would
+# and scores task context and search against its task set's ground truth, beside ripgrep
+# baselines in the same run (../shared/eval/README.md): every set in EVAL_DIR with its corpus
+# (NAME.json over CORPORA/NAME.tar.gz), one report each in bench-out/eval-NAME.md. EVAL_SET and
+# EVAL_CORPUS run one set instead. Needs ripgrep, installed here when missing.
+EVAL_DIR    ?= ../shared/eval
+EVAL_CORPORA ?= ../shared/corpora
+EVAL_SET    ?=
+EVAL_CORPUS ?=
 EVAL_FLAGS  ?=
 eval: build
 	@$(call apt_need,rg,ripgrep)
 	mkdir -p bench-out
-	$(BIN)/docforge-eval --set $(EVAL_SET) --corpus $(EVAL_CORPUS) --work bench-out/eval --out bench-out/eval.md $(EVAL_FLAGS)
+	@if [ -n "$(EVAL_SET)" ]; then \
+		$(BIN)/docforge-eval --set $(EVAL_SET) --corpus $(EVAL_CORPUS) --work bench-out/eval --out bench-out/eval.md $(EVAL_FLAGS); \
+	else \
+		for set in $(EVAL_DIR)/*.json; do \
+			name=$$(basename $$set .json); \
+			echo "== $$name" >&2; \
+			$(BIN)/docforge-eval --set $$set --corpus $(EVAL_CORPORA)/$$name.tar.gz --work bench-out/eval/$$name \
+				--out bench-out/eval-$$name.md $(EVAL_FLAGS) || exit 1; \
+		done; \
+	fi
 
 # The fault suite's long forms (docs/benchmarks.md, "Faults"); make test runs the short ones.
 # Not part of make test. Needs root (a tmpfs is mounted for the full-disk case) and git.

@@ -122,6 +122,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("baseline %s: %w", t.ID, err)
 		}
+		rg, err := rankedBaseline(ctx, root, t.Task)
+		if err != nil {
+			return fmt.Errorf("ranked baseline %s: %w", t.ID, err)
+		}
+		for _, k := range recallCutoffs {
+			r.rgRecall = append(r.rgRecall, recallAt(rg, t.Files, k))
+		}
 		rep.tasks = append(rep.tasks, r)
 	}
 	for _, q := range set.Query {
@@ -217,6 +224,13 @@ type taskResult struct {
 	latency                time.Duration
 	missedFiles, missedSym []string
 	base                   baseResult
+	// recall is files recall@k for each of recallCutoffs, over the distinct source paths of
+	// the items in response order; content the share of wanted files that an evidence item
+	// (one that carries content, not a pointer) has as its source path.
+	recall  []float64
+	content float64
+	// rgRecall is the ranked ripgrep baseline's files recall@k, from the same run.
+	rgRecall []float64
 }
 
 // evidence is the part of a task-context item the scoring reads.
@@ -256,6 +270,25 @@ func runTask(ctx context.Context, o options, root string, t Task) (taskResult, e
 		}
 	}
 	r.items = len(ev)
+	var order []string
+	withContent := map[string]bool{}
+	for _, e := range ev {
+		order = append(order, e.SourcePath)
+		if e.Type == "evidence" {
+			withContent[e.SourcePath] = true
+		}
+	}
+	ranked := distinctInOrder(order)
+	for _, k := range recallCutoffs {
+		r.recall = append(r.recall, recallAt(ranked, t.Files, k))
+	}
+	covered := 0
+	for _, f := range t.Files {
+		if withContent[f] {
+			covered++
+		}
+	}
+	r.content = share(covered, len(t.Files))
 	paths := map[string]bool{}
 	inSet := 0
 	for _, e := range ev {
@@ -445,31 +478,39 @@ type report struct {
 func (r *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Evidence quality: %s@%.7s, budget %d tokens\n\n", r.set.Repo, r.set.Commit, r.budget)
-	fmt.Fprintf(&b, "| task | kind | items | file recall | symbol recall | precision | tokens | latency | rg file recall | rg precision | rg tokens | missed |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	var fr, sr, pr, bfr, bpr float64
+	fmt.Fprintf(&b, "| task | kind | items | r@5 | r@10 | r@20 | content | file recall | symbol recall | precision | tokens | latency | rg r@5 | rg r@10 | rg r@20 | rg whole-file recall | missed |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	var fr, sr, pr, bfr, bpr, cov float64
+	at, rgAt := make([]float64, len(recallCutoffs)), make([]float64, len(recallCutoffs))
 	var toks []int
 	var lat []time.Duration
 	for _, t := range r.tasks {
 		missed := append(slices.Clone(t.missedFiles), t.missedSym...)
-		fmt.Fprintf(&b, "| %s | %s | %d | %.2f | %.2f | %.2f | %d | %s | %.2f | %.2f | %d | %s |\n", t.task.ID, t.task.Kind, t.items,
-			t.fileRecall, t.symRecall, t.precision, t.tokens, t.latency.Round(100*time.Microsecond), t.base.fileRecall, t.base.precision, t.base.tokens,
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %d | %s | %s | %.2f | %s |\n", t.task.ID, t.task.Kind, t.items,
+			cells(t.recall), t.content, t.fileRecall, t.symRecall, t.precision, t.tokens, t.latency.Round(100*time.Microsecond), cells(t.rgRecall), t.base.fileRecall,
 			strings.Join(missed, ", "))
-		fr, sr, pr = fr+t.fileRecall, sr+t.symRecall, pr+t.precision
+		fr, sr, pr, cov = fr+t.fileRecall, sr+t.symRecall, pr+t.precision, cov+t.content
 		bfr, bpr = bfr+t.base.fileRecall, bpr+t.base.precision
+		for i := range recallCutoffs {
+			at[i] += t.recall[i]
+			rgAt[i] += t.rgRecall[i]
+		}
 		toks = append(toks, t.tokens)
 		lat = append(lat, t.latency)
 	}
 	n := float64(max(1, len(r.tasks)))
 	if len(r.tasks) > 0 {
 		slices.Sort(toks)
-		fmt.Fprintf(&b, "\n**Total (mean of %d tasks):** file recall %.3f, symbol recall %.3f, precision %.3f; tokens median %d, max %d; latency median %s.  \n",
-			len(r.tasks), fr/n, sr/n, pr/n, toks[len(toks)/2], toks[len(toks)-1], median(lat).Round(100*time.Microsecond))
-		ratio := 0.0
-		if bfr > 0 {
-			ratio = fr / bfr
+		var heads, rgHeads, ratios []string
+		for i, k := range recallCutoffs {
+			heads = append(heads, fmt.Sprintf("@%d %.3f", k, at[i]/n))
+			rgHeads = append(rgHeads, fmt.Sprintf("@%d %.3f", k, rgAt[i]/n))
+			ratios = append(ratios, fmt.Sprintf("@%d %s", k, ratio(at[i], rgAt[i])))
 		}
-		fmt.Fprintf(&b, "**ripgrep baseline, same budget:** file recall %.3f, precision %.3f; DocForge/baseline file recall %.2fx.\n", bfr/n, bpr/n, ratio)
+		fmt.Fprintf(&b, "\n**Total (mean of %d tasks):** files recall %s; content coverage %.3f; file recall %.3f, symbol recall %.3f, precision %.3f; tokens median %d, max %d (budget %d); latency median %s.  \n",
+			len(r.tasks), strings.Join(heads, ", "), cov/n, fr/n, sr/n, pr/n, toks[len(toks)/2], toks[len(toks)-1], r.budget, median(lat).Round(100*time.Microsecond))
+		fmt.Fprintf(&b, "**Ranked ripgrep baseline, same run:** files recall %s; DocForge/baseline %s.  \n", strings.Join(rgHeads, ", "), strings.Join(ratios, ", "))
+		fmt.Fprintf(&b, "**Whole-file ripgrep baseline, same budget:** file recall %.3f, precision %.3f; DocForge/baseline file recall %s.\n", bfr/n, bpr/n, ratio(fr, bfr))
 	}
 	if len(r.queries) > 0 {
 		hits := 0
@@ -484,4 +525,21 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "\n**Search:** %d of %d queries have a wanted answer in the top 3.\n", hits, len(r.queries))
 	}
 	return b.String()
+}
+
+// cells writes recall figures as table cells.
+func cells(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(s, " | ")
+}
+
+// ratio is a/b written as "N.NNx", or "n/a" when b is 0.
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2fx", a/b)
 }
