@@ -75,8 +75,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(fs.Output(), "usage: docforge-eval --set SET.json (--corpus REPO.tar.gz | --project DIR) [flags]\n\n"+
 			"Adopts the repository as a new user would (git init, docforge init, docforge sync), runs every\n"+
 			"task through 'docforge task-context --json' and every query through 'docforge search --json\n"+
-			"--limit 3', and prints file recall, symbol recall, precision, whole-response tokens and latency\n"+
-			"per task and in total, beside a ripgrep baseline on the same budget.\n\nflags:\n")
+			"--limit 3', and prints files recall@5/10/20, content coverage, file and symbol recall, precision,\n"+
+			"whole-response tokens and latency per task and in total, beside two ripgrep baselines in the\n"+
+			"same run: the ranked one of ../shared/eval/README.md, and whole files within the same budget.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
