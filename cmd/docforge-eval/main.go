@@ -381,31 +381,13 @@ type baseResult struct {
 // next tried, which is the generous reading of "until the budget is spent".
 func baseline(ctx context.Context, root string, t Task, budget int) (baseResult, error) {
 	var r baseResult
-	args := []string{"--count", "--ignore-case", "--word-regexp", "--no-messages", "--glob", "!docforge.toml"}
+	args := []string{"--ignore-case", "--word-regexp"}
 	for _, w := range words(t.Task) {
 		args = append(args, "-e", w)
 	}
-	args = append(args, ".")
-	cmd := exec.CommandContext(ctx, "rg", args...)
-	cmd.Dir = root
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		return r, fmt.Errorf("rg: %w", err)
-	}
-	type counted struct {
-		path  string
-		lines int
-	}
-	var files []counted
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		i := strings.LastIndexByte(line, ':')
-		if i < 0 {
-			continue
-		}
-		var n int
-		fmt.Sscan(line[i+1:], &n)
-		files = append(files, counted{strings.TrimPrefix(line[:i], "./"), n})
+	files, err := rgCounts(ctx, root, args...)
+	if err != nil {
+		return r, err
 	}
 	sort.Slice(files, func(i, j int) bool {
 		if files[i].lines != files[j].lines {

@@ -79,28 +79,18 @@ func rankedBaseline(ctx context.Context, root, task string) ([]string, error) {
 	}
 	files := map[string]*score{}
 	for _, w := range taskWords(task) {
-		cmd := exec.CommandContext(ctx, "rg", "-i", "-c", "-F", "--no-messages", "--glob", "!docforge.toml", "--", w, ".")
-		cmd.Dir = root
-		out, err := cmd.Output()
-		var exit *exec.ExitError
-		if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-			return nil, fmt.Errorf("rg %s: %w", w, err)
+		counts, err := rgCounts(ctx, root, "-i", "-F", "--", w)
+		if err != nil {
+			return nil, err
 		}
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			i := strings.LastIndexByte(line, ':')
-			if i < 0 {
-				continue
-			}
-			var n int
-			fmt.Sscan(line[i+1:], &n)
-			path := strings.TrimPrefix(line[:i], "./")
-			s := files[path]
+		for _, c := range counts {
+			s := files[c.path]
 			if s == nil {
 				s = &score{}
-				files[path] = s
+				files[c.path] = s
 			}
 			s.words++
-			s.lines += n
+			s.lines += c.lines
 		}
 	}
 	ranked := make([]string, 0, len(files))
@@ -118,4 +108,34 @@ func rankedBaseline(ctx context.Context, root, task string) ([]string, error) {
 		return ranked[i] < ranked[j]
 	})
 	return ranked, nil
+}
+
+// counted is one file of rg's --count output: its path from the root and its matching lines.
+type counted struct {
+	path  string
+	lines int
+}
+
+// rgCounts runs `rg --count` with args over root (the descriptor DocForge wrote left out) and
+// returns its files; no match is no file, not an error.
+func rgCounts(ctx context.Context, root string, args ...string) ([]counted, error) {
+	args = append([]string{"--count", "--no-messages", "--glob", "!docforge.toml"}, args...)
+	cmd := exec.CommandContext(ctx, "rg", append(args, ".")...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		return nil, fmt.Errorf("rg %s: %w", strings.Join(args, " "), err)
+	}
+	var files []counted
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		i := strings.LastIndexByte(line, ':')
+		if i < 0 {
+			continue
+		}
+		var n int
+		fmt.Sscan(line[i+1:], &n)
+		files = append(files, counted{strings.TrimPrefix(line[:i], "./"), n})
+	}
+	return files, nil
 }
