@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Bounds of one inbound JSON-RPC line.
@@ -14,13 +16,6 @@ const (
 	MaxLineBytes = 12 << 20
 	// MaxDepth bounds the nesting of objects and arrays in one message.
 	MaxDepth = 64
-)
-
-// JSON-RPC 2.0 error codes (the specification's).
-const (
-	rpcParseError     = -32700
-	rpcInvalidRequest = -32600
-	rpcInternalError  = -32603
 )
 
 // message is one inbound line the gate admitted: every member it passes on, checked for its
@@ -42,33 +37,34 @@ func admit(line []byte, tooLong bool) (*message, []byte) {
 	trimmed := bytes.TrimSpace(line)
 	switch {
 	case tooLong:
-		return nil, rpcError(nil, rpcInvalidRequest, fmt.Sprintf("a message holds at most %d bytes; this line was longer and was dropped", MaxLineBytes))
+		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message holds at most %d bytes; this line was longer and was dropped", MaxLineBytes))
 	case len(trimmed) == 0:
 		return nil, nil
 	case depth(trimmed) > MaxDepth:
-		return nil, rpcError(nil, rpcInvalidRequest, fmt.Sprintf("a message nests objects and arrays at most %d deep", MaxDepth))
+		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message nests objects and arrays at most %d deep", MaxDepth))
 	case !json.Valid(trimmed):
-		return nil, rpcError(nil, rpcParseError, "parse error: the line is not valid JSON; send one JSON-RPC message per line")
+		return nil, rpcError(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON; send one JSON-RPC message per line")
 	case trimmed[0] == '[':
-		return nil, rpcError(nil, rpcInvalidRequest, "JSON-RPC batches are not supported: send one message per line")
+		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per line")
 	case trimmed[0] != '{':
-		return nil, rpcError(nil, rpcInvalidRequest, "a JSON-RPC message is a JSON object")
+		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "a JSON-RPC message is a JSON object")
 	}
 	members, dup := objectMembers(trimmed)
 	id, hasID := members["id"]
-	if hasID && (!usableID(id) || dup != "") {
-		id = nil // a reply cannot name it, or could name the wrong one
+	usable := hasID && usableID(id)
+	reply := id
+	if !usable || dup != "" {
+		reply = nil // the line's id cannot name it, or could name the wrong one
 	}
 	invalid := func(format string, args ...any) (*message, []byte) {
-		return nil, rpcError(id, rpcInvalidRequest, fmt.Sprintf(format, args...))
+		return nil, rpcError(reply, jsonrpc.CodeInvalidRequest, fmt.Sprintf(format, args...))
 	}
-	if dup != "" {
+	switch {
+	case dup != "":
 		return invalid("the member %q appears more than once", dup)
-	}
-	if v, ok := members["jsonrpc"]; !ok || !jsonStringIs(v, "2.0") {
+	case !jsonStringIs(members["jsonrpc"], "2.0"):
 		return invalid(`a JSON-RPC message has "jsonrpc": "2.0"`)
-	}
-	if hasID && !usableID(members["id"]) {
+	case hasID && !usable:
 		return invalid("an id is a string, a number or null")
 	}
 	m := &message{id: id}
@@ -113,7 +109,6 @@ func objectMembers(obj []byte) (map[string]json.RawMessage, string) {
 	members := map[string]json.RawMessage{}
 	dup := ""
 	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.UseNumber()
 	if _, err := dec.Token(); err != nil {
 		return members, ""
 	}
@@ -212,7 +207,7 @@ func depth(text []byte) int {
 }
 
 // rpcError is one JSON-RPC error response line; id is null when the request's is unknown.
-func rpcError(id json.RawMessage, code int, message string) []byte {
+func rpcError(id json.RawMessage, code int64, message string) []byte {
 	if len(id) == 0 || !json.Valid(id) {
 		id = json.RawMessage("null")
 	}

@@ -18,7 +18,7 @@ func TestAdmit(t *testing.T) {
 	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
 	for _, tc := range []struct {
 		name, line string
-		code       int    // 0: admitted
+		code       int64  // 0: admitted
 		id         string // the id the error names
 	}{
 		{"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 0, ""},
@@ -34,32 +34,32 @@ func TestAdmit(t *testing.T) {
 		{"error with a null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`, 0, ""},
 		{"blank", "   ", 0, ""},
 
-		{"not JSON", `{not json`, rpcParseError, "null"},
-		{"batch", `[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, rpcInvalidRequest, "null"},
-		{"deep", deep, rpcInvalidRequest, "null"},
-		{"deep params", `{"jsonrpc":"2.0","id":3,"params":` + deep + `}`, rpcInvalidRequest, "null"},
-		{"a number", `42`, rpcInvalidRequest, "null"},
-		{"no jsonrpc", `{"id":4,"method":"tools/list"}`, rpcInvalidRequest, "4"},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":4,"method":"tools/list"}`, rpcInvalidRequest, "4"},
-		{"jsonrpc a number", `{"jsonrpc":2.0,"id":4,"method":"tools/list"}`, rpcInvalidRequest, "4"},
-		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, rpcInvalidRequest, "null"},
-		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, rpcInvalidRequest, "null"},
-		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, rpcInvalidRequest, "null"},
-		{"two ids", `{"jsonrpc":"2.0","id":13,"method":"ping","id":14}`, rpcInvalidRequest, "null"},
-		{"two methods", `{"jsonrpc":"2.0","id":13,"method":"ping","method":"tools/list"}`, rpcInvalidRequest, "null"},
-		{"numeric method", `{"jsonrpc":"2.0","id":5,"method":5}`, rpcInvalidRequest, "5"},
-		{"object method", `{"jsonrpc":"2.0","id":5,"method":{}}`, rpcInvalidRequest, "5"},
-		{"null method", `{"jsonrpc":"2.0","id":5,"method":null}`, rpcInvalidRequest, "5"},
-		{"scalar params", `{"jsonrpc":"2.0","id":6,"method":"ping","params":3}`, rpcInvalidRequest, "6"},
-		{"string params", `{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}`, rpcInvalidRequest, "6"},
-		{"request with a result", `{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}`, rpcInvalidRequest, "6"},
-		{"string error", `{"jsonrpc":"2.0","id":77,"error":"x"}`, rpcInvalidRequest, "77"},
-		{"error without a message", `{"jsonrpc":"2.0","id":77,"error":{"code":1}}`, rpcInvalidRequest, "77"},
-		{"error with a fractional code", `{"jsonrpc":"2.0","id":77,"error":{"code":1.5,"message":"m"}}`, rpcInvalidRequest, "77"},
-		{"result and error", `{"jsonrpc":"2.0","id":77,"result":1,"error":{"code":1,"message":"m"}}`, rpcInvalidRequest, "77"},
-		{"neither method nor result", `{"jsonrpc":"2.0","id":78}`, rpcInvalidRequest, "78"},
-		{"response without an id", `{"jsonrpc":"2.0","result":{}}`, rpcInvalidRequest, "null"},
-		{"response to a fractional id", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, rpcInvalidRequest, "1.5"},
+		{"not JSON", `{not json`, jsonrpc.CodeParseError, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, jsonrpc.CodeInvalidRequest, "null"},
+		{"deep", deep, jsonrpc.CodeInvalidRequest, "null"},
+		{"deep params", `{"jsonrpc":"2.0","id":3,"params":` + deep + `}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"a number", `42`, jsonrpc.CodeInvalidRequest, "null"},
+		{"no jsonrpc", `{"id":4,"method":"tools/list"}`, jsonrpc.CodeInvalidRequest, "4"},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":4,"method":"tools/list"}`, jsonrpc.CodeInvalidRequest, "4"},
+		{"jsonrpc a number", `{"jsonrpc":2.0,"id":4,"method":"tools/list"}`, jsonrpc.CodeInvalidRequest, "4"},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"two ids", `{"jsonrpc":"2.0","id":13,"method":"ping","id":14}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"two methods", `{"jsonrpc":"2.0","id":13,"method":"ping","method":"tools/list"}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"numeric method", `{"jsonrpc":"2.0","id":5,"method":5}`, jsonrpc.CodeInvalidRequest, "5"},
+		{"object method", `{"jsonrpc":"2.0","id":5,"method":{}}`, jsonrpc.CodeInvalidRequest, "5"},
+		{"null method", `{"jsonrpc":"2.0","id":5,"method":null}`, jsonrpc.CodeInvalidRequest, "5"},
+		{"scalar params", `{"jsonrpc":"2.0","id":6,"method":"ping","params":3}`, jsonrpc.CodeInvalidRequest, "6"},
+		{"string params", `{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}`, jsonrpc.CodeInvalidRequest, "6"},
+		{"request with a result", `{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}`, jsonrpc.CodeInvalidRequest, "6"},
+		{"string error", `{"jsonrpc":"2.0","id":77,"error":"x"}`, jsonrpc.CodeInvalidRequest, "77"},
+		{"error without a message", `{"jsonrpc":"2.0","id":77,"error":{"code":1}}`, jsonrpc.CodeInvalidRequest, "77"},
+		{"error with a fractional code", `{"jsonrpc":"2.0","id":77,"error":{"code":1.5,"message":"m"}}`, jsonrpc.CodeInvalidRequest, "77"},
+		{"result and error", `{"jsonrpc":"2.0","id":77,"result":1,"error":{"code":1,"message":"m"}}`, jsonrpc.CodeInvalidRequest, "77"},
+		{"neither method nor result", `{"jsonrpc":"2.0","id":78}`, jsonrpc.CodeInvalidRequest, "78"},
+		{"response without an id", `{"jsonrpc":"2.0","result":{}}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"response to a fractional id", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, jsonrpc.CodeInvalidRequest, "1.5"},
 	} {
 		m, reply := admit([]byte(tc.line), false)
 		if tc.code == 0 {
@@ -70,7 +70,7 @@ func TestAdmit(t *testing.T) {
 		}
 		var resp struct {
 			ID    json.RawMessage `json:"id"`
-			Error struct{ Code int }
+			Error struct{ Code int64 }
 		}
 		if m != nil || json.Unmarshal(reply, &resp) != nil || resp.Error.Code != tc.code || string(resp.ID) != tc.id {
 			t.Errorf("%s: admitted %v, reply %s; want code %d and id %s", tc.name, m != nil, reply, tc.code, tc.id)

@@ -58,10 +58,7 @@ func (c *stdioConn) read(in io.Reader) {
 				return
 			}
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.EOF
-			}
+		if err != nil { // io.EOF at the end of input: the session ends
 			c.deliver(inboundOrEnd{err: err})
 			return
 		}
@@ -157,7 +154,7 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 			wire.Code, wire.Data = coded.Code, coded.Data
 		}
 		if wire.Code == 0 {
-			wire.Code = rpcInvalidRequest
+			wire.Code = jsonrpc.CodeInvalidRequest
 		}
 		e, err := json.Marshal(wire)
 		if err != nil {
