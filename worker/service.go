@@ -173,21 +173,10 @@ func (c *call) identify(err error) {
 	if c.env.Project.Root == "" {
 		c.env.Project.Root = c.b.ProjectRoot
 	}
-	d := c.d
-	if d == nil {
-		if loaded, _, lerr := project.Load(c.b.ProjectRoot); lerr == nil && loaded != nil {
-			d = loaded
-		}
+	d := c.env.Identify(c.b, c.d)
+	if d == nil || c.env.Revision == 0 {
+		return // no descriptor to name the project by (the error says why), or nothing published
 	}
-	if d == nil {
-		return // no descriptor to name the project by: the error says why
-	}
-	c.env.Project = protocol.ProjectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
-	pub, perr := publication.Read(publication.PathsFor(d, c.b.Policy()).Publication)
-	if perr != nil {
-		return
-	}
-	c.env.Revision, c.env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
 	switch {
 	case err != nil && problem.CodeOf(err) == problem.AdapterRestartRequired:
 		c.env.Staleness = publication.Stale

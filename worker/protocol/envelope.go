@@ -81,18 +81,33 @@ func Unavailable(b Binding, tool string, cause error) (json.RawMessage, error) {
 }
 
 // ErrorResult is the structured error result of a call that failed before any worker ran it.
-// It carries the binding's identity as a worker's answer would: the project named by its
-// descriptor, and the generation and source hash of the index last published for it (read
-// from the publication receipt, without SQLite); its staleness is unknown.
+// It carries the binding's identity as a worker's answer would (Identify); its staleness is
+// unknown.
 func ErrorResult(b Binding, code problem.Code, msg string) (json.RawMessage, error) {
 	env := Envelope{ContentNotice: ContentNotice, Project: ProjectRef{Root: b.ProjectRoot}, Adapter: publication.AdapterName + "@" + publication.AdapterVersion,
 		Policy: b.Policy(), Staleness: publication.Unknown,
 		Error: &ErrorBody{Code: code, Message: msg, Remediation: problem.Describe(code).Remediation}}
-	if d, _, err := project.Load(b.ProjectRoot); err == nil && d != nil {
-		env.Project = ProjectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
-		if pub, err := publication.Read(publication.PathsFor(d, b.Policy()).Publication); err == nil {
-			env.Revision, env.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
+	env.Identify(b, nil)
+	return Marshal(env), &ToolError{Code: code, Message: msg}
+}
+
+// Identify names the project of an envelope from its descriptor d (loaded from the binding's
+// root when nil), and the generation and source hash last published for the binding, read
+// from the publication receipt without SQLite. It returns the descriptor, nil when none loads
+// (the envelope then keeps the root alone); revision and source hash stay unset when nothing
+// was published.
+func (e *Envelope) Identify(b Binding, d *project.Descriptor) *project.Descriptor {
+	if d == nil {
+		if loaded, _, err := project.Load(b.ProjectRoot); err == nil {
+			d = loaded
 		}
 	}
-	return Marshal(env), &ToolError{Code: code, Message: msg}
+	if d == nil {
+		return nil
+	}
+	e.Project = ProjectRef{ID: d.Project.ID, Name: d.Project.Name, Root: d.Root}
+	if pub, err := publication.Read(publication.PathsFor(d, b.Policy()).Publication); err == nil {
+		e.Revision, e.SourceHash = pub.Graph.Generation, pub.Graph.SourceHash
+	}
+	return d
 }
