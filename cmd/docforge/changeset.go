@@ -7,7 +7,6 @@ import (
 	"os/user"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source/changeset"
@@ -288,6 +287,4 @@ func visible(s string) string {
 	return b.String()
 }
 
-func hidden(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r))
-}
+func hidden(r rune) bool { return r != '\n' && r != '\t' && changeset.Unseen(r) }

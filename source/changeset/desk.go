@@ -3,7 +3,6 @@ package changeset
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -390,35 +389,38 @@ const (
 )
 
 // checkText refuses text longer than limit characters, or holding a character a reader
-// cannot see for what it is (unseen): a terminal acts on a control character (clears a line,
-// moves the cursor), and an invisible format character such as U+202E reorders what is shown.
-// Multiline text may hold newlines and tabs, and format characters (right-to-left prose and
-// emoji sequences use them; the CLI shows them escaped).
+// cannot see for what it is (checkChars).
 func checkText(field, text string, limit int, multiline bool) error {
 	if n := utf8.RuneCountInString(text); n > limit {
 		return problem.Errorf(problem.InvalidArgument, "%s holds at most %d characters; this one has %d", field, limit, n)
 	}
+	return checkChars(field, text, multiline)
+}
+
+// checkChars refuses text holding an Unseen character: a terminal acts on a control character
+// (clears a line, moves the cursor), and an invisible format character such as U+202E
+// reorders what is shown. Multiline text may hold newlines and tabs, and format characters
+// (right-to-left prose and emoji sequences use them; the CLI shows them escaped).
+func checkChars(field, text string, multiline bool) error {
 	for i, r := range text {
 		if multiline && (r == '\n' || r == '\t' || unicode.Is(unicode.Cf, r)) {
 			continue
 		}
-		if unseen(r) {
-			return problem.Errorf(problem.InvalidArgument, "%s holds the %s U+%04X at byte %d; use plain text", field, unseenKind(r), r, i)
+		if Unseen(r) {
+			kind := "invisible format character"
+			if unicode.IsControl(r) {
+				kind = "control character"
+			}
+			return problem.Errorf(problem.InvalidArgument, "%s holds the %s U+%04X at byte %d; use plain text", field, kind, r, i)
 		}
 	}
 	return nil
 }
 
-// unseen reports a control character or an invisible format character (Unicode category
-// Cf: the bidirectional controls, zero-width characters and the like).
-func unseen(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
-
-func unseenKind(r rune) string {
-	if unicode.IsControl(r) {
-		return "control character"
-	}
-	return "invisible format character"
-}
+// Unseen reports a character a reader cannot see for what it is: a control character or an
+// invisible format character (Unicode category Cf: the bidirectional controls, zero-width
+// characters and the like).
+func Unseen(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 
 // checkFields refuses node fields of one line (kind, family, title, status, authority, tags)
 // that hold a character a reviewer cannot see: a title is what every list and review shows.
@@ -431,14 +433,14 @@ func checkFields(f *Fields) error {
 		v   *string
 	}{{"kind", f.Kind}, {"family", f.Family}, {"title", f.Title}, {"status", f.Status}, {"authority", f.Authority}} {
 		if kv.v != nil {
-			if err := checkText("fields."+kv.key, *kv.v, math.MaxInt, false); err != nil {
+			if err := checkChars("fields."+kv.key, *kv.v, false); err != nil {
 				return err
 			}
 		}
 	}
 	if f.Tags != nil {
 		for _, tag := range *f.Tags {
-			if err := checkText("fields.tags", tag, math.MaxInt, false); err != nil {
+			if err := checkChars("fields.tags", tag, false); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -209,10 +210,8 @@ func checkPath(rel string) error {
 	if len(rel) > MaxPathBytes {
 		return problem.Errorf(problem.InvalidArgument, "a path holds at most %d bytes; this one has %d", MaxPathBytes, len(rel))
 	}
-	for i, r := range rel {
-		if unseen(r) {
-			return problem.Errorf(problem.InvalidArgument, "path %q holds the %s U+%04X at byte %d", rel, unseenKind(r), r, i)
-		}
+	if err := checkChars("path "+strconv.Quote(rel), rel, false); err != nil {
+		return err
 	}
 	for seg := range strings.SplitSeq(rel, "/") {
 		if len(seg) > MaxSegmentBytes {
