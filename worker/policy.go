@@ -111,12 +111,13 @@ func runContract(c *call, _ noInput) (any, error) {
 		codes[string(code)] = problem.Describe(code)
 		codeNames = append(codeNames, string(code))
 	}
+	policy, capabilities := PolicyOf(c.b), CapabilitiesOf(c.b)
 	contract := func(tools, codes, categories any, omitted []string) map[string]any {
 		m := map[string]any{
 			"contract_version":    ContractVersion,
-			"effective_policy":    PolicyOf(c.b),
+			"effective_policy":    policy,
 			"adapter_policy":      map[string]any{"policy": c.b.Policy(), "ast": !c.b.NoAST, "logic": !c.b.NoAST},
-			"capabilities":        CapabilitiesOf(c.b),
+			"capabilities":        capabilities,
 			"tools":               tools,
 			"error_codes":         codes,
 			"relation_categories": categories,

@@ -411,7 +411,7 @@ const frameListShare = 10
 func (c *call) boundLists(frame map[string]any, keys ...string) {
 	where := map[string]string{
 		"touches": "the node_id of each operation, in the operations pages",
-		"paths":   "the path of each operation, in docforge_get_changeset's operations pages",
+		"paths":   "the files the operations write: each operation's path, in docforge_get_changeset's operations pages",
 	}
 	for _, k := range keys {
 		b := protocol.Marshal(frame[k])

@@ -255,11 +255,14 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 		counts, budget := capsule.Counts, capsule.Budget
 		capsule.CapsuleHash, capsule.Budget.Used = hashPlaceholder, r.Budget
 		n := len(col.items)
-		capsule.Counts.Selected, capsule.Counts.OmissionsListed, capsule.Counts.TokenOmitted, capsule.Counts.ResponseOmitted = n, n, n, n
+		capsule.Counts.Selected, capsule.Counts.OmissionsListed, capsule.Counts.TokenOmitted = n, n, n
+		if cut == LimitResponse {
+			capsule.Counts.ResponseOmitted = n
+		}
 		defer func() { capsule.CapsuleHash, capsule.Counts, capsule.Budget = "", counts, budget }()
 		gap := Gap{Kind: GapIncomplete, Limit: cut, Count: MaxEvidence}
 		if !tight {
-			gap.Detail = strings.Repeat("x", tokenGapDetail)
+			gap.Detail = strings.Repeat("x", cutGapDetail)
 		}
 		return len(encode(capsule)) + len(encode(gap)) + 1
 	}
@@ -324,10 +327,10 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 	return capsule, nil
 }
 
-// tokenGapDetail is room kept for the token-limit gap's detail, added after selection;
+// cutGapDetail is room kept for the detail of the gap the cut adds after selection;
 // hashPlaceholder stands for the capsule hash, set after the header is measured.
 const (
-	tokenGapDetail  = 140
+	cutGapDetail    = 140
 	hashPlaceholder = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 )
 
