@@ -481,7 +481,7 @@ func (db *deltaBuild) resolveLinks() error {
 func (db *deltaBuild) readOldEdges() error {
 	db.oldEdges = map[graph.Edge]edgeKeys{}
 	for id, on := range db.olds {
-		if strings.HasPrefix(id, graph.CodePrefix) {
+		if graph.IsCode(id) {
 			continue
 		}
 		if err := sqlitex.Execute(db.conn, `SELECT e.rel, r.name, e.dst, t.id FROM edges e JOIN relations r ON r.rel = e.rel
@@ -915,20 +915,23 @@ type indexTargets struct {
 func (t *indexTargets) Declared(name string) []string {
 	if t.declared == nil {
 		var ids []string
-		err := sqlitex.Execute(t.conn, `SELECT id FROM nodes WHERE id >= ? AND id < ?`, &sqlitex.ExecOptions{
-			Args: []any{graph.CodePrefix, graph.CodePrefix[:len(graph.CodePrefix)-1] + ";"},
-			ResultFunc: func(s *sqlite.Stmt) error {
-				if id := s.ColumnText(0); !t.moved.gone[id] {
-					ids = append(ids, id)
-				}
-				return nil
-			},
-		})
-		if err != nil && t.err == nil {
-			t.err = fmt.Errorf("read code nodes: %w", err)
+		for _, prefix := range graph.CodePrefixes() {
+			// A range on the ID ("go:" up to "go;") is a search of the primary key.
+			err := sqlitex.Execute(t.conn, `SELECT id FROM nodes WHERE id >= ? AND id < ?`, &sqlitex.ExecOptions{
+				Args: []any{prefix, prefix[:len(prefix)-1] + ";"},
+				ResultFunc: func(s *sqlite.Stmt) error {
+					if id := s.ColumnText(0); !t.moved.gone[id] {
+						ids = append(ids, id)
+					}
+					return nil
+				},
+			})
+			if err != nil && t.err == nil {
+				t.err = fmt.Errorf("read code nodes: %w", err)
+			}
 		}
 		for id := range t.moved.added {
-			if strings.HasPrefix(id, graph.CodePrefix) {
+			if graph.IsCode(id) {
 				ids = append(ids, id)
 			}
 		}

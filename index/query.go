@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/golang"
 )
 
@@ -168,7 +170,7 @@ func (s *Snapshot) links(conn *sqlite.Conn, key int64, outgoing bool, limit int)
 					Parts: graph.Parts{Head: row.ColumnText(12), Body: row.ColumnText(13)}}
 				l.Review = graph.ReviewState(stamp.Hash, target.ContentHash)
 				if l.Review == graph.Suspect {
-					l.Changes = stamp.Changes(&target, strings.HasPrefix(target.ID, graph.CodePrefix))
+					l.Changes = stamp.Changes(&target, graph.IsCode(target.ID))
 				}
 			}
 			out = append(out, l)
@@ -404,7 +406,9 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 		if q := nameQuery(query); q != "" {
 			// The nodes named exactly so: declarations first, then tests of the same name,
 			// then files, packages and documents, each group by rank.
-			named, err := ranked("name", q, 4*limit+1)
+			// bm25 weighs a name match down in a node with a long body (a class with many
+			// members), so many candidates are ranked before exactness picks the first.
+			named, err := ranked("name", q, max(4*limit+1, nameCandidates))
 			if err != nil {
 				return err
 			}
@@ -432,6 +436,9 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 	return out, nil
 }
 
+// nameCandidates bounds the name matches a search orders by exactness.
+const nameCandidates = 256
+
 // nameExactness orders exact-name hits by how exactly the node's own name is the query: 0
 // spelled the same (MaxBytesReader), 1 the same but for case (maxBytesReader), 2 when the
 // query is only part of the name (a method of a type of that name).
@@ -454,7 +461,7 @@ func nameGroup(n NodeSummary) int {
 		return 2
 	case n.Family != golang.Family:
 		return 3
-	case golang.IsTestFile(n.SourcePath):
+	case code.IsTestPath(n.SourcePath):
 		return 1
 	}
 	return 0
@@ -796,12 +803,12 @@ func summaryOf(r graph.Record) NodeSummary {
 // name (a method's with its receiver type), a Go file's base name, a package's last path
 // element, a document's last ID segment.
 func NameOf(id, kind string) string {
-	if _, name, ok := golang.DeclName(id); ok && kind != golang.KindPackage {
+	if _, name, ok := code.DeclName(id); ok && kind != golang.KindPackage {
 		return name
 	}
-	last := id[strings.LastIndexByte(id, '/')+1:]
-	if kind == golang.KindFile {
-		return strings.TrimSuffix(last, ".go")
+	last := id[strings.LastIndexAny(id, "/:")+1:]
+	if kind == golang.KindFile && graph.IsCode(id) {
+		return strings.TrimSuffix(last, path.Ext(last)) // a file's base name: store.go is store
 	}
-	return strings.TrimPrefix(last, graph.CodePrefix) // a package's last element, a document's last segment
+	return last // a package's last element, a document's last segment
 }

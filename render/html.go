@@ -444,7 +444,7 @@ func (p *page) ref(id string) string {
 		s = esc(label)
 	}
 	s += " <code>" + esc(id) + "</code>"
-	if n != nil && strings.HasPrefix(id, graph.CodePrefix) {
+	if n != nil && graph.IsCode(id) {
 		s += " <span class=\"src\">" + esc(sourceAt(n)) + "</span>"
 	}
 	return s

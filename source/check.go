@@ -156,8 +156,8 @@ func (c *Checker) Problems() []problem.Problem {
 			continue
 		}
 		p := problem.New(problem.DanglingTarget, e.At, "node %s: %s target %q does not exist%s", e.Source, e.Relation, e.Target, c.stampedAt(e.Source, e.Target))
-		if len(e.Target) > len(graph.CodePrefix) && e.Target[:len(graph.CodePrefix)] == graph.CodePrefix {
-			p.Remediation = "code nodes exist only for Go declarations under [sources].code_roots; check the import path and name, or declare the code root"
+		if graph.IsCode(e.Target) {
+			p.Remediation = "code nodes exist only for declarations and files under [sources].code_roots; check the path and name, or declare the code root"
 		}
 		p.NodeID = e.Source
 		out = append(out, p)

@@ -55,9 +55,10 @@ func ValidDocID(id string) bool {
 }
 
 // ValidTargetID reports whether id may name a relation target: a documentation ID or a code
-// node ID with the go: prefix.
+// node ID with one of the built-in adapters' prefixes (graph.CodePrefixes).
 func ValidTargetID(id string) bool {
-	if rest, ok := strings.CutPrefix(id, graph.CodePrefix); ok {
+	if graph.IsCode(id) {
+		_, rest, _ := strings.Cut(id, ":")
 		return rest != "" && len(id) <= 1024 && !strings.ContainsAny(rest, " \t\n\"")
 	}
 	return ValidDocID(id)
@@ -117,8 +118,8 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 	case f.ID == "":
 		b.add(problem.New(problem.MissingField, b.at("id"), "node has no id"))
 		ok = false
-	case strings.HasPrefix(f.ID, graph.CodePrefix):
-		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q uses the go: prefix, which is reserved for code nodes", f.ID))
+	case graph.IsCode(f.ID):
+		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q uses the prefix %s, which is reserved for code nodes", f.ID, f.ID[:strings.IndexByte(f.ID, ':')+1]))
 		ok = false
 	case !ValidDocID(f.ID):
 		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q is not a valid node ID", f.ID))

@@ -18,7 +18,9 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/project"
+	"github.com/docforge/docforge/source/python"
 )
 
 // Format is how a source file is parsed.
@@ -31,7 +33,14 @@ const (
 	GoFile                      // .go under a code root: a file node and its declarations
 	GoPackage                   // a directory of .go files: its package node (stat of the directory)
 	GoMod                       // go.mod under a code root: no nodes, but it sets import paths
+	PyFile                      // .py under a code root: the Python adapter's file and declarations
+	TSFile                      // .ts, .tsx, .mts, .cts: the TypeScript adapter's
+	JSFile                      // .js, .jsx, .mjs, .cjs: the JavaScript adapter's
+	TextFile                    // any other text file under a code root: a file node, its text searchable
 )
+
+// IsCode reports whether the format is one a language adapter reads.
+func (f Format) IsCode() bool { return f == GoFile || f == PyFile || f == TSFile || f == JSFile }
 
 // File is one source file as the stat walk saw it.
 type File struct {
@@ -263,6 +272,7 @@ type dirListing struct {
 // with the walk's rules; dirStat is the directory's own stat, unless statErr.
 func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel string, code bool, dirStat fileStat, statErr error) dirListing {
 	var l dirListing
+	goIgnored := code && goIgnoredPath(rel)
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -282,6 +292,9 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 			}
 		case typ.IsRegular():
 			format := rootFormatOf(name, code)
+			if code && goIgnored {
+				format = codeFormatIn(name, true)
+			}
 			if format == 0 || childRel == project.FileName {
 				continue // the descriptor is configuration, never a source, even under a root of "."
 			}
@@ -351,22 +364,107 @@ func rootFormatOf(name string, code bool) Format {
 	return formatOf(name)
 }
 
-// CodeFormatOf returns how a file name under a code root is read, or 0: the go tool's rules,
-// so files starting with "_" or "." are skipped.
+// CodeFormatOf returns how a file name under a code root is read, or 0 to skip it. Go files
+// follow the go tool's rules, so names starting with "_" or "." are skipped; a file no
+// language adapter reads is a text file unless its name says it is binary, generated or a
+// lock file (TextFile; its content is checked when it is read).
 func CodeFormatOf(name string) Format {
+	if name == "" || name[0] == '.' {
+		return 0
+	}
+	ext := path.Ext(name)
+	switch ext {
+	case ".go":
+		if name[0] == '_' {
+			return 0
+		}
+		return GoFile
+	case ".py":
+		return PyFile
+	case ".ts", ".tsx", ".mts", ".cts":
+		return TSFile
+	case ".js", ".jsx", ".mjs", ".cjs":
+		if strings.HasSuffix(name, ".min.js") || strings.HasSuffix(name, ".bundle.js") {
+			return 0
+		}
+		return JSFile
+	}
 	switch {
 	case name == "go.mod":
 		return GoMod
-	case strings.HasSuffix(name, ".go") && name[0] != '_' && name[0] != '.':
-		return GoFile
+	case notText(strings.ToLower(ext)), lockFile(name):
+		return 0
 	}
-	return 0
+	return TextFile
 }
 
-// SkipCodeDir reports whether the go tool ignores a directory: vendor, testdata, and names
-// starting with "_" or ".".
+// LanguageOf names the language of a tree-sitter adapter's file at rel (python, typescript,
+// javascript; "" for any other) and says whether it is a test file by its runner's rules.
+func LanguageOf(rel string) (lang string, test bool) {
+	switch CodeFormatOf(path.Base(rel)) {
+	case PyFile:
+		return "python", python.IsTestFile(rel)
+	case TSFile:
+		return "typescript", ecma.IsTestFile(rel)
+	case JSFile:
+		return "javascript", ecma.IsTestFile(rel)
+	}
+	return "", false
+}
+
+// codeFormatIn is CodeFormatOf for a file in a folder the go tool ignores (testdata, or a
+// name starting with "_"): its Go files are fixtures, read as text.
+func codeFormatIn(name string, goIgnored bool) Format {
+	f := CodeFormatOf(name)
+	if goIgnored && (f == GoFile || f == GoMod) {
+		return TextFile
+	}
+	return f
+}
+
+// notText reports whether an extension is a file's that is not text, or not worth
+// searching as text.
+func notText(ext string) bool {
+	switch ext {
+	case ".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".bmp", ".svg", ".pdf",
+		".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar", ".7z", ".jar", ".class", ".pyc", ".pyo",
+		".so", ".dylib", ".dll", ".exe", ".a", ".o", ".wasm", ".syso", ".woff", ".woff2", ".ttf", ".otf", ".eot",
+		".mp3", ".mp4", ".wav", ".mov", ".db", ".sqlite", ".bin", ".dat", ".pyi", ".map", ".snap":
+		return true
+	}
+	return false
+}
+
+// lockFile reports whether a name is a dependency lock file's: long, generated, and never
+// what a task needs to read.
+func lockFile(name string) bool {
+	switch name {
+	case "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "uv.lock", "poetry.lock", "Cargo.lock", "go.sum",
+		"Pipfile.lock", "bun.lockb", "composer.lock":
+		return true
+	}
+	return false
+}
+
+// SkipCodeDir reports whether a folder under a code root is left out: hidden folders, vendored
+// and installed dependencies, caches and build outputs.
 func SkipCodeDir(name string) bool {
-	return name == "vendor" || name == "testdata" || name[0] == '_' || name[0] == '.'
+	switch name {
+	case "vendor", "node_modules", "__pycache__", "site-packages", "dist", "coverage", "venv", "bower_components":
+		return true
+	}
+	return name[0] == '.'
+}
+
+// goIgnoredPath reports whether the go tool ignores the Go files of the folder at rel: one of
+// its folders is testdata or starts with "_".
+func goIgnoredPath(rel string) bool {
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "testdata" || strings.HasPrefix(seg, "_") {
+			return true
+		}
+	}
+	return false
 }
 
 func formatOf(name string) Format {

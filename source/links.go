@@ -13,7 +13,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/base/shortcode"
-	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -372,7 +372,7 @@ func mentionLinks(rel, source string, mentions []linkDest) []graph.Link {
 // pkg.Name for a package-level declaration, Type.Method and pkg.Type.Method for a method.
 // Packages, files and init functions have none.
 func DeclarationKeys(id string) []string {
-	pkg, name, ok := golang.DeclName(id)
+	pkg, name, ok := code.DeclName(id)
 	if !ok || name == "init" || strings.HasPrefix(name, "init.") {
 		return nil
 	}
@@ -424,7 +424,7 @@ func LinkKeys(links []graph.Link) []string {
 // NodeKeys are the keys whose answers change when the node id appears or goes.
 func NodeKeys(id string) []string {
 	keys := []string{"i:" + id}
-	if strings.HasPrefix(id, graph.CodePrefix) {
+	if graph.IsCode(id) {
 		for _, k := range DeclarationKeys(id) {
 			keys = append(keys, "m:"+k)
 		}
@@ -540,7 +540,7 @@ func resolveLink(l graph.Link, t LinkTargets) (target, several string, ambiguous
 		if strings.HasSuffix(p, ".go") {
 			// A Go file holds its file node first, then its declarations: name the file.
 			nodes = slices.DeleteFunc(slices.Clone(nodes), func(n FileNode) bool {
-				return !strings.HasPrefix(n.ID, graph.CodePrefix) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
+				return !graph.IsCode(n.ID) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
 			})
 		}
 		if target = pick(nodes, l.Anchor); target != "" {
@@ -623,7 +623,7 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 			dangling(l, "node %s: link %q names no node (looked for %s)", l.Source, l.Dest, strings.Join(l.Paths, ", "))
 		case target != l.Source:
 			r := rel
-			if strings.HasPrefix(target, graph.CodePrefix) {
+			if graph.IsCode(target) {
 				r = codeRel
 			}
 			e := graph.Edge{Source: l.Source, Relation: r, Target: target}

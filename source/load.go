@@ -19,8 +19,10 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/project"
+	"github.com/docforge/docforge/source/python"
 )
 
 // Parsed is one file's fragment together with the file it came from and the SHA-256 of the
@@ -47,6 +49,49 @@ type Loader struct {
 	overlay *Overlay
 	work    *Work
 	then    func(*Parsed)
+	// files are the project's sources (WithFiles), from which the layouts of the languages
+	// whose names resolve across files are read once, when the first such file is assembled.
+	files      []File
+	layoutOnce sync.Once
+	python     *python.Layout
+	ecma       *ecma.Layout
+}
+
+// WithFiles gives the loader the whole inventory, which resolving Python imports needs even
+// when only a few files are read. Without it, the loader walks the sources itself when it
+// first needs them.
+func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
+
+// layouts reads the language layouts once per loader.
+func (l *Loader) layouts() {
+	l.layoutOnce.Do(func() {
+		files := l.files
+		if files == nil {
+			if inv, err := Scan(context.Background(), l.d); err == nil {
+				files = inv.Files
+			}
+		}
+		var py, manifests, indexes []string
+		for _, f := range files {
+			switch {
+			case f.Format == PyFile:
+				py = append(py, f.Path)
+			case f.Format == TextFile && path.Base(f.Path) == "package.json":
+				manifests = append(manifests, f.Path)
+			case (f.Format == TSFile || f.Format == JSFile) && ecma.Affects(f.Path):
+				indexes = append(indexes, f.Path)
+			}
+		}
+		read := func(rel string) []byte {
+			data, err := l.read(File{Path: rel})
+			if err != nil {
+				return nil
+			}
+			return data
+		}
+		l.python = python.NewLayout(context.Background(), py, read)
+		l.ecma = ecma.NewLayout(context.Background(), manifests, indexes, read)
+	})
 }
 
 // Work accumulates the time a loader's reads spent, summed over its goroutines: parsing
@@ -119,7 +164,7 @@ func (l *Loader) ContentHash(f File) (string, error) {
 func (l *Loader) ReadAndParse(f File) Parsed {
 	if l.work != nil {
 		defer func(start time.Time) {
-			if f.Format == GoFile || f.Format == GoPackage {
+			if f.Format.IsCode() || f.Format == GoPackage {
 				l.work.ExtractNanos.Add(int64(time.Since(start)))
 			} else {
 				l.work.ParseNanos.Add(int64(time.Since(start)))
@@ -143,6 +188,10 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 	switch f.Format {
 	case GoFile:
 		out.Fragment = l.goFile(f.Path, data)
+	case PyFile, TSFile, JSFile:
+		out.Fragment = l.scriptFile(f, data)
+	case TextFile:
+		out.Fragment = textFragment(f.Path, data)
 	case GoMod:
 		out.Fragment = &graph.Fragment{Path: f.Path}
 	default:
@@ -177,6 +226,36 @@ func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
 		facts = golang.Extract(base, data, golang.DefaultLogicLimit)
 	}
 	return golang.FileFragment(rel, l.modules.ImportPath(path.Dir(rel)), facts)
+}
+
+// scriptFile extracts one Python, TypeScript or JavaScript file under the loader's policy.
+// Under the no-AST policy no parser runs: the file is a file node whose text is searchable.
+func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
+	rel := f.Path
+	if int64(len(data)) > l.d.Limits.MaxFileBytes {
+		return &graph.Fragment{Path: rel, Problems: []problem.Problem{problem.New(problem.FileTooLarge, problem.Location{Path: rel},
+			"file is %d bytes; the limit is %d", len(data), l.d.Limits.MaxFileBytes)}}
+	}
+	if l.noAST {
+		return scriptTextFragment(f, data)
+	}
+	switch f.Format {
+	case PyFile:
+		facts, err := python.Extract(context.Background(), data, python.IsTestFile(rel))
+		if err != nil {
+			return unreadable(rel, err)
+		}
+		l.layouts()
+		return python.Fragment(rel, facts, l.python)
+	case TSFile, JSFile:
+		facts, err := ecma.Extract(context.Background(), rel, data, ecma.IsTestFile(rel))
+		if err != nil {
+			return unreadable(rel, err)
+		}
+		l.layouts()
+		return ecma.Fragment(rel, facts, l.ecma)
+	}
+	return scriptTextFragment(f, data)
 }
 
 // goPackage lists a package directory's Go files, by the same rules as the stat walk, and

@@ -66,7 +66,7 @@ func (c *Checker) Reviews() []Review {
 			r.State = graph.ReviewState(st.Hash, now.hash)
 			if r.State == graph.Suspect {
 				n := graph.Node{Record: graph.Record{ContentHash: now.hash, SourcePath: now.path}, Parts: now.parts}
-				r.Changes = st.Changes(&n, strings.HasPrefix(st.Target, graph.CodePrefix))
+				r.Changes = st.Changes(&n, graph.IsCode(st.Target))
 			}
 		case c.External != nil && c.External(st.Target):
 			continue
@@ -186,7 +186,7 @@ func (c *Checker) Drift() []Drift {
 		}
 	}
 	for _, e := range c.Edges() {
-		if strings.HasPrefix(e.Source, graph.CodePrefix) {
+		if graph.IsCode(e.Source) {
 			continue // code relations come from the code; nobody reviews them
 		}
 		d := doc(e.Source)

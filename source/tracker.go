@@ -111,8 +111,10 @@ func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []
 		}
 		listed = append(listed, files...)
 	}
-	slices.SortFunc(listed, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	listed = slices.CompactFunc(listed, func(a, b File) bool { return a.Path == b.Path }) // nested content roots
+	// Stable, so that of a file listed under two roots the first listing stays, as in the
+	// walk: nested content roots, or a content root inside a code root.
+	slices.SortStableFunc(listed, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	listed = slices.CompactFunc(listed, func(a, b File) bool { return a.Path == b.Path })
 	inv.Files = make([]File, 0, len(prev.Files)+len(listed))
 	inv.files = prev.files
 	var buf []byte

@@ -12,8 +12,36 @@ import (
 	"github.com/docforge/docforge/base/problem"
 )
 
-// CodePrefix starts the ID of every node extracted from code by a built-in adapter.
+// CodePrefix starts the ID of every node the Go adapter extracts. The other built-in
+// adapters have their own prefixes (CodePrefixes); IsCode tells any of them.
 const CodePrefix = "go:"
+
+// The prefixes of the other built-in adapters' node IDs: Python, TypeScript, JavaScript, and
+// the text files no language adapter reads.
+const (
+	PythonPrefix     = "py:"
+	TypeScriptPrefix = "ts:"
+	JavaScriptPrefix = "js:"
+	TextPrefix       = "file:"
+)
+
+// CodePrefixes are the ID prefixes of every node a built-in adapter makes, sorted.
+func CodePrefixes() []string {
+	return []string{TextPrefix, CodePrefix, JavaScriptPrefix, PythonPrefix, TypeScriptPrefix}
+}
+
+// IsCode reports whether id is a node a built-in code adapter made (from code or from a text
+// file under a code root) rather than one a document or record declares.
+func IsCode(id string) bool {
+	if len(id) > 3 && id[2] == ':' {
+		switch id[:3] {
+		case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix:
+			return true
+		}
+		return false
+	}
+	return strings.HasPrefix(id, TextPrefix)
+}
 
 // Node is one node of the primary graph: its core fields (Record) plus what the index stores
 // beside them but the generation diff does not compare.

@@ -323,3 +323,43 @@ func (a *Analyzer) Text(text string) string {
 	})
 	return b.String()
 }
+
+// LineSpanTerms gives each span of lines of src (1-based, inclusive: a declaration's lines)
+// the distinct terms longer than one character of its text, at most limit of them, in order
+// of first appearance, joined by spaces. One Analyzer serves all spans: a file's declarations
+// share their identifiers.
+func LineSpanTerms(src []byte, spans [][2]int, limit int) []string {
+	out := make([]string, len(spans))
+	if len(spans) == 0 {
+		return out
+	}
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	lineAt := func(l int) int { return starts[min(max(l-1, 0), len(starts)-1)] }
+	a := NewAnalyzer()
+	seen := map[string]bool{}
+	var terms []string
+	for i, sp := range spans {
+		from, to := lineAt(sp[0]), len(src)
+		if sp[1] < len(starts) {
+			to = lineAt(sp[1] + 1)
+		}
+		if from >= to {
+			continue
+		}
+		terms = terms[:0]
+		clear(seen)
+		a.Terms(string(src[from:to]), func(t string) {
+			if len(terms) < limit && len(t) > 1 && !seen[t] {
+				seen[t] = true
+				terms = append(terms, t)
+			}
+		})
+		out[i] = strings.Join(terms, " ")
+	}
+	return out
+}

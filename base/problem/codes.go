@@ -37,6 +37,7 @@ const (
 	UnreadableFile       Code = "unreadable_file"
 	TooManyProblems      Code = "too_many_problems"
 	GoParseError         Code = "go_parse_error"
+	CodeParseError       Code = "code_parse_error"
 
 	// Index and queries.
 	ProjectInvalid  Code = "project_invalid"
@@ -94,7 +95,7 @@ func All() []Code {
 		MalformedFrontMatter, MissingFrontMatter, MalformedTOML, NoRecords, UnknownField,
 		InvalidField, MissingField, InvalidID, DuplicateID, UnknownFamily, UnknownKind,
 		UnknownAuthority, UndeclaredRelation, DanglingTarget, DanglingLink, AmbiguousMention, SuspectRelation, StampWithoutRelation, PathEscape, NotUTF8, FileTooLarge,
-		UnreadableFile, TooManyProblems, GoParseError,
+		UnreadableFile, TooManyProblems, GoParseError, CodeParseError,
 		ProjectInvalid, IndexMissing, IndexCorrupt, IndexBusy, SourceChanged, DiskFull, NodeNotFound, InvalidArgument,
 		Internal, InvalidBinding, StaleCursor, InvalidCursor, ResultTooLarge, WorkerUnavailable,
 		TaskContextUnavailable, ViewerUnavailable, ManagerUnavailable, ManagerRunning, UnsafeRuntimeDir, ProtocolMismatch,
@@ -192,6 +193,9 @@ func Describe(c Code) Info {
 	case GoParseError:
 		return Info{"a Go file under a code root does not parse, so only its file node is indexed",
 			"fix the syntax at the reported position ('go vet' reports the same error)"}
+	case CodeParseError:
+		return Info{"a Python, TypeScript or JavaScript file under a code root has a syntax error; what the parser recovered around it is indexed",
+			"fix the syntax at the reported position"}
 	case ProjectInvalid:
 		return Info{"the project has validation errors, so no new index was published",
 			"run 'docforge validate' and fix the reported problems; the previous index stays in use"}

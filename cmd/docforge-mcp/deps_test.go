@@ -8,12 +8,12 @@ import (
 
 // The bridge is a forwarder: it validates its binding and passes calls to a worker, so it
 // links neither the index (SQLite), nor Markdown rendering (goldmark), nor the source watch
-// (fsnotify), nor the worker itself. The manager it starts and talks to is held to the same.
+// (fsnotify), nor a code parser (tree-sitter, which needs cgo), nor the worker itself. The manager it starts and talks to is held to the same.
 func TestTheBridgeLinksNoIndex(t *testing.T) {
 	forbidden := []string{
 		"zombiezen.com/go/sqlite", "modernc.org/sqlite", "github.com/yuin/goldmark", "github.com/fsnotify/fsnotify",
 		"github.com/docforge/docforge/index", "github.com/docforge/docforge/worker", "github.com/docforge/docforge/render",
-		"github.com/docforge/docforge/web",
+		"github.com/docforge/docforge/web", "github.com/smacker/go-tree-sitter", "github.com/docforge/docforge/source/treesit",
 	}
 	for _, pkg := range []string{".", "../../manager", "../../mcpbridge"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()

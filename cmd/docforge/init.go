@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,7 +98,7 @@ func runInit(e *env) error {
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	if len(survey.Roots) > 0 || survey.GoModule != "" {
+	if len(survey.Roots) > 0 || survey.HasCode() {
 		return adoptTree(e, abs, descPath, id, name, survey)
 	}
 	// Validate what we are about to write, so init never leaves a descriptor that fails.
@@ -213,7 +214,7 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 	if e.json {
 		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "adopted": true,
 			"generator": s.Generator, "content_roots": s.Roots, "front_matter": map[string]int{"toml": s.TOML, "yaml": s.YAML, "none": s.None},
-			"families": s.Families(), "go_module": s.GoModule, "code_roots": s.CodeRoots, "go_packages": s.GoPackages, "go_files": s.GoFiles,
+			"families": s.Families(), "go_module": s.GoModule, "code_roots": s.CodeRoots, "go_packages": s.GoPackages, "go_files": s.GoFiles, "languages": s.Languages,
 			"skipped_toml": skippedTOML, "counts": counts, "errors": len(errs), "warnings": len(found) - len(errs), "problems": found}); err != nil {
 			return err
 		}
@@ -231,6 +232,10 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 		fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s for %s\n", id, abs, layout)
 		if s.GoModule != "" {
 			fmt.Fprintf(e.stdout, "  code roots: %s (Go: %d packages, %d files; calls, imports and tests become relations)\n", strings.Join(s.CodeRoots, ", "), s.GoPackages, s.GoFiles)
+		}
+		for _, lang := range slices.Sorted(maps.Keys(s.Languages)) {
+			c := s.Languages[lang]
+			fmt.Fprintf(e.stdout, "  %s: %d files, %d of them tests, under %s\n", lang, c.Files, c.Tests, strings.Join(s.CodeRoots, ", "))
 		}
 		if len(s.Roots) > 0 {
 			fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))

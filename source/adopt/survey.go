@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,11 +38,24 @@ type Survey struct {
 	// would build under them (vendor, testdata and _/. folders skipped).
 	CodeRoots           []string
 	GoPackages, GoFiles int
+	// Languages counts the files of each language the tree-sitter adapters read (python,
+	// typescript, javascript) and of their tests, outside dependency and build folders.
+	Languages map[string]*LanguageFiles
 }
 
-// codeExclude are the folders a Go module's Markdown is never taken from: dependencies and
-// test inputs, whose documents describe someone else's code or are fixtures.
-var codeExclude = []string{"**/node_modules/**", "**/testdata/**", "**/vendor/**"}
+// LanguageFiles counts one language's source files and test files.
+type LanguageFiles struct {
+	Files int `json:"files"`
+	Tests int `json:"tests"`
+}
+
+// HasCode reports whether the survey found code an adapter reads.
+func (s *Survey) HasCode() bool { return len(s.CodeRoots) > 0 }
+
+// codeExclude are what a project with code leaves out: dependencies, and the Markdown of test
+// inputs, whose documents describe someone else's code or are fixtures (their other files,
+// such as txtar archives, are text files under the code root).
+var codeExclude = []string{"**/node_modules/**", "**/testdata/**/*.md", "**/vendor/**"}
 
 // skipDirs are never documentation: dependencies, build output, DocForge's own state.
 var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "public": true, "build": true,
@@ -81,6 +95,12 @@ func Take(root string) (*Survey, error) {
 			// READMEs and design notes document the code as much as a docs folder does.
 			s.Roots = []string{"."}
 		}
+	}
+	if err := s.countLanguages(root); err != nil {
+		return nil, err
+	}
+	if len(s.Languages) > 0 && len(s.CodeRoots) == 0 {
+		s.CodeRoots = []string{"."}
 	}
 	if s.Generator == "hugo" && len(s.Roots) == 0 {
 		// Hugo builds pages from its content folders only (README.md beside hugo.toml is
@@ -231,8 +251,14 @@ func (s *Survey) Descriptor(id, name string) string {
 	fmt.Fprintf(&b, "schema_version = 1\n\n[project]\nid = %q\nname = %q\n\n", id, name)
 	fmt.Fprintf(&b, "[sources]\ncontent_roots = [%s]\n", quoteList(s.Roots))
 	exclude := []string{"**/node_modules/**", "**/testdata/**"}
-	if s.GoModule != "" {
-		fmt.Fprintf(&b, "# The built-in Go adapter reads the module %s: packages, files, declarations, calls, tests.\n", s.GoModule)
+	if s.HasCode() {
+		if s.GoModule != "" {
+			fmt.Fprintf(&b, "# The built-in Go adapter reads the module %s: packages, files, declarations, calls, tests.\n", s.GoModule)
+		}
+		for _, lang := range slices.Sorted(maps.Keys(s.Languages)) {
+			fmt.Fprintf(&b, "# The built-in %s adapter reads %d files: modules, classes, functions, imports, calls, tests.\n", lang, s.Languages[lang].Files)
+		}
+		fmt.Fprintf(&b, "# Every other text file under the code roots is a file node whose text is searchable.\n")
 		fmt.Fprintf(&b, "code_roots = [%s]\n", quoteList(s.CodeRoots))
 		exclude = codeExclude
 	}
@@ -251,7 +277,7 @@ func (s *Survey) Descriptor(id, name string) string {
 		b.WriteString("\n")
 	}
 	allowed := []string{"relates_to", "contains", "depends_on", "implements", "documents", "supersedes"}
-	if s.GoModule != "" {
+	if s.HasCode() {
 		for _, rel := range golang.Relations() {
 			if !slices.Contains(allowed, rel) {
 				allowed = append(allowed, rel)
@@ -295,6 +321,9 @@ func (s *Survey) describe() string {
 	var parts []string
 	if s.GoModule != "" {
 		parts = append(parts, fmt.Sprintf("Go module %s with %d packages in %d files", s.GoModule, s.GoPackages, s.GoFiles))
+	}
+	for _, lang := range slices.Sorted(maps.Keys(s.Languages)) {
+		parts = append(parts, fmt.Sprintf("%d %s files", s.Languages[lang].Files, lang))
 	}
 	if s.Generator != "" {
 		parts = append(parts, s.Generator+" layout")
@@ -372,4 +401,55 @@ func (s *Survey) countGo(root string) error {
 	}
 	s.GoPackages = len(dirs)
 	return nil
+}
+
+// countLanguages counts the Python, TypeScript and JavaScript files (and their tests) the
+// adapters would read under root, skipping the folders a code root's walk skips.
+func (s *Survey) countLanguages(root string) error {
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if p != root && (source.SkipCodeDir(name) || skipDirs[name] && name != "build") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		lang, test := source.LanguageOf(rel)
+		if lang == "" || toolConfig(name) {
+			return nil
+		}
+		if s.Languages == nil {
+			s.Languages = map[string]*LanguageFiles{}
+		}
+		c := s.Languages[lang]
+		if c == nil {
+			c = &LanguageFiles{}
+			s.Languages[lang] = c
+		}
+		c.Files++
+		if test {
+			c.Tests++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("survey code in %s: %w", root, err)
+	}
+	return nil
+}
+
+// toolConfig reports whether a script is a build or site tool's settings (docusaurus.config.js,
+// sidebars.js, vite.config.ts, Sphinx's conf.py): a documentation site that has only these
+// has no code to adopt.
+func toolConfig(name string) bool {
+	stem := strings.TrimSuffix(name, filepath.Ext(name))
+	return strings.HasSuffix(stem, ".config") || stem == "sidebars" || name == "conf.py"
 }

@@ -67,7 +67,7 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 	if len(ids) == 0 {
 		for _, rel := range s.order {
 			for _, n := range s.frags[rel].Nodes {
-				if !strings.HasPrefix(n.ID, graph.CodePrefix) && (len(targets[n.ID]) > 0 || len(n.Stamps) > 0) && s.nodes[n.ID].path == rel {
+				if !graph.IsCode(n.ID) && (len(targets[n.ID]) > 0 || len(n.Stamps) > 0) && s.nodes[n.ID].path == rel {
 					ids = append(ids, n.ID)
 				}
 			}
@@ -81,7 +81,7 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 		switch {
 		case !ok:
 			return nil, problem.Errorf(problem.NodeNotFound, "no node %q exists; check the ID with 'docforge search'", id)
-		case strings.HasPrefix(id, graph.CodePrefix):
+		case graph.IsCode(id):
 			return nil, problem.Errorf(problem.InvalidArgument, "%s is a code node: its relations come from the code and carry no stamps; review the documents that point at it ('docforge backlinks %s')", id, id)
 		}
 		if !s.hasFrontMatter(at.path) {

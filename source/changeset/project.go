@@ -99,7 +99,7 @@ func (s *Sources) apply(p *Projection, i int, op *Operation, capture bool) error
 	if op.NodeID == "" {
 		return opError(problem.InvalidArgument, "node_id is required")
 	}
-	if strings.HasPrefix(op.NodeID, graph.CodePrefix) {
+	if graph.IsCode(op.NodeID) {
 		return opError(problem.InvalidArgument, "%s is a code node: it is derived from Go code and changes only with the code", op.NodeID)
 	}
 	if err := checkFields(op.Fields); err != nil {

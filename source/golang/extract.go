@@ -117,38 +117,12 @@ const maxDeclTerms = 400
 
 // addTerms sets each declaration's Terms from its source lines.
 func addTerms(f *Facts, src []byte) {
-	if len(f.Decls) == 0 {
-		return
+	spans := make([][2]int, len(f.Decls))
+	for i, d := range f.Decls {
+		spans[i] = [2]int{d.Line, d.End}
 	}
-	starts := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	lineAt := func(l int) int { return starts[min(max(l-1, 0), len(starts)-1)] }
-	// A file's declarations share their identifiers: one memory of analyzed tokens serves
-	// them all, and one set of seen terms is cleared between them.
-	lex := lexicon.NewAnalyzer()
-	seen := map[string]bool{}
-	for i := range f.Decls {
-		d := &f.Decls[i]
-		from, to := lineAt(d.Line), len(src)
-		if d.End < len(starts) {
-			to = lineAt(d.End + 1)
-		}
-		if from >= to {
-			continue
-		}
-		var terms []string
-		clear(seen)
-		lex.Terms(string(src[from:to]), func(t string) {
-			if len(terms) < maxDeclTerms && len(t) > 1 && !seen[t] {
-				seen[t] = true
-				terms = append(terms, t)
-			}
-		})
-		d.Terms = strings.Join(terms, " ")
+	for i, t := range lexicon.LineSpanTerms(src, spans, maxDeclTerms) {
+		f.Decls[i].Terms = t
 	}
 }
 

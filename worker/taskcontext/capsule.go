@@ -393,7 +393,7 @@ func hydrate(ctx context.Context, snap *index.Snapshot, col *collection) error {
 }
 
 // isDocument reports whether an item is a document (not a code node).
-func isDocument(f *found) bool { return !strings.HasPrefix(f.ref.ID, graph.CodePrefix) }
+func isDocument(f *found) bool { return !graph.IsCode(f.ref.ID) }
 
 // provenance lists what the graph cannot prove about an item, in a fixed order. Details are
 // short: docs/task-context.md says what each code means.

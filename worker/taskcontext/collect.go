@@ -267,7 +267,7 @@ func extracted(path []PathHop, i int) bool {
 	if path[i].Direction == outgoing {
 		src = path[i-1].NodeID
 	}
-	return strings.HasPrefix(src, graph.CodePrefix)
+	return graph.IsCode(src)
 }
 
 // lexicalFocus chooses the focus of a lexical plan: the pool of full-text matches rescored on

@@ -8,7 +8,7 @@ import (
 
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index"
-	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/code"
 )
 
 // Field weights of the focus score: a term in a node's own name says more than one in its
@@ -75,7 +75,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 			score += idf[t] * w
 		}
 		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(h.CodeTerms))/1000)
-		if kind != KindTest && golang.IsTestFile(h.SourcePath) {
+		if kind != KindTest && code.IsTestPath(h.SourcePath) {
 			score *= testWeight // a test tells what the code does; the code is what the task is about
 		}
 		if hits[i].Match == "id" {

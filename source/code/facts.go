@@ -1,0 +1,102 @@
+package code
+
+import "github.com/docforge/docforge/base/graph"
+
+// Node kinds. A file is a module in all three languages; its node holds the module's doc.
+const (
+	Family = "code"
+
+	KindFile      = "file"
+	KindClass     = "class"
+	KindInterface = "interface"
+	KindType      = "type" // a type alias or an enum
+	KindFunc      = "func"
+	KindMethod    = "method"
+	KindVar       = "var"
+	KindConst     = "const"
+)
+
+// Relations the adapters emit, as the Go adapter's.
+const (
+	RelDefines   = "defines"
+	RelImports   = "imports"
+	RelCalls     = "calls"
+	RelTestedBy  = "tested_by"
+	RelDependsOn = "depends_on"
+)
+
+// Capabilities of code nodes.
+const (
+	CapExported   = "exported"
+	CapUnexported = "unexported"
+	CapTest       = "test"
+	CapParseError = "parse_error"
+	// CapAmbiguousCalls marks a declaration some of whose calls name a member of a value
+	// whose type the adapter cannot tell: they are left out, never guessed.
+	CapAmbiguousCalls = "ambiguous_calls"
+)
+
+// Facts is what one file contributes, computed from its bytes alone.
+type Facts struct {
+	Doc     string // the module docstring, or a file's leading doc comment
+	Imports []Import
+	Decls   []Decl
+	Error   *SyntaxError // the first syntax error, when the file does not parse cleanly
+}
+
+// Import is one name an import (or a re-export) binds.
+type Import struct {
+	// Module is the module as written: "mcp.server", ".x", "..", "./a.js", "@scope/pkg".
+	Module string
+	// Local is the name bound in the file ("" for an import for its side effects, or a
+	// re-export under the imported name); Name is the name imported: "" for the module itself,
+	// "*" for all of its names, "default" for an ECMAScript default export.
+	Local, Name string
+	Line        int
+	// Export says the file exports the name again: `export {a} from`, `export * from`, or an
+	// import in a Python package's __init__.py.
+	Export bool
+}
+
+// Decl is one declaration that becomes a node.
+type Decl struct {
+	Kind string
+	Name string
+	// Parent is the enclosing class's (or a test block's enclosing block's) qualified name.
+	Parent string
+	Line   int
+	End    int
+	Doc    string
+	// Title is the declaration's first line as a reader knows it: "def run(self) -> None",
+	// "class Server(Base)", "function f(a: number): string".
+	Title string
+	// Signature and Implementation digest the declaration's header and body text.
+	Signature, Implementation string
+	// Calls are the dotted names the body calls, as written, each once, sorted. A name
+	// through a local variable of a known class is written through the class: x = Foo();
+	// x.run() is "Foo.run". "self" and "this" stand for the enclosing class.
+	Calls []string
+	// Uses are the names it refers to without calling them (base classes, annotations),
+	// each once, sorted.
+	Uses []string
+	// Ambiguous counts member calls on values of unknown type.
+	Ambiguous int
+	Terms     string
+	Test      bool
+	Exported  bool
+	Logic     *graph.Logic
+}
+
+// Qual is the declaration's qualified name in its file.
+func (d *Decl) Qual() string {
+	if d.Parent == "" {
+		return d.Name
+	}
+	return d.Parent + "." + d.Name
+}
+
+// SyntaxError locates the first error in a file's syntax tree.
+type SyntaxError struct {
+	Line, Column int
+	Message      string
+}

@@ -1,0 +1,120 @@
+package code
+
+import (
+	"slices"
+	"strings"
+)
+
+// Binding is what a name bound in a file may stand for: the file nodes of the module it comes
+// from (candidates: the files the language would try) and the qualified name inside that
+// module; an empty Qual is the module itself.
+type Binding struct {
+	Files []string
+	Qual  string
+}
+
+// Layout answers what resolving one file's names needs to know of the rest of the project.
+type Layout interface {
+	// Submodules are the candidate file nodes of the submodule name of the module in file, or
+	// none when the language has no such thing.
+	Submodules(file, name string) []string
+	// Reexports are the bindings under which file makes name available although it declares
+	// it elsewhere: a re-export, or an import in a Python package's __init__.py.
+	Reexports(file, name string) []Binding
+}
+
+// Scope is the names of one file: what it declares and what it imports.
+type Scope struct {
+	File  string               // the file node ID
+	Decls map[string]bool      // qualified names declared in the file
+	Names map[string][]Binding // names imports bind
+	// Stars are the modules whose every name the file imports (from m import *): a name
+	// bound nowhere else may be one of theirs.
+	Stars  []Binding
+	Layout Layout
+}
+
+// Bound reports whether a name used in the file is declared or imported there, or is the
+// enclosing class's self.
+func (s *Scope) Bound(head string) bool {
+	return s.Decls[head] || len(s.Names[head]) > 0 || head == "self" || head == "this" || head == "cls" || len(s.Stars) > 0
+}
+
+// maxCandidates bounds the candidate IDs of one name: a long chain of star re-exports
+// must not make every name a hundred relations.
+const maxCandidates = 48
+
+// maxReexportDepth bounds how many re-exports are followed from one binding.
+const maxReexportDepth = 4
+
+// Targets returns the candidate node IDs of a dotted name used in the file. class is the
+// qualified name of the enclosing class, which "self", "cls" and "this" stand for.
+func (s *Scope) Targets(name, class string) []string {
+	parts := strings.Split(name, ".")
+	head, rest := parts[0], parts[1:]
+	var out []string
+	switch {
+	case head == "self" || head == "this" || head == "cls":
+		if class != "" && len(rest) > 0 {
+			out = append(out, s.File+"/"+class+"."+rest[0])
+		}
+	case s.Decls[head]:
+		q := head
+		if len(rest) > 0 && s.Decls[head+"."+rest[0]] {
+			q += "." + rest[0]
+		}
+		out = append(out, s.File+"/"+q)
+	case len(s.Names[head]) > 0:
+		for _, b := range s.Names[head] {
+			out = s.expand(out, b, rest, 0)
+		}
+	default:
+		for _, b := range s.Stars {
+			out = s.expand(out, Binding{Files: b.Files, Qual: head}, rest, 0)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// expand appends the IDs name rest means inside binding b.
+func (s *Scope) expand(out []string, b Binding, rest []string, depth int) []string {
+	if len(out) >= maxCandidates || depth > maxReexportDepth {
+		return out
+	}
+	if b.Qual == "" {
+		if len(rest) == 0 {
+			return append(out, b.Files...)
+		}
+		out = s.expand(out, Binding{Files: b.Files, Qual: rest[0]}, rest[1:], depth)
+		if s.Layout != nil {
+			for _, f := range b.Files {
+				if subs := s.Layout.Submodules(f, rest[0]); len(subs) > 0 {
+					out = s.expand(out, Binding{Files: subs}, rest[1:], depth+1)
+				}
+			}
+		}
+		return out
+	}
+	q := b.Qual
+	if len(rest) > 0 && !strings.Contains(q, ".") {
+		q += "." + rest[0] // Class.member; deeper attributes are a value's, not a declaration's
+	}
+	for _, f := range b.Files {
+		out = append(out, f+"/"+q)
+	}
+	if s.Layout == nil {
+		return out
+	}
+	head, _, _ := strings.Cut(b.Qual, ".")
+	for _, f := range b.Files {
+		for _, rb := range s.Layout.Reexports(f, head) {
+			r := rest
+			if tail, ok := strings.CutPrefix(b.Qual, head+"."); ok {
+				r = append([]string{tail}, rest...)
+			}
+			out = s.expand(out, rb, r, depth+1)
+		}
+	}
+	return out
+}

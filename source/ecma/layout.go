@@ -1,0 +1,286 @@
+package ecma
+
+import (
+	"context"
+	"encoding/json"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+)
+
+// Language names the language of a file's nodes.
+func Language(rel string) string {
+	switch path.Ext(rel) {
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "typescript"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	}
+	return ""
+}
+
+func isJS(rel string) bool {
+	switch path.Ext(rel) {
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return true
+	}
+	return false
+}
+
+// prefix is the ID prefix of a TypeScript or JavaScript file.
+func prefix(rel string) string {
+	if isJS(rel) {
+		return graph.JavaScriptPrefix
+	}
+	return graph.TypeScriptPrefix
+}
+
+func fileID(rel string) string { return prefix(rel) + rel }
+
+func relOf(id string) string {
+	_, rel, _ := strings.Cut(id, ":")
+	return rel
+}
+
+// IsTestFile reports whether a file is a test file by its runner's conventions
+// (code.IsScriptTest).
+func IsTestFile(rel string) bool { return code.IsScriptTest(rel) }
+
+// Layout is what resolving imports across a project's TypeScript and JavaScript files needs:
+// the workspace packages (package.json name, folder and entry points) and what each index
+// file exports again. It depends on package.json files and index files alone (Affects).
+type Layout struct {
+	packages map[string]pkg // package name -> its folder and entries
+	names    []string       // package names, longest first
+	exports  map[string][]code.Import
+}
+
+type pkg struct {
+	dir     string
+	entries map[string][]string // subpath ("." or "./x") -> files as written, relative to dir
+}
+
+// Affects reports whether a change to the file at rel may change a Layout.
+func Affects(rel string) bool {
+	base := path.Base(rel)
+	return base == "package.json" || strings.HasPrefix(base, "index.") && Language(rel) != ""
+}
+
+// NewLayout reads the layout: manifests are the project's package.json files, indexes its
+// index.* script files; read returns a file's bytes (nil when it cannot be read).
+func NewLayout(ctx context.Context, manifests, indexes []string, read func(rel string) []byte) *Layout {
+	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}}
+	for _, m := range manifests {
+		var manifest struct {
+			Name    string          `json:"name"`
+			Main    string          `json:"main"`
+			Module  string          `json:"module"`
+			Types   string          `json:"types"`
+			Exports json.RawMessage `json:"exports"`
+		}
+		if json.Unmarshal(read(m), &manifest) != nil || manifest.Name == "" {
+			continue
+		}
+		p := pkg{dir: path.Dir(m), entries: map[string][]string{}}
+		for _, e := range []string{manifest.Types, manifest.Module, manifest.Main} {
+			if e != "" {
+				p.entries["."] = append(p.entries["."], e)
+			}
+		}
+		addExports(p.entries, manifest.Exports)
+		if _, dup := l.packages[manifest.Name]; !dup {
+			l.packages[manifest.Name] = p
+			l.names = append(l.names, manifest.Name)
+		}
+	}
+	slices.SortFunc(l.names, func(a, b string) int { return len(b) - len(a) })
+	for _, rel := range indexes {
+		src := read(rel)
+		if len(src) == 0 {
+			continue
+		}
+		if f, err := Extract(ctx, rel, src, false); err == nil {
+			var ex []code.Import
+			for _, imp := range f.Imports {
+				if imp.Export {
+					ex = append(ex, imp)
+				}
+			}
+			l.exports[rel] = ex
+		}
+	}
+	return l
+}
+
+// addExports reads package.json's exports: a string, or an object of subpaths and
+// conditions whose string leaves are the entries.
+func addExports(entries map[string][]string, raw json.RawMessage) {
+	if len(raw) == 0 {
+		return
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		entries["."] = append(entries["."], s)
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return
+	}
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range obj {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		sub := "."
+		if strings.HasPrefix(k, ".") {
+			sub = k
+		}
+		var leaves []string
+		collectStrings(obj[k], &leaves)
+		entries[sub] = append(entries[sub], leaves...)
+	}
+}
+
+func collectStrings(raw json.RawMessage, out *[]string) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		*out = append(*out, s)
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range obj {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			collectStrings(obj[k], out)
+		}
+	}
+}
+
+// scriptExts are the extensions a module without one may have, TypeScript's first.
+func scriptExts() []string {
+	return []string{".ts", ".tsx", ".mts", ".cts", ".d.ts", ".js", ".jsx", ".mjs", ".cjs"}
+}
+
+// candidates are the files a module path (relative to the project, with or without an
+// extension) may be: TypeScript's sources for an emitted .js name, each extension, and an
+// index file in a folder of that name.
+func candidates(p string) []string {
+	p = path.Clean(p)
+	var out []string
+	switch ext := path.Ext(p); ext {
+	case ".js", ".jsx", ".mjs", ".cjs":
+		stem := strings.TrimSuffix(p, ext)
+		ts := map[string]string{".js": ".ts", ".jsx": ".tsx", ".mjs": ".mts", ".cjs": ".cts"}[ext]
+		return []string{stem + ts, p, stem + ".tsx", stem + ".d.ts"}
+	case ".ts", ".tsx", ".mts", ".cts", ".json":
+		return []string{p}
+	}
+	for _, e := range scriptExts() {
+		out = append(out, p+e)
+	}
+	for _, e := range scriptExts() {
+		out = append(out, p+"/index"+e)
+	}
+	return out
+}
+
+// Module returns the candidate files of a module specifier imported by the file at rel.
+func (l *Layout) Module(rel, spec string) []string {
+	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
+		return candidates(path.Join(path.Dir(rel), spec))
+	}
+	for _, name := range l.names {
+		if spec != name && !strings.HasPrefix(spec, name+"/") {
+			continue
+		}
+		p := l.packages[name]
+		sub := "." + strings.TrimPrefix(spec, name)
+		var out []string
+		for _, e := range p.entries[sub] {
+			out = append(out, sourceOf(path.Join(p.dir, e))...)
+		}
+		if sub == "." {
+			out = append(out, candidates(path.Join(p.dir, "src/index"))...)
+			out = append(out, candidates(path.Join(p.dir, "index"))...)
+		} else {
+			out = append(out, candidates(path.Join(p.dir, "src", sub))...)
+			out = append(out, candidates(path.Join(p.dir, sub))...)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return nil
+}
+
+// sourceOf maps a package entry, often built output (dist/index.js, dist/index.d.ts), to
+// the sources it is built from (src/index.ts) as well as to itself.
+func sourceOf(entry string) []string {
+	out := candidates(strings.TrimSuffix(entry, ".d.ts"))
+	for _, out2 := range []string{"dist/", "build/", "lib/", "out/"} {
+		if i := strings.Index(entry, out2); i >= 0 {
+			src := entry[:i] + "src/" + entry[i+len(out2):]
+			src = strings.TrimSuffix(src, ".d.ts")
+			out = append(out, candidates(src)...)
+			for _, sub := range []string{"esm/", "cjs/"} {
+				if after, ok := strings.CutPrefix(src[len(entry[:i])+len("src/"):], sub); ok {
+					out = append(out, candidates(entry[:i]+"src/"+after)...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// layoutIDs adapts a Layout to code.Layout.
+type layoutIDs struct{ l *Layout }
+
+func (a layoutIDs) Submodules(string, string) []string { return nil }
+
+func (a layoutIDs) Reexports(file, name string) []code.Binding {
+	rel := relOf(file)
+	var out []code.Binding
+	for _, imp := range a.l.exports[rel] {
+		if imp.Local != name && imp.Name != "*" {
+			continue
+		}
+		files := a.module(rel, imp.Module)
+		switch imp.Name {
+		case "":
+			out = append(out, code.Binding{Files: files})
+		case "*":
+			out = append(out, code.Binding{Files: files, Qual: name})
+		default:
+			out = append(out, code.Binding{Files: files, Qual: imp.Name})
+		}
+	}
+	return out
+}
+
+func (a layoutIDs) module(rel, spec string) []string {
+	files := a.l.Module(rel, spec)
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if Language(f) != "" && path.Ext(f) != ".json" {
+			out = append(out, fileID(f))
+		}
+	}
+	return out
+}
+
+// Fragment assembles the fragment of the TypeScript or JavaScript file at rel.
+func Fragment(rel string, f *code.Facts, l *Layout) *graph.Fragment {
+	ids := layoutIDs{l}
+	scope, imported := code.NewScope(fileID(rel), f, ids, func(spec string) []string { return ids.module(rel, spec) })
+	return code.FileFragment(code.File{Path: rel, Prefix: prefix(rel), Language: Language(rel), Facts: f, Scope: scope, Imported: imported, IsTest: IsTestFile(rel)})
+}

@@ -1,0 +1,143 @@
+package python
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+)
+
+// Layout is what resolving names across a project's Python files needs: where each top-level
+// package lives (the directories on which it is importable), and what every package's
+// __init__.py imports, which the package offers again. It depends on the paths of the __init__.py
+// files and their content, nothing else, so a sync rebuilds everything when one of them changes
+// (Affects).
+type Layout struct {
+	roots map[string][]string // top-level package name -> directories holding it
+	inits map[string][]code.Import
+}
+
+// Affects reports whether a change to the file at rel may change a Layout.
+func Affects(rel string) bool { return path.Base(rel) == "__init__.py" }
+
+// NewLayout reads the layout of files, the project's Python files; read returns an
+// __init__.py's bytes (nil when it cannot be read).
+func NewLayout(ctx context.Context, files []string, read func(rel string) []byte) *Layout {
+	l := &Layout{roots: map[string][]string{}, inits: map[string][]code.Import{}}
+	pkgs := map[string]bool{}
+	for _, f := range files {
+		if path.Base(f) == "__init__.py" {
+			pkgs[path.Dir(f)] = true
+		}
+	}
+	for dir := range pkgs {
+		if parent := path.Dir(dir); !pkgs[parent] || dir == "." {
+			name := path.Base(dir)
+			l.roots[name] = append(l.roots[name], parent)
+		}
+	}
+	for _, rs := range l.roots {
+		slices.Sort(rs)
+	}
+	for dir := range pkgs {
+		rel := path.Join(dir, "__init__.py")
+		src := read(rel)
+		if len(src) == 0 {
+			continue
+		}
+		if f, err := Extract(ctx, src, false); err == nil {
+			l.inits[rel] = f.Imports
+		}
+	}
+	return l
+}
+
+// Module returns the candidate files of the module spec (as an import writes it) imported by
+// the file at rel: a relative module from rel's package, an absolute one from every directory
+// its top-level package lives in, and a module beside rel (a script's own directory is on its
+// path).
+func (l *Layout) Module(rel, spec string) []string {
+	var dirs []string // the module's path without extension, each a candidate
+	if dots := len(spec) - len(strings.TrimLeft(spec, ".")); dots > 0 {
+		base := path.Dir(rel)
+		for range dots - 1 {
+			base = path.Dir(base)
+		}
+		rest := strings.ReplaceAll(spec[dots:], ".", "/")
+		if rest == "" {
+			return []string{path.Join(base, "__init__.py")}
+		}
+		dirs = append(dirs, path.Join(base, rest))
+	} else {
+		head, _, _ := strings.Cut(spec, ".")
+		p := strings.ReplaceAll(spec, ".", "/")
+		for _, root := range l.roots[head] {
+			dirs = append(dirs, path.Join(root, p))
+		}
+		if len(l.roots[head]) == 0 {
+			dirs = append(dirs, path.Join(path.Dir(rel), p))
+		}
+	}
+	out := make([]string, 0, 2*len(dirs))
+	for _, d := range dirs {
+		out = append(out, d+".py", d+"/__init__.py")
+	}
+	return out
+}
+
+// layoutIDs adapts a Layout to code.Layout, which speaks in node IDs.
+type layoutIDs struct{ l *Layout }
+
+func fileID(rel string) string { return graph.PythonPrefix + rel }
+
+func relOf(id string) string { return strings.TrimPrefix(id, graph.PythonPrefix) }
+
+func (a layoutIDs) Submodules(file, name string) []string {
+	rel := relOf(file)
+	if path.Base(rel) != "__init__.py" {
+		return nil
+	}
+	d := path.Join(path.Dir(rel), name)
+	return []string{fileID(d + ".py"), fileID(d + "/__init__.py")}
+}
+
+func (a layoutIDs) Reexports(file, name string) []code.Binding {
+	rel := relOf(file)
+	var out []code.Binding
+	for _, imp := range a.l.inits[rel] {
+		if imp.Local != name && imp.Name != "*" {
+			continue
+		}
+		files := a.module(rel, imp.Module)
+		switch imp.Name {
+		case "":
+			out = append(out, code.Binding{Files: files})
+		case "*":
+			out = append(out, code.Binding{Files: files, Qual: name})
+		default:
+			out = append(out, code.Binding{Files: files, Qual: imp.Name})
+		}
+	}
+	return out
+}
+
+func (a layoutIDs) module(rel, spec string) []string {
+	files := a.l.Module(rel, spec)
+	for i, f := range files {
+		files[i] = fileID(f)
+	}
+	return files
+}
+
+// Fragment assembles the fragment of the Python file at rel from its facts.
+func Fragment(rel string, f *code.Facts, l *Layout) *graph.Fragment {
+	ids := layoutIDs{l}
+	scope, imported := code.NewScope(fileID(rel), f, ids, func(spec string) []string { return ids.module(rel, spec) })
+	return code.FileFragment(code.File{Path: rel, Prefix: graph.PythonPrefix, Language: Language, Facts: f, Scope: scope, Imported: imported, IsTest: IsTestFile(rel)})
+}
+
+// Language is the language of Python nodes.
+const Language = "python"

@@ -1,0 +1,126 @@
+package source
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/source/code"
+)
+
+// Text files under code roots: what no language adapter reads is still findable. A text
+// file is one node, its distinct terms searchable and its lines quotable as evidence.
+const (
+	// MaxTextFileBytes bounds a text file that becomes a node; a longer one is skipped (a
+	// fixture, a data dump, generated output).
+	MaxTextFileBytes = 256 << 10
+	// maxTextTerms bounds the distinct terms kept of one text file.
+	maxTextTerms = 2000
+	// binarySniff is how much of a file is looked at for a NUL byte.
+	binarySniff = 8000
+)
+
+// IsText reports whether data is a text file DocForge indexes: within the size bound, with no
+// NUL byte in its first bytes, and valid UTF-8.
+func IsText(data []byte) bool {
+	return len(data) <= MaxTextFileBytes && bytes.IndexByte(data[:min(len(data), binarySniff)], 0) < 0 && utf8.Valid(data)
+}
+
+// textFragment is the fragment of a text file: one file node, or nothing for a binary or
+// oversized file.
+func textFragment(rel string, data []byte) *graph.Fragment {
+	frag := &graph.Fragment{Path: rel}
+	if !IsText(data) {
+		return frag
+	}
+	frag.Nodes = []graph.Node{textNode(graph.TextPrefix+rel, rel, TextLanguage(rel), data)}
+	return frag
+}
+
+// scriptTextFragment is a Python, TypeScript or JavaScript file under the no-AST policy: its
+// file node, text searchable, and no declaration (no parser runs).
+func scriptTextFragment(f File, data []byte) *graph.Fragment {
+	prefix, lang := graph.PythonPrefix, "python"
+	switch f.Format {
+	case TSFile:
+		prefix, lang = graph.TypeScriptPrefix, "typescript"
+	case JSFile:
+		prefix, lang = graph.JavaScriptPrefix, "javascript"
+	}
+	frag := &graph.Fragment{Path: f.Path}
+	if utf8.Valid(data) {
+		frag.Nodes = []graph.Node{textNode(prefix+f.Path, f.Path, lang, data)}
+	}
+	return frag
+}
+
+func textNode(id, rel, lang string, data []byte) graph.Node {
+	lines := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	n := graph.Node{Record: graph.Record{
+		ID: id, Kind: code.KindFile, Family: code.Family, Title: path.Base(rel), Language: lang,
+		SourcePath: rel, Anchor: "L1",
+	}, Line: 1, EndLine: max(lines, 1)}
+	n.CodeTerms = lexicon.LineSpanTerms(data, [][2]int{{1, n.EndLine}}, maxTextTerms)[0]
+	d := graph.NewDigester("docforge.text.content")
+	d.Write(data)
+	n.ContentHash = graph.CodeContentHash(&n, "", d.Sum())
+	return n
+}
+
+// TextLanguage names the language of a text file by its name: yaml, json, shell, ...;
+// "text" when the name says nothing.
+func TextLanguage(rel string) string {
+	base := path.Base(rel)
+	switch base {
+	case "Makefile", "GNUmakefile", "makefile":
+		return "make"
+	case "Dockerfile", "Containerfile":
+		return "dockerfile"
+	}
+	if strings.HasPrefix(base, "Dockerfile.") {
+		return "dockerfile"
+	}
+	switch strings.ToLower(path.Ext(base)) {
+	case ".yaml", ".yml":
+		return "yaml"
+	case ".json", ".jsonc", ".json5":
+		return "json"
+	case ".toml":
+		return "toml"
+	case ".sh", ".bash", ".zsh":
+		return "shell"
+	case ".proto":
+		return "protobuf"
+	case ".sql":
+		return "sql"
+	case ".txtar":
+		return "txtar"
+	case ".md", ".markdown":
+		return "markdown"
+	case ".html", ".htm":
+		return "html"
+	case ".css", ".scss":
+		return "css"
+	case ".mk":
+		return "make"
+	case ".rs":
+		return "rust"
+	case ".c", ".h":
+		return "c"
+	case ".java":
+		return "java"
+	case ".rb":
+		return "ruby"
+	case ".cfg", ".ini", ".conf":
+		return "ini"
+	case ".txt", ".rst":
+		return "text"
+	}
+	return "text"
+}
