@@ -424,6 +424,27 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 				}
 			}
 		}
+		if q, words := wordsNameQuery(terms); q != "" {
+			// Words that together spell a declaration's name ("subscription bus" for
+			// SubscriptionBus, "mcp express app" for createMcpExpressApp): the titles holding
+			// them all, kept where the name holds them all, fewest other words first.
+			titled, err := ranked("name", q, nameCandidates)
+			if err != nil {
+				return err
+			}
+			named := slices.DeleteFunc(titled, func(h SearchHit) bool { return nameExtra(h.NodeSummary, words) < 0 })
+			slices.SortStableFunc(named, func(a, b SearchHit) int {
+				if c := nameExtra(a.NodeSummary, words) - nameExtra(b.NodeSummary, words); c != 0 {
+					return c
+				}
+				return nameGroup(a.NodeSummary) - nameGroup(b.NodeSummary)
+			})
+			for _, h := range named {
+				if !add(h) {
+					return nil
+				}
+			}
+		}
 		if err := text(ftsQuery(terms, true)); err != nil || !more || len(terms) < 2 {
 			return err
 		}
@@ -564,6 +585,56 @@ func nameQuery(q string) string {
 		parts[i] = `name : ` + quoteTerm(n)
 	}
 	return strings.Join(parts, " AND ")
+}
+
+// maxNameWords bounds the words a query may spell a name with: a longer query is a
+// sentence, not a name.
+const maxNameWords = 5
+
+// wordsNameQuery is the FTS5 query of titles holding every word of a query of two to
+// maxNameWords plain words, with the words' terms (stems) for nameExtra; "" when the query
+// is not such.
+func wordsNameQuery(terms []term) (string, []string) {
+	if len(terms) < 2 || len(terms) > maxNameWords {
+		return "", nil
+	}
+	var words, parts []string
+	for _, t := range terms {
+		if t.prefix || strings.Contains(t.text, "_") || !lexicon.IsASCII(t.text) {
+			return "", nil
+		}
+		ts := lexicon.Analyze(strings.ToLower(t.text))
+		if len(ts) != 1 {
+			return "", nil // an identifier itself, not a word of one
+		}
+		words = append(words, ts[0].Text)
+		parts = append(parts, "title : "+quoteTerm(ts[0].Text))
+	}
+	return strings.Join(parts, " AND "), words
+}
+
+// nameExtra is how many words a node's own name has besides the query's words, or -1 when
+// it lacks one of them.
+func nameExtra(n NodeSummary, words []string) int {
+	var have []string
+	for _, w := range lexicon.Words(NameOf(n.ID, n.Kind)) {
+		for _, t := range lexicon.Analyze(w) {
+			if !t.Whole {
+				have = append(have, t.Text)
+			}
+		}
+		if ts := lexicon.Analyze(w); len(ts) == 1 {
+			have = append(have, ts[0].Text)
+		}
+	}
+	extra := len(have)
+	for _, w := range words {
+		if !slices.Contains(have, w) {
+			return -1
+		}
+		extra--
+	}
+	return max(extra, 0)
 }
 
 func isIDLike(q string) bool {

@@ -1,7 +1,7 @@
 package index
 
 // SchemaVersion identifies the table layout below; an index of another version is rebuilt.
-const SchemaVersion = 12 // 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go); 11: Logic as one row per function (logicrow.go); 12: link_keys
+const SchemaVersion = 13 // 13: a one-letter identifier part joins the next (OAuth is oauth); 8: analyzed full-text terms (base/lexicon), name and code columns, end_line, code terms; 9: the stemmer joins a final double l; 10: a merged base's full-text totals are its rows' (ranking.go); 11: Logic as one row per function (logicrow.go); 12: link_keys
 
 // schema creates an empty index. Node keys are integers local to one index lineage; every
 // hash and every public answer uses the stable text IDs instead, so a cold build and an

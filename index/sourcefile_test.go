@@ -21,7 +21,8 @@ func TestSourceFileIsTheGenerationsOwn(t *testing.T) {
 		"docforge.toml": fixture.GoModuleDescriptor("sf", false),
 		"go.mod":        "module example.com/sf\n",
 		"p/p.go":        src,
-		"notes.txt":     "not a source\n",
+		"notes.txt":     "a text file under the code root: a source\n",
+		"logo.png":      "\x89PNG not a source\n",
 	})
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
@@ -33,7 +34,10 @@ func TestSourceFileIsTheGenerationsOwn(t *testing.T) {
 	if data, ok, err := snap.SourceFile(ctx, "p/p.go"); err != nil || !ok || string(data) != src {
 		t.Fatalf("the indexed file: %q %v %v", data, ok, err)
 	}
-	for _, rel := range []string{"notes.txt", "../p/p.go", "/etc/passwd", "p/../../x.go"} {
+	if data, ok, err := snap.SourceFile(ctx, "notes.txt"); err != nil || !ok || len(data) == 0 {
+		t.Errorf("the text file: %q %v %v", data, ok, err)
+	}
+	for _, rel := range []string{"logo.png", "../p/p.go", "/etc/passwd", "p/../../x.go"} {
 		if _, ok, err := snap.SourceFile(ctx, rel); ok || err != nil {
 			t.Errorf("%s: quoted (%v, %v)", rel, ok, err)
 		}

@@ -22,8 +22,8 @@ func Words(text string) []string {
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 // Analyze returns the terms of one token: for an identifier its whole form and then its
-// parts, stemmed; for a word its stem. Parts of one letter are dropped, except that a
-// one-letter token is kept as it is.
+// parts, stemmed; for a word its stem. A part of one letter is joined to the part after it
+// (OAuthClient gives oauth, auth and client); a one-letter token is kept as it is.
 func Analyze(token string) []Term {
 	var out []Term
 	analyze(token, func(t string, whole bool) { out = append(out, Term{Text: t, Whole: whole}) })
@@ -63,11 +63,21 @@ func analyze(token string, fn func(term string, whole bool)) {
 		}
 		fn(whole.String(), true)
 	}
-	for _, b := range parts {
-		if p := part(b); utf8.RuneCountInString(p) > 1 {
+	for i, b := range parts {
+		p := part(b)
+		if utf8.RuneCountInString(p) > 1 {
 			fn(Stem(p), false)
+		} else if i+1 < len(parts) && len(parts) > 2 && isLetterLed(p) && isLetterLed(part(parts[i+1])) {
+			// A one-letter part is a prefix of the next one as people write it: the oauth of
+			// OAuthClient (with two parts, the join is the whole token, already given).
+			fn(Stem(p+part(parts[i+1])), false)
 		}
 	}
+}
+
+func isLetterLed(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }
 
 // Split breaks a token into lowercase parts at underscores, at lower-to-upper case changes

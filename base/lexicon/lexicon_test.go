@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -111,11 +112,12 @@ func TestAnalyzerAgreesWithText(t *testing.T) {
 
 // Analyze slices an ASCII token's parts from its lowercased whole; it must give exactly the
 // terms of the rule written out from Split: the parts joined, then each part of more than one
-// letter stemmed (one part alone: its stem).
+// letter stemmed, a one-letter part joined to a next part of letters (one part alone: its
+// stem).
 func TestAnalyzeAgreesWithSplit(t *testing.T) {
 	tokens := []string{"GetDiscussionComments", "get_discussion_comments", "HTTPServer", "getID", "Base64Encode",
 		"Test_ListIssues", "server", "_private", "a_b_", "__x__", "X", "x1y2", "9lives", "ABC", "ABCdef", "déjàVu",
-		"ÜberHandler", "İstanbulCity", "naïve_Café", "MAX_INT64", "utf8RuneSelf", "ID"}
+		"ÜberHandler", "İstanbulCity", "naïve_Café", "MAX_INT64", "utf8RuneSelf", "ID", "OAuthClientProvider", "useOAuth", "scanXMcpHeader"}
 	for _, file := range []string{"lexicon.go", "lexicon_test.go"} {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -131,9 +133,12 @@ func TestAnalyzeAgreesWithSplit(t *testing.T) {
 			want = []Term{{Text: Stem(parts[0])}}
 		default:
 			want = []Term{{Text: strings.Join(parts, ""), Whole: true}}
-			for _, p := range parts {
-				if utf8.RuneCountInString(p) > 1 {
+			for i, p := range parts {
+				switch {
+				case utf8.RuneCountInString(p) > 1:
 					want = append(want, Term{Text: Stem(p)})
+				case len(parts) > 2 && i+1 < len(parts) && unicode.IsLetter([]rune(p)[0]) && unicode.IsLetter([]rune(parts[i+1])[0]):
+					want = append(want, Term{Text: Stem(p + parts[i+1])})
 				}
 			}
 		}
