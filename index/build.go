@@ -83,7 +83,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	var next int64
 	done := 0
 	analyzers := &sync.Pool{New: newAnalyzers}
-	err = source.NewLoader(d, b.policy).CountWork(b.work).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
+	err = source.NewLoader(d, b.policy).CountWork(b.work).WithFiles(inv.Files).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
 			progress(done, len(inv.Files))

@@ -44,9 +44,19 @@ type deltaOutcome struct {
 type delta struct {
 	changed []source.File // new or different stat
 	removed []string
+	// all are the inventory's files, which the loader resolves imports across.
+	all []source.File
 }
 
 func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
+
+// movesLayout reports whether the delta changes a file that the layouts of Python or
+// TypeScript and JavaScript read (source.AffectsLayout): how every file of that language
+// resolves its imports may change with it, so only a cold build is exact.
+func (dl delta) movesLayout() bool {
+	return slices.ContainsFunc(dl.changed, func(f source.File) bool { return source.AffectsLayout(f.Path) }) ||
+		slices.ContainsFunc(dl.removed, source.AffectsLayout)
+}
 
 type fileRow struct {
 	file source.File
@@ -133,7 +143,7 @@ func readFiles(conn *sqlite.Conn) (fileTable, error) {
 
 // computeDelta compares the inventory with the indexed files, both sorted by path.
 func computeDelta(inv *source.Inventory, old fileTable) delta {
-	var dl delta
+	dl := delta{all: inv.Files}
 	files := inv.Files
 	for len(files) > 0 || len(old) > 0 {
 		switch {
@@ -250,7 +260,7 @@ type deltaBuild struct {
 // parse reads the changed files, skipping those whose content did not change; a file with an
 // error means the project needs a validation.
 func (db *deltaBuild) parse(ctx context.Context) error {
-	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
+	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work).WithFiles(db.dl.all)
 	known := make(map[string]string, len(db.dl.changed))
 	for _, f := range db.dl.changed {
 		if o, ok := db.old.get(f.Path); ok && o.file.Format == f.Format {
@@ -325,7 +335,7 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	}
 	// Read whole, not skipped as unchanged: it is their links that are wanted.
 	var paths []string
-	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work)
+	loader := source.NewLoader(db.d, db.b.policy).CountWork(db.b.work).WithFiles(db.dl.all)
 	err = loader.Each(ctx, linking, func(p source.Parsed) error {
 		if len(problem.Errors(p.Fragment.Problems)) > 0 {
 			return errNeedsValidation

@@ -510,7 +510,7 @@ func (r *syncRun) plan() {
 	r.collector = newDiffCollector()
 	if r.prevFiles != nil && !r.opts.Rebuild {
 		r.dl = computeDelta(r.inv, r.prevFiles)
-		if r.dl.size() <= deltaBound(len(r.inv.Files)) {
+		if r.dl.size() <= deltaBound(len(r.inv.Files)) && !r.dl.movesLayout() {
 			r.kind = BuildIncremental
 		}
 	}

@@ -89,9 +89,10 @@ func LoadWith(ctx context.Context, d *project.Descriptor, policy string, overlay
 	var refs []graph.Edge
 	var edges []graph.Edge
 	h := sha256.New()
-	loader := source.NewLoader(d, policy)
+	files := overlay.Apply(inv.Files)
+	loader := source.NewLoader(d, policy).WithFiles(files)
 	loader.UseOverlay(overlay)
-	err = loader.Each(ctx, overlay.Apply(inv.Files), func(p source.Parsed) error {
+	err = loader.Each(ctx, files, func(p source.Parsed) error {
 		probs.AddAll(p.Fragment.Problems)
 		check.Add(p.Fragment)
 		fmt.Fprintf(h, "%s\x00%s\n", p.File.Path, p.FileHash)

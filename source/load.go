@@ -62,6 +62,11 @@ type Loader struct {
 // first needs them.
 func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
 
+// AffectsLayout reports whether a change to the file at rel may change how other files
+// resolve their imports: a Python package's __init__.py, a package.json, an index file of
+// TypeScript or JavaScript.
+func AffectsLayout(rel string) bool { return python.Affects(rel) || ecma.Affects(rel) }
+
 // layouts reads the language layouts once per loader.
 func (l *Loader) layouts() {
 	l.layoutOnce.Do(func() {
@@ -71,15 +76,15 @@ func (l *Loader) layouts() {
 				files = inv.Files
 			}
 		}
-		var py, manifests, indexes []string
+		var py, manifests, scripts []string
 		for _, f := range files {
 			switch {
 			case f.Format == PyFile:
 				py = append(py, f.Path)
 			case f.Format == TextFile && path.Base(f.Path) == "package.json":
 				manifests = append(manifests, f.Path)
-			case (f.Format == TSFile || f.Format == JSFile) && ecma.Affects(f.Path):
-				indexes = append(indexes, f.Path)
+			case f.Format == TSFile || f.Format == JSFile:
+				scripts = append(scripts, f.Path)
 			}
 		}
 		read := func(rel string) []byte {
@@ -90,7 +95,7 @@ func (l *Loader) layouts() {
 			return data
 		}
 		l.python = python.NewLayout(context.Background(), py, read)
-		l.ecma = ecma.NewLayout(context.Background(), manifests, indexes, read)
+		l.ecma = ecma.NewLayout(context.Background(), manifests, scripts, read)
 	})
 }
 
@@ -98,6 +103,8 @@ func (l *Loader) layouts() {
 // documents and records, and extracting code through the Go adapter. Diagnostics report it.
 type Work struct {
 	ParseNanos, ExtractNanos atomic.Int64
+	// TreeParses counts the files parsed with tree-sitter: none under the no-AST policy.
+	TreeParses atomic.Int64
 }
 
 // CountWork makes the loader add the time of every read and parse to w.
@@ -238,6 +245,9 @@ func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
 	}
 	if l.noAST {
 		return scriptTextFragment(f, data)
+	}
+	if l.work != nil {
+		l.work.TreeParses.Add(1)
 	}
 	switch f.Format {
 	case PyFile:
@@ -380,7 +390,7 @@ func Validate(ctx context.Context, d *project.Descriptor, policy string, limit i
 	list.AddAll(inv.Problems)
 	check := NewChecker(d)
 	c := Counts{Files: len(inv.Files)}
-	err = NewLoader(d, policy).Each(ctx, inv.Files, func(p Parsed) error {
+	err = NewLoader(d, policy).WithFiles(inv.Files).Each(ctx, inv.Files, func(p Parsed) error {
 		list.AddAll(p.Fragment.Problems)
 		check.Add(p.Fragment)
 		c.Nodes += len(p.Fragment.Nodes)

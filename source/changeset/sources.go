@@ -77,7 +77,7 @@ func (c *Cache) Load(ctx context.Context, d *project.Descriptor, policy string) 
 
 func parse(ctx context.Context, d *project.Descriptor, policy string, inv *source.Inventory) (*Sources, error) {
 	s := &Sources{d: d, policy: policy, inv: inv, frags: map[string]*graph.Fragment{}, nodes: map[string]nodeAt{}}
-	err := source.NewLoader(d, policy).Each(ctx, inv.Files, func(p source.Parsed) error {
+	err := source.NewLoader(d, policy).WithFiles(inv.Files).Each(ctx, inv.Files, func(p source.Parsed) error {
 		s.order = append(s.order, p.File.Path)
 		s.frags[p.File.Path] = p.Fragment
 		for i := range p.Fragment.Nodes {

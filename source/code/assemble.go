@@ -113,7 +113,11 @@ func FileFragment(in File) *graph.Fragment {
 func NewScope(fileID string, f *Facts, layout Layout, module func(spec string) []string) (*Scope, []string) {
 	s := &Scope{File: fileID, Decls: map[string]bool{}, Names: map[string][]Binding{}, Layout: layout}
 	for i := range f.Decls {
-		s.Decls[f.Decls[i].Qual()] = true
+		// A test is no name of the module's (a describe block is named by its title, which
+		// often is the name of what it imports).
+		if !f.Decls[i].Test {
+			s.Decls[f.Decls[i].Qual()] = true
+		}
 	}
 	var imported []string
 	for _, imp := range f.Imports {

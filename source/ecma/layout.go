@@ -56,6 +56,7 @@ type Layout struct {
 	packages map[string]pkg // package name -> its folder and entries
 	names    []string       // package names, longest first
 	exports  map[string][]code.Import
+	scripts  map[string]bool // the project's script files, where a package's entry is looked for
 }
 
 type pkg struct {
@@ -63,16 +64,26 @@ type pkg struct {
 	entries map[string][]string // subpath ("." or "./x") -> files as written, relative to dir
 }
 
-// Affects reports whether a change to the file at rel may change a Layout.
+// Affects reports whether a change to the file at rel may change a Layout: a package.json,
+// or an index file (a package's entry is looked for among the files, and is almost always
+// one).
 func Affects(rel string) bool {
 	base := path.Base(rel)
 	return base == "package.json" || strings.HasPrefix(base, "index.") && Language(rel) != ""
 }
 
-// NewLayout reads the layout: manifests are the project's package.json files, indexes its
-// index.* script files; read returns a file's bytes (nil when it cannot be read).
-func NewLayout(ctx context.Context, manifests, indexes []string, read func(rel string) []byte) *Layout {
-	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}}
+// NewLayout reads the layout: manifests are the project's package.json files, scripts its
+// TypeScript and JavaScript files; read returns a file's bytes (nil when it cannot be read).
+// The index files among scripts are read for what they export again.
+func NewLayout(ctx context.Context, manifests, scripts []string, read func(rel string) []byte) *Layout {
+	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}, scripts: map[string]bool{}}
+	var indexes []string
+	for _, f := range scripts {
+		l.scripts[f] = true
+		if Affects(f) {
+			indexes = append(indexes, f)
+		}
+	}
 	for _, m := range manifests {
 		var manifest struct {
 			Name    string          `json:"name"`
@@ -195,7 +206,10 @@ func candidates(p string) []string {
 	return out
 }
 
-// Module returns the candidate files of a module specifier imported by the file at rel.
+// Module returns the candidate files of a module specifier imported by the file at rel: for a
+// relative one each file it may be, for a workspace package's the file its entry is (its
+// package.json's exports, types, module or main, built output mapped back to src/, else
+// src/index or index).
 func (l *Layout) Module(rel, spec string) []string {
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
 		return candidates(path.Join(path.Dir(rel), spec))
@@ -206,21 +220,32 @@ func (l *Layout) Module(rel, spec string) []string {
 		}
 		p := l.packages[name]
 		sub := "." + strings.TrimPrefix(spec, name)
-		var out []string
 		for _, e := range p.entries[sub] {
-			out = append(out, sourceOf(path.Join(p.dir, e))...)
+			if f := l.first(sourceOf(path.Join(p.dir, e))); f != "" {
+				return []string{f}
+			}
 		}
-		if sub == "." {
-			out = append(out, candidates(path.Join(p.dir, "src/index"))...)
-			out = append(out, candidates(path.Join(p.dir, "index"))...)
-		} else {
-			out = append(out, candidates(path.Join(p.dir, "src", sub))...)
-			out = append(out, candidates(path.Join(p.dir, sub))...)
+		conventional := candidates(path.Join(p.dir, "src/index"))
+		conventional = append(conventional, candidates(path.Join(p.dir, "index"))...)
+		if sub != "." {
+			conventional = append(candidates(path.Join(p.dir, "src", sub)), candidates(path.Join(p.dir, sub))...)
 		}
-		slices.Sort(out)
-		return slices.Compact(out)
+		if f := l.first(conventional); f != "" {
+			return []string{f}
+		}
+		return nil
 	}
 	return nil
+}
+
+// first is the first of files the project has, or "".
+func (l *Layout) first(files []string) string {
+	for _, f := range files {
+		if l.scripts[f] {
+			return f
+		}
+	}
+	return ""
 }
 
 // sourceOf maps a package entry, often built output (dist/index.js, dist/index.d.ts), to

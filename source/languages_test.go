@@ -1,0 +1,310 @@
+package source_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/project"
+)
+
+// loadedGraph is a project's graph as a build sees it: every node, and the relations the
+// adapters' candidates resolve to (both ends exist).
+type loadedGraph struct {
+	nodes map[string]graph.Node
+	edges map[graph.Edge]bool
+	work  *source.Work
+}
+
+func loadGraph(t *testing.T, files map[string]string, policy string) *loadedGraph {
+	t.Helper()
+	root := t.TempDir()
+	files["docforge.toml"] = fixture.GoModuleDescriptor("langs", false)
+	fixture.WriteTree(t, root, files)
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("load descriptor: %v %v", err, probs)
+	}
+	inv, err := source.Scan(context.Background(), d)
+	must(t, err)
+	g := &loadedGraph{nodes: map[string]graph.Node{}, edges: map[graph.Edge]bool{}, work: &source.Work{}}
+	var refs []graph.Edge
+	err = source.NewLoader(d, policy).CountWork(g.work).WithFiles(inv.Files).Each(context.Background(), inv.Files, func(p source.Parsed) error {
+		for _, pr := range p.Fragment.Problems {
+			t.Errorf("problem: %s", pr)
+		}
+		for _, n := range p.Fragment.Nodes {
+			if _, dup := g.nodes[n.ID]; dup {
+				t.Errorf("duplicate node %s", n.ID)
+			}
+			g.nodes[n.ID] = n
+		}
+		refs = append(refs, p.Fragment.Refs...)
+		return nil
+	})
+	must(t, err)
+	for _, e := range graph.ResolveRefs(refs, func(id string) bool { _, ok := g.nodes[id]; return ok }, func(string) bool { return true }) {
+		g.edges[e] = true
+	}
+	return g
+}
+
+func (g *loadedGraph) wantNode(t *testing.T, id, kind, title, doc string) {
+	t.Helper()
+	n, ok := g.nodes[id]
+	if !ok {
+		t.Errorf("no node %s; have %s", id, strings.Join(slices.Sorted(maps.Keys(g.nodes)), ", "))
+		return
+	}
+	if n.Kind != kind || title != "" && n.Title != title || doc != "" && n.Body != doc {
+		t.Errorf("node %s: kind %q title %q doc %q; want kind %q title %q doc %q", id, n.Kind, n.Title, n.Body, kind, title, doc)
+	}
+}
+
+func (g *loadedGraph) wantEdge(t *testing.T, source, rel, target string, want bool) {
+	t.Helper()
+	if got := g.edges[graph.Edge{Source: source, Relation: rel, Target: target}]; got != want {
+		t.Errorf("edge %s %s %s: %v, want %v", source, rel, target, got, want)
+	}
+}
+
+// A Python project with every node kind and relation the adapter makes: a package with a
+// relative import, an absolute package import through a re-exporting __init__.py, a
+// module-level constant, variable and type alias, docstrings, methods called through self
+// and through a local of a known class, an ambiguous call left out, and pytest's tests.
+func TestPythonAdapterGraph(t *testing.T) {
+	g := loadGraph(t, map[string]string{
+		"src/shop/__init__.py": "from .orders import Order\n",
+		"src/shop/orders.py": `"""Orders and their totals."""
+from .money import add, Money
+
+TAX_RATE = 0.2
+registry = {}
+Amount = int | float
+
+
+class Order:
+    """An order of lines."""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def total(self) -> Money:
+        """Sum the lines."""
+        return add(self.subtotal(), self.tax())
+
+    def subtotal(self):
+        return sum(self.lines)
+
+    def tax(self):
+        return self.subtotal() * TAX_RATE
+
+    def ship(self, carrier):
+        carrier.send(self)  # carrier's class is unknown: ambiguous, left out
+`,
+		"src/shop/money.py": "class Money(float):\n    pass\n\n\ndef add(a, b):\n    return Money(a + b)\n",
+		"tests/test_orders.py": `from shop import Order
+from shop.money import add
+
+
+def test_total():
+    order = Order([1, 2])
+    assert order.total() == 3.6
+
+
+class TestAdd:
+    def test_add(self):
+        assert add(1, 2) == 3
+`,
+	}, golang.PolicyAST)
+	const orders = "py:src/shop/orders.py"
+	g.wantNode(t, orders, "file", "orders.py", "Orders and their totals.")
+	g.wantNode(t, orders+"/Order", "class", "class Order", "An order of lines.")
+	g.wantNode(t, orders+"/Order.total", "method", "def total(self) -> Money", "Sum the lines.")
+	g.wantNode(t, orders+"/TAX_RATE", "const", "", "")
+	g.wantNode(t, orders+"/registry", "var", "", "")
+	g.wantNode(t, orders+"/Amount", "var", "", "")
+	g.wantNode(t, "py:src/shop/money.py/add", "func", "def add(a, b)", "")
+	g.wantNode(t, "py:tests/test_orders.py/test_total", "func", "", "")
+	g.wantNode(t, "py:tests/test_orders.py/TestAdd.test_add", "method", "", "")
+	if caps := g.nodes["py:tests/test_orders.py/test_total"].Capabilities; !slices.Contains(caps, "test") {
+		t.Errorf("test_total capabilities %v lack test", caps)
+	}
+	if caps := g.nodes[orders+"/Order.ship"].Capabilities; !slices.Contains(caps, "ambiguous_calls") {
+		t.Errorf("Order.ship capabilities %v lack ambiguous_calls", caps)
+	}
+	g.wantEdge(t, orders, "defines", orders+"/Order.total", true)
+	g.wantEdge(t, orders, "imports", "py:src/shop/money.py", true)                       // relative
+	g.wantEdge(t, "py:tests/test_orders.py", "imports", "py:src/shop/__init__.py", true) // absolute, through src/
+	g.wantEdge(t, orders+"/Order.total", "calls", "py:src/shop/money.py/add", true)      // an imported function
+	g.wantEdge(t, orders+"/Order.total", "calls", orders+"/Order.subtotal", true)        // through self
+	g.wantEdge(t, orders+"/Order.tax", "depends_on", orders+"/TAX_RATE", false)          // a use inside a body is no reference
+	g.wantEdge(t, orders+"/Order.total", "depends_on", "py:src/shop/money.py/Money", true)
+	// The test reaches Order through the package's re-export, and Order.total through a local.
+	g.wantEdge(t, "py:tests/test_orders.py/test_total", "calls", orders+"/Order", true)
+	g.wantEdge(t, orders+"/Order.total", "tested_by", "py:tests/test_orders.py/test_total", true)
+	g.wantEdge(t, "py:src/shop/money.py/add", "tested_by", "py:tests/test_orders.py/TestAdd.test_add", true)
+	for e := range g.edges {
+		if e.Source == orders+"/Order.ship" && e.Relation == "calls" {
+			t.Errorf("an ambiguous call was guessed: %v", e)
+		}
+	}
+}
+
+// A TypeScript workspace: a package imported by name through its package.json and its
+// barrel's export *, a relative import written with .js, every declaration kind, JSDoc, and
+// describe/it blocks of a test file.
+func TestTypeScriptAdapterGraph(t *testing.T) {
+	g := loadGraph(t, map[string]string{
+		"packages/core/package.json": `{"name": "@acme/core", "exports": {".": {"import": "./dist/index.js", "types": "./dist/index.d.ts"}}}`,
+		"packages/core/src/index.ts": "export * from './store.js';\nexport { helper as assist } from './util.js';\n",
+		"packages/core/src/util.ts":  "export function helper(): number { return 1; }\n",
+		"packages/core/src/store.ts": `import { helper } from './util.js';
+
+/** Options of a store. */
+export interface StoreOptions { capacity: number; open(): void }
+export type Key = string;
+export enum Mode { Read, Write }
+export const DEFAULT_CAPACITY = 16;
+
+/** A bounded store. */
+export class Store {
+  constructor(private options: StoreOptions) {}
+  /** Put a value. */
+  put(key: Key, value: unknown): void { this.evict(); helper(); }
+  private evict(): void {}
+  drop(other) { other.clear(); }
+}
+
+export const makeStore = (o: StoreOptions) => new Store(o);
+`,
+		"packages/app/src/main.tsx": `import { Store, assist } from '@acme/core';
+export function App() { const s = new Store({capacity: 1, open() {}}); s.put('k', 1); assist(); return <div/>; }
+`,
+		"packages/core/test/store.test.ts": `import { Store } from '../src/store.js';
+describe('Store', () => {
+  it('puts', () => { const s = new Store({capacity: 1, open() {}}); s.put('a', 1); });
+  it('puts', () => {});
+});
+`,
+	}, golang.PolicyAST)
+	const store = "ts:packages/core/src/store.ts"
+	g.wantNode(t, store+"/StoreOptions", "interface", "", "Options of a store.")
+	g.wantNode(t, store+"/StoreOptions.open", "method", "", "")
+	g.wantNode(t, store+"/Key", "type", "", "")
+	g.wantNode(t, store+"/Mode", "type", "", "")
+	g.wantNode(t, store+"/DEFAULT_CAPACITY", "const", "", "")
+	g.wantNode(t, store+"/Store", "class", "export class Store", "A bounded store.")
+	g.wantNode(t, store+"/Store.put", "method", "put(key: Key, value: unknown): void", "Put a value.")
+	g.wantNode(t, store+"/makeStore", "func", "", "")
+	g.wantNode(t, "ts:packages/app/src/main.tsx/App", "func", "", "")
+	g.wantNode(t, "ts:packages/core/test/store.test.ts/Store", "func", `describe("Store")`, "")
+	g.wantNode(t, "ts:packages/core/test/store.test.ts/Store.puts", "func", `it("puts")`, "")
+	g.wantNode(t, "ts:packages/core/test/store.test.ts/Store.puts_2", "func", `it("puts")`, "")
+	g.wantEdge(t, store, "imports", "ts:packages/core/src/util.ts", true) // ./util.js is util.ts
+	g.wantEdge(t, store+"/Store.put", "calls", store+"/Store.evict", true)
+	g.wantEdge(t, store+"/Store.put", "calls", "ts:packages/core/src/util.ts/helper", true)
+	g.wantEdge(t, store+"/makeStore", "calls", store+"/Store", true)
+	g.wantEdge(t, store+"/Store.put", "depends_on", store+"/Key", true)
+	// A package import through package.json's exports (dist mapped back to src) and the
+	// barrel's export * and renamed export.
+	g.wantEdge(t, "ts:packages/app/src/main.tsx", "imports", "ts:packages/core/src/index.ts", true)
+	g.wantEdge(t, "ts:packages/app/src/main.tsx/App", "calls", store+"/Store.put", true)
+	g.wantEdge(t, "ts:packages/app/src/main.tsx/App", "calls", "ts:packages/core/src/util.ts/helper", true)
+	g.wantEdge(t, store+"/Store.put", "tested_by", "ts:packages/core/test/store.test.ts/Store.puts", true)
+	if caps := g.nodes[store+"/Store.drop"].Capabilities; !slices.Contains(caps, "ambiguous_calls") {
+		t.Errorf("Store.drop capabilities %v lack ambiguous_calls", caps)
+	}
+}
+
+// JavaScript in its three module styles: CommonJS require and module.exports, ES modules,
+// JSX, and a tap-style test under test/.
+func TestJavaScriptAdapterGraph(t *testing.T) {
+	g := loadGraph(t, map[string]string{
+		"lib/parse.js":       "'use strict';\n/** Parse a line. */\nfunction parse(line) { return split(line); }\nfunction split(s) { return s.split(' '); }\nmodule.exports = { parse };\n",
+		"lib/index.js":       "const { parse } = require('./parse');\nconst util = require('./util.cjs');\nexports.run = function (x) { return util.twice(parse(x)); };\n",
+		"lib/util.cjs":       "exports.twice = function twice(x) { return [x, x]; };\n",
+		"web/view.jsx":       "import { parse } from '../lib/parse.js';\nexport default function View({ line }) { return <p>{parse(line)}</p>; }\n",
+		"test/parse.test.js": "const test = require('node:test');\nconst { parse } = require('../lib/parse');\ntest('parses a line', () => { parse('a b'); });\n",
+	}, golang.PolicyAST)
+	g.wantNode(t, "js:lib/parse.js/parse", "func", "", "Parse a line.")
+	g.wantNode(t, "js:lib/index.js/run", "func", "", "")
+	g.wantNode(t, "js:lib/util.cjs/twice", "func", "", "")
+	g.wantNode(t, "js:web/view.jsx/View", "func", "", "")
+	g.wantNode(t, "js:test/parse.test.js/parses_a_line", "func", `test("parses a line")`, "")
+	g.wantEdge(t, "js:lib/parse.js/parse", "calls", "js:lib/parse.js/split", true)
+	g.wantEdge(t, "js:lib/index.js/run", "calls", "js:lib/parse.js/parse", true)
+	g.wantEdge(t, "js:lib/index.js/run", "calls", "js:lib/util.cjs/twice", true)
+	g.wantEdge(t, "js:web/view.jsx", "imports", "js:lib/parse.js", true)
+	g.wantEdge(t, "js:lib/parse.js/parse", "tested_by", "js:test/parse.test.js/parses_a_line", true)
+}
+
+// Under the no-AST policy no parser runs: a Python, TypeScript or JavaScript file is one file
+// node whose text is searchable, with no declaration; text files are as under AST.
+func TestNoASTReadsScriptsAsText(t *testing.T) {
+	files := func() map[string]string {
+		return map[string]string{
+			"app.py":        "def handler():\n    return 1\n",
+			"web/app.ts":    "export function handler(): number { return 1; }\n",
+			"web/app.js":    "function handler() { return 1; }\n",
+			"deploy/ci.yml": "steps:\n  - run: make test\n",
+		}
+	}
+	ast := loadGraph(t, files(), golang.PolicyAST)
+	if ast.work.TreeParses.Load() != 3 {
+		t.Errorf("AST policy: %d parses, want 3", ast.work.TreeParses.Load())
+	}
+	g := loadGraph(t, files(), golang.PolicyNoAST)
+	if n := g.work.TreeParses.Load(); n != 0 {
+		t.Errorf("no-AST policy: %d tree-sitter parses", n)
+	}
+	want := []string{"file:deploy/ci.yml", "js:web/app.js", "py:app.py", "ts:web/app.ts"}
+	if got := slices.Sorted(maps.Keys(g.nodes)); !slices.Equal(got, want) {
+		t.Errorf("no-AST nodes %v, want %v", got, want)
+	}
+	if terms := g.nodes["py:app.py"].CodeTerms; !strings.Contains(terms, "handler") {
+		t.Errorf("no-AST py:app.py terms %q lack handler", terms)
+	}
+	if n := g.nodes["file:deploy/ci.yml"]; n.Language != "yaml" || !strings.Contains(n.CodeTerms, "make") || n.EndLine != 2 {
+		t.Errorf("text node %+v", n.Record)
+	}
+}
+
+// Text files under a code root: binary, oversized and lock files are skipped; testdata and
+// _-prefixed folders, which the go tool ignores, are walked for text (their Go files too).
+func TestTextFilesUnderCodeRoots(t *testing.T) {
+	g := loadGraph(t, map[string]string{
+		"go.mod":                    "module example.com/t\n",
+		"t.go":                      "package t\n",
+		"testdata/case.txtar":       "-- a.txt --\nhello\n",
+		"testdata/fixture.go":       "package broken {\n",
+		"Dockerfile":                "FROM scratch\n",
+		"logo.bin":                  "\x00\x01\x02",
+		"blob.txt":                  "a\x00b",
+		"big.json":                  strings.Repeat("x", source.MaxTextFileBytes+1),
+		"package-lock.json":         "{}",
+		"node_modules/dep/index.js": "module.exports = 1;\n",
+		"dist/bundle.js":            "var a = 1;\n",
+	}, golang.PolicyAST)
+	for _, id := range []string{"file:testdata/case.txtar", "file:testdata/fixture.go", "file:Dockerfile", "go:example.com/t/t.go"} {
+		if _, ok := g.nodes[id]; !ok {
+			t.Errorf("no node %s", id)
+		}
+	}
+	for id := range g.nodes {
+		for _, gone := range []string{"logo.bin", "blob.txt", "big.json", "package-lock.json", "node_modules", "dist/"} {
+			if strings.Contains(id, gone) {
+				t.Errorf("node %s should have been skipped", id)
+			}
+		}
+	}
+	if l := g.nodes["file:Dockerfile"].Language; l != "dockerfile" {
+		t.Errorf("Dockerfile language %q", l)
+	}
+}
