@@ -1,0 +1,99 @@
+package index_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/index"
+)
+
+// Edits in Python, TypeScript and JavaScript that make a call's target appear, move and go,
+// add and remove tests, and change what a package exports again: after each, the index a sync
+// publishes equals a cold build's, whether the sync built a delta or (for a layout file: an
+// __init__.py, a package.json, an index file) a new base.
+func TestScriptEditsIncrementalMatchesCold(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml":           fixture.GoModuleDescriptor("scripts", false),
+		"py/shop/__init__.py":     "from .orders import Order\n",
+		"py/shop/orders.py":       "class Order:\n    def total(self):\n        return price()\n",
+		"py/tests/test_orders.py": "from shop import Order\n\ndef test_total():\n    Order().total()\n",
+		"ts/core/package.json":    `{"name": "core", "main": "src/index.ts"}`,
+		"ts/core/src/index.ts":    "export * from './store.js';\n",
+		"ts/core/src/store.ts":    "export class Store { put(): void { evict(); } }\n",
+		"ts/app/main.ts":          "import { Store } from 'core';\nexport function run() { new Store().put(); }\n",
+		"js/lib.js":               "function parse(s) { return s; }\nmodule.exports = { parse };\n",
+		"js/test/lib.test.js":     "const { parse } = require('../lib');\ntest('parses', () => parse('x'));\n",
+		"notes/ci.yml":            "steps: []\n",
+	})
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	steps := []struct {
+		name  string
+		edit  func()
+		build string
+	}{
+		{"define the Python function a method calls", func() {
+			write(t, d, "py/shop/prices.py", "def price():\n    return 1\n")
+			replaceIn(t, d, "py/shop/orders.py", "class Order:", "from .prices import price\n\n\nclass Order:")
+		}, index.BuildIncremental},
+		{"export it from the package", func() {
+			write(t, d, "py/shop/__init__.py", "from .orders import Order\nfrom .prices import price\n")
+		}, index.BuildCold},
+		{"a second test", func() {
+			write(t, d, "py/tests/test_prices.py", "from shop import price\n\nclass TestPrice:\n    def test_price(self):\n        price()\n")
+		}, index.BuildIncremental},
+		{"remove the module the method imports", func() { must(t, os.Remove(filepath.Join(root, "py/shop/prices.py"))) }, index.BuildIncremental},
+		{"define the TypeScript function a method calls", func() {
+			write(t, d, "ts/core/src/evict.ts", "export function evict(): void {}\n")
+			replaceIn(t, d, "ts/core/src/store.ts", "export class", "import { evict } from './evict.js';\nexport class")
+		}, index.BuildIncremental},
+		{"rename the class the app imports", func() {
+			replaceIn(t, d, "ts/core/src/store.ts", "class Store", "class Shelf")
+		}, index.BuildIncremental},
+		{"export a second module from the barrel", func() {
+			write(t, d, "ts/core/src/shelf.ts", "export class Store { put(): void {} }\n")
+			write(t, d, "ts/core/src/index.ts", "export * from './store.js';\nexport * from './shelf.js';\n")
+		}, index.BuildCold},
+		{"a JavaScript test of a new function", func() {
+			replaceIn(t, d, "js/lib.js", "module.exports = { parse };", "function split(s) { return [s]; }\nmodule.exports = { parse, split };")
+			write(t, d, "js/test/split.test.js", "const { split } = require('../lib');\ndescribe('split', () => { it('splits', () => split('a')); });\n")
+		}, index.BuildIncremental},
+		{"edit a text file", func() { write(t, d, "notes/ci.yml", "steps:\n  - run: make\n") }, index.BuildIncremental},
+	}
+	for _, step := range steps {
+		step.edit()
+		res, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+		if res.Build != step.build {
+			t.Errorf("%s: build %s, want %s", step.name, res.Build, step.build)
+		}
+		inc := dump(t, d, "")
+		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+		must(t, err)
+		if cold := dump(t, d, ""); cold != inc {
+			t.Fatalf("%s: the published and cold indexes differ:\n%s", step.name, firstDiff(inc, cold))
+		}
+	}
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	for _, e := range []struct {
+		src, rel, dst string
+		want          bool
+	}{
+		{"py:py/shop/orders.py/Order.total", "tested_by", "py:py/tests/test_orders.py/test_total", true},
+		{"ts:ts/app/main.ts/run", "calls", "ts:ts/core/src/shelf.ts/Store.put", true},
+		{"ts:ts/core/src/store.ts/Shelf.put", "calls", "ts:ts/core/src/evict.ts/evict", true},
+		{"js:js/lib.js/split", "tested_by", "js:js/test/split.test.js/split.splits", true},
+	} {
+		if got := hasEdge(t, snap, e.src, e.rel, e.dst); got != e.want {
+			t.Errorf("edge %s %s %s = %v, want %v", e.src, e.rel, e.dst, got, e.want)
+		}
+	}
+}
