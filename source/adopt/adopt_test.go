@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/adopt"
@@ -163,5 +164,117 @@ func TestHugoThemeAdopts(t *testing.T) {
 	if strings.Contains(got, "archetypes") || strings.Contains(got, ": error ") || strings.Contains(text, "archetypes]") ||
 		!strings.Contains(got, "edge examplesite/content/basics relates_to examplesite/content/basics/requirements") {
 		t.Errorf("graph:\n%s\ndescriptor:\n%s", got, text)
+	}
+}
+
+// Three code layouts as their ecosystems lay them out: a Python package under src/ with tests
+// beside it, a TypeScript monorepo of npm workspaces, a CommonJS library. init finds each
+// language, declares the code root, and the graph it proposes relates the code across files
+// and packages, without a file being edited.
+func TestCodeLayoutsAdopt(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		langs map[string]adopt.LanguageFiles
+		edges []string
+	}{
+		{"python src layout", map[string]string{
+			"pyproject.toml":           "[project]\nname = \"tally\"\n[tool.setuptools.packages.find]\nwhere = [\"src\"]\n",
+			"README.md":                "# Tally\nCounts things with `Counter.add`.\n",
+			"src/tally/__init__.py":    "\"\"\"Tally counts.\"\"\"\nfrom tally.counter import Counter\n",
+			"src/tally/counter.py":     "class Counter:\n    def add(self, n):\n        self.total = _clamp(n)\n\n\ndef _clamp(n):\n    return max(n, 0)\n",
+			"tests/conftest.py":        "import pytest\n",
+			"tests/test_counter.py":    "from tally import Counter\n\n\ndef test_add():\n    c = Counter()\n    c.add(1)\n",
+			"docs/index.md":            "# Docs\n",
+			"scripts/release.sh":       "#!/bin/sh\necho release\n",
+			"src/tally/py.typed":       "",
+			"src/tally/data/table.csv": "a,b\n1,2\n",
+		}, map[string]adopt.LanguageFiles{"python": {Files: 4, Tests: 2}}, []string{
+			"py:src/tally/counter.py/Counter.add calls py:src/tally/counter.py/_clamp",
+			"py:src/tally/counter.py/Counter.add tested_by py:tests/test_counter.py/test_add",
+			"py:tests/test_counter.py imports py:src/tally/__init__.py",
+		}},
+		{"typescript workspaces", map[string]string{
+			"package.json":                       `{"private": true, "workspaces": ["packages/*"]}`,
+			"tsconfig.json":                      `{"compilerOptions": {"strict": true}}`,
+			"packages/proto/package.json":        `{"name": "@w/proto", "type": "module", "exports": {".": "./dist/index.js"}}`,
+			"packages/proto/src/index.ts":        "export * from './frame.js';\n",
+			"packages/proto/src/frame.ts":        "/** A frame. */\nexport interface Frame { id: number }\nexport function encode(f: Frame): string { return String(f.id); }\n",
+			"packages/client/package.json":       `{"name": "@w/client", "main": "./dist/client.js"}`,
+			"packages/client/src/client.ts":      "import { encode, type Frame } from '@w/proto';\nexport class Client { send(f: Frame) { return encode(f); } }\n",
+			"packages/client/src/client.spec.ts": "import { Client } from './client.js';\ndescribe('Client', () => { it('sends', () => { new Client().send({ id: 1 }); }); });\n",
+		}, map[string]adopt.LanguageFiles{"typescript": {Files: 4, Tests: 1}}, []string{
+			"ts:packages/client/src/client.ts imports ts:packages/proto/src/index.ts",
+			"ts:packages/client/src/client.ts/Client.send calls ts:packages/proto/src/frame.ts/encode",
+			"ts:packages/client/src/client.ts/Client.send depends_on ts:packages/proto/src/frame.ts/Frame",
+			"ts:packages/client/src/client.ts/Client.send tested_by ts:packages/client/src/client.spec.ts/Client.sends",
+		}},
+		{"commonjs library", map[string]string{
+			"package.json":             `{"name": "left", "main": "index.js", "scripts": {"test": "tap"}}`,
+			"index.js":                 "'use strict';\nconst pad = require('./lib/pad');\nmodule.exports = function left(s, n) { return pad(s, n, ' '); };\n",
+			"lib/pad.js":               "/** Pad s to n with c. */\nfunction pad(s, n, c) { return c.repeat(n) + s; }\nmodule.exports = pad;\n",
+			"test/left.test.js":        "const t = require('tap');\nconst left = require('..');\nt.test('pads', (t) => { left('a', 2); t.end(); });\n",
+			".github/workflows/ci.yml": "on: push\n",
+		}, map[string]adopt.LanguageFiles{"javascript": {Files: 3, Tests: 1}}, []string{
+			"js:index.js imports js:lib/pad.js",
+			"js:index.js/default calls js:lib/pad.js/default",
+			"js:lib/pad.js/default depends_on js:lib/pad.js/pad",
+			"js:test/left.test.js imports js:index.js", // require('..'): the folder's index
+			"js:index.js/default tested_by js:test/left.test.js/pads",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			fixture.WriteTree(t, root, c.files)
+			s, err := adopt.Take(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.CodeRoots, []string{"."}) || len(s.Languages) != len(c.langs) {
+				t.Fatalf("survey: code roots %v, languages %v", s.CodeRoots, s.Languages)
+			}
+			for lang, want := range c.langs {
+				if got := s.Languages[lang]; got == nil || *got != want {
+					t.Errorf("%s: %+v, want %+v", lang, got, want)
+				}
+			}
+			desc := s.Descriptor("layout", "Layout")
+			if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d, probs, err := project.Load(root)
+			if err != nil || d == nil {
+				t.Fatalf("descriptor: %v %v\n%s", err, probs, desc)
+			}
+			v, err := source.Validate(context.Background(), d, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if errs := problem.Errors(v.Problems); len(errs) > 0 {
+				t.Fatalf("errors: %v", errs)
+			}
+			nodes := map[string]bool{}
+			var refs []graph.Edge
+			err = source.NewLoader(d, "").WithFiles(v.Inventory.Files).Each(context.Background(), v.Inventory.Files, func(p source.Parsed) error {
+				for _, n := range p.Fragment.Nodes {
+					nodes[n.ID] = true
+				}
+				refs = append(refs, p.Fragment.Refs...)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, e := range graph.ResolveRefs(refs, func(id string) bool { return nodes[id] }, d.HasRelation) {
+				got[e.Source+" "+e.Relation+" "+e.Target] = true
+			}
+			for _, e := range c.edges {
+				if !got[e] {
+					t.Errorf("no edge %s", e)
+				}
+			}
+		})
 	}
 }

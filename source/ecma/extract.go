@@ -84,6 +84,8 @@ func (x *extractor) statement(n, outer *treesit.Node, exported bool) {
 			switch c.Type() {
 			case "class", "function_expression", "arrow_function", "function":
 				x.function(c, n, "default", "", true)
+			case "identifier":
+				x.alias(n, "default", x.t.Text(c))
 			}
 		})
 	case "function_declaration", "generator_function_declaration", "function_signature":
@@ -205,17 +207,32 @@ func (x *extractor) expression(n *treesit.Node) {
 				x.function(right, n, local, "", true)
 			case "class":
 				x.class(right, n, true)
+			case "identifier":
+				x.alias(n, local, x.t.Text(right))
 			}
 		}
 	}
 }
 
+// alias records an export of a local name under another (export default pad;
+// module.exports = pad): a node of the exported name that depends on the local one, so that
+// an import of the exported name reaches it.
+func (x *extractor) alias(n *treesit.Node, exported, local string) {
+	if exported == local {
+		return
+	}
+	d := code.Decl{Kind: code.KindVar, Name: exported, Exported: true, Uses: []string{local}}
+	x.finish(&d, n, n, nil)
+}
+
 // isTestCall reports whether a callee is a test runner's block: describe, it, test, suite,
-// context, with .only, .skip, .each, .concurrent, .todo or .serial.
+// context, with .only, .skip, .each, .concurrent, .todo or .serial; tap's t.test.
 func isTestCall(fn string) bool {
 	head, mod, dotted := strings.Cut(fn, ".")
 	switch head {
 	case "describe", "it", "test", "suite", "context":
+	case "t", "tap": // tap's t.test and tap.test
+		return mod == "test"
 	default:
 		return false
 	}

@@ -197,11 +197,13 @@ func candidates(p string) []string {
 	case ".ts", ".tsx", ".mts", ".cts", ".json":
 		return []string{p}
 	}
-	for _, e := range scriptExts() {
-		out = append(out, p+e)
+	if p != "." && p != ".." && !strings.HasSuffix(p, "/..") {
+		for _, e := range scriptExts() {
+			out = append(out, p+e)
+		}
 	}
 	for _, e := range scriptExts() {
-		out = append(out, p+"/index"+e)
+		out = append(out, path.Join(p, "index"+e))
 	}
 	return out
 }
