@@ -132,7 +132,9 @@ generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 # official TypeScript SDK, installed from the npm registry as package-lock.json pins it; the
 # browser tests drive Debian's Chromium; the fault suite checks out real git branches.
 TS_CLIENT := mcpbridge/testdata/ts-client
-test: fmt-check vet generate-check ui-check test-tools $(TS_CLIENT)/node_modules/.installed
+# The TypeScript and JavaScript adapter's oracle: TypeScript's own parser and the MCP SDK.
+ECMA_ORACLE := source/ecma/testdata/oracle
+test: fmt-check vet generate-check ui-check test-tools $(TS_CLIENT)/node_modules/.installed $(ECMA_ORACLE)/node_modules/.installed
 	$(GO) test -race -count=1 ./...
 
 test-tools:
@@ -140,9 +142,14 @@ test-tools:
 	@$(call apt_need,rg,ripgrep)
 	@$(call apt_need,git,git)
 	@$(call apt_need,gcc,gcc)
+	@$(call apt_need,python3,python3)
 
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $@
+
+$(ECMA_ORACLE)/node_modules/.installed: $(ECMA_ORACLE)/package.json $(ECMA_ORACLE)/package-lock.json
+	cd $(ECMA_ORACLE) && npm ci --no-audit --no-fund
 	touch $@
 
 vet:
@@ -206,4 +213,4 @@ eval-goroot: build
 	$(BIN)/docforge-eval --set cmd/docforge-eval/testdata/goroot-net-http.json --project $(EVAL_GOROOT) --out bench-out/eval-goroot.md $(EVAL_FLAGS)
 
 clean:
-	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(UI)/node_modules
+	rm -rf $(BIN) bench-out $(EXAMPLE)/.docforge $(TS_CLIENT)/node_modules $(ECMA_ORACLE)/node_modules $(UI)/node_modules

@@ -1,6 +1,7 @@
 package ecma
 
 import (
+	"cmp"
 	"context"
 	"path"
 	"slices"
@@ -37,7 +38,7 @@ func Extract(ctx context.Context, rel string, src []byte, test bool) (*code.Fact
 		return nil, err
 	}
 	defer tree.Close()
-	x := &extractor{t: tree, f: &code.Facts{}, test: test, tests: map[string]int{}}
+	x := &extractor{t: tree, f: &code.Facts{}, test: test, tests: map[string]int{}, signatures: map[string]int{}}
 	root := tree.Root()
 	if first := root.NamedChild(0); first != nil && first.Type() == "comment" {
 		if doc := jsdoc(tree.Text(first)); doc != "" && first.NextNamedSibling() != nil && first.NextNamedSibling().Type() != "comment" {
@@ -63,6 +64,9 @@ type extractor struct {
 	f     *code.Facts
 	test  bool
 	tests map[string]int // test block names used, to number repeats
+	// signatures are the functions and methods declared so far without a body (overloads,
+	// declarations), by qualified name: an implementation replaces them.
+	signatures map[string]int
 }
 
 // statement reads one top-level statement; outer spans it with its export keyword and doc.
@@ -89,9 +93,6 @@ func (x *extractor) statement(n, outer *treesit.Node, exported bool) {
 			}
 		})
 	case "function_declaration", "generator_function_declaration", "function_signature":
-		if n.Type() == "function_signature" {
-			return // an overload's signature: the implementation stands for it
-		}
 		x.function(n, outer, x.t.Text(n.ChildByFieldName("name")), "", exported)
 	case "class_declaration", "abstract_class_declaration", "class":
 		x.class(n, outer, exported)
@@ -103,6 +104,8 @@ func (x *extractor) statement(n, outer *treesit.Node, exported bool) {
 		x.variables(n, outer, exported)
 	case "expression_statement":
 		x.expression(n)
+	case "statement_block":
+		treesit.Children(n, func(c *treesit.Node) { x.statement(c, c, exported) })
 	case "ambient_declaration", "module", "internal_module":
 		// declare module / namespace: its declarations are the file's.
 		if body := n.ChildByFieldName("body"); body != nil {
@@ -340,7 +343,12 @@ func itoa(n int) string {
 }
 
 func (x *extractor) class(n, outer *treesit.Node, exported bool) {
-	name := x.t.Text(n.ChildByFieldName("name"))
+	x.namedClass(n, outer, x.t.Text(n.ChildByFieldName("name")), exported)
+}
+
+// namedClass records a class under name: its own, or the variable's a class expression is
+// assigned to; "default" for an anonymous default export.
+func (x *extractor) namedClass(n, outer *treesit.Node, name string, exported bool) {
 	if name == "" {
 		name = "default"
 	}
@@ -367,9 +375,6 @@ func (x *extractor) class(n, outer *treesit.Node, exported bool) {
 	treesit.Children(body, func(m *treesit.Node) {
 		switch m.Type() {
 		case "method_definition", "abstract_method_signature", "method_signature":
-			if m.Type() != "method_definition" && m.ChildByFieldName("body") == nil && hasImplementation(body, x.t.Text(m.ChildByFieldName("name")), x) {
-				return // an overload's signature
-			}
 			x.function(m, m, x.t.Text(m.ChildByFieldName("name")), name, true)
 		case "public_field_definition", "field_definition":
 			if v := m.ChildByFieldName("value"); v != nil && (v.Type() == "arrow_function" || v.Type() == "function_expression") {
@@ -383,21 +388,14 @@ func (x *extractor) class(n, outer *treesit.Node, exported bool) {
 	})
 }
 
-// hasImplementation reports whether a class body has a method of that name with a body.
-func hasImplementation(body *treesit.Node, name string, x *extractor) bool {
-	found := false
-	treesit.Children(body, func(m *treesit.Node) {
-		if m.Type() == "method_definition" && x.t.Text(m.ChildByFieldName("name")) == name && m.ChildByFieldName("body") != nil {
-			found = true
-		}
-	})
-	return found
-}
+// memberName is a member's name without the quotes, brackets or # its key is written with:
+// "x", [Symbol.iterator], #secret.
+func memberName(key string) string { return strings.Trim(key, "\"'`[]#") }
 
 // function records a function or method; n is the function node (its parameters and body),
 // outer the span of the declaration.
 func (x *extractor) function(n, outer *treesit.Node, name, class string, exported bool) {
-	name = strings.Trim(name, "\"'`[]#")
+	name = memberName(name)
 	if name == "" {
 		return
 	}
@@ -435,7 +433,7 @@ func (x *extractor) simple(kind string, n, outer *treesit.Node, exported bool, b
 		treesit.Children(body, func(m *treesit.Node) {
 			switch m.Type() {
 			case "method_signature", "property_signature":
-				mname := strings.Trim(x.t.Text(m.ChildByFieldName("name")), "\"'")
+				mname := memberName(x.t.Text(m.ChildByFieldName("name")))
 				if mname == "" {
 					return
 				}
@@ -472,7 +470,7 @@ func (x *extractor) variables(n, outer *treesit.Node, exported bool) {
 				x.function(value, span, name, "", exported)
 				return
 			case "class":
-				x.class(value, span, exported)
+				x.namedClass(value, span, name, exported)
 				return
 			case "call_expression":
 				if x.requireBinding(v) {
@@ -547,6 +545,20 @@ func (x *extractor) finish(d *code.Decl, head, outer, body *treesit.Node) {
 	d.Calls = slices.Compact(d.Calls)
 	slices.Sort(d.Uses)
 	d.Uses = slices.Compact(d.Uses)
+	if i, ok := x.signatures[d.Qual()]; ok {
+		// An overload's signature came first: the implementation stands for the function,
+		// from the first signature's line on.
+		d.Line = x.f.Decls[i].Line
+		d.Doc = cmp.Or(d.Doc, x.f.Decls[i].Doc)
+		x.f.Decls[i] = *d
+		if body != nil {
+			delete(x.signatures, d.Qual())
+		}
+		return
+	}
+	if body == nil && (d.Kind == code.KindFunc || d.Kind == code.KindMethod) && head.Type() != "method_signature" && head.Type() != "property_signature" {
+		x.signatures[d.Qual()] = len(x.f.Decls)
+	}
 	x.f.Decls = append(x.f.Decls, *d)
 }
 

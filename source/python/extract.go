@@ -83,19 +83,20 @@ func (x *extractor) statement(n, outer *treesit.Node, class string) {
 				x.add(code.Decl{Kind: code.KindType, Name: x.t.Text(name)}, n, n, nil)
 			}
 		}
-	case "if_statement", "try_statement", "with_statement", "else_clause", "elif_clause", "except_clause", "finally_clause", "block":
-		// Definitions under `if TYPE_CHECKING:`, `try: import x except ImportError:` and the
-		// like are the module's (or the class's) too.
+	case "if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
+		"else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause":
+		// Definitions under `if TYPE_CHECKING:`, `try: import x except ImportError:`, in a
+		// loop and the like are the module's (or the class's) too.
 		treesit.Children(n, func(c *treesit.Node) {
 			switch c.Type() {
-			case "block", "else_clause", "elif_clause", "except_clause", "finally_clause":
+			case "block", "else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause":
 				x.statement(c, c, class)
-			default:
-				if n.Type() == "block" {
-					x.statement(c, c, class)
-				}
 			}
 		})
+	case "block", "ERROR":
+		// A block's statements; an ERROR node holds the statements the parser recovered
+		// around a syntax error it could not place.
+		treesit.Children(n, func(c *treesit.Node) { x.statement(c, c, class) })
 	}
 }
 

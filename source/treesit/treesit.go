@@ -117,20 +117,27 @@ func (t *Tree) FirstError() (line, column int, msg string, ok bool) {
 	if !root.HasError() {
 		return 0, 0, "", false
 	}
+	// The innermost error first met: an ERROR node may span everything the parser could
+	// not place (the whole file, for a construct the grammar lacks), with the token it
+	// stumbled on in a smaller ERROR inside.
 	var found *Node
 	var walk func(n *Node) bool
 	walk = func(n *Node) bool {
-		if n.IsError() || n.IsMissing() {
+		if n.IsMissing() {
 			found = n
 			return true
 		}
-		if !n.HasError() {
+		if !n.HasError() && !n.IsError() {
 			return false
 		}
 		for i := range int(n.ChildCount()) {
 			if c := n.Child(i); c != nil && walk(c) {
 				return true
 			}
+		}
+		if n.IsError() {
+			found = n
+			return true
 		}
 		return false
 	}

@@ -1,0 +1,149 @@
+package python_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/python"
+)
+
+// The classes, functions and methods the adapter finds in the Python standard library are
+// exactly those Python's own parser (the ast module, run through python3) finds, file by file:
+// every module-level and class-level definition, through if, try, with and loop bodies. A
+// file the grammar fails on is reported, and such files must stay under one in 500.
+func TestDeclarationsMatchPythonsAST(t *testing.T) {
+	out, err := exec.Command("python3", "-c", `import sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
+	if err != nil {
+		t.Fatalf("python3 (make test installs Debian's python3): %v", err)
+	}
+	stdlib := strings.TrimSpace(string(out))
+	var files []string
+	err = filepath.WalkDir(stdlib, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == "site-packages" || e.Name() == "__pycache__") {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() && strings.HasSuffix(p, ".py") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 500 {
+		t.Fatalf("%s holds %d Python files; the standard library has hundreds", stdlib, len(files))
+	}
+	cmd := exec.Command("python3", "testdata/declarations.py")
+	cmd.Stdin = strings.NewReader(strings.Join(files, "\n") + "\n")
+	oracle, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("oracle: %v", err)
+	}
+	extracted := extractAll(t, files)
+	compared, differ := 0, 0
+	var gaps []string
+	sc := bufio.NewScanner(bytes.NewReader(oracle))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), "\t")
+		path, want := fields[0], fields[1:]
+		if slices.Equal(want, []string{"!error"}) {
+			continue // not Python 3.11 (a test fixture of bad syntax, lib2to3's Python 2 data)
+		}
+		facts := extracted[path]
+		if facts == nil {
+			t.Fatalf("%s was not extracted", path)
+		}
+		if facts.Error != nil {
+			// Valid Python the grammar cannot parse: tree-sitter-python fails on
+			// `(o.\n a) += v`, an augmented assignment to a parenthesized attribute.
+			gaps = append(gaps, path+": "+facts.Error.Message)
+			continue
+		}
+		var got []string
+		for _, d := range facts.Decls {
+			switch d.Kind {
+			case code.KindClass, code.KindFunc, code.KindMethod:
+				got = append(got, d.Qual())
+			}
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		compared++
+		if !slices.Equal(got, want) {
+			differ++
+			if differ <= 5 {
+				t.Errorf("%s:\n missing %v\n extra %v", path, minus(want, got), minus(got, want))
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d files differ", differ, compared)
+	}
+	// The grammar's gaps are counted, not compared: they must stay rare.
+	if len(gaps)*500 > compared {
+		t.Errorf("%d of %d files do not parse with tree-sitter though ast parses them: %v", len(gaps), compared, gaps)
+	}
+	for _, g := range gaps {
+		t.Logf("grammar gap: %s", g)
+	}
+	t.Logf("%d files of %s compared", compared, stdlib)
+}
+
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// extractAll extracts the files on every core.
+func extractAll(t *testing.T, files []string) map[string]*code.Facts {
+	out := make([]*code.Facts, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				src, err := os.ReadFile(files[i])
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				f, err := python.Extract(context.Background(), src, false)
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				out[i] = f
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	m := make(map[string]*code.Facts, len(files))
+	for i, f := range files {
+		m[f] = out[i]
+	}
+	return m
+}
