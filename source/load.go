@@ -251,14 +251,14 @@ func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
 	}
 	switch f.Format {
 	case PyFile:
-		facts, err := python.Extract(context.Background(), data, python.IsTestFile(rel))
+		facts, err := python.Extract(context.Background(), data, python.IsTestFile(rel), golang.DefaultLogicLimit)
 		if err != nil {
 			return unreadable(rel, err)
 		}
 		l.layouts()
 		return python.Fragment(rel, facts, l.python)
 	case TSFile, JSFile:
-		facts, err := ecma.Extract(context.Background(), rel, data, ecma.IsTestFile(rel))
+		facts, err := ecma.Extract(context.Background(), rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit)
 		if err != nil {
 			return unreadable(rel, err)
 		}

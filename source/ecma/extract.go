@@ -31,14 +31,15 @@ func Grammar(rel string) treesit.Grammar {
 }
 
 // Extract parses one TypeScript or JavaScript file and returns its facts. test says the file
-// is a test file, whose describe, it and test blocks are tests.
-func Extract(ctx context.Context, rel string, src []byte, test bool) (*code.Facts, error) {
+// is a test file, whose describe, it and test blocks are tests. logicLimit bounds the steps
+// of each function's Logic; 0 builds none.
+func Extract(ctx context.Context, rel string, src []byte, test bool, logicLimit int) (*code.Facts, error) {
 	tree, err := treesit.Parse(ctx, Grammar(rel), src)
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
-	x := &extractor{t: tree, f: &code.Facts{}, test: test, tests: map[string]int{}, signatures: map[string]int{}}
+	x := &extractor{t: tree, f: &code.Facts{}, test: test, tests: map[string]int{}, signatures: map[string]int{}, logicLimit: logicLimit}
 	root := tree.Root()
 	if first := root.NamedChild(0); first != nil && first.Type() == "comment" {
 		if doc := jsdoc(tree.Text(first)); doc != "" && first.NextNamedSibling() != nil && first.NextNamedSibling().Type() != "comment" {
@@ -67,6 +68,7 @@ type extractor struct {
 	// signatures are the functions and methods declared so far without a body (overloads,
 	// declarations), by qualified name: an implementation replaces them.
 	signatures map[string]int
+	logicLimit int
 }
 
 // statement reads one top-level statement; outer spans it with its export keyword and doc.
@@ -415,6 +417,9 @@ func (x *extractor) function(n, outer *treesit.Node, name, class string, exporte
 	}
 	if body != nil {
 		x.calls(body, types, &d, nil)
+		if x.logicLimit > 0 {
+			d.Logic = x.t.Logic(d.Qual(), n, body, x.logicLimit)
+		}
 	}
 	x.finish(&d, n, outer, body)
 }

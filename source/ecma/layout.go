@@ -113,7 +113,7 @@ func NewLayout(ctx context.Context, manifests, scripts []string, read func(rel s
 		if len(src) == 0 {
 			continue
 		}
-		if f, err := Extract(ctx, rel, src, false); err == nil {
+		if f, err := Extract(ctx, rel, src, false, 0); err == nil {
 			var ex []code.Import
 			for _, imp := range f.Imports {
 				if imp.Export {

@@ -78,7 +78,7 @@ func TestDeclarationsMatchTypeScriptsParser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		facts, err := ecma.Extract(context.Background(), path, src, false)
+		facts, err := ecma.Extract(context.Background(), path, src, false, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

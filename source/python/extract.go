@@ -22,14 +22,15 @@ const maxTitle = 200
 func IsTestFile(rel string) bool { return code.IsPythonTest(rel) }
 
 // Extract parses one Python file and returns its facts. test says pytest collects the file,
-// so test_* functions and Test* classes are tests.
-func Extract(ctx context.Context, src []byte, test bool) (*code.Facts, error) {
+// so test_* functions and Test* classes are tests. logicLimit bounds the steps of each
+// function's Logic; 0 builds none.
+func Extract(ctx context.Context, src []byte, test bool, logicLimit int) (*code.Facts, error) {
 	tree, err := treesit.Parse(ctx, treesit.Python, src)
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
-	x := &extractor{t: tree, f: &code.Facts{}, test: test}
+	x := &extractor{t: tree, f: &code.Facts{}, test: test, logicLimit: logicLimit}
 	root := tree.Root()
 	x.f.Doc = x.docstring(root)
 	x.block(root, "")
@@ -47,9 +48,10 @@ func Extract(ctx context.Context, src []byte, test bool) (*code.Facts, error) {
 }
 
 type extractor struct {
-	t    *treesit.Tree
-	f    *code.Facts
-	test bool
+	t          *treesit.Tree
+	f          *code.Facts
+	test       bool
+	logicLimit int
 }
 
 // block reads the statements of a module (class "") or a class body.
@@ -264,6 +266,9 @@ func (x *extractor) function(n, outer *treesit.Node, class string) {
 	}
 	if body != nil {
 		x.calls(body, types, &d)
+		if x.logicLimit > 0 {
+			d.Logic = x.t.Logic(d.Qual(), n, body, x.logicLimit)
+		}
 	}
 	x.add(d, n, outer, body)
 }

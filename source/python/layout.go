@@ -48,7 +48,7 @@ func NewLayout(ctx context.Context, files []string, read func(rel string) []byte
 		if len(src) == 0 {
 			continue
 		}
-		if f, err := Extract(ctx, src, false); err == nil {
+		if f, err := Extract(ctx, src, false, 0); err == nil {
 			l.inits[rel] = f.Imports
 		}
 	}

@@ -127,7 +127,7 @@ func extractAll(t *testing.T, files []string) map[string]*code.Facts {
 					t.Error(err)
 					continue
 				}
-				f, err := python.Extract(context.Background(), src, false)
+				f, err := python.Extract(context.Background(), src, false, 0)
 				if err != nil {
 					t.Error(err)
 					continue
