@@ -51,11 +51,12 @@ type delta struct {
 func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
 
 // movesLayout reports whether the delta changes a file that the layouts of Python or
-// TypeScript and JavaScript read (source.AffectsLayout): how every file of that language
+// TypeScript and JavaScript read, or removes a module their resolution chose
+// (source.AffectsLayout, source.RemovalAffectsLayout): how every file of that language
 // resolves its imports may change with it, so only a cold build is exact.
 func (dl delta) movesLayout() bool {
 	return slices.ContainsFunc(dl.changed, func(f source.File) bool { return source.AffectsLayout(f.Path) }) ||
-		slices.ContainsFunc(dl.removed, source.AffectsLayout)
+		slices.ContainsFunc(dl.removed, source.RemovalAffectsLayout)
 }
 
 type fileRow struct {

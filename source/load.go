@@ -67,6 +67,11 @@ func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
 // TypeScript or JavaScript.
 func AffectsLayout(rel string) bool { return python.Affects(rel) || ecma.Affects(rel) }
 
+// RemovalAffectsLayout reports whether removing the file at rel may change how other files
+// resolve their imports: besides AffectsLayout's, a TypeScript or JavaScript module, which
+// resolution picks among its candidates by what exists.
+func RemovalAffectsLayout(rel string) bool { return AffectsLayout(rel) || ecma.Removes(rel) }
+
 // layouts reads the language layouts once per loader.
 func (l *Loader) layouts() {
 	l.layoutOnce.Do(func() {
@@ -94,8 +99,8 @@ func (l *Loader) layouts() {
 			}
 			return data
 		}
-		l.python = python.NewLayout(context.Background(), py, read)
-		l.ecma = ecma.NewLayout(context.Background(), manifests, scripts, read)
+		l.python = python.NewLayout(py, read)
+		l.ecma = ecma.NewLayout(manifests, scripts, read)
 	})
 }
 

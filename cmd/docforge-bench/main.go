@@ -73,6 +73,9 @@ func run(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "measure-go" {
 		return measureGoCommand(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "measure-corpus" {
+		return measureCorpusCommand(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "replay" {
 		return replayCommand(ctx, args[1:])
 	}
@@ -83,6 +86,9 @@ func run(ctx context.Context, args []string) error {
 	runs := fs.Int("runs", 0, "repetitions of each timed step (0: 5 cold syncs at 10k, 3 above; 15 edits)")
 	profile := fs.Bool("profile", false, "write CPU profiles of the cold sync and the edit")
 	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
+	scripts := fs.Bool("scripts", true, "also run the Python and TypeScript adapters over Python's standard library and the TypeScript corpus")
+	scriptsOnly := fs.Bool("scripts-only", false, "measure only the Python and TypeScript corpora")
+	tsCorpus := fs.String("ts-corpus", "../shared/corpora/typescript-sdk-3924de9.tar.gz", "the TypeScript corpus tarball (left out when missing)")
 	mcpBench := fs.Bool("mcp", true, "also measure docforge-mcp over stdio on each synthetic project")
 	mcpOnly := fs.Bool("mcp-only", false, "measure only docforge-mcp over stdio (the projects must have been synced)")
 	viewerOnly := fs.Bool("viewer-only", false, "measure only the graph browser's viewer (the projects must have been synced)")
@@ -103,6 +109,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	if *stampsOnly {
 		*sizes, *goroot, *adopted = "", false, 0
+	}
+	if *scriptsOnly {
+		*sizes, *goroot, *adopted, *stamps, *scripts = "", false, 0, 0, true
 	}
 	for _, f := range strings.Split(*sizes, ",") {
 		if strings.TrimSpace(f) == "" {
@@ -182,6 +191,13 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 		text += goMarkdown(rep)
+	}
+	if *scripts && !*mcpOnly && !*viewerOnly {
+		t, err := measureScripts(ctx, *dir, *tsCorpus, *runs)
+		if err != nil {
+			return err
+		}
+		text += t
 	}
 	fmt.Print(text)
 	return os.WriteFile(filepath.Join(*dir, "report.md"), []byte(text), 0o644)

@@ -65,43 +65,56 @@ func (s *Scope) Targets(name, class string) []string {
 		}
 		out = append(out, s.File+"/"+q)
 	case len(s.Names[head]) > 0:
-		for _, b := range s.Names[head] {
-			out = s.expand(out, b, rest, 0)
+		// What the imports name directly first, then what they name through re-exports: a
+		// bound on the candidates must never cut off a direct one.
+		for _, follow := range []bool{false, true} {
+			for _, b := range s.Names[head] {
+				out = s.expand(out, b, rest, 0, follow)
+			}
 		}
 	default:
-		for _, b := range s.Stars {
-			out = s.expand(out, Binding{Files: b.Files, Qual: head}, rest, 0)
+		for _, follow := range []bool{false, true} {
+			for _, b := range s.Stars {
+				out = s.expand(out, Binding{Files: b.Files, Qual: head}, rest, 0, follow)
+			}
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// expand appends the IDs name rest means inside binding b.
-func (s *Scope) expand(out []string, b Binding, rest []string, depth int) []string {
-	if len(out) >= maxCandidates || depth > maxReexportDepth {
+// expand appends the IDs name rest means inside binding b: with follow, only those it means
+// through re-exports (at most maxCandidates in all), without, only the direct ones.
+func (s *Scope) expand(out []string, b Binding, rest []string, depth int, follow bool) []string {
+	if follow && (len(out) >= maxCandidates || depth > maxReexportDepth) {
 		return out
 	}
 	if b.Qual == "" {
 		if len(rest) == 0 {
-			return append(out, b.Files...)
+			if !follow {
+				out = append(out, b.Files...)
+			}
+			return out
 		}
-		out = s.expand(out, Binding{Files: b.Files, Qual: rest[0]}, rest[1:], depth)
+		out = s.expand(out, Binding{Files: b.Files, Qual: rest[0]}, rest[1:], depth, follow)
 		if s.Layout != nil {
 			for _, f := range b.Files {
 				if subs := s.Layout.Submodules(f, rest[0]); len(subs) > 0 {
-					out = s.expand(out, Binding{Files: subs}, rest[1:], depth+1)
+					out = s.expand(out, Binding{Files: subs}, rest[1:], depth, follow)
 				}
 			}
 		}
 		return out
 	}
-	q := b.Qual
-	if len(rest) > 0 && !strings.Contains(q, ".") {
-		q += "." + rest[0] // Class.member; deeper attributes are a value's, not a declaration's
-	}
-	for _, f := range b.Files {
-		out = append(out, f+"/"+q)
+	if !follow {
+		q := b.Qual
+		if len(rest) > 0 && !strings.Contains(q, ".") {
+			q += "." + rest[0] // Class.member; deeper attributes are a value's, not a declaration's
+		}
+		for _, f := range b.Files {
+			out = append(out, f+"/"+q)
+		}
+		return out
 	}
 	if s.Layout == nil {
 		return out
@@ -113,7 +126,9 @@ func (s *Scope) expand(out []string, b Binding, rest []string, depth int) []stri
 			if tail, ok := strings.CutPrefix(b.Qual, head+"."); ok {
 				r = append([]string{tail}, rest...)
 			}
-			out = s.expand(out, rb, r, depth+1)
+			// What a re-export names, directly and through further re-exports.
+			out = s.expand(out, rb, r, depth+1, false)
+			out = s.expand(out, rb, r, depth+1, true)
 		}
 	}
 	return out

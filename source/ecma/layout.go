@@ -1,11 +1,13 @@
 package ecma
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -53,16 +55,24 @@ func IsTestFile(rel string) bool { return code.IsScriptTest(rel) }
 // the workspace packages (package.json name, folder and entry points) and what each index
 // file exports again. It depends on package.json files and index files alone (Affects).
 type Layout struct {
-	packages map[string]pkg // package name -> its folder and entries
-	names    []string       // package names, longest first
-	exports  map[string][]code.Import
+	packages map[string]pkg  // package name -> its folder and entries
+	names    []string        // package names, longest first
 	scripts  map[string]bool // the project's script files, where a package's entry is looked for
+	read     func(rel string) []byte
+	// exports are what the index files read so far export again: a file's names resolve
+	// through the few it imports, so an edit reads those, not every index file.
+	mu      sync.Mutex
+	exports map[string][]code.Import
 }
 
 type pkg struct {
 	dir     string
 	entries map[string][]string // subpath ("." or "./x") -> files as written, relative to dir
 }
+
+// Removes reports whether removing the file at rel may change how others resolve: a module
+// chosen among its candidates because it existed.
+func Removes(rel string) bool { return Language(rel) != "" }
 
 // Affects reports whether a change to the file at rel may change a Layout: a package.json,
 // or an index file (a package's entry is looked for among the files, and is almost always
@@ -74,15 +84,11 @@ func Affects(rel string) bool {
 
 // NewLayout reads the layout: manifests are the project's package.json files, scripts its
 // TypeScript and JavaScript files; read returns a file's bytes (nil when it cannot be read).
-// The index files among scripts are read for what they export again.
-func NewLayout(ctx context.Context, manifests, scripts []string, read func(rel string) []byte) *Layout {
-	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}, scripts: map[string]bool{}}
-	var indexes []string
+// An index file is read for what it exports again when that is first needed.
+func NewLayout(manifests, scripts []string, read func(rel string) []byte) *Layout {
+	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}, scripts: map[string]bool{}, read: read}
 	for _, f := range scripts {
 		l.scripts[f] = true
-		if Affects(f) {
-			indexes = append(indexes, f)
-		}
 	}
 	for _, m := range manifests {
 		var manifest struct {
@@ -107,23 +113,32 @@ func NewLayout(ctx context.Context, manifests, scripts []string, read func(rel s
 			l.names = append(l.names, manifest.Name)
 		}
 	}
-	slices.SortFunc(l.names, func(a, b string) int { return len(b) - len(a) })
-	for _, rel := range indexes {
-		src := read(rel)
-		if len(src) == 0 {
-			continue
-		}
-		if f, err := Extract(ctx, rel, src, false, 0); err == nil {
-			var ex []code.Import
+	slices.SortFunc(l.names, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return l
+}
+
+// reexports are the re-exports (export ... from) of the index file at rel, read once.
+func (l *Layout) reexports(rel string) []code.Import {
+	if !l.scripts[rel] || !Affects(rel) {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ex, ok := l.exports[rel]; ok {
+		return ex
+	}
+	var ex []code.Import
+	if src := l.read(rel); len(src) > 0 {
+		if f, err := Extract(context.Background(), rel, src, false, 0); err == nil {
 			for _, imp := range f.Imports {
 				if imp.Export {
 					ex = append(ex, imp)
 				}
 			}
-			l.exports[rel] = ex
 		}
 	}
-	return l
+	l.exports[rel] = ex
+	return ex
 }
 
 // addExports reads package.json's exports: a string, or an object of subpaths and
@@ -209,12 +224,18 @@ func candidates(p string) []string {
 }
 
 // Module returns the candidate files of a module specifier imported by the file at rel: for a
-// relative one each file it may be, for a workspace package's the file its entry is (its
-// package.json's exports, types, module or main, built output mapped back to src/, else
-// src/index or index).
+// relative one the file it is, the first of its candidates the project has (or every
+// candidate while none exists: the edge appears with the file), for a workspace package's
+// the file its entry is (its package.json's exports, types, module or main, built output
+// mapped back to src/, else src/index or index). A file that resolution chose may only go
+// away in a cold build (Removes).
 func (l *Layout) Module(rel, spec string) []string {
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
-		return candidates(path.Join(path.Dir(rel), spec))
+		all := candidates(path.Join(path.Dir(rel), spec))
+		if f := l.first(all); f != "" {
+			return []string{f}
+		}
+		return all
 	}
 	for _, name := range l.names {
 		if spec != name && !strings.HasPrefix(spec, name+"/") {
@@ -277,7 +298,7 @@ func (a layoutIDs) Submodules(string, string) []string { return nil }
 func (a layoutIDs) Reexports(file, name string) []code.Binding {
 	rel := relOf(file)
 	var out []code.Binding
-	for _, imp := range a.l.exports[rel] {
+	for _, imp := range a.l.reexports(rel) {
 		if imp.Local != name && imp.Name != "*" {
 			continue
 		}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/ecma"
+	"github.com/docforge/docforge/source/golang"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden Logic listings")

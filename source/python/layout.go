@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -17,6 +18,11 @@ import (
 // (Affects).
 type Layout struct {
 	roots map[string][]string // top-level package name -> directories holding it
+	pkgs  map[string]bool     // package directories
+	read  func(rel string) []byte
+	// inits are the imports of the __init__.py files read so far: a file's names are resolved
+	// through the few packages it imports, so an edit reads those, not every package.
+	mu    sync.Mutex
 	inits map[string][]code.Import
 }
 
@@ -24,17 +30,16 @@ type Layout struct {
 func Affects(rel string) bool { return path.Base(rel) == "__init__.py" }
 
 // NewLayout reads the layout of files, the project's Python files; read returns an
-// __init__.py's bytes (nil when it cannot be read).
-func NewLayout(ctx context.Context, files []string, read func(rel string) []byte) *Layout {
-	l := &Layout{roots: map[string][]string{}, inits: map[string][]code.Import{}}
-	pkgs := map[string]bool{}
+// __init__.py's bytes (nil when it cannot be read) when its imports are first needed.
+func NewLayout(files []string, read func(rel string) []byte) *Layout {
+	l := &Layout{roots: map[string][]string{}, pkgs: map[string]bool{}, read: read, inits: map[string][]code.Import{}}
 	for _, f := range files {
 		if path.Base(f) == "__init__.py" {
-			pkgs[path.Dir(f)] = true
+			l.pkgs[path.Dir(f)] = true
 		}
 	}
-	for dir := range pkgs {
-		if parent := path.Dir(dir); !pkgs[parent] || dir == "." {
+	for dir := range l.pkgs {
+		if parent := path.Dir(dir); !l.pkgs[parent] || dir == "." {
 			name := path.Base(dir)
 			l.roots[name] = append(l.roots[name], parent)
 		}
@@ -42,17 +47,27 @@ func NewLayout(ctx context.Context, files []string, read func(rel string) []byte
 	for _, rs := range l.roots {
 		slices.Sort(rs)
 	}
-	for dir := range pkgs {
-		rel := path.Join(dir, "__init__.py")
-		src := read(rel)
-		if len(src) == 0 {
-			continue
-		}
-		if f, err := Extract(ctx, src, false, 0); err == nil {
-			l.inits[rel] = f.Imports
+	return l
+}
+
+// initImports are the imports of the package's __init__.py at rel, read once.
+func (l *Layout) initImports(rel string) []code.Import {
+	if !l.pkgs[path.Dir(rel)] {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if imps, ok := l.inits[rel]; ok {
+		return imps
+	}
+	var imps []code.Import
+	if src := l.read(rel); len(src) > 0 {
+		if f, err := Extract(context.Background(), src, false, 0); err == nil {
+			imps = f.Imports
 		}
 	}
-	return l
+	l.inits[rel] = imps
+	return imps
 }
 
 // Module returns the candidate files of the module spec (as an import writes it) imported by
@@ -107,7 +122,7 @@ func (a layoutIDs) Submodules(file, name string) []string {
 func (a layoutIDs) Reexports(file, name string) []code.Binding {
 	rel := relOf(file)
 	var out []code.Binding
-	for _, imp := range a.l.inits[rel] {
+	for _, imp := range a.l.initImports(rel) {
 		if imp.Local != name && imp.Name != "*" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/source/code"
@@ -21,6 +22,10 @@ const (
 	// testWeight scales the focus score of code in test files, except for a test task: tests
 	// hold many words of their subject, and a task is about the subject.
 	testWeight = 0.6
+	// textWeight scales the focus score of a text file no adapter reads (configuration,
+	// scripts, Markdown outside the content roots, translations): findable, but what a task
+	// is about is its code and its documents.
+	textWeight = 0.5
 	// lengthDamping softens the advantage a long body has of holding many terms by chance.
 	lengthDamping = 0.15
 	// idfPower sharpens inverse document frequency: in a task description the rare words
@@ -77,6 +82,9 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(h.CodeTerms))/1000)
 		if kind != KindTest && code.IsTestPath(h.SourcePath) {
 			score *= testWeight // a test tells what the code does; the code is what the task is about
+		}
+		if strings.HasPrefix(h.ID, graph.TextPrefix) {
+			score *= textWeight
 		}
 		if hits[i].Match == "id" {
 			score = math.Inf(1) // replaced by the best text score below
