@@ -48,7 +48,7 @@ func TestScriptEditsIncrementalMatchesCold(t *testing.T) {
 		{"a second test", func() {
 			write(t, d, "py/tests/test_prices.py", "from shop import price\n\nclass TestPrice:\n    def test_price(self):\n        price()\n")
 		}, index.BuildIncremental},
-		{"remove the module the method imports", func() { must(t, os.Remove(filepath.Join(root, "py/shop/prices.py"))) }, index.BuildIncremental},
+		{"remove the module the method imports", func() { must(t, os.Remove(filepath.Join(root, "py/shop/prices.py"))) }, index.BuildCold},
 		{"define the TypeScript function a method calls", func() {
 			write(t, d, "ts/core/src/evict.ts", "export function evict(): void {}\n")
 			replaceIn(t, d, "ts/core/src/store.ts", "export class", "import { evict } from './evict.js';\nexport class")

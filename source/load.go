@@ -68,9 +68,11 @@ func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
 func AffectsLayout(rel string) bool { return python.Affects(rel) || ecma.Affects(rel) }
 
 // RemovalAffectsLayout reports whether removing the file at rel may change how other files
-// resolve their imports: besides AffectsLayout's, a TypeScript or JavaScript module, which
-// resolution picks among its candidates by what exists.
-func RemovalAffectsLayout(rel string) bool { return AffectsLayout(rel) || ecma.Removes(rel) }
+// resolve their imports: besides AffectsLayout's, a Python, TypeScript or JavaScript module,
+// which resolution picks among its candidates by what exists.
+func RemovalAffectsLayout(rel string) bool {
+	return AffectsLayout(rel) || ecma.Removes(rel) || python.Removes(rel)
+}
 
 // layouts reads the language layouts once per loader.
 func (l *Loader) layouts() {

@@ -19,6 +19,7 @@ import (
 type Layout struct {
 	roots map[string][]string // top-level package name -> directories holding it
 	pkgs  map[string]bool     // package directories
+	files map[string]bool     // the project's Python files
 	read  func(rel string) []byte
 	// inits are the imports of the __init__.py files read so far: a file's names are resolved
 	// through the few packages it imports, so an edit reads those, not every package.
@@ -32,8 +33,9 @@ func Affects(rel string) bool { return path.Base(rel) == "__init__.py" }
 // NewLayout reads the layout of files, the project's Python files; read returns an
 // __init__.py's bytes (nil when it cannot be read) when its imports are first needed.
 func NewLayout(files []string, read func(rel string) []byte) *Layout {
-	l := &Layout{roots: map[string][]string{}, pkgs: map[string]bool{}, read: read, inits: map[string][]code.Import{}}
+	l := &Layout{roots: map[string][]string{}, pkgs: map[string]bool{}, files: map[string]bool{}, read: read, inits: map[string][]code.Import{}}
 	for _, f := range files {
+		l.files[f] = true
 		if path.Base(f) == "__init__.py" {
 			l.pkgs[path.Dir(f)] = true
 		}
@@ -96,12 +98,24 @@ func (l *Layout) Module(rel, spec string) []string {
 			dirs = append(dirs, path.Join(path.Dir(rel), p))
 		}
 	}
+	// Python takes a package before a module of the same name; of the candidates the one
+	// that exists is the module, and while none does every one is kept (the edge appears
+	// with the file). A chosen file goes away only in a cold build (Removes).
 	out := make([]string, 0, 2*len(dirs))
 	for _, d := range dirs {
-		out = append(out, d+".py", d+"/__init__.py")
+		out = append(out, d+"/__init__.py", d+".py")
+	}
+	for _, f := range out {
+		if l.files[f] {
+			return []string{f}
+		}
 	}
 	return out
 }
+
+// Removes reports whether removing the file at rel may change how others resolve: a module
+// chosen among its candidates because it existed.
+func Removes(rel string) bool { return strings.HasSuffix(rel, ".py") }
 
 // layoutIDs adapts a Layout to code.Layout, which speaks in node IDs.
 type layoutIDs struct{ l *Layout }
