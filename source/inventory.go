@@ -273,6 +273,7 @@ type dirListing struct {
 func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel string, code bool, dirStat fileStat, statErr error) dirListing {
 	var l dirListing
 	goIgnored := code && goIgnoredPath(rel)
+	goOnly := code && outputPath(rel)
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -294,6 +295,9 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 			format := rootFormatOf(name, code)
 			if code && goIgnored {
 				format = codeFormatIn(name, true)
+			}
+			if goOnly && format != GoFile && format != GoMod {
+				continue
 			}
 			if format == 0 || childRel == project.FileName {
 				continue // the descriptor is configuration, never a source, even under a root of "."
@@ -447,13 +451,25 @@ func lockFile(name string) bool {
 }
 
 // SkipCodeDir reports whether a folder under a code root is left out: hidden folders, vendored
-// and installed dependencies, caches and build outputs.
+// and installed dependencies, caches.
 func SkipCodeDir(name string) bool {
 	switch name {
-	case "vendor", "node_modules", "__pycache__", "site-packages", "dist", "coverage", "venv", "bower_components":
+	case "vendor", "node_modules", "__pycache__", "site-packages", "venv", "bower_components":
 		return true
 	}
 	return name[0] == '.'
+}
+
+// outputPath reports whether the folder at rel is, or is inside, a build output folder (dist,
+// coverage): only Go files are read there, since Go packages go by such names too (the
+// toolchain's cmd/dist) while everything else in them is made from sources elsewhere.
+func outputPath(rel string) bool {
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "dist" || seg == "coverage" {
+			return true
+		}
+	}
+	return false
 }
 
 // goIgnoredPath reports whether the go tool ignores the Go files of the folder at rel: one of

@@ -397,7 +397,8 @@ func goCounts(manifest string, rep *goReport) error {
 		}
 	}
 	var files int64
-	if err := sqlitex.ExecuteTransient(conn, `SELECT count(*) FROM nodes WHERE kind = 'file'`, &sqlitex.ExecOptions{
+	// Text files under the code root are file nodes too: only the Go adapter's count here.
+	if err := sqlitex.ExecuteTransient(conn, `SELECT count(*) FROM nodes WHERE kind = 'file' AND id >= 'go:' AND id < 'go;'`, &sqlitex.ExecOptions{
 		ResultFunc: func(s *sqlite.Stmt) error { files = s.ColumnInt64(0); return nil },
 	}); err != nil {
 		return err
