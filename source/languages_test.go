@@ -308,3 +308,44 @@ func TestTextFilesUnderCodeRoots(t *testing.T) {
 		t.Errorf("Dockerfile language %q", l)
 	}
 }
+
+// Documents relate to Python and TypeScript code as to Go code: a link to a file names its
+// file node, a backticked name one declaration when only one has it.
+func TestDocumentsRelateToScriptCode(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml":      fixture.GoModuleDescriptor("docs", true),
+		"src/shop/orders.py": "class Order:\n    def total(self):\n        return 0\n",
+		"web/cart.ts":        "export class Cart { checkout(): void {} }\n",
+		"docs/orders.md":     "# Orders\nSee [the module](../src/shop/orders.py) and [the cart](../web/cart.ts); `Order.total` sums, `Cart.checkout` pays.\n",
+	})
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("load descriptor: %v %v", err, probs)
+	}
+	v, err := source.Validate(context.Background(), d, "", 0)
+	must(t, err)
+	for _, p := range v.Problems {
+		t.Errorf("problem: %s", p)
+	}
+	inv := v.Inventory
+	check := source.NewChecker(d)
+	must(t, source.NewLoader(d, "").WithFiles(inv.Files).Each(context.Background(), inv.Files, func(p source.Parsed) error {
+		check.Add(p.Fragment)
+		return nil
+	}))
+	got := map[string]bool{}
+	for _, e := range check.Edges() {
+		got[e.Source+" "+e.Relation+" "+e.Target] = true
+	}
+	for _, want := range []string{
+		"orders documents py:src/shop/orders.py",
+		"orders documents ts:web/cart.ts",
+		"orders documents py:src/shop/orders.py/Order.total",
+		"orders documents ts:web/cart.ts/Cart.checkout",
+	} {
+		if !got[want] {
+			t.Errorf("no edge %s; have %v", want, slices.Sorted(maps.Keys(got)))
+		}
+	}
+}

@@ -261,7 +261,8 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 	}
 	ext := strings.ToLower(path.Ext(path.Base(dest)))
 	code := d.Sources.Links.CodeOn()
-	if ext != "" && !linkExtensions[ext] && !(code && ext == ".go") {
+	codeFile := code && CodeFormatOf(path.Base(dest)).IsCode()
+	if ext != "" && !linkExtensions[ext] && !codeFile {
 		return nil, "", nil, false
 	}
 	rooted := strings.HasPrefix(dest, "/")
@@ -288,12 +289,12 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 			forms = []string{b + ".md", b + "/_index.md", b + "/index.md", b + "/README.md"}
 		}
 		for _, f := range forms {
-			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && ext != ".go" {
+			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && !codeFile {
 				paths = append(paths, f)
 			}
 		}
-		// A Go file names its file node, a folder of Go files its package node.
-		if code && (ext == ".go" || ext == "") && inCodeRoot(d, b) && !slices.Contains(paths, b) {
+		// A code file names its file node, a folder of Go files its package node.
+		if code && (codeFile || ext == "") && inCodeRoot(d, b) && !slices.Contains(paths, b) {
 			paths = append(paths, b)
 		}
 	}
@@ -537,10 +538,11 @@ func resolveLink(l graph.Link, t LinkTargets) (target, several string, ambiguous
 	}
 	for _, p := range l.Paths {
 		nodes := t.NodesIn(p)
-		if strings.HasSuffix(p, ".go") {
-			// A Go file holds its file node first, then its declarations: name the file.
+		if len(nodes) > 1 && graph.IsCode(nodes[0].ID) {
+			// A code file holds its file node first, then its declarations: name the file
+			// (go:<import path>/<name>, or <prefix><path> for the other languages).
 			nodes = slices.DeleteFunc(slices.Clone(nodes), func(n FileNode) bool {
-				return !graph.IsCode(n.ID) || !strings.HasSuffix(n.ID, "/"+path.Base(p))
+				return !graph.IsCode(n.ID) || !strings.HasSuffix(n.ID, "/"+path.Base(p)) && !strings.HasSuffix(n.ID, ":"+p)
 			})
 		}
 		if target = pick(nodes, l.Anchor); target != "" {

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,7 +89,7 @@ func (l *Loader) layouts() {
 			switch {
 			case f.Format == PyFile:
 				py = append(py, f.Path)
-			case f.Format == TextFile && path.Base(f.Path) == "package.json":
+			case f.Format == TextFile && (path.Base(f.Path) == "package.json" || path.Base(f.Path) == "tsconfig.json" || path.Base(f.Path) == "jsconfig.json"):
 				manifests = append(manifests, f.Path)
 			case f.Format == TSFile || f.Format == JSFile:
 				scripts = append(scripts, f.Path)
@@ -400,6 +401,7 @@ func Validate(ctx context.Context, d *project.Descriptor, policy string, limit i
 	err = NewLoader(d, policy).WithFiles(inv.Files).Each(ctx, inv.Files, func(p Parsed) error {
 		list.AddAll(p.Fragment.Problems)
 		check.Add(p.Fragment)
+		c.countCode(p.Fragment.Nodes)
 		c.Nodes += len(p.Fragment.Nodes)
 		c.Edges += len(p.Fragment.Edges)
 		c.Links += len(p.Fragment.Links)
@@ -433,6 +435,42 @@ type Counts struct {
 	Edges     int `json:"edges"`
 	Links     int `json:"links"`
 	LinkEdges int `json:"link_edges"`
+	// Languages counts the code nodes of each language: files, declarations, tests.
+	Languages map[string]*LanguageCount `json:"languages,omitempty"`
+}
+
+// LanguageCount is what the adapters found of one language.
+type LanguageCount struct {
+	Files        int `json:"files"`
+	Declarations int `json:"declarations"`
+	Tests        int `json:"tests"`
+}
+
+// countCode adds a fragment's code nodes to the counts by language; text files are not a
+// language's.
+func (c *Counts) countCode(nodes []graph.Node) {
+	for i := range nodes {
+		n := &nodes[i]
+		if !graph.IsCode(n.ID) || strings.HasPrefix(n.ID, graph.TextPrefix) || n.Kind == "package" {
+			continue
+		}
+		if c.Languages == nil {
+			c.Languages = map[string]*LanguageCount{}
+		}
+		l := c.Languages[n.Language]
+		if l == nil {
+			l = &LanguageCount{}
+			c.Languages[n.Language] = l
+		}
+		switch {
+		case n.Kind == "file":
+			l.Files++
+		case slices.Contains(n.Capabilities, "test"):
+			l.Tests++
+		default:
+			l.Declarations++
+		}
+	}
 }
 
 // FileHash is the hash a generation records of a source file's bytes (the files table), and

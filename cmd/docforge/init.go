@@ -223,6 +223,12 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 		if s.Generator != "" {
 			layout = "an existing " + s.Generator + " documentation tree"
 		}
+		if langs := slices.Sorted(maps.Keys(s.Languages)); s.GoModule == "" && len(langs) > 0 {
+			layout = "a code tree in " + strings.Join(langs, ", ")
+			if s.Generator != "" {
+				layout += " (with a " + s.Generator + " documentation tree)"
+			}
+		}
 		if s.GoModule != "" {
 			layout = "the Go module " + s.GoModule
 			if s.Generator != "" {
@@ -233,9 +239,9 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 		if s.GoModule != "" {
 			fmt.Fprintf(e.stdout, "  code roots: %s (Go: %d packages, %d files; calls, imports and tests become relations)\n", strings.Join(s.CodeRoots, ", "), s.GoPackages, s.GoFiles)
 		}
-		for _, lang := range slices.Sorted(maps.Keys(s.Languages)) {
-			c := s.Languages[lang]
-			fmt.Fprintf(e.stdout, "  %s: %d files, %d of them tests, under %s\n", lang, c.Files, c.Tests, strings.Join(s.CodeRoots, ", "))
+		for _, lang := range slices.Sorted(maps.Keys(counts.Languages)) {
+			c := counts.Languages[lang]
+			fmt.Fprintf(e.stdout, "  %s: %d files, %d declarations, %d tests (calls, imports and tests become relations)\n", lang, c.Files, c.Declarations, c.Tests)
 		}
 		if len(s.Roots) > 0 {
 			fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))

@@ -1,9 +1,11 @@
 package ecma
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -55,14 +57,22 @@ func IsTestFile(rel string) bool { return code.IsScriptTest(rel) }
 // the workspace packages (package.json name, folder and entry points) and what each index
 // file exports again. It depends on package.json files and index files alone (Affects).
 type Layout struct {
-	packages map[string]pkg  // package name -> its folder and entries
-	names    []string        // package names, longest first
-	scripts  map[string]bool // the project's script files, where a package's entry is looked for
+	packages map[string]pkg      // package name -> its folder and entries
+	names    []string            // package names, longest first
+	scripts  map[string]bool     // the project's script files, where a package's entry is looked for
+	configs  map[string]tsconfig // folder -> the tsconfig.json or jsconfig.json in it
 	read     func(rel string) []byte
 	// exports are what the index files read so far export again: a file's names resolve
 	// through the few it imports, so an edit reads those, not every index file.
 	mu      sync.Mutex
 	exports map[string][]code.Import
+}
+
+// tsconfig is what import resolution reads of a tsconfig.json: the folder its paths are
+// relative to, and the path patterns ("@app/*") with their replacements ("src/app/*").
+type tsconfig struct {
+	base  string
+	paths map[string][]string
 }
 
 type pkg struct {
@@ -74,23 +84,28 @@ type pkg struct {
 // chosen among its candidates because it existed.
 func Removes(rel string) bool { return Language(rel) != "" }
 
-// Affects reports whether a change to the file at rel may change a Layout: a package.json,
-// or an index file (a package's entry is looked for among the files, and is almost always
+// Affects reports whether a change to the file at rel may change a Layout: a package.json, a
+// tsconfig.json or jsconfig.json, or an index file (a package's entry is looked for among the files, and is almost always
 // one).
 func Affects(rel string) bool {
 	base := path.Base(rel)
-	return base == "package.json" || strings.HasPrefix(base, "index.") && Language(rel) != ""
+	return base == "package.json" || base == "tsconfig.json" || base == "jsconfig.json" || strings.HasPrefix(base, "index.") && Language(rel) != ""
 }
 
-// NewLayout reads the layout: manifests are the project's package.json files, scripts its
+// NewLayout reads the layout: manifests are the project's package.json, tsconfig.json and
+// jsconfig.json files, scripts its
 // TypeScript and JavaScript files; read returns a file's bytes (nil when it cannot be read).
 // An index file is read for what it exports again when that is first needed.
 func NewLayout(manifests, scripts []string, read func(rel string) []byte) *Layout {
-	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}, scripts: map[string]bool{}, read: read}
+	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}, scripts: map[string]bool{}, configs: map[string]tsconfig{}, read: read}
 	for _, f := range scripts {
 		l.scripts[f] = true
 	}
 	for _, m := range manifests {
+		if base := path.Base(m); base == "tsconfig.json" || base == "jsconfig.json" {
+			l.readConfig(m, read(m))
+			continue
+		}
 		var manifest struct {
 			Name    string          `json:"name"`
 			Main    string          `json:"main"`
@@ -237,6 +252,9 @@ func (l *Layout) Module(rel, spec string) []string {
 		}
 		return all
 	}
+	if files := l.configured(rel, spec); len(files) > 0 {
+		return files
+	}
 	for _, name := range l.names {
 		if spec != name && !strings.HasPrefix(spec, name+"/") {
 			continue
@@ -331,4 +349,118 @@ func Fragment(rel string, f *code.Facts, l *Layout) *graph.Fragment {
 	ids := layoutIDs{l}
 	scope, imported := code.NewScope(fileID(rel), f, ids, func(spec string) []string { return ids.module(rel, spec) })
 	return code.FileFragment(code.File{Path: rel, Prefix: prefix(rel), Language: Language(rel), Facts: f, Scope: scope, Imported: imported, IsTest: IsTestFile(rel)})
+}
+
+// readConfig reads a tsconfig.json's baseUrl and paths. The file is JSON with comments and
+// trailing commas; one that does not read is no configuration.
+func (l *Layout) readConfig(rel string, data []byte) {
+	var cfg struct {
+		CompilerOptions struct {
+			BaseURL string              `json:"baseUrl"`
+			Paths   map[string][]string `json:"paths"`
+		} `json:"compilerOptions"`
+	}
+	if json.Unmarshal(plainJSON(data), &cfg) != nil || len(cfg.CompilerOptions.Paths) == 0 {
+		return
+	}
+	dir := path.Dir(rel)
+	l.configs[dir] = tsconfig{base: path.Join(dir, cfg.CompilerOptions.BaseURL), paths: cfg.CompilerOptions.Paths}
+}
+
+// configured resolves spec through the paths of the tsconfig nearest above rel: the first
+// pattern that matches (exactly, or around its one *), each replacement a candidate module.
+func (l *Layout) configured(rel, spec string) []string {
+	cfg, ok := tsconfig{}, false
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		if cfg, ok = l.configs[dir]; ok || dir == "." || dir == "/" {
+			break
+		}
+	}
+	if !ok {
+		return nil
+	}
+	for _, pattern := range slices.Sorted(maps.Keys(cfg.paths)) {
+		prefix, suffix, star := strings.Cut(pattern, "*")
+		var matched string
+		switch {
+		case !star && spec == pattern:
+		case star && strings.HasPrefix(spec, prefix) && strings.HasSuffix(spec, suffix) && len(spec) >= len(prefix)+len(suffix):
+			matched = spec[len(prefix) : len(spec)-len(suffix)]
+		default:
+			continue
+		}
+		var all []string
+		for _, target := range cfg.paths[pattern] {
+			all = append(all, candidates(path.Join(cfg.base, strings.Replace(target, "*", matched, 1)))...)
+		}
+		if f := l.first(all); f != "" {
+			return []string{f}
+		}
+		return all
+	}
+	return nil
+}
+
+// plainJSON removes the comments and trailing commas tsconfig.json allows, outside strings.
+func plainJSON(data []byte) []byte {
+	return withoutTrailingCommas(withoutComments(data))
+}
+
+// stringEnd is the index of the closing quote of the string opening at i, or len(data).
+func stringEnd(data []byte, i int) int {
+	j := i + 1
+	for j < len(data) && data[j] != '"' {
+		if data[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j, len(data))
+}
+
+func withoutComments(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			j := stringEnd(data, i)
+			out = append(out, data[i:min(j+1, len(data))]...)
+			i = j
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			out = append(out, '\n')
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func withoutTrailingCommas(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			j := stringEnd(data, i)
+			out = append(out, data[i:min(j+1, len(data))]...)
+			i = j
+		case ',':
+			rest := bytes.TrimLeft(data[i+1:], " \t\r\n")
+			if len(rest) > 0 && (rest[0] == '}' || rest[0] == ']') {
+				continue
+			}
+			out = append(out, c)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
