@@ -68,6 +68,8 @@ func TestScriptEditsIncrementalMatchesCold(t *testing.T) {
 			write(t, d, "js/test/split.test.js", "const { split } = require('../lib');\ndescribe('split', () => { it('splits', () => split('a')); });\n")
 		}, index.BuildIncremental},
 		{"edit a text file", func() { write(t, d, "notes/ci.yml", "steps:\n  - run: make\n") }, index.BuildIncremental},
+		{"ignore a folder in .gitignore", func() { write(t, d, ".gitignore", "notes/\n") }, index.BuildCold},
+		{"include it again", func() { write(t, d, ".gitignore", "# nothing\n") }, index.BuildCold},
 	}
 	for _, step := range steps {
 		step.edit()

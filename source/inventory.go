@@ -37,6 +37,7 @@ const (
 	TSFile                      // .ts, .tsx, .mts, .cts: the TypeScript adapter's
 	JSFile                      // .js, .jsx, .mjs, .cjs: the JavaScript adapter's
 	TextFile                    // any other text file under a code root: a file node, its text searchable
+	GitIgnore                   // .gitignore under a code root: no nodes, but it decides what is a source
 )
 
 // IsCode reports whether the format is one a language adapter reads.
@@ -202,11 +203,15 @@ func (w *walker) walk(abs, rel string) error {
 // tree lists the real directory tree at abs in parallel and returns when all of it is listed.
 func (w *walker) tree(abs, rel string) {
 	var wg sync.WaitGroup
-	w.dir(&wg, abs, rel)
+	var ignore *ignoreRules
+	if w.code {
+		ignore = gitignoreAbove(w.d.Root, rel, false)
+	}
+	w.dir(&wg, abs, rel, ignore)
 	wg.Wait()
 }
 
-func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
+func (w *walker) dir(wg *sync.WaitGroup, abs, rel string, ignore *ignoreRules) {
 	if err := w.ctx.Err(); err != nil {
 		w.mu.Lock()
 		w.err = fmt.Errorf("scan sources: %w", err)
@@ -236,17 +241,20 @@ func (w *walker) dir(wg *sync.WaitGroup, abs, rel string) {
 		w.problem(problem.New(problem.UnreadableFile, problem.Location{Path: rel}, "read directory: %v", err))
 		return
 	}
-	l := listEntries(w.d, fd, entries, abs, rel, w.code, dirStat, statErr)
+	if w.code && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" && e.Type().IsRegular() }) {
+		ignore = ignore.with(readGitignore(w.d.Root, rel))
+	}
+	l := listEntries(w.d, fd, entries, abs, rel, w.code, ignore, dirStat, statErr)
 	for _, name := range l.subdirs {
 		childAbs, childRel := filepath.Join(abs, name), path.Join(rel, name)
 		select {
 		case w.sem <- struct{}{}:
 			wg.Go(func() {
 				defer func() { <-w.sem }()
-				w.dir(wg, childAbs, childRel)
+				w.dir(wg, childAbs, childRel, ignore)
 			})
 		default:
-			w.dir(wg, childAbs, childRel)
+			w.dir(wg, childAbs, childRel, ignore)
 		}
 	}
 	w.mu.Lock()
@@ -269,14 +277,15 @@ type dirListing struct {
 }
 
 // listEntries lists the entries of the directory open as fd (abs, at rel in the project)
-// with the walk's rules; dirStat is the directory's own stat, unless statErr.
-func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel string, code bool, dirStat fileStat, statErr error) dirListing {
+// with the walk's rules (under a code root, ignore is what .gitignore files leave out);
+// dirStat is the directory's own stat, unless statErr.
+func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel string, code bool, ignore *ignoreRules, dirStat fileStat, statErr error) dirListing {
 	var l dirListing
 	goIgnored := code && goIgnoredPath(rel)
 	goOnly := code && outputPath(rel)
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") {
+		if strings.HasPrefix(name, ".") && !(code && name == ".gitignore") {
 			continue
 		}
 		childRel := path.Join(rel, name)
@@ -284,6 +293,9 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 			continue
 		}
 		typ := e.Type()
+		if ignore.ignored(childRel, typ.IsDir()) {
+			continue
+		}
 		switch {
 		case typ&fs.ModeSymlink != 0:
 			l.links = append(l.links, link{filepath.Join(abs, name), childRel})
@@ -293,6 +305,9 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 			}
 		case typ.IsRegular():
 			format := rootFormatOf(name, code)
+			if code && name == ".gitignore" {
+				format = GitIgnore
+			}
 			if code && goIgnored {
 				format = codeFormatIn(name, true)
 			}

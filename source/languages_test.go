@@ -349,3 +349,31 @@ func TestDocumentsRelateToScriptCode(t *testing.T) {
 		}
 	}
 }
+
+// What .gitignore files leave out is no source under a code root: generated code, local
+// files, a whole folder; a file included again with ! is one.
+func TestGitignoredFilesStayOut(t *testing.T) {
+	g := loadGraph(t, map[string]string{
+		".gitignore":        "generated/\n*.local.py\n/scratch.txt\n",
+		"app/.gitignore":    "cache.json\n!keep.local.py\n",
+		"app/main.py":       "def main():\n    pass\n",
+		"app/dev.local.py":  "def dev():\n    pass\n",
+		"app/keep.local.py": "def keep():\n    pass\n",
+		"app/cache.json":    "{}\n",
+		"generated/api.ts":  "export function api(): void {}\n",
+		"scratch.txt":       "notes\n",
+		"docs/scratch.txt":  "kept: the pattern is anchored to the root\n",
+	}, golang.PolicyAST)
+	for _, id := range []string{"py:app/main.py", "py:app/keep.local.py", "file:docs/scratch.txt"} {
+		if _, ok := g.nodes[id]; !ok {
+			t.Errorf("no node %s", id)
+		}
+	}
+	for id := range g.nodes {
+		for _, gone := range []string{"dev.local.py", "cache.json", "generated/", "file:scratch.txt", "gitignore"} {
+			if strings.Contains(id, gone) {
+				t.Errorf("node %s should have been left out", id)
+			}
+		}
+	}
+}

@@ -64,9 +64,11 @@ type Loader struct {
 func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
 
 // AffectsLayout reports whether a change to the file at rel may change how other files
-// resolve their imports: a Python package's __init__.py, a package.json, an index file of
-// TypeScript or JavaScript.
-func AffectsLayout(rel string) bool { return python.Affects(rel) || ecma.Affects(rel) }
+// resolve their imports, or which files are sources: a Python package's __init__.py, a
+// package.json, a tsconfig.json, an index file of TypeScript or JavaScript, a .gitignore.
+func AffectsLayout(rel string) bool {
+	return python.Affects(rel) || ecma.Affects(rel) || path.Base(rel) == ".gitignore"
+}
 
 // RemovalAffectsLayout reports whether removing the file at rel may change how other files
 // resolve their imports: besides AffectsLayout's, a Python, TypeScript or JavaScript module,
@@ -146,9 +148,10 @@ func (l *Loader) packageNames(f File) ([]string, string, error) {
 		return nil, "", err
 	}
 	var names []string
+	ignore := gitignoreAbove(l.d.Root, f.Path, true)
 	for _, e := range entries {
 		name := e.Name()
-		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) {
+		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) && !ignore.ignored(path.Join(f.Path, name), false) {
 			names = append(names, name)
 		}
 	}
@@ -207,7 +210,7 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 		out.Fragment = l.scriptFile(f, data)
 	case TextFile:
 		out.Fragment = textFragment(f.Path, data)
-	case GoMod:
+	case GoMod, GitIgnore:
 		out.Fragment = &graph.Fragment{Path: f.Path}
 	default:
 		out.Fragment = Parse(d, f.Path, f.Format, data)

@@ -193,6 +193,9 @@ func reaches(d *project.Descriptor, root, dir string, code bool) bool {
 		if strings.HasPrefix(name, ".") || excluded(d, at) || code && SkipCodeDir(name) {
 			return false
 		}
+		if code && gitignoreAbove(d.Root, path.Dir(at), true).ignored(at, true) {
+			return false // a folder git ignores is not walked
+		}
 	}
 	return true
 }
@@ -216,7 +219,11 @@ func listDir(d *project.Descriptor, dir string, code bool) ([]File, error) {
 	if err != nil {
 		return nil, errWalk
 	}
-	l := listEntries(d, fd, entries, abs, dir, code, dirStat, nil)
+	var ignore *ignoreRules
+	if code {
+		ignore = gitignoreAbove(d.Root, dir, true)
+	}
+	l := listEntries(d, fd, entries, abs, dir, code, ignore, dirStat, nil)
 	if len(l.links) > 0 || len(l.probs) > 0 || l.linked {
 		return nil, errWalk
 	}

@@ -271,8 +271,9 @@ func (wt *watch) event(ev fsnotify.Event) {
 			}
 		}
 	}
+	// A .gitignore changes what the folders below it hold: walk.
 	if rel, err := filepath.Rel(wt.root, filepath.Dir(ev.Name)); err == nil && !structural && wt.inRoots(ev.Name) &&
-		ev.Name != filepath.Join(wt.root, project.FileName) {
+		ev.Name != filepath.Join(wt.root, project.FileName) && filepath.Base(ev.Name) != ".gitignore" {
 		wt.tracker.Changed(filepath.ToSlash(rel))
 	} else {
 		wt.tracker.ChangedAll() // the descriptor, or the folders

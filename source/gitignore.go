@@ -1,0 +1,132 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/docforge/docforge/source/project"
+)
+
+// What git ignores stays out of code roots: build outputs, generated code and local files
+// are listed in .gitignore files, and a project's sources are what it commits. The rules are
+// git's: one pattern a line, # comments, ! to include again, a trailing / for folders only, a
+// pattern with a slash (other than at its end) anchored to its file's folder, one without
+// matching a name at any depth; the last pattern that matches decides. A folder ignored is
+// not walked, so nothing in it is included again (as in git).
+
+// ignoreRule is one pattern of a .gitignore file in folder base.
+type ignoreRule struct {
+	base     string // project-relative folder of the .gitignore ("." for the root)
+	pattern  string
+	negate   bool
+	dirOnly  bool
+	anchored bool
+}
+
+// ignoreRules are the patterns in force in a folder: its ancestors' .gitignore files' first,
+// its own last. It is never changed once made (with returns a new one).
+type ignoreRules struct{ rules []ignoreRule }
+
+// parseGitignore reads the patterns of the .gitignore in folder base.
+func parseGitignore(base string, data []byte) []ignoreRule {
+	var out []ignoreRule
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \t\r")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r := ignoreRule{base: base}
+		if strings.HasPrefix(line, "!") {
+			r.negate, line = true, line[1:]
+		}
+		line = strings.TrimPrefix(line, `\`) // \# and \! stand for themselves
+		if strings.HasSuffix(line, "/") {
+			r.dirOnly, line = true, strings.TrimRight(line, "/")
+		}
+		r.anchored = strings.Contains(line, "/")
+		r.pattern = strings.TrimPrefix(line, "/")
+		if r.pattern != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// with returns the rules in force below a folder whose .gitignore holds more.
+func (ir *ignoreRules) with(more []ignoreRule) *ignoreRules {
+	if len(more) == 0 {
+		return ir
+	}
+	out := &ignoreRules{}
+	if ir != nil {
+		out.rules = append(out.rules, ir.rules...)
+	}
+	out.rules = append(out.rules, more...)
+	return out
+}
+
+// ignored reports whether git ignores the entry at rel (a folder when dir).
+func (ir *ignoreRules) ignored(rel string, dir bool) bool {
+	if ir == nil {
+		return false
+	}
+	ignored := false
+	for _, r := range ir.rules {
+		if r.dirOnly && !dir {
+			continue
+		}
+		sub := rel
+		if r.base != "." {
+			var ok bool
+			if sub, ok = strings.CutPrefix(rel, r.base+"/"); !ok {
+				continue
+			}
+		}
+		var match bool
+		if r.anchored {
+			// MatchGlob also matches below a folder the pattern names; that folder was not
+			// walked, so only the entry itself is ever asked about.
+			match = project.MatchGlob(r.pattern, sub)
+		} else {
+			match, _ = path.Match(r.pattern, path.Base(sub))
+		}
+		if match {
+			ignored = !r.negate
+		}
+	}
+	return ignored
+}
+
+// readGitignore reads the .gitignore in the project folder rel, if there is one.
+func readGitignore(root, rel string) []ignoreRule {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel), ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	return parseGitignore(rel, data)
+}
+
+// gitignoreAbove is the rules in force in folder rel from the .gitignore files of the
+// project root and every folder down to rel, rel's own included when own.
+func gitignoreAbove(root, rel string, own bool) *ignoreRules {
+	var dirs []string
+	for d := path.Clean(rel); ; d = path.Dir(d) {
+		dirs = append(dirs, d)
+		if d == "." || d == "/" {
+			break
+		}
+	}
+	var ir *ignoreRules
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if i == 0 && !own {
+			break
+		}
+		ir = ir.with(readGitignore(root, dirs[i]))
+	}
+	return ir
+}
