@@ -130,3 +130,30 @@ func gitignoreAbove(root, rel string, own bool) *ignoreRules {
 	}
 	return ir
 }
+
+// Ignores answers whether git ignores the entries of one tree, reading each folder's
+// .gitignore once. It is for one walk, by one goroutine.
+type Ignores struct {
+	root  string
+	byDir map[string]*ignoreRules
+}
+
+// NewIgnores returns the ignores of the tree at root.
+func NewIgnores(root string) *Ignores { return &Ignores{root: root, byDir: map[string]*ignoreRules{}} }
+
+// Ignored reports whether git ignores the entry at rel (slash-separated, relative to the
+// root; a folder when dir).
+func (g *Ignores) Ignored(rel string, dir bool) bool { return g.rulesIn(path.Dir(rel)).ignored(rel, dir) }
+
+func (g *Ignores) rulesIn(dir string) *ignoreRules {
+	if ir, ok := g.byDir[dir]; ok {
+		return ir
+	}
+	var parent *ignoreRules
+	if dir != "." {
+		parent = g.rulesIn(path.Dir(dir))
+	}
+	ir := parent.with(readGitignore(g.root, dir))
+	g.byDir[dir] = ir
+	return ir
+}

@@ -404,24 +404,26 @@ func (s *Survey) countGo(root string) error {
 }
 
 // countLanguages counts the Python, TypeScript and JavaScript files (and their tests) the
-// adapters would read under root, skipping the folders a code root's walk skips.
+// adapters would read under root, skipping the folders a code root's walk skips and what
+// git ignores.
 func (s *Survey) countLanguages(root string) error {
+	ignores := source.NewIgnores(root)
 	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		name := e.Name()
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		if e.IsDir() {
-			if p != root && (source.SkipCodeDir(name) || skipDirs[name] && name != "build") {
+			if p != root && (source.SkipCodeDir(name) || skipDirs[name] && name != "build" || ignores.Ignored(rel, true)) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !e.Type().IsRegular() {
+		if !e.Type().IsRegular() || ignores.Ignored(rel, false) {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		lang, test := source.LanguageOf(rel)
 		if lang == "" || toolConfig(name) {
 			return nil
