@@ -143,7 +143,9 @@ func NewIgnores(root string) *Ignores { return &Ignores{root: root, byDir: map[s
 
 // Ignored reports whether git ignores the entry at rel (slash-separated, relative to the
 // root; a folder when dir).
-func (g *Ignores) Ignored(rel string, dir bool) bool { return g.rulesIn(path.Dir(rel)).ignored(rel, dir) }
+func (g *Ignores) Ignored(rel string, dir bool) bool {
+	return g.rulesIn(path.Dir(rel)).ignored(rel, dir)
+}
 
 func (g *Ignores) rulesIn(dir string) *ignoreRules {
 	if ir, ok := g.byDir[dir]; ok {

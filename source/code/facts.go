@@ -1,6 +1,11 @@
 package code
 
-import "github.com/docforge/docforge/base/graph"
+import (
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
+)
 
 // Node kinds. A file is a module in all three languages; its node holds the module's doc.
 const (
@@ -99,4 +104,48 @@ func (d *Decl) Qual() string {
 type SyntaxError struct {
 	Line, Column int
 	Message      string
+}
+
+// maxDeclTerms bounds the distinct search terms kept of one declaration's source.
+const maxDeclTerms = 400
+
+// Finish completes facts an extractor gathered from src: each declaration's search terms,
+// from its lines, and the file's first syntax error (line 0: none).
+func (f *Facts) Finish(src []byte, errLine, errColumn int, errMessage string) {
+	spans := make([][2]int, len(f.Decls))
+	for i, d := range f.Decls {
+		spans[i] = [2]int{d.Line, d.End}
+	}
+	for i, t := range lexicon.LineSpanTerms(src, spans, maxDeclTerms) {
+		f.Decls[i].Terms = t
+	}
+	if errLine > 0 {
+		f.Error = &SyntaxError{Line: errLine, Column: errColumn, Message: errMessage}
+	}
+}
+
+// maxTitle bounds a declaration's title, in runes.
+const maxTitle = 200
+
+// Title is a declaration's header on one line: whitespace collapsed, no space inside
+// parentheses, the trailing marks given removed in order (":" of a Python def, "=>" and "="
+// of an arrow function's declarator), at most maxTitle runes.
+func Title(header string, trailing ...string) string {
+	t := strings.Join(strings.Fields(header), " ")
+	t = strings.ReplaceAll(strings.ReplaceAll(t, "( ", "("), " )", ")")
+	for _, s := range trailing {
+		t = strings.TrimSpace(strings.TrimSuffix(t, s))
+	}
+	if r := []rune(t); len(r) > maxTitle {
+		t = string(r[:maxTitle]) + "…"
+	}
+	return t
+}
+
+// Digest digests a span of source with its whitespace collapsed: a re-indented declaration
+// keeps its digests, and so its review stamps.
+func Digest(domain, text string) string {
+	d := graph.NewDigester(domain)
+	d.WriteString(strings.Join(strings.Fields(text), " "))
+	return d.Sum()
 }

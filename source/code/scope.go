@@ -133,3 +133,25 @@ func (s *Scope) expand(out []string, b Binding, rest []string, depth int, follow
 	}
 	return out
 }
+
+// Reexports are the bindings under which a module offers name through its imports (an
+// __init__.py's, an index file's export ... from): an import of that name, or of every name
+// (*). module resolves an import's module to its candidate file nodes.
+func Reexports(imports []Import, name string, module func(spec string) []string) []Binding {
+	var out []Binding
+	for _, imp := range imports {
+		if imp.Local != name && imp.Name != "*" {
+			continue
+		}
+		files := module(imp.Module)
+		switch imp.Name {
+		case "":
+			out = append(out, Binding{Files: files})
+		case "*":
+			out = append(out, Binding{Files: files, Qual: name})
+		default:
+			out = append(out, Binding{Files: files, Qual: imp.Name})
+		}
+	}
+	return out
+}

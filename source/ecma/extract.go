@@ -8,15 +8,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/docforge/docforge/base/graph"
-	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/treesit"
-)
-
-const (
-	maxDeclTerms = 400
-	maxTitle     = 200
 )
 
 // Grammar is the grammar a file's name asks for.
@@ -47,16 +40,8 @@ func Extract(ctx context.Context, rel string, src []byte, test bool, logicLimit 
 		}
 	}
 	treesit.Children(root, func(c *treesit.Node) { x.statement(c, c, false) })
-	if line, col, msg, ok := tree.FirstError(); ok {
-		x.f.Error = &code.SyntaxError{Line: line, Column: col, Message: msg}
-	}
-	spans := make([][2]int, len(x.f.Decls))
-	for i, d := range x.f.Decls {
-		spans[i] = [2]int{d.Line, d.End}
-	}
-	for i, t := range lexicon.LineSpanTerms(src, spans, maxDeclTerms) {
-		x.f.Decls[i].Terms = t
-	}
+	line, col, msg, _ := tree.FirstError()
+	x.f.Finish(src, line, col, msg)
 	return x.f, nil
 }
 
@@ -540,11 +525,11 @@ func (x *extractor) finish(d *code.Decl, head, outer, body *treesit.Node) {
 	}
 	header := string(x.t.Src[start:end])
 	if d.Title == "" {
-		d.Title = title(header)
+		d.Title = code.Title(header, "=>", "=")
 	}
-	d.Signature = digest("docforge.ecma.signature", header)
+	d.Signature = code.Digest("docforge.ecma.signature", header)
 	if body != nil {
-		d.Implementation = digest("docforge.ecma.implementation", x.t.Text(body))
+		d.Implementation = code.Digest("docforge.ecma.implementation", x.t.Text(body))
 	}
 	slices.Sort(d.Calls)
 	d.Calls = slices.Compact(d.Calls)
@@ -565,22 +550,6 @@ func (x *extractor) finish(d *code.Decl, head, outer, body *treesit.Node) {
 		x.signatures[d.Qual()] = len(x.f.Decls)
 	}
 	x.f.Decls = append(x.f.Decls, *d)
-}
-
-func title(header string) string {
-	t := strings.Join(strings.Fields(header), " ")
-	t = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(t, "=>")), "=")
-	t = strings.TrimSpace(t)
-	if len(t) > maxTitle {
-		t = t[:maxTitle] + "…"
-	}
-	return t
-}
-
-func digest(domain, text string) string {
-	d := graph.NewDigester(domain)
-	d.WriteString(strings.Join(strings.Fields(text), " "))
-	return d.Sum()
 }
 
 // docBefore is the JSDoc comment right before a declaration.

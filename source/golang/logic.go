@@ -1,18 +1,18 @@
 package golang
 
 import (
-	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
-	"slices"
 	"strings"
+
+	"github.com/docforge/docforge/base/graph"
 )
 
 // Step kinds.
 const (
-	StepEntry       = "entry"
-	StepBlock       = "block" // consecutive simple statements
+	StepEntry       = graph.StepEntry
+	StepBlock       = graph.StepBlock // consecutive simple statements
 	StepCondition   = "condition"
 	StepLoop        = "loop"
 	StepRange       = "range"
@@ -23,50 +23,34 @@ const (
 	StepSelectCase  = "select_case"
 	StepDefer       = "defer"
 	StepGo          = "go"
-	StepReturn      = "return"
+	StepReturn      = graph.StepReturn
 	StepPanic       = "panic"
-	StepLabel       = "label"
-	StepBreak       = "break"
-	StepContinue    = "continue"
+	StepLabel       = graph.StepLabel
+	StepBreak       = graph.StepBreak
+	StepContinue    = graph.StepContinue
 	StepGoto        = "goto"
-	StepTruncated   = "truncated"
-	StepExit        = "exit"
-	maxLabelRunes   = 80
-	edgeNext        = "next"
-	edgeTrue        = "true"
-	edgeFalse       = "false"
-	edgeLoopBack    = "loop_back"
-	edgeBreak       = "break"
-	edgeContinue    = "continue"
+	StepTruncated   = graph.StepTruncated
+	StepExit        = graph.StepExit
+	edgeNext        = graph.EdgeNext
+	edgeTrue        = graph.EdgeTrue
+	edgeFalse       = graph.EdgeFalse
+	edgeLoopBack    = graph.EdgeLoopBack
+	edgeBreak       = graph.EdgeBreak
+	edgeContinue    = graph.EdgeContinue
 	edgeFallthrough = "fallthrough"
 	edgeGoto        = "goto"
 )
 
-// end is a step whose outgoing edge waits for the step that follows it.
-type end struct {
-	from int
-	kind string
-}
+type (
+	end    = graph.LogicEnd
+	target = graph.LogicTarget
+)
 
-// target is an enclosing statement that break (and, for loops, continue) may leave.
-type target struct {
-	label  string
-	loop   int // the loop step continue returns to; -1 for switch and select
-	breaks []end
-}
-
+// logicBuilder builds one Go function's Logic from go/ast over the shared core.
 type logicBuilder struct {
+	graph.LogicBuilder
 	fset      *token.FileSet
 	src       []byte
-	limit     int
-	steps     []Step
-	edges     []LogicEdge
-	truncated bool
-
-	open      []end // ends waiting for the next step
-	block     int   // the block step simple statements are appended to, or -1
-	returns   []end // ends that leave the function normally
-	targets   []*target
 	labels    map[string]int
 	gotos     map[string][]end // gotos waiting for a label further down
 	fall      []end            // a fallthrough waiting for the next case body
@@ -75,27 +59,18 @@ type logicBuilder struct {
 
 // buildLogic computes the Logic of one function declaration.
 func buildLogic(fset *token.FileSet, src []byte, fd *ast.FuncDecl, limit int) *Logic {
-	b := &logicBuilder{fset: fset, src: src, limit: max(limit, 4), block: -1, labels: map[string]int{}, gotos: map[string][]end{}}
+	b := &logicBuilder{LogicBuilder: graph.NewLogicBuilder(limit), fset: fset, src: src, labels: map[string]int{}, gotos: map[string][]end{}}
 	name := fd.Name.Name
 	if fd.Recv != nil && len(fd.Recv.List) > 0 {
 		name = receiverType(fd.Recv.List[0].Type) + "." + name
 	}
 	b.step(StepEntry, name, fd.Pos())
 	b.stmts(fd.Body.List)
-	if b.truncated {
-		b.open = append(b.open, b.returns...)
-		b.returns = nil
-		b.force(StepTruncated, fmt.Sprintf("more than %d steps", b.limit), fd.Body.End())
+	var gotos [][]end // gotos to labels never seen: only in code that does not compile
+	for _, ends := range b.gotos {
+		gotos = append(gotos, ends)
 	}
-	b.open = append(b.open, b.returns...)
-	for _, ends := range b.gotos { // gotos to labels never seen: only in code that does not compile
-		b.open = append(b.open, ends...)
-	}
-	b.force(StepExit, "", fd.Body.End())
-	slices.SortFunc(b.edges, func(x, y LogicEdge) int {
-		return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To), strings.Compare(x.Kind, y.Kind))
-	})
-	return &Logic{Steps: b.steps, Edges: slices.Compact(b.edges), Truncated: b.truncated}
+	return b.Finish(b.line(fd.Body.End()), gotos...)
 }
 
 func (b *logicBuilder) line(p token.Pos) int { return b.fset.Position(p).Line }
@@ -106,67 +81,20 @@ func (b *logicBuilder) text(n ast.Node) string {
 	if start < 0 || end > len(b.src) || start >= end {
 		return ""
 	}
-	s := strings.Join(strings.Fields(string(b.src[start:end])), " ")
-	if r := []rune(s); len(r) > maxLabelRunes {
-		s = string(r[:maxLabelRunes-1]) + "…"
-	}
-	return s
+	return graph.Label(string(b.src[start:end]))
 }
 
-// step adds a step fed by every open end and makes it the only open end.
 func (b *logicBuilder) step(kind, label string, pos token.Pos) int {
-	id := b.newStep(kind, label, pos)
-	if id < 0 {
-		return id
-	}
-	for _, e := range b.open {
-		b.edge(e.from, id, e.kind)
-	}
-	b.open = []end{{id, edgeNext}}
-	b.block = -1
-	return id
+	return b.Step(kind, label, b.line(pos))
 }
 
-// newStep adds a step with no incoming edges, or returns -1 once the limit is reached (two
-// steps stay reserved for the truncation marker and the exit).
 func (b *logicBuilder) newStep(kind, label string, pos token.Pos) int {
-	if b.truncated || len(b.steps) >= b.limit-2 {
-		b.truncated = true
-		return -1
-	}
-	return b.force(kind, label, pos)
-}
-
-func (b *logicBuilder) force(kind, label string, pos token.Pos) int {
-	id := len(b.steps)
-	b.steps = append(b.steps, Step{ID: id, Kind: kind, Label: label, Line: b.line(pos)})
-	if kind == StepTruncated || kind == StepExit {
-		for _, e := range b.open {
-			b.edge(e.from, id, e.kind)
-		}
-		b.open = []end{{id, edgeNext}}
-	}
-	return id
-}
-
-func (b *logicBuilder) edge(from, to int, kind string) {
-	if from >= 0 && to >= 0 {
-		b.edges = append(b.edges, LogicEdge{From: from, To: to, Kind: kind})
-	}
-}
-
-// relabel returns ends with their edge kind replaced.
-func relabel(ends []end, kind string) []end {
-	out := make([]end, len(ends))
-	for i, e := range ends {
-		out[i] = end{e.from, kind}
-	}
-	return out
+	return b.NewStep(kind, label, b.line(pos))
 }
 
 func (b *logicBuilder) stmts(list []ast.Stmt) {
 	for _, s := range list {
-		if b.truncated {
+		if b.Truncated {
 			return
 		}
 		b.stmt(s)
@@ -183,7 +111,7 @@ func (b *logicBuilder) stmt(s ast.Stmt) {
 	case *ast.ExprStmt:
 		if isPanic(s.X) {
 			b.step(StepPanic, b.text(s), s.Pos())
-			b.open = nil
+			b.Open = nil
 			return
 		}
 		b.simple(s)
@@ -191,8 +119,8 @@ func (b *logicBuilder) stmt(s ast.Stmt) {
 		b.simple(s)
 	case *ast.ReturnStmt:
 		b.step(StepReturn, b.text(s), s.Pos())
-		b.returns = append(b.returns, b.open...)
-		b.open = nil
+		b.Returns = append(b.Returns, b.Open...)
+		b.Open = nil
 	case *ast.DeferStmt:
 		b.step(StepDefer, b.text(s), s.Pos())
 	case *ast.GoStmt:
@@ -201,7 +129,7 @@ func (b *logicBuilder) stmt(s ast.Stmt) {
 		id := b.step(StepLabel, s.Label.Name, s.Pos())
 		b.labels[s.Label.Name] = id
 		for _, e := range b.gotos[s.Label.Name] {
-			b.edge(e.from, id, e.kind)
+			b.Edge(e.From, id, e.Kind)
 		}
 		delete(b.gotos, s.Label.Name)
 		b.nextLabel = s.Label.Name
@@ -243,19 +171,7 @@ func (b *logicBuilder) stmt(s ast.Stmt) {
 }
 
 // simple appends a statement to the current block step, or starts one.
-func (b *logicBuilder) simple(s ast.Stmt) {
-	if b.block >= 0 && len(b.open) == 1 && b.open[0].from == b.block {
-		st := &b.steps[b.block]
-		if next := st.Label + "; " + b.text(s); len([]rune(next)) <= maxLabelRunes {
-			st.Label = next
-		} else if !strings.HasSuffix(st.Label, "…") {
-			st.Label += "; …"
-		}
-		return
-	}
-	id := b.step(StepBlock, b.text(s), s.Pos())
-	b.block = id
-}
+func (b *logicBuilder) simple(s ast.Stmt) { b.Simple(b.text(s), b.line(s.Pos())) }
 
 func isPanic(e ast.Expr) bool {
 	call, ok := e.(*ast.CallExpr)
@@ -271,45 +187,45 @@ func (b *logicBuilder) ifStmt(s *ast.IfStmt) {
 		b.simple(s.Init)
 	}
 	cond := b.step(StepCondition, "if "+b.text(s.Cond), s.Pos())
-	b.open = []end{{cond, edgeTrue}}
+	b.Open = []end{{From: cond, Kind: edgeTrue}}
 	b.stmts(s.Body.List)
-	then := b.open
-	b.open = []end{{cond, edgeFalse}}
-	b.block = -1
+	then := b.Open
+	b.Open = []end{{From: cond, Kind: edgeFalse}}
+	b.Block = -1
 	if s.Else != nil {
 		b.stmt(s.Else)
 	}
-	b.open = append(then, b.open...)
-	b.block = -1
+	b.Open = append(then, b.Open...)
+	b.Block = -1
 }
 
 func (b *logicBuilder) loop(kind, text string, pos token.Pos, label string, hasCond bool, body *ast.BlockStmt) {
 	head := b.step(kind, text, pos)
-	t := &target{label: label, loop: head}
-	b.targets = append(b.targets, t)
+	t := &target{Label: label, Loop: head}
+	b.Targets = append(b.Targets, t)
 	if hasCond {
-		b.open = []end{{head, edgeTrue}}
+		b.Open = []end{{From: head, Kind: edgeTrue}}
 	}
 	b.stmts(body.List)
-	for _, e := range b.open {
-		b.edge(e.from, head, edgeLoopBack)
+	for _, e := range b.Open {
+		b.Edge(e.From, head, edgeLoopBack)
 	}
-	b.targets = b.targets[:len(b.targets)-1]
-	b.open = nil
+	b.Targets = b.Targets[:len(b.Targets)-1]
+	b.Open = nil
 	if hasCond {
-		b.open = []end{{head, edgeFalse}}
+		b.Open = []end{{From: head, Kind: edgeFalse}}
 	}
-	b.open = append(b.open, t.breaks...)
-	b.block = -1
+	b.Open = append(b.Open, t.Breaks...)
+	b.Block = -1
 }
 
 // switchStmt chains the case tests in source order, each false edge leading to the next
 // test; the default clause, wherever it stands, is taken from the last test's false edge.
 func (b *logicBuilder) switchStmt(kind, text string, pos token.Pos, label string, body *ast.BlockStmt) {
 	b.step(kind, text, pos)
-	t := &target{label: label, loop: -1}
-	b.targets = append(b.targets, t)
-	tests := b.open // ends leading to the next case test
+	t := &target{Label: label, Loop: -1}
+	b.Targets = append(b.Targets, t)
+	tests := b.Open // ends leading to the next case test
 	var ends []end
 	deflt := -1
 	for _, clause := range body.List {
@@ -318,29 +234,29 @@ func (b *logicBuilder) switchStmt(kind, text string, pos token.Pos, label string
 		b.fall = nil
 		if cc.List == nil {
 			deflt = b.newStep(StepCase, "default", cc.Pos())
-			b.open = append([]end{{deflt, edgeNext}}, fall...)
+			b.Open = append([]end{{From: deflt, Kind: edgeNext}}, fall...)
 		} else {
-			b.open = tests
+			b.Open = tests
 			c := b.step(StepCase, "case "+b.exprs(cc.List), cc.Pos())
-			tests = []end{{c, edgeFalse}}
-			b.open = append([]end{{c, edgeTrue}}, fall...)
+			tests = []end{{From: c, Kind: edgeFalse}}
+			b.Open = append([]end{{From: c, Kind: edgeTrue}}, fall...)
 		}
-		b.block = -1
+		b.Block = -1
 		b.stmts(cc.Body)
 		if b.fall == nil {
-			ends = append(ends, b.open...)
+			ends = append(ends, b.Open...)
 		}
 	}
 	if deflt >= 0 {
 		for _, e := range tests {
-			b.edge(e.from, deflt, e.kind)
+			b.Edge(e.From, deflt, e.Kind)
 		}
 	} else {
 		ends = append(ends, tests...)
 	}
-	b.targets = b.targets[:len(b.targets)-1]
-	b.open = append(ends, t.breaks...)
-	b.block = -1
+	b.Targets = b.Targets[:len(b.Targets)-1]
+	b.Open = append(ends, t.Breaks...)
+	b.Block = -1
 }
 
 func (b *logicBuilder) exprs(list []ast.Expr) string {
@@ -353,23 +269,23 @@ func (b *logicBuilder) exprs(list []ast.Expr) string {
 
 func (b *logicBuilder) selectStmt(s *ast.SelectStmt, label string) {
 	sel := b.step(StepSelect, "select", s.Pos())
-	t := &target{label: label, loop: -1}
-	b.targets = append(b.targets, t)
+	t := &target{Label: label, Loop: -1}
+	b.Targets = append(b.Targets, t)
 	var ends []end
 	for _, clause := range s.Body.List {
 		cc := clause.(*ast.CommClause)
-		b.open = []end{{sel, edgeNext}}
+		b.Open = []end{{From: sel, Kind: edgeNext}}
 		text := "default"
 		if cc.Comm != nil {
 			text = "case " + b.text(cc.Comm)
 		}
 		b.step(StepSelectCase, text, cc.Pos())
 		b.stmts(cc.Body)
-		ends = append(ends, b.open...)
+		ends = append(ends, b.Open...)
 	}
-	b.targets = b.targets[:len(b.targets)-1]
-	b.open = append(ends, t.breaks...)
-	b.block = -1
+	b.Targets = b.Targets[:len(b.Targets)-1]
+	b.Open = append(ends, t.Breaks...)
+	b.Block = -1
 }
 
 func (b *logicBuilder) branch(s *ast.BranchStmt) {
@@ -379,48 +295,29 @@ func (b *logicBuilder) branch(s *ast.BranchStmt) {
 	}
 	switch s.Tok {
 	case token.FALLTHROUGH:
-		b.fall = relabel(b.open, edgeFallthrough)
-		b.open = nil
+		b.fall = graph.RelabelEnds(b.Open, edgeFallthrough)
+		b.Open = nil
 	case token.BREAK:
 		b.step(StepBreak, b.text(s), s.Pos())
-		if t := b.findTarget(name, false); t != nil {
-			t.breaks = append(t.breaks, relabel(b.open, edgeBreak)...)
+		if t := b.FindTarget(name, false); t != nil {
+			t.Breaks = append(t.Breaks, graph.RelabelEnds(b.Open, edgeBreak)...)
 		}
-		b.open = nil
+		b.Open = nil
 	case token.CONTINUE:
 		id := b.step(StepContinue, b.text(s), s.Pos())
-		if t := b.findTarget(name, true); t != nil {
-			b.edge(id, t.loop, edgeContinue)
+		if t := b.FindTarget(name, true); t != nil {
+			b.Edge(id, t.Loop, edgeContinue)
 		}
-		b.open = nil
+		b.Open = nil
 	case token.GOTO:
 		id := b.step(StepGoto, b.text(s), s.Pos())
 		if to, ok := b.labels[name]; ok {
-			b.edge(id, to, edgeGoto)
+			b.Edge(id, to, edgeGoto)
 		} else {
-			b.gotos[name] = append(b.gotos[name], end{id, edgeGoto})
+			b.gotos[name] = append(b.gotos[name], end{From: id, Kind: edgeGoto})
 		}
-		b.open = nil
+		b.Open = nil
 	}
-}
-
-// findTarget returns the statement a break or continue leaves: the labelled one, or the
-// innermost (for continue, the innermost loop).
-func (b *logicBuilder) findTarget(label string, loopOnly bool) *target {
-	for i := len(b.targets) - 1; i >= 0; i-- {
-		t := b.targets[i]
-		if label != "" && t.label != label {
-			continue
-		}
-		if loopOnly && t.loop < 0 {
-			if label != "" {
-				return nil
-			}
-			continue
-		}
-		return t
-	}
-	return nil
 }
 
 // FormatLogic renders Logic as text: one line per step, then one per edge.

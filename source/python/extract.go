@@ -6,17 +6,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/docforge/docforge/base/graph"
-	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/treesit"
 )
-
-// maxDeclTerms bounds the distinct search terms kept of one declaration's source.
-const maxDeclTerms = 400
-
-// maxTitle bounds a declaration's title, its header line.
-const maxTitle = 200
 
 // IsTestFile reports whether pytest collects the file (code.IsPythonTest).
 func IsTestFile(rel string) bool { return code.IsPythonTest(rel) }
@@ -34,16 +26,8 @@ func Extract(ctx context.Context, src []byte, test bool, logicLimit int) (*code.
 	root := tree.Root()
 	x.f.Doc = x.docstring(root)
 	x.block(root, "")
-	if line, col, msg, ok := tree.FirstError(); ok {
-		x.f.Error = &code.SyntaxError{Line: line, Column: col, Message: msg}
-	}
-	spans := make([][2]int, len(x.f.Decls))
-	for i, d := range x.f.Decls {
-		spans[i] = [2]int{d.Line, d.End}
-	}
-	for i, t := range lexicon.LineSpanTerms(src, spans, maxDeclTerms) {
-		x.f.Decls[i].Terms = t
-	}
+	line, col, msg, _ := tree.FirstError()
+	x.f.Finish(src, line, col, msg)
 	return x.f, nil
 }
 
@@ -121,7 +105,7 @@ func (x *extractor) imports(n *treesit.Node) {
 		mod := strings.Join(strings.Fields(x.t.Text(n.ChildByFieldName("module_name"))), "")
 		for i := range int(n.NamedChildCount()) {
 			c := n.NamedChild(i)
-			if c == nil || n.FieldNameForChild(namedIndex(n, i)) == "module_name" {
+			if c == nil || n.FieldNameForChild(treesit.NamedChildIndex(n, i)) == "module_name" {
 				continue
 			}
 			switch c.Type() {
@@ -136,20 +120,6 @@ func (x *extractor) imports(n *treesit.Node) {
 			}
 		}
 	}
-}
-
-// namedIndex is the index among all children of n's i-th named child.
-func namedIndex(n *treesit.Node, i int) int {
-	named := -1
-	for j := range int(n.ChildCount()) {
-		if c := n.Child(j); c != nil && c.IsNamed() {
-			named++
-			if named == i {
-				return j
-			}
-		}
-	}
-	return -1
 }
 
 // assignment reads a module-level NAME = ... or NAME: T = ...
@@ -282,10 +252,10 @@ func (x *extractor) add(d code.Decl, head, outer, body *treesit.Node) {
 		end = body.StartByte()
 	}
 	header := string(x.t.Src[head.StartByte():end])
-	d.Title = title(header)
-	d.Signature = digest("docforge.python.signature", header)
+	d.Title = code.Title(header, ":")
+	d.Signature = code.Digest("docforge.python.signature", header)
 	if body != nil {
-		d.Implementation = digest("docforge.python.implementation", x.t.Text(body))
+		d.Implementation = code.Digest("docforge.python.implementation", x.t.Text(body))
 	}
 	d.Exported = !strings.HasPrefix(d.Name, "_") || strings.HasPrefix(d.Name, "__") && strings.HasSuffix(d.Name, "__")
 	slices.Sort(d.Calls)
@@ -293,23 +263,6 @@ func (x *extractor) add(d code.Decl, head, outer, body *treesit.Node) {
 	slices.Sort(d.Uses)
 	d.Uses = slices.Compact(d.Uses)
 	x.f.Decls = append(x.f.Decls, d)
-}
-
-// title collapses a header's whitespace and drops its closing colon.
-func title(header string) string {
-	t := strings.Join(strings.Fields(header), " ")
-	t = strings.TrimSuffix(t, ":")
-	t = strings.ReplaceAll(strings.ReplaceAll(t, "( ", "("), " )", ")")
-	if len(t) > maxTitle {
-		t = t[:maxTitle] + "…"
-	}
-	return t
-}
-
-func digest(domain, text string) string {
-	d := graph.NewDigester(domain)
-	d.WriteString(strings.Join(strings.Fields(text), " "))
-	return d.Sum()
 }
 
 // docstring is the string that opens a block, without its quotes.

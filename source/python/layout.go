@@ -135,22 +135,7 @@ func (a layoutIDs) Submodules(file, name string) []string {
 
 func (a layoutIDs) Reexports(file, name string) []code.Binding {
 	rel := relOf(file)
-	var out []code.Binding
-	for _, imp := range a.l.initImports(rel) {
-		if imp.Local != name && imp.Name != "*" {
-			continue
-		}
-		files := a.module(rel, imp.Module)
-		switch imp.Name {
-		case "":
-			out = append(out, code.Binding{Files: files})
-		case "*":
-			out = append(out, code.Binding{Files: files, Qual: name})
-		default:
-			out = append(out, code.Binding{Files: files, Qual: imp.Name})
-		}
-	}
-	return out
+	return code.Reexports(a.l.initImports(rel), name, func(spec string) []string { return a.module(rel, spec) })
 }
 
 func (a layoutIDs) module(rel, spec string) []string {

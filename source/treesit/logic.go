@@ -1,101 +1,60 @@
 package treesit
 
 import (
-	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
 )
 
-// Step kinds of the Logic of a Python, TypeScript or JavaScript function: the Go adapter's
-// where they mean the same, and the kinds these languages add (try, handler, finally, with,
-// await, raise).
+// Step kinds of the Logic of a Python, TypeScript or JavaScript function beside the shared
+// ones (graph.StepEntry, ...): the Go adapter's where they mean the same, and those these
+// languages add (try, handler, finally, with, await, raise).
 const (
-	StepEntry     = "entry"
-	StepBlock     = "block"
 	StepCondition = "condition"
 	StepLoop      = "loop"
 	StepRange     = "range" // for x in / for (x of)
 	StepSwitch    = "switch"
 	StepCase      = "case"
-	StepReturn    = "return"
 	StepRaise     = "raise" // raise, throw
 	StepTry       = "try"
 	StepHandler   = "handler" // except, catch
 	StepFinally   = "finally"
 	StepWith      = "with" // with, using
 	StepAwait     = "await"
-	StepLabel     = "label"
-	StepBreak     = "break"
-	StepContinue  = "continue"
-	StepTruncated = "truncated"
-	StepExit      = "exit"
 
-	edgeNext        = "next"
-	edgeTrue        = "true"
-	edgeFalse       = "false"
-	edgeLoopBack    = "loop_back"
-	edgeBreak       = "break"
-	edgeContinue    = "continue"
 	edgeFallthrough = "fallthrough"
 	edgeException   = "exception" // from a try to a handler: anything its body raises
-	maxLabelRunes   = 80
 )
 
-type logicEnd struct {
-	from int
-	kind string
-}
+type (
+	logicEnd    = graph.LogicEnd
+	logicTarget = graph.LogicTarget
+)
 
-type logicTarget struct {
-	label  string
-	loop   int // the step continue goes to; -1 for a switch
-	breaks []logicEnd
-}
-
-// logicBuilder builds one function's Logic from its syntax tree, statement by statement, as
-// the Go adapter's builder does from go/ast: each step is fed by the ends left open before
-// it.
+// logicBuilder builds one function's Logic from its syntax tree, statement by statement,
+// over the shared core (graph.LogicBuilder), as the Go adapter's does from go/ast.
 type logicBuilder struct {
+	graph.LogicBuilder
 	t         *Tree
-	limit     int
-	steps     []graph.Step
-	edges     []graph.LogicEdge
-	truncated bool
-	open      []logicEnd
-	block     int // the block step simple statements join, or -1
-	returns   []logicEnd
 	raises    []int // raise steps, which a finally around them runs after
-	targets   []*logicTarget
 	nextLabel string
 }
 
 // Logic computes the Logic of a function: name labels its entry, body is its body (a block,
 // or for an arrow function an expression), limit bounds the steps.
 func (t *Tree) Logic(name string, fn, body *Node, limit int) *graph.Logic {
-	b := &logicBuilder{t: t, limit: max(limit, 4), block: -1}
-	b.step(StepEntry, name, fn)
+	b := &logicBuilder{LogicBuilder: graph.NewLogicBuilder(limit), t: t}
+	b.step(graph.StepEntry, name, fn)
 	switch body.Type() {
 	case "block", "statement_block":
 		b.stmts(body)
 	default: // an arrow function's expression body is what it returns
-		b.step(StepReturn, b.text(body), body)
-		b.returns = append(b.returns, b.open...)
-		b.open = nil
+		b.step(graph.StepReturn, b.text(body), body)
+		b.Returns = append(b.Returns, b.Open...)
+		b.Open = nil
 	}
-	if b.truncated {
-		b.open = append(b.open, b.returns...)
-		b.returns = nil
-		b.force(StepTruncated, fmt.Sprintf("more than %d steps", b.limit), EndLine(body))
-	}
-	b.open = append(b.open, b.returns...)
-	b.force(StepExit, "", EndLine(body))
-	slices.SortFunc(b.edges, func(x, y graph.LogicEdge) int {
-		return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To), strings.Compare(x.Kind, y.Kind))
-	})
-	return &graph.Logic{Steps: b.steps, Edges: slices.Compact(b.edges), Truncated: b.truncated}
+	return b.Finish(EndLine(body))
 }
 
 // text is a node's source on one line, shortened for a label.
@@ -103,11 +62,7 @@ func (b *logicBuilder) text(n *Node) string {
 	if n == nil {
 		return ""
 	}
-	s := strings.Join(strings.Fields(b.t.Text(n)), " ")
-	if r := []rune(s); len(r) > maxLabelRunes {
-		s = string(r[:maxLabelRunes-1]) + "…"
-	}
-	return s
+	return graph.Label(b.t.Text(n))
 }
 
 // head is the text of a compound statement up to its body: "if x > 0", "for a in xs".
@@ -116,54 +71,10 @@ func (b *logicBuilder) head(n, body *Node) string {
 		return b.text(n)
 	}
 	s := strings.Join(strings.Fields(string(b.t.Src[n.StartByte():body.StartByte()])), " ")
-	s = strings.TrimSpace(strings.TrimSuffix(s, ":"))
-	if r := []rune(s); len(r) > maxLabelRunes {
-		s = string(r[:maxLabelRunes-1]) + "…"
-	}
-	return s
+	return graph.Label(strings.TrimSpace(strings.TrimSuffix(s, ":")))
 }
 
-func (b *logicBuilder) step(kind, label string, at *Node) int {
-	if b.truncated || len(b.steps) >= b.limit-2 {
-		b.truncated = true
-		return -1
-	}
-	id := b.force(kind, label, Line(at))
-	if kind != StepTruncated && kind != StepExit {
-		for _, e := range b.open {
-			b.edge(e.from, id, e.kind)
-		}
-		b.open = []logicEnd{{id, edgeNext}}
-	}
-	b.block = -1
-	return id
-}
-
-func (b *logicBuilder) force(kind, label string, line int) int {
-	id := len(b.steps)
-	b.steps = append(b.steps, graph.Step{ID: id, Kind: kind, Label: label, Line: line})
-	if kind == StepTruncated || kind == StepExit {
-		for _, e := range b.open {
-			b.edge(e.from, id, e.kind)
-		}
-		b.open = []logicEnd{{id, edgeNext}}
-	}
-	return id
-}
-
-func (b *logicBuilder) edge(from, to int, kind string) {
-	if from >= 0 && to >= 0 {
-		b.edges = append(b.edges, graph.LogicEdge{From: from, To: to, Kind: kind})
-	}
-}
-
-func relabelEnds(ends []logicEnd, kind string) []logicEnd {
-	out := make([]logicEnd, len(ends))
-	for i, e := range ends {
-		out[i] = logicEnd{e.from, kind}
-	}
-	return out
-}
+func (b *logicBuilder) step(kind, label string, at *Node) int { return b.Step(kind, label, Line(at)) }
 
 // stmts builds the statements of a block node in order.
 func (b *logicBuilder) stmts(block *Node) {
@@ -171,7 +82,7 @@ func (b *logicBuilder) stmts(block *Node) {
 		return
 	}
 	Children(block, func(s *Node) {
-		if !b.truncated {
+		if !b.Truncated {
 			b.stmt(s)
 		}
 	})
@@ -200,29 +111,29 @@ func (b *logicBuilder) stmt(s *Node) {
 	case "block", "statement_block":
 		b.stmts(s)
 	case "return_statement":
-		b.step(StepReturn, b.text(s), s)
-		b.returns = append(b.returns, b.open...)
-		b.open = nil
+		b.step(graph.StepReturn, b.text(s), s)
+		b.Returns = append(b.Returns, b.Open...)
+		b.Open = nil
 	case "raise_statement", "throw_statement":
 		if id := b.step(StepRaise, b.text(s), s); id >= 0 {
 			b.raises = append(b.raises, id)
 		}
-		b.open = nil
+		b.Open = nil
 	case "break_statement":
-		b.step(StepBreak, b.text(s), s)
-		if t := b.findTarget(b.labelOf(s), false); t != nil {
-			t.breaks = append(t.breaks, relabelEnds(b.open, edgeBreak)...)
+		b.step(graph.StepBreak, b.text(s), s)
+		if t := b.FindTarget(b.labelOf(s), false); t != nil {
+			t.Breaks = append(t.Breaks, graph.RelabelEnds(b.Open, graph.EdgeBreak)...)
 		}
-		b.open = nil
+		b.Open = nil
 	case "continue_statement":
-		id := b.step(StepContinue, b.text(s), s)
-		if t := b.findTarget(b.labelOf(s), true); t != nil {
-			b.edge(id, t.loop, edgeContinue)
+		id := b.step(graph.StepContinue, b.text(s), s)
+		if t := b.FindTarget(b.labelOf(s), true); t != nil {
+			b.Edge(id, t.Loop, graph.EdgeContinue)
 		}
-		b.open = nil
+		b.Open = nil
 	case "labeled_statement":
 		name := b.t.Text(s.ChildByFieldName("label"))
-		b.step(StepLabel, name, s)
+		b.step(graph.StepLabel, name, s)
 		b.nextLabel = name
 		b.stmt(s.ChildByFieldName("body"))
 	case "if_statement":
@@ -296,42 +207,31 @@ func (b *logicBuilder) labelOf(s *Node) string {
 }
 
 // simple joins a statement to the current block step, or starts one.
-func (b *logicBuilder) simple(s *Node) {
-	if b.block >= 0 && len(b.open) == 1 && b.open[0].from == b.block {
-		st := &b.steps[b.block]
-		if next := st.Label + "; " + b.text(s); len([]rune(next)) <= maxLabelRunes {
-			st.Label = next
-		} else if !strings.HasSuffix(st.Label, "…") {
-			st.Label += "; …"
-		}
-		return
-	}
-	b.block = b.step(StepBlock, b.text(s), s)
-}
+func (b *logicBuilder) simple(s *Node) { b.Simple(b.text(s), Line(s)) }
 
 // ifStmt: Python's if/elif/else and ECMAScript's if/else if/else chain their conditions.
 func (b *logicBuilder) ifStmt(s *Node) {
 	cons := s.ChildByFieldName("consequence")
 	cond := b.step(StepCondition, b.head(s, cons), s)
-	b.open = []logicEnd{{cond, edgeTrue}}
+	b.Open = []logicEnd{{From: cond, Kind: graph.EdgeTrue}}
 	b.body(cons)
-	ends := b.open
-	b.open = []logicEnd{{cond, edgeFalse}}
-	b.block = -1
+	ends := b.Open
+	b.Open = []logicEnd{{From: cond, Kind: graph.EdgeFalse}}
+	b.Block = -1
 	for i := range int(s.NamedChildCount()) {
 		alt := s.NamedChild(i)
-		if alt == nil || s.FieldNameForChild(namedChildIndex(s, i)) != "alternative" {
+		if alt == nil || s.FieldNameForChild(NamedChildIndex(s, i)) != "alternative" {
 			continue
 		}
 		switch alt.Type() {
 		case "elif_clause":
 			c := alt.ChildByFieldName("consequence")
 			id := b.step(StepCondition, b.head(alt, c), alt)
-			b.open = []logicEnd{{id, edgeTrue}}
+			b.Open = []logicEnd{{From: id, Kind: graph.EdgeTrue}}
 			b.body(c)
-			ends = append(ends, b.open...)
-			b.open = []logicEnd{{id, edgeFalse}}
-			b.block = -1
+			ends = append(ends, b.Open...)
+			b.Open = []logicEnd{{From: id, Kind: graph.EdgeFalse}}
+			b.Block = -1
 		case "else_clause":
 			if body := alt.ChildByFieldName("body"); body != nil {
 				b.body(body)
@@ -340,12 +240,13 @@ func (b *logicBuilder) ifStmt(s *Node) {
 			}
 		}
 	}
-	b.open = append(ends, b.open...)
-	b.block = -1
+	b.Open = append(ends, b.Open...)
+	b.Block = -1
 }
 
-// namedChildIndex is the index among all children of n's i-th named child.
-func namedChildIndex(n *Node, i int) int {
+// NamedChildIndex is the index among all children of n's i-th named child, which
+// FieldNameForChild takes.
+func NamedChildIndex(n *Node, i int) int {
 	named := -1
 	for j := range int(n.ChildCount()) {
 		if c := n.Child(j); c != nil && c.IsNamed() {
@@ -361,166 +262,166 @@ func namedChildIndex(n *Node, i int) int {
 // loop builds a loop; a Python loop's else runs when the loop ends without a break.
 func (b *logicBuilder) loop(kind, text string, s *Node, label string, hasCond bool, body, orElse *Node) {
 	head := b.step(kind, text, s)
-	t := &logicTarget{label: label, loop: head}
-	b.targets = append(b.targets, t)
+	t := &logicTarget{Label: label, Loop: head}
+	b.Targets = append(b.Targets, t)
 	if hasCond {
-		b.open = []logicEnd{{head, edgeTrue}}
+		b.Open = []logicEnd{{From: head, Kind: graph.EdgeTrue}}
 	}
 	b.body(body)
-	for _, e := range b.open {
-		b.edge(e.from, head, edgeLoopBack)
+	for _, e := range b.Open {
+		b.Edge(e.From, head, graph.EdgeLoopBack)
 	}
-	b.targets = b.targets[:len(b.targets)-1]
-	b.open = nil
+	b.Targets = b.Targets[:len(b.Targets)-1]
+	b.Open = nil
 	if hasCond {
-		b.open = []logicEnd{{head, edgeFalse}}
+		b.Open = []logicEnd{{From: head, Kind: graph.EdgeFalse}}
 	}
-	b.block = -1
+	b.Block = -1
 	if orElse != nil {
 		b.body(orElse.ChildByFieldName("body"))
 	}
-	b.open = append(b.open, t.breaks...)
-	b.block = -1
+	b.Open = append(b.Open, t.Breaks...)
+	b.Block = -1
 }
 
 // doStmt: the body runs first, then the condition sends control back to it or on.
 func (b *logicBuilder) doStmt(s *Node, label string) {
 	head := b.step(StepLoop, "do", s)
-	t := &logicTarget{label: label, loop: head}
-	b.targets = append(b.targets, t)
+	t := &logicTarget{Label: label, Loop: head}
+	b.Targets = append(b.Targets, t)
 	b.body(s.ChildByFieldName("body"))
-	b.targets = b.targets[:len(b.targets)-1]
+	b.Targets = b.Targets[:len(b.Targets)-1]
 	cond := b.step(StepCondition, "while "+b.text(s.ChildByFieldName("condition")), s.ChildByFieldName("condition"))
-	b.edge(cond, head, edgeLoopBack)
-	b.open = append([]logicEnd{{cond, edgeFalse}}, t.breaks...)
-	b.block = -1
+	b.Edge(cond, head, graph.EdgeLoopBack)
+	b.Open = append([]logicEnd{{From: cond, Kind: graph.EdgeFalse}}, t.Breaks...)
+	b.Block = -1
 }
 
 // switchStmt chains the case tests in order; a case body that does not leave falls through
 // to the next one, and default is taken from the last test's false edge.
 func (b *logicBuilder) switchStmt(s *Node, label string) {
 	b.step(StepSwitch, "switch "+b.text(s.ChildByFieldName("value")), s)
-	t := &logicTarget{label: label, loop: -1}
-	b.targets = append(b.targets, t)
-	tests := b.open
+	t := &logicTarget{Label: label, Loop: -1}
+	b.Targets = append(b.Targets, t)
+	tests := b.Open
 	var fall []logicEnd
 	deflt := -1
 	Children(s.ChildByFieldName("body"), func(c *Node) {
 		switch c.Type() {
 		case "switch_case":
-			b.open = tests
+			b.Open = tests
 			id := b.step(StepCase, "case "+b.text(c.ChildByFieldName("value")), c)
-			tests = []logicEnd{{id, edgeFalse}}
-			b.open = append([]logicEnd{{id, edgeTrue}}, fall...)
+			tests = []logicEnd{{From: id, Kind: graph.EdgeFalse}}
+			b.Open = append([]logicEnd{{From: id, Kind: graph.EdgeTrue}}, fall...)
 		case "switch_default":
-			b.open = nil // reached from the last test, wherever default stands
+			b.Open = nil // reached from the last test, wherever default stands
 			deflt = b.step(StepCase, "default", c)
-			b.open = append([]logicEnd{{deflt, edgeNext}}, fall...)
+			b.Open = append([]logicEnd{{From: deflt, Kind: graph.EdgeNext}}, fall...)
 		default:
 			return
 		}
-		b.block = -1
-		entered := slices.Clone(b.open)
+		b.Block = -1
+		entered := slices.Clone(b.Open)
 		for i := range int(c.NamedChildCount()) {
-			if c.FieldNameForChild(namedChildIndex(c, i)) == "body" {
+			if c.FieldNameForChild(NamedChildIndex(c, i)) == "body" {
 				b.stmt(c.NamedChild(i))
 			}
 		}
-		fall = b.open
-		if !slices.Equal(b.open, entered) {
+		fall = b.Open
+		if !slices.Equal(b.Open, entered) {
 			// A body that ran and did not leave falls through; an empty one (case 1:
 			// case 2:) passes its test's own edge on.
-			fall = relabelEnds(b.open, edgeFallthrough)
+			fall = graph.RelabelEnds(b.Open, edgeFallthrough)
 		}
 	})
 	ends := fall
 	if deflt >= 0 {
 		for _, e := range tests {
-			b.edge(e.from, deflt, e.kind)
+			b.Edge(e.From, deflt, e.Kind)
 		}
 	} else {
 		ends = append(ends, tests...)
 	}
-	b.targets = b.targets[:len(b.targets)-1]
-	b.open = append(relabelEnds(ends, edgeNext), t.breaks...)
-	b.block = -1
+	b.Targets = b.Targets[:len(b.Targets)-1]
+	b.Open = append(graph.RelabelEnds(ends, graph.EdgeNext), t.Breaks...)
+	b.Block = -1
 }
 
 // matchStmt: Python's match tries its cases in order; none falls through.
 func (b *logicBuilder) matchStmt(s *Node, label string) {
 	b.step(StepSwitch, "match "+b.text(s.ChildByFieldName("subject")), s)
-	tests := b.open
+	tests := b.Open
 	var ends []logicEnd
 	Walk(s.ChildByFieldName("body"), func(c *Node) bool {
 		if c.Type() != "case_clause" {
 			return c.Type() == "block"
 		}
-		b.open = tests
+		b.Open = tests
 		cons := c.ChildByFieldName("consequence")
 		text := b.head(c, cons)
 		id := b.step(StepCase, text, c)
-		tests = []logicEnd{{id, edgeFalse}}
+		tests = []logicEnd{{From: id, Kind: graph.EdgeFalse}}
 		if text == "case _" {
 			tests = nil // the wildcard always matches
 		}
-		b.open = []logicEnd{{id, edgeTrue}}
+		b.Open = []logicEnd{{From: id, Kind: graph.EdgeTrue}}
 		b.body(cons)
-		ends = append(ends, b.open...)
+		ends = append(ends, b.Open...)
 		return false
 	})
-	b.open = append(ends, tests...)
-	b.block = -1
+	b.Open = append(ends, tests...)
+	b.Block = -1
 }
 
 // tryStmt: the body, each handler reached from the try by an exception edge, Python's else
 // after the body, then finally, which every way out of them reaches.
 func (b *logicBuilder) tryStmt(s *Node) {
-	returns, raises := len(b.returns), len(b.raises)
+	returns, raises := len(b.Returns), len(b.raises)
 	try := b.step(StepTry, "try", s)
 	b.body(s.ChildByFieldName("body"))
-	bodyEnds := b.open
+	bodyEnds := b.Open
 	var handled []logicEnd
 	var orElse, final *Node
 	Children(s, func(c *Node) {
 		switch c.Type() {
 		case "except_clause", "except_group_clause", "catch_clause":
-			b.open = []logicEnd{{try, edgeException}}
+			b.Open = []logicEnd{{From: try, Kind: edgeException}}
 			body := blockOf(c)
 			b.step(StepHandler, b.head(c, body), c)
 			b.body(body)
-			handled = append(handled, b.open...)
+			handled = append(handled, b.Open...)
 		case "else_clause":
 			orElse = c
 		case "finally_clause":
 			final = c
 		}
 	})
-	b.open = bodyEnds
-	b.block = -1
+	b.Open = bodyEnds
+	b.Block = -1
 	if orElse != nil { // after the body alone, not after a handler
 		b.body(orElse.ChildByFieldName("body"))
 	}
-	b.open = append(b.open, handled...)
+	b.Open = append(b.Open, handled...)
 	if final != nil {
 		// finally runs after the body and handlers however they end: going on, returning
 		// (the return then completes after it) or raising (which goes on after it).
-		on := len(b.open) > 0
-		routed := b.returns[returns:]
-		b.returns = b.returns[:returns]
-		b.open = append(b.open, routed...)
+		on := len(b.Open) > 0
+		routed := b.Returns[returns:]
+		b.Returns = b.Returns[:returns]
+		b.Open = append(b.Open, routed...)
 		id := b.step(StepFinally, "finally", final)
 		for _, r := range b.raises[raises:] {
-			b.edge(r, id, edgeException)
+			b.Edge(r, id, edgeException)
 		}
 		b.body(blockOf(final))
 		if len(routed) > 0 {
-			b.returns = append(b.returns, b.open...)
+			b.Returns = append(b.Returns, b.Open...)
 		}
 		if !on {
-			b.open = nil
+			b.Open = nil
 		}
 	}
-	b.block = -1
+	b.Block = -1
 }
 
 // blockOf is the block child of a clause.
@@ -532,21 +433,4 @@ func blockOf(n *Node) *Node {
 		}
 	})
 	return body
-}
-
-func (b *logicBuilder) findTarget(label string, loopOnly bool) *logicTarget {
-	for i := len(b.targets) - 1; i >= 0; i-- {
-		t := b.targets[i]
-		if label != "" && t.label != label {
-			continue
-		}
-		if loopOnly && t.loop < 0 {
-			if label != "" {
-				return nil
-			}
-			continue
-		}
-		return t
-	}
-	return nil
 }
