@@ -5,6 +5,7 @@ import (
 	"context"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -268,7 +269,7 @@ func (x *extractor) testBlock(call *treesit.Node, parent string) {
 	key := parent + "." + name
 	x.tests[key]++
 	if k := x.tests[key]; k > 1 {
-		name += "_" + itoa(k)
+		name += "_" + strconv.Itoa(k)
 	}
 	d := code.Decl{Kind: code.KindFunc, Name: name, Parent: parent, Test: true, Exported: false}
 	kw, _, _ := strings.Cut(fn, ".")
@@ -319,14 +320,6 @@ func quoteTitle(t string) string {
 		t = t[:80] + "…"
 	}
 	return "\"" + t + "\""
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n < 10 {
-		return digits[n : n+1]
-	}
-	return itoa(n/10) + digits[n%10:n%10+1]
 }
 
 func (x *extractor) class(n, outer *treesit.Node, exported bool) {
