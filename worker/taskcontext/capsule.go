@@ -434,7 +434,7 @@ func provenance(f *found, it *Item) []Fact {
 		facts = append(facts, Fact{FactDeclared, uniq(declared) + " declared in documents; not verified"})
 	}
 	if len(static) > 0 {
-		facts = append(facts, Fact{FactStatic, uniq(static) + " from Go syntax; interface and function-value calls unseen"})
+		facts = append(facts, Fact{FactStatic, uniq(static) + " from code syntax; dynamic and untyped calls unseen"})
 	}
 	if len(suspect) > 0 {
 		facts = append(facts, Fact{FactSuspect, "via " + uniq(suspect) + ", whose target changed since its review"})
