@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/docforge/docforge/source/project"
 )
@@ -111,30 +112,11 @@ func readGitignore(root, rel string) []ignoreRule {
 	return parseGitignore(rel, data)
 }
 
-// gitignoreAbove is the rules in force in folder rel from the .gitignore files of the
-// project root and every folder down to rel, rel's own included when own.
-func gitignoreAbove(root, rel string, own bool) *ignoreRules {
-	var dirs []string
-	for d := path.Clean(rel); ; d = path.Dir(d) {
-		dirs = append(dirs, d)
-		if d == "." || d == "/" {
-			break
-		}
-	}
-	var ir *ignoreRules
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if i == 0 && !own {
-			break
-		}
-		ir = ir.with(readGitignore(root, dirs[i]))
-	}
-	return ir
-}
-
 // Ignores answers whether git ignores the entries of one tree, reading each folder's
-// .gitignore once. It is for one walk, by one goroutine.
+// .gitignore once however many ask; it is safe for concurrent use.
 type Ignores struct {
 	root  string
+	mu    sync.Mutex
 	byDir map[string]*ignoreRules
 }
 
@@ -147,15 +129,23 @@ func (g *Ignores) Ignored(rel string, dir bool) bool {
 	return g.rulesIn(path.Dir(rel)).ignored(rel, dir)
 }
 
+// rulesIn is the rules in force for the entries of folder dir: the .gitignore files of the
+// root and every folder down to dir, dir's own included.
 func (g *Ignores) rulesIn(dir string) *ignoreRules {
-	if ir, ok := g.byDir[dir]; ok {
+	dir = path.Clean(dir)
+	g.mu.Lock()
+	ir, ok := g.byDir[dir]
+	g.mu.Unlock()
+	if ok {
 		return ir
 	}
 	var parent *ignoreRules
-	if dir != "." {
+	if dir != "." && dir != "/" {
 		parent = g.rulesIn(path.Dir(dir))
 	}
-	ir := parent.with(readGitignore(g.root, dir))
+	ir = parent.with(readGitignore(g.root, dir))
+	g.mu.Lock()
 	g.byDir[dir] = ir
+	g.mu.Unlock()
 	return ir
 }

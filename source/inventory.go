@@ -204,8 +204,8 @@ func (w *walker) walk(abs, rel string) error {
 func (w *walker) tree(abs, rel string) {
 	var wg sync.WaitGroup
 	var ignore *ignoreRules
-	if w.code {
-		ignore = gitignoreAbove(w.d.Root, rel, false)
+	if w.code && rel != "." {
+		ignore = NewIgnores(w.d.Root).rulesIn(path.Dir(rel)) // the folders above the root's
 	}
 	w.dir(&wg, abs, rel, ignore)
 	wg.Wait()

@@ -53,6 +53,8 @@ type Loader struct {
 	// files are the project's sources (WithFiles), from which the layouts of the languages
 	// whose names resolve across files are read once, when the first such file is assembled.
 	files      []File
+	ignoreOnce sync.Once
+	gitignores *Ignores // the .gitignore rules package listings apply, read once per loader
 	layoutOnce sync.Once
 	python     *python.Layout
 	ecma       *ecma.Layout
@@ -75,6 +77,12 @@ func AffectsLayout(rel string) bool {
 // which resolution picks among its candidates by what exists.
 func RemovalAffectsLayout(rel string) bool {
 	return AffectsLayout(rel) || ecma.Removes(rel) || python.Removes(rel)
+}
+
+// ignores are the loader's .gitignore rules, made on first use.
+func (l *Loader) ignores() *Ignores {
+	l.ignoreOnce.Do(func() { l.gitignores = NewIgnores(l.d.Root) })
+	return l.gitignores
 }
 
 // layouts reads the language layouts once per loader.
@@ -148,7 +156,7 @@ func (l *Loader) packageNames(f File) ([]string, string, error) {
 		return nil, "", err
 	}
 	var names []string
-	ignore := gitignoreAbove(l.d.Root, f.Path, true)
+	ignore := l.ignores().rulesIn(f.Path)
 	for _, e := range entries {
 		name := e.Name()
 		if e.Type().IsRegular() && CodeFormatOf(name) == GoFile && !excluded(l.d, path.Join(f.Path, name)) && !ignore.ignored(path.Join(f.Path, name), false) {

@@ -98,11 +98,12 @@ func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []
 		return inv, nil
 	}
 	var listed []File
+	ignores := NewIgnores(d.Root)
 	for _, dir := range dirs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("scan sources: %w", err)
 		}
-		files, err := listAgain(d, dir)
+		files, err := listAgain(d, dir, ignores)
 		if errors.Is(err, errWalk) {
 			return nil, nil
 		}
@@ -154,17 +155,17 @@ func inDir(f File, dirs []string) bool {
 // listAgain lists the files directly in dir under every root the walk would list it from,
 // with the walk's rules; a subdirectory is skipped (a change to the folders is the watch's
 // ChangedAll).
-func listAgain(d *project.Descriptor, dir string) ([]File, error) {
+func listAgain(d *project.Descriptor, dir string, ignores *Ignores) ([]File, error) {
 	var out []File
 	for _, code := range []bool{false, true} {
 		roots := d.Sources.ContentRoots
 		if code {
 			roots = d.Sources.CodeRoots
 		}
-		if !slices.ContainsFunc(roots, func(root string) bool { return reaches(d, root, dir, code) }) {
+		if !slices.ContainsFunc(roots, func(root string) bool { return reaches(d, root, dir, code, ignores) }) {
 			continue
 		}
-		files, err := listDir(d, dir, code)
+		files, err := listDir(d, dir, code, ignores)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +176,7 @@ func listAgain(d *project.Descriptor, dir string) ([]File, error) {
 
 // reaches reports whether the walk of root lists dir: dir is root or below it, and no folder
 // on the way is hidden, excluded, or (under a code root) one the go tool ignores.
-func reaches(d *project.Descriptor, root, dir string, code bool) bool {
+func reaches(d *project.Descriptor, root, dir string, code bool, ignores *Ignores) bool {
 	root = path.Clean(root)
 	if dir == root {
 		return true
@@ -193,7 +194,7 @@ func reaches(d *project.Descriptor, root, dir string, code bool) bool {
 		if strings.HasPrefix(name, ".") || excluded(d, at) || code && SkipCodeDir(name) {
 			return false
 		}
-		if code && gitignoreAbove(d.Root, path.Dir(at), true).ignored(at, true) {
+		if code && ignores.Ignored(at, true) {
 			return false // a folder git ignores is not walked
 		}
 	}
@@ -203,7 +204,7 @@ func reaches(d *project.Descriptor, root, dir string, code bool) bool {
 // listDir lists the source files directly in dir as the walk does (listEntries), or errWalk
 // when it meets what the walk must judge: a symlink, a hard-linked source, an unreadable
 // entry, a directory gone.
-func listDir(d *project.Descriptor, dir string, code bool) ([]File, error) {
+func listDir(d *project.Descriptor, dir string, code bool, ignores *Ignores) ([]File, error) {
 	abs := filepath.Join(d.Root, filepath.FromSlash(dir))
 	f, err := os.Open(abs)
 	if err != nil {
@@ -221,7 +222,7 @@ func listDir(d *project.Descriptor, dir string, code bool) ([]File, error) {
 	}
 	var ignore *ignoreRules
 	if code {
-		ignore = gitignoreAbove(d.Root, dir, true)
+		ignore = ignores.rulesIn(dir)
 	}
 	l := listEntries(d, fd, entries, abs, dir, code, ignore, dirStat, nil)
 	if len(l.links) > 0 || len(l.probs) > 0 || l.linked {
