@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -403,46 +404,38 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			}
 			return err
 		}
-		if q := nameQuery(query); q != "" {
-			// The nodes named exactly so: declarations first, then tests of the same name,
-			// then files, packages and documents, each group by rank.
-			// bm25 weighs a name match down in a node with a long body (a class with many
-			// members), so many candidates are ranked before exactness picks the first.
-			named, err := ranked("name", q, max(4*limit+1, nameCandidates))
+		// byName adds the name matches of fts, nearest first (distance; a negative one is no
+		// match), then declarations before tests, files and documents (nameGroup), then rank.
+		// bm25 weighs a name match down in a node with a long body (a class with many
+		// members), so nameCandidates are ranked before distance picks the first.
+		byName := func(fts string, distance func(NodeSummary) int) (bool, error) {
+			hits, err := ranked("name", fts, max(4*limit+1, nameCandidates))
 			if err != nil {
-				return err
+				return false, err
 			}
-			slices.SortStableFunc(named, func(a, b SearchHit) int {
-				if c := nameExactness(a.NodeSummary, query) - nameExactness(b.NodeSummary, query); c != 0 {
-					return c
-				}
-				return nameGroup(a.NodeSummary) - nameGroup(b.NodeSummary)
+			hits = slices.DeleteFunc(hits, func(h SearchHit) bool { return distance(h.NodeSummary) < 0 })
+			slices.SortStableFunc(hits, func(a, b SearchHit) int {
+				return cmp.Or(distance(a.NodeSummary)-distance(b.NodeSummary), nameGroup(a.NodeSummary)-nameGroup(b.NodeSummary))
 			})
-			for _, h := range named {
+			for _, h := range hits {
 				if !add(h) {
-					return nil
+					return false, nil
 				}
+			}
+			return true, nil
+		}
+		// The nodes named exactly so (a one-word query).
+		if q := nameQuery(query); q != "" {
+			if goOn, err := byName(q, func(n NodeSummary) int { return nameExactness(n, query) }); !goOn {
+				return err
 			}
 		}
+		// Words that together spell a declaration's name ("subscription bus" for
+		// SubscriptionBus, "mcp express app" for createMcpExpressApp): the titles holding them
+		// all, kept where the name holds them all, fewest other words first.
 		if q, words := wordsNameQuery(terms); q != "" {
-			// Words that together spell a declaration's name ("subscription bus" for
-			// SubscriptionBus, "mcp express app" for createMcpExpressApp): the titles holding
-			// them all, kept where the name holds them all, fewest other words first.
-			titled, err := ranked("name", q, nameCandidates)
-			if err != nil {
+			if goOn, err := byName(q, func(n NodeSummary) int { return nameExtra(n, words) }); !goOn {
 				return err
-			}
-			named := slices.DeleteFunc(titled, func(h SearchHit) bool { return nameExtra(h.NodeSummary, words) < 0 })
-			slices.SortStableFunc(named, func(a, b SearchHit) int {
-				if c := nameExtra(a.NodeSummary, words) - nameExtra(b.NodeSummary, words); c != 0 {
-					return c
-				}
-				return nameGroup(a.NodeSummary) - nameGroup(b.NodeSummary)
-			})
-			for _, h := range named {
-				if !add(h) {
-					return nil
-				}
 			}
 		}
 		if err := text(ftsQuery(terms, true)); err != nil || !more || len(terms) < 2 {
@@ -618,13 +611,11 @@ func wordsNameQuery(terms []term) (string, []string) {
 func nameExtra(n NodeSummary, words []string) int {
 	var have []string
 	for _, w := range lexicon.Words(NameOf(n.ID, n.Kind)) {
-		for _, t := range lexicon.Analyze(w) {
-			if !t.Whole {
+		ts := lexicon.Analyze(w)
+		for _, t := range ts {
+			if !t.Whole { // the parts (a word of one part is its stem alone)
 				have = append(have, t.Text)
 			}
-		}
-		if ts := lexicon.Analyze(w); len(ts) == 1 {
-			have = append(have, ts[0].Text)
 		}
 	}
 	extra := len(have)

@@ -63,6 +63,10 @@ func TestSearchRanking(t *testing.T) {
 		{"stemmed prose", "starting registered tools", nil, pkg + "Server"},
 		// A sentence whose words do not all occur in one node still ranks the nodes holding most.
 		{"any words when not all match", "which server registers tools and handles requests", nil, pkg + "Server"},
+		// Words that spell a name find it, fewest other words first: the declaration before
+		// the test whose name holds them too, and before the caller whose doc only says them.
+		{"words that spell a name", "list issues", []string{pkg + "ListIssues", pkg + "TestListIssues"}, ""},
+		{"words that spell a longer name", "discussion comments", []string{pkg + "GetDiscussionComments"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
