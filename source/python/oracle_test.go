@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/python"
 )
 
@@ -23,30 +24,7 @@ import (
 // every module-level and class-level definition, through if, try, with and loop bodies. A
 // file the grammar fails on is reported, and such files must stay under one in 500.
 func TestDeclarationsMatchPythonsAST(t *testing.T) {
-	out, err := exec.Command("python3", "-c", `import sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
-	if err != nil {
-		t.Fatalf("python3 (make test installs Debian's python3): %v", err)
-	}
-	stdlib := strings.TrimSpace(string(out))
-	var files []string
-	err = filepath.WalkDir(stdlib, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && (e.Name() == "site-packages" || e.Name() == "__pycache__") {
-			return filepath.SkipDir
-		}
-		if !e.IsDir() && strings.HasSuffix(p, ".py") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 500 {
-		t.Fatalf("%s holds %d Python files; the standard library has hundreds", stdlib, len(files))
-	}
+	stdlib, files := standardLibrary(t)
 	cmd := exec.Command("python3", "testdata/declarations.py")
 	cmd.Stdin = strings.NewReader(strings.Join(files, "\n") + "\n")
 	oracle, err := cmd.Output()
@@ -146,4 +124,57 @@ func extractAll(t *testing.T, files []string) map[string]*code.Facts {
 		m[f] = out[i]
 	}
 	return m
+}
+
+// standardLibrary is where python3's standard library is and its Python files (no
+// site-packages, no caches).
+func standardLibrary(t testing.TB) (string, []string) {
+	out, err := exec.Command("python3", "-c", `import sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
+	if err != nil {
+		t.Fatalf("python3 (make test installs Debian's python3): %v", err)
+	}
+	stdlib := strings.TrimSpace(string(out))
+	var files []string
+	err = filepath.WalkDir(stdlib, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == "site-packages" || e.Name() == "dist-packages" || e.Name() == "__pycache__") {
+			return filepath.SkipDir
+		}
+		if e.Type().IsRegular() && strings.HasSuffix(p, ".py") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 500 {
+		t.Fatalf("%s holds %d Python files; the standard library has hundreds", stdlib, len(files))
+	}
+	return stdlib, files
+}
+
+// One pass of the adapter over the standard library, on one goroutine, with Logic: what a
+// cold sync's extraction costs before it is spread over the cores. Run it with
+// go test ./source/python -run '^$' -bench ExtractStandardLibrary (PATH's python3 says which
+// library; /usr/bin first for Debian's).
+func BenchmarkExtractStandardLibrary(b *testing.B) {
+	_, files := standardLibrary(b)
+	srcs := make([][]byte, len(files))
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs[i] = src
+	}
+	for b.Loop() {
+		for _, src := range srcs {
+			if _, err := python.Extract(context.Background(), src, false, golang.DefaultLogicLimit); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
