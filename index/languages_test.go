@@ -49,6 +49,16 @@ func TestScriptEditsIncrementalMatchesCold(t *testing.T) {
 			write(t, d, "py/tests/test_prices.py", "from shop import price\n\nclass TestPrice:\n    def test_price(self):\n        price()\n")
 		}, index.BuildIncremental},
 		{"remove the module the method imports", func() { must(t, os.Remove(filepath.Join(root, "py/shop/prices.py"))) }, index.BuildCold},
+		{"a name imported through a plain module", func() {
+			write(t, d, "py/shop/base.py", "def helper():\n    pass\n")
+			write(t, d, "py/shop/facade.py", "from .base import helper\n")
+			write(t, d, "py/shop/use.py", "from .facade import helper\n\n\ndef run():\n    helper()\n")
+		}, index.BuildIncremental},
+		{"the plain module defines the name itself", func() {
+			// Only a package's __init__.py re-exports: were facade.py's imports followed,
+			// use.py's call would still reach base.py here, where a cold build does not.
+			write(t, d, "py/shop/facade.py", "def helper():\n    pass\n")
+		}, index.BuildIncremental},
 		{"define the TypeScript function a method calls", func() {
 			write(t, d, "ts/core/src/evict.ts", "export function evict(): void {}\n")
 			replaceIn(t, d, "ts/core/src/store.ts", "export class", "import { evict } from './evict.js';\nexport class")

@@ -275,6 +275,7 @@ func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
 			return unreadable(rel, err)
 		}
 		l.layouts()
+		l.python.Remember(rel, facts)
 		return python.Fragment(rel, facts, l.python)
 	case TSFile, JSFile:
 		facts, err := ecma.Extract(context.Background(), rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit)
@@ -282,6 +283,7 @@ func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
 			return unreadable(rel, err)
 		}
 		l.layouts()
+		l.ecma.Remember(rel, facts)
 		return ecma.Fragment(rel, facts, l.ecma)
 	}
 	return scriptTextFragment(f, data)

@@ -3,6 +3,7 @@ package code
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Binding is what a name bound in a file may stand for: the file nodes of the module it comes
@@ -154,4 +155,35 @@ func Reexports(imports []Import, name string, module func(spec string) []string)
 		}
 	}
 	return out
+}
+
+// ImportMemo keeps what files import, each file parsed for it once however many ask: the
+// loader parsing the file remembers its imports, and a layout asking first parses it. It is
+// safe for concurrent use, and holds no lock while a file is parsed.
+type ImportMemo struct {
+	mu sync.Mutex
+	m  map[string][]Import
+}
+
+// Get returns the imports of the file at rel, from memory or from load.
+func (c *ImportMemo) Get(rel string, load func() []Import) []Import {
+	c.mu.Lock()
+	imps, ok := c.m[rel]
+	c.mu.Unlock()
+	if ok {
+		return imps
+	}
+	imps = load()
+	c.Remember(rel, imps)
+	return imps
+}
+
+// Remember records the imports of the file at rel.
+func (c *ImportMemo) Remember(rel string, imps []Import) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string][]Import{}
+	}
+	c.m[rel] = imps
+	c.mu.Unlock()
 }

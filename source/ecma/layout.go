@@ -5,11 +5,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"maps"
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -62,10 +60,9 @@ type Layout struct {
 	scripts  map[string]bool     // the project's script files, where a package's entry is looked for
 	configs  map[string]tsconfig // folder -> the tsconfig.json or jsconfig.json in it
 	read     func(rel string) []byte
-	// exports are what the index files read so far export again: a file's names resolve
-	// through the few it imports, so an edit reads those, not every index file.
-	mu      sync.Mutex
-	exports map[string][]code.Import
+	// exports are what the index files export again: a file's names resolve through the
+	// few it imports, so an edit parses those, not every index file.
+	exports code.ImportMemo
 }
 
 // tsconfig is what import resolution reads of a tsconfig.json: the folder its paths are
@@ -97,7 +94,7 @@ func Affects(rel string) bool {
 // TypeScript and JavaScript files; read returns a file's bytes (nil when it cannot be read).
 // An index file is read for what it exports again when that is first needed.
 func NewLayout(manifests, scripts []string, read func(rel string) []byte) *Layout {
-	l := &Layout{packages: map[string]pkg{}, exports: map[string][]code.Import{}, scripts: map[string]bool{}, configs: map[string]tsconfig{}, read: read}
+	l := &Layout{packages: map[string]pkg{}, scripts: map[string]bool{}, configs: map[string]tsconfig{}, read: read}
 	for _, f := range scripts {
 		l.scripts[f] = true
 	}
@@ -132,27 +129,36 @@ func NewLayout(manifests, scripts []string, read func(rel string) []byte) *Layou
 	return l
 }
 
-// reexports are the re-exports (export ... from) of the index file at rel, read once.
+// reexports are the re-exports (export ... from) of the index file at rel, parsed once.
 func (l *Layout) reexports(rel string) []code.Import {
 	if !l.scripts[rel] || !Affects(rel) {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if ex, ok := l.exports[rel]; ok {
-		return ex
-	}
-	var ex []code.Import
-	if src := l.read(rel); len(src) > 0 {
-		if f, err := Extract(context.Background(), rel, src, false, 0); err == nil {
-			for _, imp := range f.Imports {
-				if imp.Export {
-					ex = append(ex, imp)
-				}
+	return l.exports.Get(rel, func() []code.Import {
+		if src := l.read(rel); len(src) > 0 {
+			if f, err := Extract(context.Background(), rel, src, false, 0); err == nil {
+				return exportsOf(f)
 			}
 		}
+		return nil
+	})
+}
+
+// Remember keeps the re-exports of an index file the loader has parsed anyway.
+func (l *Layout) Remember(rel string, f *code.Facts) {
+	if Affects(rel) {
+		l.exports.Remember(rel, exportsOf(f))
 	}
-	l.exports[rel] = ex
+}
+
+// exportsOf are a file's imports that export again.
+func exportsOf(f *code.Facts) []code.Import {
+	var ex []code.Import
+	for _, imp := range f.Imports {
+		if imp.Export {
+			ex = append(ex, imp)
+		}
+	}
 	return ex
 }
 
@@ -352,8 +358,11 @@ func (l *Layout) readConfig(rel string, data []byte) {
 	l.configs[dir] = tsconfig{base: path.Join(dir, cfg.CompilerOptions.BaseURL), paths: cfg.CompilerOptions.Paths}
 }
 
-// configured resolves spec through the paths of the tsconfig nearest above rel: the first
-// pattern that matches (exactly, or around its one *), each replacement a candidate module.
+// configured resolves spec through the paths of the tsconfig nearest above rel, as
+// TypeScript does: the pattern that matches best (exactly, else the longest prefix before its
+// one *), each of its replacements tried in order; the first file the project has is the
+// module. When none is there ("*" mapped to "./*", paths into node_modules) resolution goes on
+// as without the pattern: nil.
 func (l *Layout) configured(rel, spec string) []string {
 	cfg, ok := tsconfig{}, false
 	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
@@ -364,24 +373,27 @@ func (l *Layout) configured(rel, spec string) []string {
 	if !ok {
 		return nil
 	}
-	for _, pattern := range slices.Sorted(maps.Keys(cfg.paths)) {
+	best, matched, bestLen := "", "", -1
+	for pattern := range cfg.paths {
 		prefix, suffix, star := strings.Cut(pattern, "*")
-		var matched string
 		switch {
 		case !star && spec == pattern:
+			best, matched, bestLen = pattern, "", len(spec)+1 // exact beats every wildcard
 		case star && strings.HasPrefix(spec, prefix) && strings.HasSuffix(spec, suffix) && len(spec) >= len(prefix)+len(suffix):
-			matched = spec[len(prefix) : len(spec)-len(suffix)]
-		default:
-			continue
+			if len(prefix) > bestLen || len(prefix) == bestLen && pattern < best {
+				best, matched, bestLen = pattern, spec[len(prefix):len(spec)-len(suffix)], len(prefix)
+			}
 		}
-		var all []string
-		for _, target := range cfg.paths[pattern] {
-			all = append(all, candidates(path.Join(cfg.base, strings.Replace(target, "*", matched, 1)))...)
-		}
-		if f := l.first(all); f != "" {
-			return []string{f}
-		}
-		return all
+	}
+	if best == "" {
+		return nil
+	}
+	var all []string
+	for _, target := range cfg.paths[best] {
+		all = append(all, candidates(path.Join(cfg.base, strings.Replace(target, "*", matched, 1)))...)
+	}
+	if f := l.first(all); f != "" {
+		return []string{f}
 	}
 	return nil
 }

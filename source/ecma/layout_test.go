@@ -17,12 +17,14 @@ func TestTSConfigPaths(t *testing.T) {
     "paths": {
       "@lib/*": ["lib/*", "vendor-lib/*",],
       "config": ["settings/index.ts"],
+      "*": ["./*", "./node_modules/*"],
     },
   },
 }`,
 	}
-	scripts := []string{"app/src/lib/store.ts", "app/src/settings/index.ts", "app/src/main.ts", "other/main.ts"}
-	l := NewLayout([]string{"app/tsconfig.json"}, scripts, func(rel string) []byte { return []byte(files[rel]) })
+	files["pkgs/core/package.json"] = `{"name": "@w/core"}`
+	scripts := []string{"app/src/lib/store.ts", "app/src/settings/index.ts", "app/src/main.ts", "other/main.ts", "pkgs/core/src/index.ts"}
+	l := NewLayout([]string{"app/tsconfig.json", "pkgs/core/package.json"}, scripts, func(rel string) []byte { return []byte(files[rel]) })
 	for _, c := range []struct {
 		rel, spec string
 		want      []string
@@ -31,6 +33,8 @@ func TestTSConfigPaths(t *testing.T) {
 		{"app/src/main.ts", "config", []string{"app/src/settings/index.ts"}},
 		{"other/main.ts", "@lib/store", nil}, // outside the tsconfig's folder
 		{"app/src/main.ts", "react", nil},
+		// "*" maps every bare name; with nothing there, a workspace package still resolves.
+		{"app/src/main.ts", "@w/core", []string{"pkgs/core/src/index.ts"}},
 	} {
 		if got := l.Module(c.rel, c.spec); !slices.Equal(got, c.want) {
 			t.Errorf("Module(%s, %s) = %v, want %v", c.rel, c.spec, got, c.want)

@@ -5,7 +5,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -21,10 +20,9 @@ type Layout struct {
 	pkgs  map[string]bool     // package directories
 	files map[string]bool     // the project's Python files
 	read  func(rel string) []byte
-	// inits are the imports of the __init__.py files read so far: a file's names are resolved
-	// through the few packages it imports, so an edit reads those, not every package.
-	mu    sync.Mutex
-	inits map[string][]code.Import
+	// inits are the imports of the __init__.py files: a file's names resolve through the few
+	// packages it imports, so an edit parses those, not every package.
+	inits code.ImportMemo
 }
 
 // Affects reports whether a change to the file at rel may change a Layout.
@@ -33,7 +31,7 @@ func Affects(rel string) bool { return path.Base(rel) == "__init__.py" }
 // NewLayout reads the layout of files, the project's Python files; read returns an
 // __init__.py's bytes (nil when it cannot be read) when its imports are first needed.
 func NewLayout(files []string, read func(rel string) []byte) *Layout {
-	l := &Layout{roots: map[string][]string{}, pkgs: map[string]bool{}, files: map[string]bool{}, read: read, inits: map[string][]code.Import{}}
+	l := &Layout{roots: map[string][]string{}, pkgs: map[string]bool{}, files: map[string]bool{}, read: read}
 	for _, f := range files {
 		l.files[f] = true
 		if path.Base(f) == "__init__.py" {
@@ -52,24 +50,26 @@ func NewLayout(files []string, read func(rel string) []byte) *Layout {
 	return l
 }
 
-// initImports are the imports of the package's __init__.py at rel, read once.
+// initImports are the imports of the package's __init__.py at rel, parsed once.
 func (l *Layout) initImports(rel string) []code.Import {
-	if !l.pkgs[path.Dir(rel)] {
+	if !l.pkgs[path.Dir(rel)] || path.Base(rel) != "__init__.py" {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if imps, ok := l.inits[rel]; ok {
-		return imps
-	}
-	var imps []code.Import
-	if src := l.read(rel); len(src) > 0 {
-		if f, err := Extract(context.Background(), src, false, 0); err == nil {
-			imps = f.Imports
+	return l.inits.Get(rel, func() []code.Import {
+		if src := l.read(rel); len(src) > 0 {
+			if f, err := Extract(context.Background(), src, false, 0); err == nil {
+				return f.Imports
+			}
 		}
+		return nil
+	})
+}
+
+// Remember keeps the imports of a package's __init__.py the loader has parsed anyway.
+func (l *Layout) Remember(rel string, f *code.Facts) {
+	if path.Base(rel) == "__init__.py" {
+		l.inits.Remember(rel, f.Imports)
 	}
-	l.inits[rel] = imps
-	return imps
 }
 
 // Module returns the candidate files of the module spec (as an import writes it) imported by
