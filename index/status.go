@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
@@ -83,6 +84,9 @@ type DiffReceiptStatus struct {
 	State   string          `json:"receipt_state"`
 	Reason  string          `json:"reason,omitempty"`
 	Receipt *GenerationDiff `json:"-"`
+	// concurrent says the receipts and the index file disagreed, as they do for a moment
+	// while a merge signs the receipts over.
+	concurrent bool
 }
 
 // CheckDiffReceipt classifies the latest generation-diff receipt. It is non-repairing: it
@@ -91,10 +95,34 @@ type DiffReceiptStatus struct {
 // has proof of it (a worker whose watch saw no change since the index was proven current);
 // empty, it is taken with a stat walk of the sources.
 func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identity string) *DiffReceiptStatus {
+	// A merge replaces the index file of an unchanged generation, then signs the two receipts
+	// over to it one after the other: a check in between finds them disagreeing with the file
+	// for a moment. Such a disagreement is looked at again before it is reported.
+	st := checkDiffReceipt(ctx, d, policy, identity)
+	for try := 0; try < receiptRetries && st.State == ReceiptUnverified && st.concurrent; try++ {
+		select {
+		case <-ctx.Done():
+			return st
+		case <-time.After(receiptRetryWait):
+		}
+		st = checkDiffReceipt(ctx, d, policy, identity)
+	}
+	return st
+}
+
+// How often, and after how long, a receipt that disagrees with its index file is checked
+// again: a merge signs both receipts over within milliseconds.
+const (
+	receiptRetries   = 3
+	receiptRetryWait = 25 * time.Millisecond
+)
+
+func checkDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identity string) *DiffReceiptStatus {
 	paths := publication.PathsFor(d, policy)
 	out := func(state, reason string, r *GenerationDiff) *DiffReceiptStatus {
 		return &DiffReceiptStatus{State: state, Reason: reason, Receipt: r}
 	}
+	concurrent := func(st *DiffReceiptStatus) *DiffReceiptStatus { st.concurrent = true; return st }
 	if real, err := filepath.EvalSymlinks(paths.Dir); err == nil {
 		root, rerr := filepath.EvalSymlinks(d.Root)
 		if rerr != nil || !project.Within(root, real) {
@@ -126,12 +154,12 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identi
 	case perr != nil:
 		return out(ReceiptUnverified, "the publication receipt is missing or corrupt, so no generation can be proven", nil)
 	case !pub.Index.SameFile(sig):
-		return out(ReceiptUnverified, "the index file is not the one its publication receipt describes", nil)
+		return concurrent(out(ReceiptUnverified, "the index file is not the one its publication receipt describes", nil))
 	case pub.Graph.Generation != r.To.Generation:
 		return out(ReceiptStale, "a later publication replaced the generation this receipt describes", r)
 	case !sig.SameFile(r.Index):
 		// The same generation in another file: nothing proves which one the receipt describes.
-		return out(ReceiptUnverified, "the index was replaced without a new generation", nil)
+		return concurrent(out(ReceiptUnverified, "the index was replaced without a new generation", nil))
 	}
 	identity, err = SourceIdentity(ctx, d, identity)
 	if err != nil {
@@ -141,7 +169,7 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identi
 		return out(ReceiptStale, "the sources changed since this generation; sync to publish the next one", r)
 	}
 	if again, err := publication.Stat(paths.Index); err != nil || !again.SameFile(sig) {
-		return out(ReceiptUnverified, "the index changed while it was being checked", nil)
+		return concurrent(out(ReceiptUnverified, "the index changed while it was being checked", nil))
 	}
 	return out(ReceiptCurrent, "", r)
 }
