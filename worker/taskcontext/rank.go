@@ -11,7 +11,7 @@ import (
 // Ranking constants (docs/task-context.md, "Ranking").
 const (
 	// RankOrder names the ranking the stream is ordered by.
-	RankOrder = "coverage+personalized_pagerank+file_relevance.v1"
+	RankOrder = "coverage+personalized_pagerank+file_relevance+file_lead.v2"
 	// pprRestart is the probability that the walk returns to the focus: high, so that rank
 	// stays near the task's own words and decays within two or three hops.
 	pprRestart = 0.5
@@ -23,12 +23,19 @@ const (
 	fileWeight = 0.5
 	// documentDecay is the factor between the scores of successive documents (see rank).
 	documentDecay = 0.85
+	// fileDecay is the factor between the weights of a file's successive items in its
+	// relevance (leadFiles).
+	fileDecay = 0.5
+	// fileItemDecay is the factor between the scores of a file's successive items after
+	// its lead: the stream names more files before it details one.
+	fileItemDecay = 0.95
 )
 
 // rank scores every collected item and orders the collection by score. An item's score is its
 // focus score (coverage, when the lexical focus saw it), plus its proximity to the focus
 // (proximity), plus the relevance of its file (fileCoverage), each scaled to the best; then
-// documents are decayed so that a few are read, not every one.
+// documents are decayed so that a few are read, not every one; then each file's best item
+// leads for its whole file (leadFiles).
 func (c *collection) rank() {
 	if len(c.items) == 0 {
 		return
@@ -58,6 +65,42 @@ func (c *collection) rank() {
 	c.sortByScore()
 	c.decayDocuments()
 	c.sortByScore()
+	c.leadFiles()
+	c.sortByScore()
+}
+
+// leadFiles gives the best item of each file the relevance of its whole file: the sum of the
+// scores of the file's items in rank order, the k-th weighed fileDecay^k. An engineer reads
+// files, and a file holding several relevant declarations is likelier what the task touches
+// than one holding a single better match. The k-th item after a lead keeps fileItemDecay^k
+// of its own score: the stream names files in the order of their relevance, and more of them
+// before it details one, while still interleaving their items.
+func (c *collection) leadFiles() {
+	type file struct {
+		lead  *found
+		sum   float64
+		count int
+	}
+	files := map[string]*file{}
+	for _, f := range c.items {
+		p := f.rec.SourcePath
+		if p == "" {
+			continue
+		}
+		fl := files[p]
+		if fl == nil {
+			fl = &file{lead: f}
+			files[p] = fl
+		}
+		fl.sum += f.score * math.Pow(fileDecay, float64(fl.count))
+		if fl.count > 0 {
+			f.score = round3(f.score * math.Pow(fileItemDecay, float64(fl.count)))
+		}
+		fl.count++
+	}
+	for _, fl := range files {
+		fl.lead.score = round3(fl.sum)
+	}
 }
 
 // round3 rounds a score to three decimals: stable across platforms' float sums.
