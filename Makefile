@@ -92,7 +92,7 @@ demo-manager: build
 	echo "== an MCP session: docforge-mcp over stdio, forwarding to the same worker (first 300 characters of each reply)" && \
 	{ printf '%s\n' '$(MCP_INIT)' '$(MCP_READY)' '$(MCP_IMPACT)'; sleep 1; } | \
 		$(BIN)/docforge-mcp --project-root $(abspath $(EXAMPLE)) | cut -c1-300 && \
-	echo "== the graph browser: a viewer of arch.store in the worker (it stops with the manager here)" && \
+	echo "== the graph browser: a viewer of arch.store in the worker (its URL dies with this demo's manager; to browse, run: bin/docforge view --project-root $(EXAMPLE))" && \
 	$(DOCFORGE) view --project-root $(EXAMPLE) --no-open arch.store && \
 	echo "== manager status" && \
 	$(DOCFORGE) manager status

@@ -10,7 +10,7 @@ import (
 // "Packages by layer"). A package imports only packages of inner layers, and of its own layer
 // only where sameLayer allows it.
 var layers = [][]string{
-	{"base/problem", "base/lexicon", "base/safefile", "base/tomlpos", "base/jsonenc", "base/shortcode", "base/fixture", "proto/docforge/v2", "deploy"}, // foundations
+	{"base/problem", "base/lexicon", "base/safefile", "base/tomlpos", "base/jsonenc", "base/shortcode", "base/fixture", "proto/docforge/v2", "deploy", "docs"}, // foundations
 	{"base/graph"}, // the graph model and its hashes
 	{"source/golang", "source/code", "source/treesit", "source/python", "source/ecma", "source/project", "source", "index/publication", "index/fts5seg", "source/adopt", "source/changeset"}, // canonical sources
 	{"index"},                               // the SQLite index

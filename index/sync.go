@@ -556,7 +556,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 	r.reread = delta.reread
 	switch {
 	case errors.Is(err, errNeedsValidation):
-		return invalidProject(ctx, r.d, r.b.policy)
+		return invalidProject(ctx, r.d, r.b.policy) // an incremental build runs over a published index
 	case errors.Is(err, errNeedsColdBuild):
 		// The delta is discarded (with any journal beside it), and the cold build writes a new
 		// base from a fresh state.
@@ -586,7 +586,7 @@ func (r *syncRun) buildCold(ctx context.Context) error {
 		return err
 	}
 	if errs := problem.Errors(probs); len(errs) > 0 {
-		return projectInvalid(probs)
+		return projectInvalid(probs, r.sigErr == nil)
 	}
 	r.warnings = probs // the scan's among them
 	r.clk.mark("edges")
@@ -841,12 +841,21 @@ func invalidProject(ctx context.Context, d *project.Descriptor, policy string) e
 	if len(problem.Errors(v.Problems)) == 0 {
 		return errSourcesMoved // the delta did not validate, yet the whole tree does
 	}
-	return projectInvalid(v.Problems)
+	return projectInvalid(v.Problems, true)
 }
 
-func projectInvalid(probs []problem.Problem) error {
-	e := problem.Errorf(problem.ProjectInvalid, "the project has %d validation errors; the previous index stays published", len(problem.Errors(probs)))
+// projectInvalid is the refusal of a project with errors; published says whether an earlier
+// index stays in use, which the message then says.
+func projectInvalid(probs []problem.Problem, published bool) error {
+	then := "no index is published until they are fixed"
+	if published {
+		then = "the previous index stays published"
+	}
+	e := problem.Errorf(problem.ProjectInvalid, "the project has %s; %s", problem.Count(len(problem.Errors(probs)), "validation error"), then)
 	e.Problems = probs
+	if !published {
+		e.Problem.Remediation = "fix the errors listed (run 'docforge validate' for every problem), then run 'docforge sync' again"
+	}
 	return e
 }
 

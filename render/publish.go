@@ -104,7 +104,7 @@ func Publish(ctx context.Context, d *project.Descriptor, policy string, views []
 		}
 	}
 	if len(views) == 0 {
-		return nil, problem.Errorf(problem.InvalidArgument, "%s declares no [[views]]; add one to render (docs/project-format.md, Views)", project.FileName)
+		return nil, problem.Errorf(problem.InvalidArgument, "%s declares no [[views]]; add one to render ('docforge help format', Views)", project.FileName)
 	}
 	for _, id := range views {
 		if _, err := ViewByID(d, id); err != nil {

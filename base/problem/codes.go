@@ -120,7 +120,7 @@ func Describe(c Code) Info {
 			"set schema_version = 1"}
 	case InvalidDescriptor:
 		return Info{"a descriptor field has a value DocForge cannot use",
-			"correct the field as the message says; see docs/project-format.md"}
+			"correct the field as the message says; 'docforge help format' describes every field"}
 	case MalformedFrontMatter:
 		return Info{"the front matter (TOML between +++ lines, or YAML between --- lines) does not parse",
 			"fix the syntax at the reported position; the front matter must start and end with a line holding only +++ (or only ---)"}
@@ -135,10 +135,10 @@ func Describe(c Code) Info {
 			"add [[node]] tables, move the file out of the content roots, or exclude it in [sources].exclude"}
 	case UnknownField:
 		return Info{"a field name is not part of the node or descriptor schema",
-			"check the spelling; the allowed fields are listed in docs/project-format.md"}
+			"check the spelling; 'docforge help format' lists the allowed fields"}
 	case InvalidField:
 		return Info{"a field has the wrong type or an unusable value",
-			"give the field the type and form docs/project-format.md describes"}
+			"give the field the type and form 'docforge help format' describes"}
 	case MissingField:
 		return Info{"a required node field is missing or empty",
 			"add the field; every node needs id, kind and family"}

@@ -1,6 +1,9 @@
 package problem
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The entry for problems left out of a full list is an error only when errors were left out.
 func TestTooManyProblemsIsAnErrorOnlyForErrors(t *testing.T) {
@@ -45,6 +48,28 @@ func TestSuggest(t *testing.T) {
 	} {
 		if got := Suggest(tc.word, tc.candidates); got != tc.want {
 			t.Errorf("Suggest(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		noun string
+		want string
+	}{{0, "error", "0 errors"}, {1, "error", "1 error"}, {2, "warning", "2 warnings"}, {1, "node", "1 node"}} {
+		if got := Count(tt.n, tt.noun); got != tt.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", tt.n, tt.noun, got, tt.want)
+		}
+	}
+}
+
+// A remediation is read by the user of an installed binary, whose project is not DocForge's
+// repository: it names commands and help topics, never a file of that repository.
+func TestRemediationsNameNoRepositoryFile(t *testing.T) {
+	for _, c := range All() {
+		if r := Describe(c).Remediation; strings.Contains(r, "docs/") || strings.Contains(r, ".md") {
+			t.Errorf("%s: remediation names a repository file: %q", c, r)
 		}
 	}
 }

@@ -225,7 +225,7 @@ func printReport(w io.Writer, r *changeset.Report) {
 	if !r.Valid {
 		verdict = "NOT valid"
 	}
-	fmt.Fprintf(w, "%s (%s): %s, %d errors, %d warnings\n", r.ChangesetID, r.Status, verdict, r.Errors, r.Warnings)
+	fmt.Fprintf(w, "%s (%s): %s, %s, %s\n", r.ChangesetID, r.Status, verdict, problem.Count(r.Errors, "error"), problem.Count(r.Warnings, "warning"))
 	for _, s := range r.Stale {
 		fmt.Fprintf(w, "  stale: operations[%d] %s expected %s, now %s\n", s.OperationIndex, s.NodeID, s.Expected, s.Current)
 	}

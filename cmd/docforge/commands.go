@@ -54,11 +54,13 @@ type env struct {
 	lifeFD                 int
 
 	noAutostart bool
-	noOpen      bool
-	stop        bool
-	writer      string
-	status      bool
-	deep        bool
+	// managerStarted is the pid of the manager this command started because none answered.
+	managerStarted int
+	noOpen         bool
+	stop           bool
+	writer         string
+	status         bool
+	deep           bool
 
 	dryRun         bool
 	all            bool
@@ -105,7 +107,7 @@ func commands() map[string]command {
 		fs.IntVar(&e.limit, "limit", 0, "maximum results (capped by the project's max_results)")
 	}
 	return map[string]command{
-		"init": {"[DIR]", "Write docforge.toml and a .gitignore entry for the state directory. In a tree that already has Markdown (Hugo, Docusaurus, MkDocs, GitHub docs), the descriptor adopts it as it is: IDs from paths, families from folders, relations from links; init then prints what the first sync will find. Elsewhere it scaffolds docs/ with a sample node.", 0, 1,
+		"init": {"[DIR]", "Write docforge.toml and a .gitignore entry for the state directory. In a tree that already has Markdown (Hugo, Docusaurus, MkDocs, GitHub docs), the descriptor adopts it as it is: IDs from paths, families from folders, relations from links; init then prints what the first sync will find. In a tree with neither, it starts one: docs/ with a single example node to edit.", 0, 1,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
@@ -329,11 +331,7 @@ func runSync(e *env) error {
 		if n > len(shown) {
 			more = fmt.Sprintf("; the first %d below, 'docforge validate' lists every one", len(shown))
 		}
-		noun := "warnings"
-		if n == 1 {
-			noun = "warning"
-		}
-		fmt.Fprintf(e.stderr, "%d %s%s:\n", n, noun, more)
+		fmt.Fprintf(e.stderr, "%s%s:\n", problem.Count(n, "warning"), more)
 		printProblems(e.stderr, shown)
 	}
 	return nil
@@ -369,9 +367,9 @@ func runValidate(e *env) error {
 		printProblems(e.stdout, probs)
 		printSuspects(e.stdout, suspects)
 		if errs == 0 {
-			fmt.Fprintf(e.stdout, "valid: %d sources, %d warnings\n", len(inv.Files), len(probs))
+			fmt.Fprintf(e.stdout, "valid: %s, %s\n", problem.Count(len(inv.Files), "source"), problem.Count(len(probs), "warning"))
 		} else {
-			fmt.Fprintf(e.stdout, "invalid: %d errors, %d warnings in %d sources\n", errs, len(probs)-errs, len(inv.Files))
+			fmt.Fprintf(e.stdout, "invalid: %s, %s in %s\n", problem.Count(errs, "error"), problem.Count(len(probs)-errs, "warning"), problem.Count(len(inv.Files), "source"))
 		}
 	}
 	if errs > 0 {

@@ -18,7 +18,7 @@ import (
 	"github.com/docforge/docforge/source/project"
 )
 
-const descriptorTemplate = `# DocForge project descriptor, schema version 1. See docs/project-format.md.
+const descriptorTemplate = `# DocForge project descriptor, schema version 1. See 'docforge help format'.
 schema_version = 1
 
 [project]
@@ -58,9 +58,6 @@ tags = ["overview"]
 Describe the system here. Refer to another node by writing its ID in double square
 brackets, or declare typed relations in the front matter's [relations] table.
 `
-
-// initWarningsShown is how many warnings init prints after the errors.
-const initWarningsShown = 5
 
 var nonID = regexp.MustCompile(`[^a-z0-9._-]+`)
 
@@ -121,18 +118,16 @@ func runInit(e *env) error {
 		return err
 	}
 	created = append([]string{project.FileName}, created...)
-	if added, err := ignoreStateDir(abs); err != nil {
+	ignore, err := ignoreStateDir(abs)
+	if err != nil {
 		return err
-	} else if added {
-		created = append(created, ".gitignore (added "+project.StateDir+"/)")
 	}
+	created = ignore.files(created)
 	if e.json {
-		return e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created})
+		return e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "updated": ignore.updated()})
 	}
 	fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s\n", id, abs)
-	for _, c := range created {
-		fmt.Fprintf(e.stdout, "  created %s\n", c)
-	}
+	printWritten(e, created, ignore)
 	fmt.Fprintln(e.stdout, "next: edit docforge.toml, then run 'docforge sync'")
 	return nil
 }
@@ -150,16 +145,56 @@ func writeNew(path, content string) error {
 	return os.Remove(tmp)
 }
 
-// ignoreStateDir appends the state directory to .gitignore unless it is already listed.
-func ignoreStateDir(root string) (bool, error) {
+// ignoreChange is what ignoreStateDir did to .gitignore.
+type ignoreChange int
+
+const (
+	ignoreKept     ignoreChange = iota // it already listed the state directory
+	ignoreCreated                      // there was none: it was written
+	ignoreAppended                     // the state directory was added to the user's file
+)
+
+// files is created with .gitignore added when init wrote it new.
+func (c ignoreChange) files(created []string) []string {
+	if c == ignoreCreated {
+		return append(created, ".gitignore")
+	}
+	return created
+}
+
+// updated lists the existing files init changed.
+func (c ignoreChange) updated() []string {
+	if c == ignoreAppended {
+		return []string{".gitignore"}
+	}
+	return []string{}
+}
+
+// printWritten says which files init created and which of the user's it changed.
+func printWritten(e *env, created []string, ignore ignoreChange) {
+	for _, c := range created {
+		if c == ".gitignore" {
+			c += " (ignores " + project.StateDir + "/)"
+		}
+		fmt.Fprintf(e.stdout, "  created %s\n", c)
+	}
+	if ignore == ignoreAppended {
+		fmt.Fprintf(e.stdout, "  appended %s/ to .gitignore\n", project.StateDir)
+	}
+}
+
+// ignoreStateDir appends the state directory to .gitignore unless it is already listed,
+// creating the file when there is none.
+func ignoreStateDir(root string) (ignoreChange, error) {
 	path := filepath.Join(root, ".gitignore")
 	data, err := os.ReadFile(path)
+	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("init: read .gitignore: %w", err)
+		return ignoreKept, fmt.Errorf("init: read .gitignore: %w", err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if l := strings.TrimSpace(line); l == project.StateDir+"/" || l == project.StateDir || l == "/"+project.StateDir+"/" {
-			return false, nil
+			return ignoreKept, nil
 		}
 	}
 	text := string(data)
@@ -168,9 +203,12 @@ func ignoreStateDir(root string) (bool, error) {
 	}
 	text += project.StateDir + "/\n"
 	if err := safefile.WriteFile(path, []byte(text), 0o644); err != nil {
-		return false, fmt.Errorf("init: .gitignore: %w", err)
+		return ignoreKept, fmt.Errorf("init: .gitignore: %w", err)
 	}
-	return true, nil
+	if existed {
+		return ignoreAppended, nil
+	}
+	return ignoreCreated, nil
 }
 
 // adoptTree writes a descriptor that adopts an existing documentation tree as it is, then
@@ -185,12 +223,11 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 	if err := writeNew(descPath, desc); err != nil {
 		return err
 	}
-	created := []string{project.FileName}
-	if added, err := ignoreStateDir(abs); err != nil {
+	ignore, err := ignoreStateDir(abs)
+	if err != nil {
 		return err
-	} else if added {
-		created = append(created, ".gitignore (added "+project.StateDir+"/)")
 	}
+	created := ignore.files([]string{project.FileName})
 	d, probs, err := project.Load(abs)
 	if err != nil || d == nil {
 		return fmt.Errorf("init: reload %s: %w (%v)", descPath, err, probs)
@@ -212,7 +249,7 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 		return false
 	})
 	if e.json {
-		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "adopted": true,
+		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "updated": ignore.updated(), "adopted": true,
 			"generator": s.Generator, "content_roots": s.Roots, "front_matter": map[string]int{"toml": s.TOML, "yaml": s.YAML, "none": s.None},
 			"families": s.Families(), "go_module": s.GoModule, "code_roots": s.CodeRoots, "go_packages": s.GoPackages, "go_files": s.GoFiles, "languages": s.Languages,
 			"skipped_toml": skippedTOML, "counts": counts, "errors": len(errs), "warnings": len(found) - len(errs), "problems": found}); err != nil {
@@ -252,19 +289,9 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 			fmt.Fprintf(e.stdout, "  skipped: %d TOML files without [[node]] tables (another tool's settings, not records)\n", skippedTOML)
 		}
 		fmt.Fprintf(e.stdout, "  nodes: %d; links: %d found, %d relations after resolving\n", counts.Nodes, counts.Links, counts.LinkEdges)
-		fmt.Fprintf(e.stdout, "  problems: %d errors, %d warnings\n", len(errs), len(found)-len(errs))
-		// Every error, and the first few warnings: an adopted tree often has dozens of links
-		// to files outside the graph, and 'docforge validate' lists them all.
-		shown := errs
-		warnings := slices.DeleteFunc(slices.Clone(found), func(p problem.Problem) bool { return p.Severity == problem.SeverityError })
-		shown = append(shown, warnings[:min(len(warnings), initWarningsShown)]...)
-		printProblems(e.stdout, shown)
-		if n := len(warnings) - initWarningsShown; n > 0 {
-			fmt.Fprintf(e.stdout, "  ... and %d more warnings: 'docforge validate' lists every one\n", n)
-		}
-		for _, c := range created {
-			fmt.Fprintf(e.stdout, "  created %s\n", c)
-		}
+		fmt.Fprintf(e.stdout, "  problems: %s, %s\n", problem.Count(len(errs), "error"), problem.Count(len(found)-len(errs), "warning"))
+		printProblemSummary(e.stdout, found)
+		printWritten(e, created, ignore)
 		if len(errs) > 0 {
 			fmt.Fprintln(e.stdout, "next: fix the errors above (the descriptor is written and correct), then run 'docforge sync'")
 		} else {

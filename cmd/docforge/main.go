@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/docs"
 	"github.com/docforge/docforge/index"
 )
 
@@ -34,7 +35,8 @@ Usage:
   docforge <command> [flags] [arguments]
 
 Commands:
-  init [DIR]             scaffold docforge.toml and a sample node (DIR defaults to .)
+  init [DIR]             adopt the docs and code in DIR (default .): write docforge.toml, say
+                         what the first sync will find
   sync                   bring the index up to date with the sources
   validate               check every source; print every problem with its position
   status                 say whether the index is current, without building anything
@@ -70,10 +72,14 @@ Flags every command accepts:
   --no-ast               the no-AST policy: Go declarations from a lexical scanner, no Logic
                          (the index records its policy; switching rebuilds it)
 
+Help:
+  help COMMAND           a command's own flags and an example (as 'docforge COMMAND --help')
+  help format            the project format: docforge.toml, nodes, links, code nodes, views,
+                         changesets (the page problem remediations point at)
+
 Exit codes: 0 ok, 1 validation problems, 2 usage error, unknown node or a request the policy
 forbids, 3 internal error.
-Flags go before or after the command. Run 'docforge <command> --help' for a command's own
-flags and an example.
+Flags go before or after the command.
 `
 
 func main() {
@@ -84,8 +90,26 @@ func main() {
 	os.Exit(code)
 }
 
+// help prints a help topic: the project format, or a command's own help.
+func help(ctx context.Context, cmds map[string]command, topic string, stdout, stderr io.Writer) int {
+	if topic == "format" {
+		fmt.Fprint(stdout, docs.ProjectFormat())
+		return exitOK
+	}
+	if _, ok := cmds[topic]; ok {
+		return run(ctx, []string{topic, "--help"}, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "docforge: no help topic %q%s; the topics are format and the commands ('docforge --help' lists them)\n",
+		topic, problem.Suggest(topic, append(slices.Collect(maps.Keys(cmds)), "format")))
+	return exitUsage
+}
+
 // run executes one command line and returns its exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) > 1 && args[0] == "help" {
+		return help(ctx, cmds, args[1], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {
@@ -93,7 +117,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	cmds := commands()
 	args = commandFirst(cmds, args)
 	cmd, ok := cmds[args[0]]
 	if !ok {
@@ -101,7 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "docforge: no command given (flags alone: %s)\n\n%s", strings.Join(args, " "), usage)
 			return exitUsage
 		}
-		fmt.Fprintf(stderr, "docforge: unknown command %q%s\n\n%s", args[0], problem.Suggest(args[0], slices.Collect(maps.Keys(cmds))), usage)
+		fmt.Fprintf(stderr, "docforge: unknown command %q%s; 'docforge --help' lists the commands\n", args[0], problem.Suggest(args[0], slices.Collect(maps.Keys(cmds))))
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("docforge "+args[0], flag.ContinueOnError)
@@ -253,7 +276,7 @@ func (e *env) report(err error) int {
 		return code
 	}
 	if len(pe.Problems) > 0 {
-		printProblems(e.stderr, pe.Problems)
+		printProblemSummary(e.stderr, pe.Problems)
 	}
 	msg := pe.Problem.Message
 	if pe.Err != nil {

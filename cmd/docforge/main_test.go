@@ -143,6 +143,48 @@ func TestInitScaffoldsAProjectThatSyncs(t *testing.T) {
 	}
 }
 
+// TestInitSaysWhatItDidToGitignore checks that init tells a new .gitignore from the user's own
+// one it appended to, and leaves one that already ignores the state directory alone.
+func TestInitSaysWhatItDidToGitignore(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing string // "" for no .gitignore
+		say      string
+		want     string
+	}{
+		{"none", "", "created .gitignore (ignores .docforge/)", ".docforge/\n"},
+		{"the user's own", "node_modules/", "appended .docforge/ to .gitignore", "node_modules/\n.docforge/\n"},
+		{"already listed", "bin/\n.docforge/\n", "", "bin/\n.docforge/\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.existing != "" {
+				if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(tt.existing), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, e, code := docforge(t, dir, "init", "--id", "demo")
+			if code != 0 {
+				t.Fatalf("init: %d %s", code, e)
+			}
+			if tt.say != "" && !strings.Contains(out, tt.say) {
+				t.Errorf("output does not say %q:\n%s", tt.say, out)
+			}
+			if strings.Contains(out, "gitignore") != (tt.say != "") {
+				t.Errorf("output about .gitignore, want %q:\n%s", tt.say, out)
+			}
+			if tt.existing != "" && strings.Contains(out, "created .gitignore") {
+				t.Errorf("says it created the user's .gitignore:\n%s", out)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+			if err != nil || string(got) != tt.want {
+				t.Errorf(".gitignore = %q (%v), want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestNoProjectIsAClearUsageError(t *testing.T) {
 	_, errOut, code := docforge(t, t.TempDir(), "sync")
 	if code != 2 || !strings.Contains(errOut, "descriptor_not_found") || !strings.Contains(errOut, "fix:") {
@@ -440,11 +482,18 @@ func TestFriendlyCLI(t *testing.T) {
 		{"focus named", []string{"task-context", "--project-root", root, "--kind", "change", "--focus", "arch.store", "x"}, 0, "1 focus on arch.store\n", ""},
 		{"nothing found", []string{"context", "--project-root", root, "--query", "zzzqqq"}, 0, "no items\n", ""},
 		{"stop without a viewer", []string{"view", "--project-root", root, "--stop"}, 0, "no viewer was running", ""},
+		{"help format", []string{"help", "format"}, 0, "## docforge.toml", ""},
+		{"help on a command", []string{"help", "impact"}, 0, "Example:\n  docforge impact arch.store --depth 2", ""},
+		{"unknown help topic", []string{"help", "fromat"}, 2, "", `no help topic "fromat" (did you mean "format"?)`},
 	} {
 		out, errOut, code := docforge(t, root, tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOut) {
 			t.Errorf("%s: exit %d (want %d)\nstdout: %s\nstderr: %s", tc.name, code, tc.code, out, errOut)
 		}
+	}
+	// A misspelt command gets the suggestion and a pointer to the help, not the whole help.
+	if _, errOut, _ := docforge(t, root, "snyc"); strings.Contains(errOut, "Usage:") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("misspelt command printed more than one line:\n%s", errOut)
 	}
 	// A misspelt family in a source gets the same suggestion from validate.
 	fixture.WriteTree(t, root, map[string]string{"docs/architecture/typo.md": "+++\nid = \"arch.typo\"\ntitle = \"Typo\"\nkind = \"component\"\nfamily = \"architecure\"\n+++\n"})
@@ -474,5 +523,38 @@ func TestStampLeavesPlainMarkdownAlone(t *testing.T) {
 	}
 	if _, stderr, code := docforge(t, root, "review", "index"); code != 2 || !strings.Contains(stderr, "has no front matter to hold review stamps") {
 		t.Errorf("review of a plain document: exit %d %s", code, stderr)
+	}
+}
+
+// TestFirstSyncErrorsSayNothingWasPublished checks that a failed sync says the previous index
+// stays published only when there is one.
+func TestFirstSyncErrorsSayNothingWasPublished(t *testing.T) {
+	dir := t.TempDir()
+	if _, e, code := docforge(t, dir, "init", "--id", "demo"); code != 0 {
+		t.Fatalf("init: %d %s", code, e)
+	}
+	dup := func(id string) string {
+		return fmt.Sprintf("+++\nid = %q\nkind = \"component\"\nfamily = \"architecture\"\ntitle = \"Dup\"\nstatus = \"draft\"\nauthority = \"informative\"\n+++\n# Dup\n", id)
+	}
+	write := func(rel, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("docs/one.md", dup("dup"))
+	write("docs/two.md", dup("dup"))
+	_, errOut, code := docforge(t, dir, "sync")
+	if code != 1 || !strings.Contains(errOut, "2 validation errors; no index is published until they are fixed") || strings.Contains(errOut, "stays") {
+		t.Fatalf("first sync: exit %d:\n%s", code, errOut)
+	}
+	write("docs/two.md", dup("other"))
+	if _, e, code := docforge(t, dir, "sync"); code != 0 {
+		t.Fatalf("sync: %d %s", code, e)
+	}
+	write("docs/two.md", dup("dup"))
+	_, errOut, code = docforge(t, dir, "sync")
+	if code != 1 || !strings.Contains(errOut, "2 validation errors; the previous index stays published") {
+		t.Fatalf("sync after a published one: exit %d:\n%s", code, errOut)
 	}
 }

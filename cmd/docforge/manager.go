@@ -234,7 +234,13 @@ func (e *env) managerSession() (*manager.Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		start = func(ctx context.Context) error { _, err := manager.Start(ctx, exe, paths); return err }
+		start = func(ctx context.Context) error {
+			pid, err := manager.Start(ctx, exe, paths)
+			if err == nil {
+				e.managerStarted = pid
+			}
+			return err
+		}
 	}
 	return manager.NewSession(paths, start), nil
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +36,69 @@ func printProblems(w io.Writer, probs []problem.Problem) {
 		fmt.Fprintf(w, "%s: %s %s: %s\n", where, p.Severity, p.Code, p.Message)
 		fmt.Fprintf(w, "    fix: %s\n", p.Remediation)
 	}
+}
+
+// How much of a long problem list is printed: every error of a code up to errorsPerCode, and
+// the first warningsPerCode warnings of each code. 'docforge validate' lists every one.
+const (
+	errorsPerCode   = 20
+	warningsPerCode = 5
+)
+
+// printProblemSummary prints problems so that the errors are read first: errors grouped by
+// code, most frequent first, with their counts; then warnings by code, each code's count and
+// its first few. A first sync of an adopted tree can have hundreds of warnings (links to
+// files outside the graph) around a handful of errors that decide whether it publishes.
+func printProblemSummary(w io.Writer, probs []problem.Problem) {
+	errs := problem.Errors(probs)
+	warns := slices.DeleteFunc(slices.Clone(probs), func(p problem.Problem) bool { return p.Severity == problem.SeverityError })
+	more := false
+	group := func(kind string, ps []problem.Problem, each int) {
+		if len(ps) == 0 {
+			return
+		}
+		byCode := map[problem.Code][]problem.Problem{}
+		for _, p := range ps {
+			byCode[p.Code] = append(byCode[p.Code], p)
+		}
+		codes := slices.SortedFunc(maps.Keys(byCode), func(a, b problem.Code) int {
+			return cmp.Or(len(byCode[b])-len(byCode[a]), cmp.Compare(a, b))
+		})
+		fmt.Fprintf(w, "%s:\n", problem.Count(len(ps), kind))
+		for _, c := range codes {
+			list := byCode[c]
+			shown := list[:min(len(list), each)]
+			fmt.Fprintf(w, "  %s (%d)", c, len(list))
+			if len(shown) < len(list) {
+				fmt.Fprintf(w, ", the first %d:", len(shown))
+				more = true
+			}
+			fmt.Fprintln(w)
+			printProblems(indent{w}, shown)
+		}
+	}
+	group("error", errs, errorsPerCode)
+	group("warning", warns, warningsPerCode)
+	if more {
+		fmt.Fprintln(w, "'docforge validate' lists every one")
+	}
+}
+
+// indent prefixes each line written through it with four spaces.
+type indent struct{ w io.Writer }
+
+func (in indent) Write(p []byte) (int, error) {
+	var b bytes.Buffer
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) > 0 {
+			b.WriteString("    ")
+			b.Write(line)
+		}
+	}
+	if _, err := in.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // printSuspects lists stamped relations that are no longer confirmed, with both hashes in

@@ -22,7 +22,7 @@ func runRender(e *env) error {
 		}
 		st := rep.Views
 		if len(st) == 0 && !e.json {
-			fmt.Fprintf(e.stdout, "no views: %s declares no [[views]], so nothing is rendered or checked; add one (docs/project-format.md, Views)\n", "docforge.toml")
+			fmt.Fprintf(e.stdout, "no views: %s declares no [[views]], so nothing is rendered or checked; add one ('docforge help format', Views)\n", "docforge.toml")
 			return nil
 		}
 		if e.json {

@@ -93,6 +93,9 @@ func runView(e *env) error {
 		how = "reusing the running viewer"
 	}
 	fmt.Fprintf(e.stdout, "%s of generation %d (%d nodes):\n  %s\n", how, r.Snapshot.Generation, r.Snapshot.NodeCount, r.URL)
+	if e.managerStarted != 0 {
+		fmt.Fprintf(e.stdout, "started the background manager (pid %d): it keeps the project's worker and this viewer running after this command ends; 'docforge view --stop' stops the viewer, 'docforge manager stop' the manager\n", e.managerStarted)
+	}
 	if e.noOpen {
 		return nil
 	}

@@ -275,6 +275,10 @@ func TestViewCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "started a viewer of generation 1") {
 		t.Fatalf("view: %d %s", code, out)
 	}
+	// No manager ran: the command started one, and says so, with how to stop it.
+	if !strings.Contains(out, "started the background manager (pid ") || !strings.Contains(out, "'docforge manager stop'") {
+		t.Errorf("view does not say it started a manager: %s", out)
+	}
 	var url string
 	for _, f := range strings.Fields(out) {
 		if strings.HasPrefix(f, "http://127.0.0.1:") {
@@ -294,7 +298,7 @@ func TestViewCommand(t *testing.T) {
 		t.Errorf("page: %s %v", resp.Status, resp.Header)
 	}
 	out, code = run("view", "--project-root", root, "--no-open", "--view", "flow", "arch.store")
-	if code != 0 || !strings.Contains(out, "reusing the running viewer") || !strings.Contains(out, origin) {
+	if code != 0 || !strings.Contains(out, "reusing the running viewer") || !strings.Contains(out, origin) || strings.Contains(out, "background manager") {
 		t.Errorf("second view: %d %s", code, out)
 	}
 	out, code = run("view", "--project-root", root, "--no-open", "--view", "logic")

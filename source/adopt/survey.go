@@ -245,7 +245,7 @@ const DefaultFamily = "docs"
 // matter written for other tools accepted as it is.
 func (s *Survey) Descriptor(id, name string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# DocForge project descriptor, schema version 1. See docs/project-format.md.\n")
+	fmt.Fprintf(&b, "# DocForge project descriptor, schema version 1. See 'docforge help format'.\n")
 	fmt.Fprintf(&b, "# Written by 'docforge init' for an existing documentation tree (%s): node IDs come\n", s.describe())
 	fmt.Fprintf(&b, "# from file paths, families from top-level folders, relations from Markdown links.\n")
 	fmt.Fprintf(&b, "schema_version = 1\n\n[project]\nid = %q\nname = %q\n\n", id, name)

@@ -191,7 +191,7 @@ func (s *Sources) checkStampEdit(rel, before, after string, a *graph.Fragment, w
 	}
 	b := source.Parse(s.d, rel, format, []byte(after))
 	refuse := func(why string, args ...any) error {
-		return problem.Errorf(problem.Internal, "the stamp edit of %s would "+why+", so nothing was written; edit the file's stamps by hand (docs/project-format.md)", append([]any{rel}, args...)...)
+		return problem.Errorf(problem.Internal, "the stamp edit of %s would "+why+", so nothing was written; edit the file's stamps by hand ('docforge help format', Review stamps)", append([]any{rel}, args...)...)
 	}
 	if len(a.Nodes) != len(b.Nodes) {
 		return refuse("change its nodes")
