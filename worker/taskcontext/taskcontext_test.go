@@ -542,16 +542,35 @@ func TestBudgetBoundsTheCapsule(t *testing.T) {
 // stemmed, stopwords dropped, and two adjacent words joined, since prose often writes an
 // identifier apart ("event store" for EventStore, "JSON-RPC" for jsonrpc).
 func TestLexicalTerms(t *testing.T) {
-	p := taskcontext.PlanFor(taskcontext.Request{Kind: taskcontext.KindChange, Task: "Purge the event store when a JSON-RPC message arrives (see GetDiscussionComments)", Budget: 8000}, nil)
-	got := p.Steps[0].Terms
-	for _, want := range []string{"purg", "event", "stor", "json", "rpc", "messag", "arriv", "getdiscussioncomments", "discussion", "comment", "eventstore", "jsonrpc", "rpcmessage"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("terms %v lack %q", got, want)
-		}
+	tests := []struct {
+		task      string
+		want, not []string
+	}{
+		{
+			task: "Purge the event store when a JSON-RPC message arrives (see GetDiscussionComments)",
+			want: []string{"purg", "event", "stor", "json", "rpc", "messag", "arriv", "getdiscussioncomments", "discussion", "comment", "eventstore", "jsonrpc"},
+			not:  []string{"the", "when", "a", "theevent", "seegetdiscussioncomments", "rpcmessage"},
+		},
+		{
+			// Words are joined within a phrase: a hyphenated compound with itself only, and
+			// never across punctuation.
+			task: "Add a new read-only tool that lists labels, prompts and resources. Cache hits count",
+			want: []string{"readonly", "listslabels", "cachehits", "hitscount"},
+			not:  []string{"newread", "onlytool", "labelsprompts", "resourcescache"},
+		},
 	}
-	for _, stop := range []string{"the", "when", "a", "theevent", "seegetdiscussioncomments"} {
-		if slices.Contains(got, stop) {
-			t.Errorf("terms %v hold %q", got, stop)
+	for _, tt := range tests {
+		p := taskcontext.PlanFor(taskcontext.Request{Kind: taskcontext.KindChange, Task: tt.task, Budget: 8000}, nil)
+		got := p.Steps[0].Terms
+		for _, want := range tt.want {
+			if !slices.Contains(got, want) {
+				t.Errorf("%q: terms %v lack %q", tt.task, got, want)
+			}
+		}
+		for _, stop := range tt.not {
+			if slices.Contains(got, stop) {
+				t.Errorf("%q: terms %v hold %q", tt.task, got, stop)
+			}
 		}
 	}
 }
