@@ -492,8 +492,8 @@ func (db *deltaBuild) resolveLinks() error {
 func (db *deltaBuild) readOldEdges() error {
 	db.oldEdges = map[graph.Edge]edgeKeys{}
 	for id, on := range db.olds {
-		if graph.IsCode(id) {
-			continue
+		if graph.IsCode(id) && !strings.HasPrefix(id, graph.TextPrefix) {
+			continue // a declaration's relations are candidates (refs); a text file's are its guide links
 		}
 		if err := sqlitex.Execute(db.conn, `SELECT e.rel, r.name, e.dst, t.id FROM edges e JOIN relations r ON r.rel = e.rel
 			JOIN nodes t ON t.key = e.dst WHERE e.src = ?`, &sqlitex.ExecOptions{

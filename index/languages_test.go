@@ -112,3 +112,69 @@ func TestScriptEditsIncrementalMatchesCold(t *testing.T) {
 		}
 	}
 }
+
+// A guide's relations to the code it names follow edits of the guide and of the code, as a
+// cold build finds them.
+func TestGuideEditsIncrementalMatchesCold(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml":     fixture.GoModuleDescriptor("guides", true),
+		"docs/index.md":     "# Docs\n",
+		"py/shop/orders.py": "class Order:\n    def total(self):\n        return 0\n",
+		"py/shop/cart.py":   "def check_out():\n    pass\n",
+	})
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	const (
+		agents  = "file:AGENTS.md"
+		copilot = "file:.github/copilot-instructions.md"
+		total   = "py:py/shop/orders.py/Order.total"
+		sum     = "py:py/shop/orders.py/Order.sum"
+	)
+	steps := []struct {
+		name     string
+		edit     func()
+		has, not [][2]string // documents edges, source and target
+	}{
+		{"a guide names a method", func() { write(t, d, "AGENTS.md", "# Agents\nChange `Order.total` with care.\n") },
+			[][2]string{{agents, total}}, nil},
+		{"the method is renamed", func() { replaceIn(t, d, "py/shop/orders.py", "def total", "def sum") },
+			nil, [][2]string{{agents, total}, {agents, sum}}},
+		{"the guide names the new name", func() { write(t, d, "AGENTS.md", "# Agents\nChange `Order.sum` with care.\n") },
+			[][2]string{{agents, sum}}, nil},
+		{"a hidden folder's guide links a file", func() {
+			write(t, d, ".github/copilot-instructions.md", "Checkout is in [cart](../py/shop/cart.py): `check_out`.\n")
+		}, [][2]string{{agents, sum}, {copilot, "py:py/shop/cart.py"}, {copilot, "py:py/shop/cart.py/check_out"}}, nil},
+		{"the guide goes", func() { must(t, os.Remove(filepath.Join(root, "AGENTS.md"))) },
+			[][2]string{{copilot, "py:py/shop/cart.py"}}, nil},
+	}
+	for _, step := range steps {
+		step.edit()
+		res, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+		if res.Build != index.BuildIncremental {
+			t.Errorf("%s: build %s, want %s", step.name, res.Build, index.BuildIncremental)
+		}
+		inc := dump(t, d, "")
+		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+		must(t, err)
+		if cold := dump(t, d, ""); cold != inc {
+			t.Fatalf("%s: the published and cold indexes differ:\n%s", step.name, firstDiff(inc, cold))
+		}
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		for _, e := range step.has {
+			if !hasEdge(t, snap, e[0], "documents", e[1]) {
+				t.Errorf("%s: no edge %s documents %s", step.name, e[0], e[1])
+			}
+		}
+		for _, e := range step.not {
+			if hasEdge(t, snap, e[0], "documents", e[1]) {
+				t.Errorf("%s: edge %s documents %s", step.name, e[0], e[1])
+			}
+		}
+		snap.Close()
+	}
+}

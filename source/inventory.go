@@ -285,7 +285,7 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 	goOnly := code && outputPath(rel)
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") && !(code && name == ".gitignore") {
+		if strings.HasPrefix(name, ".") && !(code && (name == ".gitignore" || name == ".cursorrules" || agentFolder(name))) {
 			continue
 		}
 		childRel := path.Join(rel, name)
@@ -388,6 +388,9 @@ func rootFormatOf(name string, code bool) Format {
 // language adapter reads is a text file unless its name says it is binary, generated or a
 // lock file (TextFile; its content is checked when it is read).
 func CodeFormatOf(name string) Format {
+	if name == ".cursorrules" {
+		return TextFile // an agent's guide (IsGuide), hidden as Cursor names it
+	}
 	if name == "" || name[0] == '.' {
 		return 0
 	}
@@ -465,15 +468,20 @@ func lockFile(name string) bool {
 	return false
 }
 
-// SkipCodeDir reports whether a folder under a code root is left out: hidden folders, vendored
-// and installed dependencies, caches.
+// SkipCodeDir reports whether a folder under a code root is left out: hidden folders but the
+// agents' (agentFolder), vendored and installed dependencies, caches.
 func SkipCodeDir(name string) bool {
 	switch name {
 	case "vendor", "node_modules", "__pycache__", "site-packages", "venv", "bower_components":
 		return true
 	}
-	return name[0] == '.'
+	return name[0] == '.' && !agentFolder(name)
 }
+
+// agentFolder reports whether a hidden folder under a code root is walked all the same: .github
+// and .cursor hold the guides written for agents and contributors
+// (.github/copilot-instructions.md, .cursor/rules/) and the workflows a task may need.
+func agentFolder(name string) bool { return name == ".github" || name == ".cursor" }
 
 // outputPath reports whether the folder at rel is, or is inside, a build output folder (dist,
 // coverage): only Go files are read there, since Go packages go by such names too (the

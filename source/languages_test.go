@@ -350,6 +350,75 @@ func TestDocumentsRelateToScriptCode(t *testing.T) {
 	}
 }
 
+// Guides written for agents and contributors are in the graph, hidden folder or not, and
+// relate to the code they name as a document does; what they name that is no node is no
+// problem of the project.
+func TestGuidesRelateToTheCodeTheyName(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml":                   fixture.GoModuleDescriptor("guides", true),
+		"docs/index.md":                   "# Docs\n",
+		"src/shop/orders.py":              "class Order:\n    def total(self):\n        return 0\n\ndef place_order():\n    pass\n",
+		"web/cart.ts":                     "export class Cart { checkout(): void {} }\n",
+		"AGENTS.md":                       "# Agents\nOrders live in [orders](src/shop/orders.py); `Order.total` sums. See [the wiki](https://example.com) and [gone](missing.md), `Missing.thing`.\n",
+		".github/copilot-instructions.md": "To add a step, extend `Cart.checkout` and call `place_order`.\n",
+		".github/workflows/ci.yml":        "on: push\njobs: {}\n",
+		".cursor/rules/style.mdc":         "Keep `Order.total` pure.\n",
+		".venv/lib/site.py":               "x = 1\n",
+		".idea/notes.md":                  "`Order.total`\n",
+		"CONTRIBUTING.md":                 "Run the tests before a pull request.\n",
+		".cursorrules":                    "Never change `Cart.checkout` without a test.\n",
+	})
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("load descriptor: %v %v", err, probs)
+	}
+	v, err := source.Validate(context.Background(), d, "", 0)
+	must(t, err)
+	for _, p := range v.Problems {
+		t.Errorf("problem: %s", p)
+	}
+	inv := v.Inventory
+	check := source.NewChecker(d)
+	nodes := map[string]bool{}
+	must(t, source.NewLoader(d, "").WithFiles(inv.Files).Each(context.Background(), inv.Files, func(p source.Parsed) error {
+		check.Add(p.Fragment)
+		for _, n := range p.Fragment.Nodes {
+			nodes[n.ID] = true
+		}
+		return nil
+	}))
+	for _, id := range []string{"file:AGENTS.md", "file:.github/copilot-instructions.md", "file:.github/workflows/ci.yml", "file:.cursor/rules/style.mdc", "file:CONTRIBUTING.md", "file:.cursorrules"} {
+		if !nodes[id] {
+			t.Errorf("no node %s", id)
+		}
+	}
+	for id := range nodes {
+		if strings.Contains(id, ".venv") || strings.Contains(id, ".idea") {
+			t.Errorf("node %s of a hidden folder that is no agent's", id)
+		}
+	}
+	got := map[string]bool{}
+	for _, e := range check.Edges() {
+		got[e.Source+" "+e.Relation+" "+e.Target] = true
+	}
+	for _, want := range []string{
+		"file:AGENTS.md documents py:src/shop/orders.py",
+		"file:AGENTS.md documents py:src/shop/orders.py/Order.total",
+		"file:.github/copilot-instructions.md documents ts:web/cart.ts/Cart.checkout",
+		"file:.github/copilot-instructions.md documents py:src/shop/orders.py/place_order",
+		"file:.cursor/rules/style.mdc documents py:src/shop/orders.py/Order.total",
+		"file:.cursorrules documents ts:web/cart.ts/Cart.checkout",
+	} {
+		if !got[want] {
+			t.Errorf("no edge %s; have %v", want, slices.Sorted(maps.Keys(got)))
+		}
+	}
+	for _, p := range check.Problems() {
+		t.Errorf("a guide's link made a problem: %s", p)
+	}
+}
+
 // What .gitignore files leave out is no source under a code root: generated code, local
 // files, a whole folder; a file included again with ! is one.
 func TestGitignoredFilesStayOut(t *testing.T) {

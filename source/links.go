@@ -582,6 +582,9 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 	rel := d.Sources.Links.Relation
 	seen := map[graph.Edge]bool{}
 	dangling := func(l graph.Link, format string, args ...any) {
+		if l.Optional {
+			return
+		}
 		p := problem.New(problem.DanglingLink, l.At, format, args...)
 		if !d.Sources.Links.DanglingIsError() {
 			p = problem.Warn(problem.DanglingLink, l.At, format, args...)
@@ -600,7 +603,7 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 					seen[e] = true
 					edges = append(edges, graph.EdgeAt{Edge: e, At: l.At})
 				}
-			case len(ids) > 1:
+			case len(ids) > 1 && !l.Optional:
 				shown := ids[:min(len(ids), 4)]
 				p := problem.Warn(problem.AmbiguousMention, l.At, "node %s: `%s` names %d declarations (%s%s); it relates to none",
 					l.Source, l.Mention, len(ids), strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(ids) > 4])

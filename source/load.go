@@ -217,7 +217,7 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 	case PyFile, TSFile, JSFile:
 		out.Fragment = l.scriptFile(f, data)
 	case TextFile:
-		out.Fragment = textFragment(f.Path, data)
+		out.Fragment = textFragment(d, f.Path, data)
 	case GoMod, GitIgnore:
 		out.Fragment = &graph.Fragment{Path: f.Path}
 	default:

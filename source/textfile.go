@@ -9,6 +9,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Text files under code roots: what no language adapter reads is still findable. A text
@@ -30,14 +31,38 @@ func IsText(data []byte) bool {
 }
 
 // textFragment is the fragment of a text file: one file node, or nothing for a binary or
-// oversized file.
-func textFragment(rel string, data []byte) *graph.Fragment {
+// oversized file. A guide's links and backticked names become its optional links, when
+// links reach code.
+func textFragment(d *project.Descriptor, rel string, data []byte) *graph.Fragment {
 	frag := &graph.Fragment{Path: rel}
 	if !IsText(data) {
 		return frag
 	}
-	frag.Nodes = []graph.Node{textNode(graph.TextPrefix+rel, rel, TextLanguage(rel), data)}
+	id := graph.TextPrefix + rel
+	frag.Nodes = []graph.Node{textNode(id, rel, TextLanguage(rel), data)}
+	if IsGuide(rel) && d.Sources.Links.CodeOn() {
+		scan := scanBody(string(data), 1, true)
+		frag.Links = append(nodeLinks(d, rel, id, scan.links, nil), mentionLinks(rel, id, scan.mentions)...)
+		for i := range frag.Links {
+			frag.Links[i].Optional = true
+		}
+	}
 	return frag
+}
+
+// IsGuide reports whether the text file at rel is a guide written for agents and
+// contributors: AGENTS.md, CLAUDE.md, GEMINI.md, CONTRIBUTING.md, the Markdown under
+// .github (copilot-instructions.md among it), Cursor's rules. Such a file relates to the code
+// it names, as a document does.
+func IsGuide(rel string) bool {
+	base := path.Base(rel)
+	switch strings.ToUpper(base) {
+	case "AGENTS.MD", "CLAUDE.MD", "GEMINI.MD", "CONTRIBUTING.MD", ".CURSORRULES":
+		return true
+	}
+	dirs := "/" + path.Dir(rel) + "/"
+	md := strings.EqualFold(path.Ext(base), ".md")
+	return strings.Contains(dirs, "/.github/") && md || strings.Contains(dirs, "/.cursor/rules/")
 }
 
 // scriptTextFragment is a Python, TypeScript or JavaScript file under the no-AST policy: its

@@ -140,6 +140,9 @@ type Link struct {
 	// Unique, for a Hugo ref, is the route the one page it names may end with anywhere in the
 	// site: Hugo's last resort is a unique page or bundle name.
 	Unique string
+	// Optional marks a link of a file the project does not own as a document (an agent's
+	// guide): it becomes a relation when it resolves, and is no problem when it does not.
+	Optional bool
 }
 
 // ContentHash computes a node's content hash from its content, the relations it declares,
