@@ -63,7 +63,7 @@ func (c *converter) convert(w io.Writer, n *graph.Node) error {
 	c.title, c.from = n.Title, n.SourcePath
 	clear(c.ids.used) // IDs carry the node's prefix, so uniqueness within the node suffices
 	pc := parser.NewContext(parser.WithIDs(c.ids))
-	body := shortcodes(n.Body, func(dest string) string { return c.link(c.from, dest, true) }, c.removed)
+	body := shortcodes(admonitions(n.Body), func(dest string) string { return c.link(c.from, dest, true) }, c.removed)
 	return c.md.Convert([]byte(body), w, parser.WithContext(pc))
 }
 
@@ -115,7 +115,9 @@ var externalURL = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)`)
 // kind as a title instead of the marker.
 type calloutShape struct{}
 
-var alertMarker = regexp.MustCompile(`^\[!([A-Za-z]+)\]$`)
+// alertMarker is a GitHub alert's marker line, with the title an MkDocs or Docusaurus
+// admonition gave it (admonitions) after it.
+var alertMarker = regexp.MustCompile(`^\[!([A-Za-z][\w-]*)\](?:[ \t]+(.+))?$`)
 
 func (calloutShape) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
 	src := reader.Source()
@@ -159,7 +161,11 @@ func (calloutShape) Transform(doc *ast.Document, reader text.Reader, pc parser.C
 		q.SetAttributeString("class", []byte("callout callout-"+kind))
 		title := ast.NewParagraph()
 		title.SetAttributeString("class", []byte("callout-title"))
-		title.AppendChild(title, ast.NewString([]byte(strings.ToUpper(kind[:1])+kind[1:])))
+		name := strings.ToUpper(kind[:1]) + kind[1:]
+		if len(m[2]) > 0 {
+			name = string(m[2])
+		}
+		title.AppendChild(title, ast.NewString([]byte(name)))
 		if first := q.FirstChild(); first != nil {
 			q.InsertBefore(q, first, title)
 		} else {

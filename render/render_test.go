@@ -645,3 +645,85 @@ output = "site/decisions.html"
 		t.Errorf("report of view %s: %v, want figure and code-toggle once each", pub[0].View, got)
 	}
 }
+
+// MkDocs and Docusaurus admonitions render as callouts, their titles kept, their bodies
+// Markdown; in fenced code, and without a closing :::, they stay text.
+func TestAdmonitionsRenderAsCallouts(t *testing.T) {
+	d := writeSite(t, `schema_version = 1
+[project]
+id = "site"
+[sources]
+content_roots = ["docs"]
+[sources.defaults]
+id = "path"
+kind = "page"
+family = "docs"
+[relations]
+allowed = ["relates_to"]
+[families.docs]
+kinds = ["page"]
+[[views]]
+id = "docs"
+title = "Docs"
+families = ["docs"]
+output = "site/docs.html"
+`, map[string]string{
+		"docs/mkdocs.md": strings.Join([]string{
+			`# MkDocs`,
+			`!!! warning "Mind the gap & more"`,
+			`    The **first** line.`,
+			``,
+			`    The second paragraph.`,
+			``,
+			`??? tip`,
+			`    Folded.`,
+			``,
+			"```",
+			`!!! note "in code"`,
+			"```",
+			`After.`,
+		}, "\n") + "\n",
+		"docs/docusaurus.md": strings.Join([]string{
+			`# Docusaurus`,
+			`:::note[Before you start]`,
+			`Install it *first*.`,
+			`:::`,
+			``,
+			`:::danger Take care`,
+			`Really.`,
+			`:::`,
+			``,
+			`:::info unclosed`,
+		}, "\n") + "\n",
+	})
+	if _, err := Publish(context.Background(), d, "", nil, PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(d.Root, "site", "docs.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, want := range []string{
+		`<blockquote class="callout callout-warning">`,
+		`<p class="callout-title">Mind the gap &amp; more</p>`,
+		`<strong>first</strong>`,
+		`<p>The second paragraph.</p>`,
+		`<blockquote class="callout callout-tip">`,
+		`<p class="callout-title">Tip</p>`,
+		"<pre><code>!!! note &quot;in code&quot;\n</code></pre>",
+		`<blockquote class="callout callout-note">`,
+		`<p class="callout-title">Before you start</p>`,
+		`<em>first</em>`,
+		`<blockquote class="callout callout-danger">`,
+		`<p class="callout-title">Take care</p>`,
+		`:::info unclosed`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Count(html, ":::") != 1 || strings.Contains(html, "[!") {
+		t.Errorf("markers left in the page:\n%s", html)
+	}
+}

@@ -182,7 +182,7 @@ func linkRoutes(bases []string, dest string, hugoRef bool) (routes []string, uni
 // page, other file types, and paths outside every content root.
 func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok bool) {
 	paths, anchor, bases, ok := linkPaths(d, rel, ld)
-	if !ok || outsideFile(d, ld) {
+	if !ok || outsideFile(d, ld) || generatedPage(d, paths) {
 		return graph.Link{}, false
 	}
 	l = graph.Link{Paths: paths, Anchor: anchor}
@@ -217,6 +217,21 @@ func outsideFile(d *project.Descriptor, ld linkDest) bool {
 		}
 	}
 	return false
+}
+
+// generatedPage reports whether a link names a page the site's build generates
+// ([sources.links] generated): its first candidate is in such a folder and no candidate is a
+// file of the tree. Such a link is sound but names no node, and is no relation.
+func generatedPage(d *project.Descriptor, paths []string) bool {
+	if len(paths) == 0 || !d.Sources.Links.GeneratedPage(paths[0]) || d.Root == "" {
+		return false
+	}
+	for _, p := range paths {
+		if fileExists(filepath.Join(d.Root, filepath.FromSlash(p))) {
+			return false
+		}
+	}
+	return true
 }
 
 // repositoryRoot is the nearest folder at or above dir holding .git, or "".

@@ -278,3 +278,41 @@ func TestCodeLayoutsAdopt(t *testing.T) {
 		})
 	}
 }
+
+// An MkDocs site is adopted as MkDocs reads it: the pages under its docs_dir, and the pages
+// its nav names that the tree does not hold (an API reference its build generates) declared
+// generated, so that a link to one is no dangling link, while a link to a page that is
+// neither in the tree nor generated still dangles.
+func TestMkDocsSiteAdopts(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"mkdocs.yml": "site_name: Shop\ndocs_dir: handbook\nnav:\n  - Home: index.md\n  - Guide:\n      - guide/orders.md\n      - Changelog: changelog.md\n  - API Reference: api/\n  - Source: https://example.com/shop\n" +
+			"markdown_extensions:\n  - pymdownx.emoji:\n      emoji_generator: !!python/name:material.extensions.emoji.to_svg\n",
+		"handbook/index.md":        "# Shop\nSee [orders](guide/orders.md), [the API](api/shop/index.md) and [the changelog](changelog.md).\n",
+		"handbook/guide/orders.md": "# Orders\nBack [home](../index.md); [gone](../missing.md).\n",
+		"docs/old.md":              "# An older tree MkDocs does not read\n",
+	})
+	s, err := adopt.Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Generator != "mkdocs" || !slices.Equal(s.Roots, []string{"handbook"}) || !slices.Equal(s.Generated, []string{"handbook/changelog.md", "handbook/api"}) {
+		t.Fatalf("survey: roots %v, generated %v (%s)", s.Roots, s.Generated, s.Generator)
+	}
+	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(s.Descriptor("shop", "Shop")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	var dangling []string
+	for _, line := range graphOf(t, d) {
+		if strings.HasPrefix(line, "problem ") {
+			dangling = append(dangling, line)
+		}
+	}
+	if want := []string{"problem handbook/guide/orders.md:2:34: warning dangling_link"}; !slices.Equal(dangling, want) {
+		t.Errorf("problems %v, want %v", dangling, want)
+	}
+}

@@ -41,6 +41,9 @@ type Survey struct {
 	// Languages counts the files of each language the tree-sitter adapters read (python,
 	// typescript, javascript) and of their tests, outside dependency and build folders.
 	Languages map[string]*LanguageFiles
+	// Generated are the pages and folders the site's configuration names that the tree does
+	// not hold (an MkDocs nav entry its build fills): links to them are no dangling links.
+	Generated []string
 }
 
 // LanguageFiles counts one language's source files and test files.
@@ -101,6 +104,18 @@ func Take(root string) (*Survey, error) {
 	}
 	if len(s.Languages) > 0 && len(s.CodeRoots) == 0 {
 		s.CodeRoots = []string{"."}
+	}
+	if s.Generator == "mkdocs" {
+		if site, ok := readMkDocs(root); ok {
+			s.Generated = site.Generated
+			if len(s.Roots) == 0 {
+				if n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(site.DocsDir))); err != nil {
+					return nil, err
+				} else if n > 0 {
+					s.Roots = []string{site.DocsDir}
+				}
+			}
+		}
 	}
 	if s.Generator == "hugo" && len(s.Roots) == 0 {
 		// Hugo builds pages from its content folders only (README.md beside hugo.toml is
@@ -273,6 +288,10 @@ func (s *Survey) Descriptor(id, name string) string {
 		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n")
 		if s.Generator == "hugo" {
 			fmt.Fprintf(&b, "site = \"hugo\"              # links find pages as Hugo does: relative, from the content root, by unique name\n")
+		}
+		if len(s.Generated) > 0 {
+			fmt.Fprintf(&b, "# Named by %s.yml's nav, missing from the tree: the site's build generates these pages,\n# so a link to one is no dangling link.\n", s.Generator)
+			fmt.Fprintf(&b, "generated = [%s]\n", quoteList(s.Generated))
 		}
 		b.WriteString("\n")
 	}

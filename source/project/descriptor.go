@@ -135,6 +135,21 @@ type Links struct {
 	// own link render hook gives meaning to (Hugo's documentation writes [term](g) for a
 	// glossary entry).
 	Ignore []string `toml:"ignore"`
+	// Generated are the folders (or pages), relative to the project root, that the site's
+	// build fills with pages the tree does not hold (MkDocs' API reference from docstrings):
+	// a link to a missing page there names a generated page, not a missing one.
+	Generated []string `toml:"generated"`
+}
+
+// GeneratedPage reports whether the project-relative path p is in a folder (or is a page)
+// the site's build generates.
+func (l Links) GeneratedPage(p string) bool {
+	for _, g := range l.Generated {
+		if p == g || g == "." || strings.HasPrefix(p, g+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // HugoSite reports whether route links resolve as Hugo's page lookup does.
@@ -428,6 +443,7 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 	if l.On() && !d.HasRelation(l.Relation) {
 		v.add(problem.UndeclaredRelation, "sources.links", "links become %q relations, which [relations].allowed does not list; add it, or set sources.links.relation to a declared relation", l.Relation)
 	}
+	l.Generated = v.roots("sources.links.generated", l.Generated, false)
 	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
 	v.choice("sources.links.site", &l.Site, "github", "hugo")
 	if l.Code == nil {

@@ -72,6 +72,7 @@ func TestParseDescriptor(t *testing.T) {
 		{"bad glob", `exclude = ["**/drafts/**"]`, `exclude = ["[x"]`, problem.InvalidDescriptor, 7},
 		{"small response limit", "max_response_chars = 4096", "max_response_chars = 100", problem.InvalidDescriptor, 14},
 		{"link site", "[limits]", "[sources.links]\nsite = \"jekyll\"\n[limits]", problem.InvalidDescriptor, 13},
+		{"generated pages outside", "[limits]", "[sources.links]\ngenerated = [\"docs/api\", \"../site\"]\n[limits]", problem.PathEscape, 13},
 	} {
 		text := strings.Replace(validDescriptor, tc.old, tc.new, 1)
 		d, probs := Parse([]byte(text), root)
