@@ -21,7 +21,7 @@ func shortcodes(body string, link func(dest string) string, removed func(name st
 		return body
 	}
 	var out strings.Builder
-	fence := ""
+	var fence shortcode.Fence
 	callout := ""  // the closing name of the open callout
 	rawBlock := "" // the closing name of the open {{< >}} block kept as code
 	closes := shortcode.Closings{}
@@ -32,15 +32,8 @@ func shortcodes(body string, link func(dest string) string, removed func(name st
 		}
 		at += len(line)
 		trimmed := strings.TrimLeft(line, " ")
-		if f := fenceMarker(trimmed); f != "" && rawBlock == "" {
-			switch {
-			case fence == "":
-				fence = f
-			case f == fence:
-				fence = ""
-			}
-		}
-		if fence != "" || !strings.Contains(line, "{{") {
+		code := rawBlock == "" && fence.Line(trimmed)
+		if code || !strings.Contains(line, "{{") {
 			if rawBlock == "" && callout != "" {
 				out.WriteString("> ")
 			}
@@ -119,14 +112,4 @@ func rewriteTags(line string, f func(shortcode.Tag) string) string {
 	}
 	b.WriteString(line[last:])
 	return b.String()
-}
-
-// fenceMarker is the ``` or ~~~ a line opens or closes a fenced code block with, or "".
-func fenceMarker(trimmed string) string {
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(trimmed, f) {
-			return f
-		}
-	}
-	return ""
 }

@@ -29,7 +29,8 @@ type bodyScan struct {
 func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 	var out bodyScan
 	slugs := map[string]int{}
-	fence, rawBlock := "", "" // rawBlock: the shortcode whose raw input the line is in
+	var fence shortcode.Fence
+	rawBlock := "" // the shortcode whose raw input the line is in
 	indented, inList, prevBlank := false, false, true
 	closes := shortcode.Closings{}
 	lineNo := firstLine
@@ -47,7 +48,7 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			indent += 4
 		}
 		blank := strings.TrimSpace(line) == ""
-		if fence == "" && rawBlock == "" {
+		if !fence.Open() && rawBlock == "" {
 			// An indented code block: four spaces (or a tab) after a blank line, outside a
 			// list (whose continuations are indented too), until a line indented less.
 			switch {
@@ -68,18 +69,7 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 				continue
 			}
 		}
-		if indent < 4 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-			marker := trimmed[:3]
-			switch {
-			case fence == "":
-				fence = marker
-			case marker == fence:
-				fence = ""
-			}
-			lineNo++
-			continue
-		}
-		if fence != "" {
+		if (indent < 4 || fence.Open()) && fence.Line(trimmed) {
 			lineNo++
 			continue
 		}

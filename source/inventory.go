@@ -508,8 +508,8 @@ func goIgnoredPath(rel string) bool {
 
 func formatOf(name string) Format {
 	switch {
-	case strings.HasSuffix(name, ".md"):
-		return Markdown
+	case strings.HasSuffix(name, ".md"), strings.HasSuffix(name, ".mdx"):
+		return Markdown // an .mdx page's import and export lines and JSX tags are no text (mdxText)
 	case strings.HasSuffix(name, ".toml"):
 		return Records
 	}

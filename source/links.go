@@ -105,7 +105,7 @@ func (ld linkDest) path() (dest, anchor string) {
 // linkExtensions are the file types a link can name as a node; links to anything else
 // (images, rendered .html) are not relations. A .go file names its file node when the
 // project's links reach code.
-var linkExtensions = map[string]bool{".md": true, ".markdown": true, ".toml": true}
+var linkExtensions = map[string]bool{".md": true, ".mdx": true, ".markdown": true, ".toml": true}
 
 // inCodeRoot reports whether the project-relative path p is under a code root.
 func inCodeRoot(d *project.Descriptor, p string) bool {
@@ -131,7 +131,7 @@ var languageTag = regexp.MustCompile(`\.([a-z]{2}(?:-[a-z]{2,4})?)$`)
 // Hugo site's translations share one route.
 func routeAndLanguage(p string) (route, lang string) {
 	p = strings.ToLower(p)
-	if ext := path.Ext(p); ext == ".md" || ext == ".markdown" {
+	if ext := path.Ext(p); ext == ".md" || ext == ".mdx" || ext == ".markdown" {
 		p = strings.TrimSuffix(p, ext)
 		if m := languageTag.FindStringSubmatchIndex(p); m != nil {
 			p, lang = p[:m[0]], p[m[2]:m[3]]
@@ -283,6 +283,8 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 	rooted := strings.HasPrefix(dest, "/")
 	if !rooted {
 		bases = append(bases, path.Join(path.Dir(rel), dest))
+	} else if folder, rest, ok := d.Sources.Links.RouteBase(dest); ok {
+		bases = append(bases, path.Join(folder, rest)) // a site route: the folder its prefix serves
 	}
 	if rooted || hugoLookup(d, ld) {
 		// A root-relative link names the project root (GitHub) or a content root (Hugo,
@@ -301,7 +303,7 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 			forms = []string{b}
 		} else {
 			// A folder or an extension-less page: Docusaurus and Hugo write links that way.
-			forms = []string{b + ".md", b + "/_index.md", b + "/index.md", b + "/README.md"}
+			forms = []string{b + ".md", b + ".mdx", b + "/_index.md", b + "/index.md", b + "/index.mdx", b + "/README.md"}
 		}
 		for _, f := range forms {
 			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && !codeFile {

@@ -85,6 +85,9 @@ func parseMarkdown(d *project.Descriptor, rel, text string, frag *graph.Fragment
 	if df.DerivesIDs() {
 		fallback = fileTitle(rel)
 	}
+	if strings.HasSuffix(rel, ".mdx") {
+		rest = mdxText(rest)
+	}
 	edges, links := finish(&n, edges, rest, bodyLine, d, rel, fallback)
 	if len(n.Headings) > 0 {
 		n.Anchor = n.Headings[0].Anchor

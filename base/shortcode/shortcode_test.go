@@ -94,3 +94,33 @@ func TestClosingsAfter(t *testing.T) {
 		t.Errorf("Closings holds %d names, want one entry a name (3)", len(c))
 	}
 }
+
+func TestFence(t *testing.T) {
+	lines := []struct {
+		text string
+		code bool
+	}{
+		{"text", false},
+		{"```bash", true},
+		{"echo", true},
+		{"```bash", true}, // an info string: no closing fence, still code
+		{"```", true},     // closes
+		{"after", false},
+		{"````md", true},
+		{"```", true}, // shorter than the opening: code
+		{"````", true},
+		{"~~~", true},
+		{"```", true}, // another character: code
+		{"~~~~  ", true},
+		{"```x``` inline", false}, // backticks in the info string: inline code
+		{"   ```", true},
+		{"   ```", true},
+		{"done", false},
+	}
+	var f Fence
+	for i, l := range lines {
+		if got := f.Line(l.text); got != l.code {
+			t.Errorf("line %d %q: code %v, want %v", i+1, l.text, got, l.code)
+		}
+	}
+}

@@ -316,3 +316,67 @@ func TestMkDocsSiteAdopts(t *testing.T) {
 		t.Errorf("problems %v, want %v", dangling, want)
 	}
 }
+
+// A Docusaurus site in a folder of its own is adopted as Docusaurus serves it: its current
+// docs only (versioned copies, translations and React pages left out, so a doc's copies are no
+// duplicate IDs), .mdx pages as Markdown, and root-relative links found through each docs
+// plugin's routeBasePath.
+func TestDocusaurusLinkResolution(t *testing.T) {
+	root := t.TempDir()
+	page := func(id, body string) string { return "---\nid: " + id + "\ntitle: " + id + "\n---\n" + body }
+	fixture.WriteTree(t, root, map[string]string{
+		"README.md": "# The repository\n",
+		"web-docs/docusaurus.config.ts": `const config = {
+  plugins: [
+    ['@docusaurus/plugin-content-docs', {id: 'docs', path: 'docs', routeBasePath: '', versions: {'v2': {path: ''}}}],
+    ['@docusaurus/plugin-content-docs', {id: 'graphql', path: 'docs-graphql', routeBasePath: 'graphql'}],
+  ],
+};
+export default config;
+`,
+		"web-docs/docs/overview.md":                                           page("overview", "See [the quick start](/quick-start), [backups](/admin/backups#full), [schema](/graphql/schema/) and [directives](../docs-graphql/schema/directives.md).\n"),
+		"web-docs/docs/quick-start.mdx":                                       "---\nid: quick-start\n---\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n# Quick start\n\n<Tabs>\n<TabItem value=\"docker\">\nRun it, then read [the overview](overview.md).\n</TabItem>\n</Tabs>\n\n:::note\nMind the ports.\n:::\n",
+		"web-docs/docs/admin/backups.md":                                      page("backups", "## Full\n\nBack to [the start](/).\n"),
+		"web-docs/docs/index.md":                                              page("home", "Welcome.\n"),
+		"web-docs/docs-graphql/schema/index.md":                               page("schema", "The schema; [directives](directives).\n"),
+		"web-docs/docs-graphql/schema/directives.md":                          page("directives", "Back to [the overview](/overview).\n"),
+		"web-docs/versioned_docs/version-v1/overview.md":                      page("overview", "An older copy.\n"),
+		"web-docs/i18n/fr/docusaurus-plugin-content-docs/current/overview.md": page("overview", "Aperçu.\n"),
+		"web-docs/src/pages/about.md":                                         "# About\n",
+	})
+	s, err := adopt.Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Generator != "docusaurus" || !slices.Equal(s.Roots, []string{"web-docs"}) || s.Routes["/graphql"] != "web-docs/docs-graphql" || s.Routes["/"] != "web-docs/docs" {
+		t.Fatalf("survey: generator %q, roots %v, routes %v", s.Generator, s.Roots, s.Routes)
+	}
+	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(s.Descriptor("site", "Site")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor: %v %v", err, probs)
+	}
+	got := graphOf(t, d)
+	for _, want := range []string{
+		"edge overview relates_to quick-start",
+		"edge overview relates_to backups #full",
+		"edge overview relates_to schema",
+		"edge overview relates_to directives",
+		"edge quick-start relates_to overview",
+		"edge backups relates_to home",
+		"edge schema relates_to directives",
+		"edge directives relates_to overview",
+		"node quick-start | Quick start | docs",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("graph lacks %q:\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	for _, line := range got {
+		if strings.HasPrefix(line, "problem") || strings.Contains(line, "versioned") || strings.Contains(line, "i18n") || strings.Contains(line, "about") {
+			t.Errorf("unexpected %s", line)
+		}
+	}
+}

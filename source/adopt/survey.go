@@ -44,6 +44,11 @@ type Survey struct {
 	// Generated are the pages and folders the site's configuration names that the tree does
 	// not hold (an MkDocs nav entry its build fills): links to them are no dangling links.
 	Generated []string
+	// Routes map a site's URL path prefixes to the folders serving them (a Docusaurus docs
+	// plugin's routeBasePath and path); SiteExclude are the site's folders that are no
+	// current pages (other versions' copies, translations, React pages).
+	Routes      map[string]string
+	SiteExclude []string
 }
 
 // LanguageFiles counts one language's source files and test files.
@@ -71,6 +76,12 @@ const hugoArchetypes = "**/archetypes/**"
 // candidateRoots are the folders documentation lives in, in the order they are preferred.
 var candidateRoots = []string{"content", "docs", "doc", "documentation", "website/docs", "wiki"}
 
+// docusaurusAt reports whether root holds a Docusaurus site (findDocusaurus).
+func docusaurusAt(root string) bool {
+	_, _, ok := findDocusaurus(root)
+	return ok
+}
+
 // Take surveys the tree at root. A tree without Markdown yields a Survey with no roots.
 func Take(root string) (*Survey, error) {
 	s := &Survey{}
@@ -78,7 +89,7 @@ func Take(root string) (*Survey, error) {
 	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"),
 		exists(root, "theme.toml") && exists(root, "layouts"): // a Hugo theme, its example site inside
 		s.Generator = "hugo"
-	case exists(root, "docusaurus.config.js") || exists(root, "docusaurus.config.ts") || exists(root, "website/docusaurus.config.js"):
+	case docusaurusAt(root):
 		s.Generator = "docusaurus"
 	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
 		s.Generator = "mkdocs"
@@ -104,6 +115,15 @@ func Take(root string) (*Survey, error) {
 	}
 	if len(s.Languages) > 0 && len(s.CodeRoots) == 0 {
 		s.CodeRoots = []string{"."}
+	}
+	if s.Generator == "docusaurus" {
+		if dir, config, ok := findDocusaurus(root); ok {
+			site := readDocusaurus(root, dir, config)
+			s.Routes, s.SiteExclude = site.Routes, site.exclude()
+			if len(s.Roots) == 0 && dir != "." && dir != "website" {
+				s.Roots = site.Roots()
+			}
+		}
 	}
 	if s.Generator == "mkdocs" {
 		if site, ok := readMkDocs(root); ok {
@@ -154,6 +174,11 @@ func Take(root string) (*Survey, error) {
 		err := walkMarkdown(base, func(rel string) error {
 			if s.Generator == "hugo" && project.MatchGlob(hugoArchetypes, path.Join(r, rel)) {
 				return nil // excluded by the descriptor (Descriptor)
+			}
+			for _, g := range s.SiteExclude {
+				if project.MatchGlob(g, path.Join(r, rel)) {
+					return nil // likewise
+				}
 			}
 			s.Files++
 			switch frontMatterStyle(filepath.Join(base, filepath.FromSlash(rel))) {
@@ -211,7 +236,7 @@ func walkMarkdown(dir string, fn func(rel string) error) error {
 			}
 			return nil
 		}
-		if ext := strings.ToLower(path.Ext(name)); e.Type().IsRegular() && (ext == ".md" || ext == ".markdown") {
+		if ext := strings.ToLower(path.Ext(name)); e.Type().IsRegular() && (ext == ".md" || ext == ".mdx" || ext == ".markdown") {
 			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				return err
@@ -280,6 +305,7 @@ func (s *Survey) Descriptor(id, name string) string {
 	if s.Generator == "hugo" {
 		exclude = append(exclude, hugoArchetypes)
 	}
+	exclude = append(exclude, s.SiteExclude...)
 	fmt.Fprintf(&b, "exclude = [%s]\n\n", quoteList(exclude))
 	if len(s.Roots) > 0 {
 		fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
@@ -288,6 +314,17 @@ func (s *Survey) Descriptor(id, name string) string {
 		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n")
 		if s.Generator == "hugo" {
 			fmt.Fprintf(&b, "site = \"hugo\"              # links find pages as Hugo does: relative, from the content root, by unique name\n")
+		}
+		if len(s.Routes) > 0 {
+			fmt.Fprintf(&b, "# The site's URL paths and the folders serving them (its docs plugins' routeBasePath and path):\n# a link such as /graphql/overview names a page of the folder first.\n")
+			fmt.Fprintf(&b, "routes = {")
+			for i, k := range slices.Sorted(maps.Keys(s.Routes)) {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, " %q = %q", k, s.Routes[k])
+			}
+			b.WriteString(" }\n")
 		}
 		if len(s.Generated) > 0 {
 			fmt.Fprintf(&b, "# Named by %s.yml's nav, missing from the tree: the site's build generates these pages,\n# so a link to one is no dangling link.\n", s.Generator)

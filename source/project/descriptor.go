@@ -139,6 +139,24 @@ type Links struct {
 	// build fills with pages the tree does not hold (MkDocs' API reference from docstrings):
 	// a link to a missing page there names a generated page, not a missing one.
 	Generated []string `toml:"generated"`
+	// Routes map a site's URL path prefixes to the folders their pages come from, as a
+	// Docusaurus docs plugin's routeBasePath and path do ("/graphql" is docs-graphql): a
+	// root-relative link under a prefix names a page of its folder first.
+	Routes map[string]string `toml:"routes"`
+}
+
+// RouteBase is the folder a root-relative link's path p (starting with /) names through the
+// longest route prefix it starts with, and the rest of p below it; ok is false when no route
+// prefix covers p.
+func (l Links) RouteBase(p string) (folder, rest string, ok bool) {
+	best := ""
+	for prefix := range l.Routes {
+		base := strings.TrimSuffix(prefix, "/")
+		if (p == base || strings.HasPrefix(p, base+"/") || base == "") && (!ok || len(base) > len(best)) {
+			best, folder, ok = base, l.Routes[prefix], true
+		}
+	}
+	return folder, strings.TrimPrefix(strings.TrimPrefix(p, best), "/"), ok
 }
 
 // GeneratedPage reports whether the project-relative path p is in a folder (or is a page)
@@ -444,6 +462,15 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 		v.add(problem.UndeclaredRelation, "sources.links", "links become %q relations, which [relations].allowed does not list; add it, or set sources.links.relation to a declared relation", l.Relation)
 	}
 	l.Generated = v.roots("sources.links.generated", l.Generated, false)
+	for prefix, folder := range l.Routes {
+		if !strings.HasPrefix(prefix, "/") {
+			v.add(problem.InvalidDescriptor, "sources.links.routes", "route prefix %q must start with /, as a site's URL paths do", prefix)
+			continue
+		}
+		if clean, ok := v.confined("sources.links.routes", folder, false); ok {
+			l.Routes[prefix] = clean
+		}
+	}
 	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
 	v.choice("sources.links.site", &l.Site, "github", "hugo")
 	if l.Code == nil {
