@@ -527,7 +527,23 @@ func ftsQuery(terms []term, all bool) string {
 	quote := quoteTerm
 	var groups, any []string
 	seen := map[string]bool{}
-	for _, t := range terms {
+	// Two plain words next to each other may be one word or identifier written apart ("back
+	// up" is backup, "list labels" ListLabels): their joined form also matches, as both
+	// words together (all) or as one more term (any).
+	joined := func(i int) string {
+		if i+1 >= len(terms) || !plainWord(terms[i]) || !plainWord(terms[i+1]) {
+			return ""
+		}
+		return strings.ToLower(terms[i].text + terms[i+1].text)
+	}
+	for i := 0; i+1 < len(terms); i++ {
+		if j := joined(i); j != "" && !seen[j] {
+			seen[j] = true
+			any = append(any, quote(j))
+		}
+	}
+	pairWith := -1 // the index of the word whose group pairs with the next one's
+	for i, t := range terms {
 		if t.prefix {
 			p := quote(strings.ToLower(t.text)) + "*"
 			groups, any = append(groups, p), append(any, p)
@@ -537,18 +553,29 @@ func ftsQuery(terms []term, all bool) string {
 		if len(ts) == 0 {
 			continue
 		}
+		var g string
 		if ts[0].Whole {
 			parts := make([]string, 0, len(ts)-1)
 			for _, p := range ts[1:] {
 				parts = append(parts, quote(p.Text))
 			}
-			g := quote(ts[0].Text)
+			g = quote(ts[0].Text)
 			if len(parts) > 0 {
 				g = "(" + g + " OR (" + strings.Join(parts, " AND ") + "))"
 			}
-			groups = append(groups, g)
 		} else {
-			groups = append(groups, quote(ts[0].Text))
+			g = quote(ts[0].Text)
+		}
+		switch {
+		case pairWith == i-1 && i > 0:
+			// The second word of a pair: both words, or their joined form.
+			groups[len(groups)-1] = "((" + groups[len(groups)-1] + " AND " + g + ") OR " + quote(joined(i-1)) + ")"
+			pairWith = -1
+		default:
+			groups = append(groups, g)
+			if joined(i) != "" {
+				pairWith = i
+			}
 		}
 		for _, x := range ts {
 			if !seen[x.Text] && !lexicon.IsStopword(x.Text) {
@@ -561,6 +588,12 @@ func ftsQuery(terms []term, all bool) string {
 		return strings.Join(groups, " AND ")
 	}
 	return strings.Join(any, " OR ")
+}
+
+// plainWord reports whether a query word is one plain word of two letters or more: no
+// prefix, no identifier of several parts, ASCII.
+func plainWord(t term) bool {
+	return !t.prefix && len(t.text) >= 2 && lexicon.IsASCII(t.text) && len(lexicon.Split(t.text)) == 1 && !strings.Contains(t.text, "_")
 }
 
 // nameQuery matches nodes whose own name is the query: a single identifier, or Type.Method.

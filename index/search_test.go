@@ -486,3 +486,36 @@ func TestSearchWordsSpellAName(t *testing.T) {
 		t.Errorf("hits %v, want %v first", ids, want)
 	}
 }
+
+// Two words of a longer query written apart find the one word they make ("back up" is
+// backup): the page about backups comes before the pages that merely hold every word.
+func TestSearchJoinsWordsWrittenApart(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml":   fixture.GoModuleDescriptor("j", true),
+		"go.mod":          "module example.com/j\n",
+		"j.go":            "package j\n",
+		"docs/backups.md": "# Backups\n\nA backup copies the data of a cluster; restore a backup to get it back.\n",
+		"docs/replication.md": "# Replication\n\nHow data is kept: replicas back each other up, so my data survives a lost node; " +
+			"how they catch up, and how you back a replica with data.\n",
+		"docs/tuning.md": "# Tuning\n\nHow to make the data faster.\n",
+	})
+	ctx := context.Background()
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	for _, q := range []string{"how do I back up my data", "back up"} {
+		res, err := snap.Search(ctx, q, 3)
+		must(t, err)
+		if len(res.Hits) == 0 || res.Hits[0].ID != "backups" {
+			var ids []string
+			for _, h := range res.Hits {
+				ids = append(ids, h.ID)
+			}
+			t.Errorf("%q: hits %v, want backups first", q, ids)
+		}
+	}
+}
