@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,13 @@ type Viewer struct {
 	srv  *http.Server
 	page fs.FS
 	last atomic.Int64 // unix nanoseconds of the last authorized request
+	// clusters is the snapshot's cluster map, made on the first request: the snapshot never
+	// changes under a viewer.
+	clusters struct {
+		once sync.Once
+		m    *index.ClusterMap
+		err  error
+	}
 }
 
 // Listen opens the viewer's listener: 127.0.0.1 on a port the kernel picks.
@@ -138,6 +146,10 @@ func (v *Viewer) Handler() http.Handler {
 		return map[string]any{"state": "current", "snapshot": v.snap.Info()}, nil
 	})
 	api("/api/overview", nil, v.overview)
+	api("/api/clusters", nil, func(r *http.Request) (any, error) {
+		v.clusters.once.Do(func() { v.clusters.m, v.clusters.err = v.snap.Clusters(context.WithoutCancel(r.Context())) })
+		return v.clusters.m, v.clusters.err
+	})
 	api("/api/search", []string{"q", "limit"}, func(r *http.Request) (any, error) {
 		limit, err := intParam(r, "limit")
 		if err != nil {

@@ -201,6 +201,18 @@ func TestViewerEndpoints(t *testing.T) {
 	if overview.NodeCount < 10 || len(overview.Families["architecture"]) == 0 {
 		t.Errorf("overview: %+v", overview)
 	}
+	var clusters struct {
+		Clusters []struct {
+			ID    string
+			Nodes int
+			Top   []struct{ ID string }
+		}
+		Links []struct{ From, To string }
+	}
+	get("/api/clusters", &clusters)
+	if len(clusters.Clusters) < 4 || len(clusters.Links) == 0 || len(clusters.Clusters[0].Top) == 0 {
+		t.Errorf("clusters: %+v", clusters)
+	}
 	var logic struct{ Steps []any }
 	get("/api/logic?id=go:example.com/courier/store.Log.State", &logic)
 	if len(logic.Steps) == 0 {

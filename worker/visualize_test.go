@@ -5,13 +5,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source/adopt"
+	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker"
 	"github.com/docforge/docforge/worker/protocol"
@@ -119,6 +123,53 @@ func TestBrowser(t *testing.T) {
 	// The browser's requests were activity: the viewer is still the current one.
 	if st, ok := svc.Viewer(b); !ok || st.SnapshotState != publication.Current || time.Since(st.LastActivity) > time.Minute {
 		t.Errorf("viewer after the browser session: %+v %v", st, ok)
+	}
+}
+
+// The first screen of a viewer opened on no node draws the project's shape: on a real tree
+// adopted as 'docforge init' adopts it (the Go toolchain's encoding packages, with their
+// documentation), Chromium finds the clusters drawn on screen, opens one and explores a node
+// of it.
+func TestBrowserOverview(t *testing.T) {
+	needPage(t)
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("Chromium is missing (%v): install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM", err)
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
+	root := t.TempDir()
+	fixture.Copy(t, filepath.Join(runtime.GOROOT(), "src", "encoding"), root, func(rel string) bool { return !strings.Contains(rel, "testdata") })
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module encoding\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := adopt.Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(s.Descriptor("encoding", "encoding")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
+	svc := longLived(t)
+	res, code := visualize(t, svc, b, `{}`)
+	if code != "" {
+		t.Fatalf("visualize: %s", code)
+	}
+	out := t.ArtifactDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, "overview", res["url"].(string), out, "6")
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("browser overview failed: %v\n%s", err, got)
+	}
+	t.Logf("browser: %s", got)
+	if st, err := os.Stat(filepath.Join(out, "overview-1280x800.png")); err != nil || st.Size() < 10000 {
+		t.Errorf("screenshot: %v", err)
 	}
 }
 

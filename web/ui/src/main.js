@@ -53,6 +53,7 @@ const state = {
   data: null,            // the current view's answer
   hidden: new Set(),     // hidden node IDs (Logic: step IDs), client-side only
   overview: null, stale: false,
+  clusters: null,        // the overview's clusters by ID, once drawn
 };
 
 // api reads one endpoint; a stale snapshot turns the page into its stale state.
@@ -116,6 +117,9 @@ const cy = cytoscape({
     { selector: '.muted', style: { opacity: 0.18 } },
     { selector: 'node.selected', style: { 'border-width': 3, 'border-color': '#1f5fbf', 'background-color': '#fff' } },
     { selector: 'edge.lit', style: { width: 3 } },
+    { selector: 'node.cluster', style: { label: 'data(label)', shape: 'round-rectangle', 'font-size': 13, 'text-max-width': 200, 'min-zoomed-font-size': 0 } },
+    { selector: 'edge.cluster-link', style: { width: 'data(width)', 'line-color': '#adb5bd', 'target-arrow-color': '#adb5bd', opacity: 0.8 } },
+    { selector: 'edge.cluster-link.lit', style: { 'line-color': '#1f5fbf', 'target-arrow-color': '#1f5fbf' } },
   ],
 });
 
@@ -474,6 +478,64 @@ function drawSemantic() {
   if (d.truncated) box.append(el('p', { class: 'muted', text: `Bounded: stopped by the ${d.truncated_by === 'work_budget' ? 'work budget' : 'node limit'}.` }));
 }
 
+// ---- the project at a glance ----------------------------------------------------------------
+
+// drawOverview is the first screen of a viewer opened on no node: the project's clusters (a
+// family of documents, a folder of code) sized by their nodes, and the relations between them
+// counted. A click on a cluster lists its most connected nodes; a pick among them explores it.
+async function drawOverview() {
+  let m;
+  try {
+    m = await answer(boot.get('/api/clusters'));
+  } catch (e) { report(e); return; }
+  state.view = 'overview';
+  setViewButtons();
+  state.clusters = new Map(m.clusters.map((c) => [c.id, c]));
+  $('focus-info').textContent = 'The project at a glance: click a cluster to list its most connected nodes, then pick one to explore its neighborhood.';
+  const biggest = Math.max(1, ...m.clusters.map((c) => c.nodes));
+  cy.batch(() => {
+    cy.elements().remove();
+    cy.add(m.clusters.map((c) => {
+      const side = 40 + 140 * Math.sqrt(c.nodes / biggest);
+      return { group: 'nodes', classes: 'cluster labelled', data: {
+        id: c.id, label: `${c.label}\n${c.nodes} nodes`, w: side, h: side,
+        fill: c.kind === 'code' ? '#e3ecf7' : familyColor(c.label) } };
+    }));
+    const most = Math.max(1, ...m.links.map((l) => l.count));
+    cy.add(m.links.map((l, i) => ({ group: 'edges', classes: 'cluster-link', data: {
+      id: 'c' + i, source: l.from, target: l.to, relation: l.relation, count: l.count,
+      width: 1 + 7 * Math.log1p(l.count) / Math.log1p(most) } })));
+  });
+  cy.layout({ name: 'cose', animate: false, fit: false, randomize: false, nodeRepulsion: () => 60000, idealEdgeLength: () => 140,
+    nodeDimensionsIncludeLabels: false, numIter: 600 }).run();
+  frame();
+  const list = $('results');
+  $('results-title').textContent = `Overview: ${m.clusters.length} clusters${m.truncated ? ' (the smallest merged)' : ''}`;
+  list.replaceChildren();
+  for (const c of m.clusters) {
+    list.append(el('li', {}, el('button', { type: 'button', 'data-cluster': c.id, on: { click: () => openCluster(c.id) } },
+      el('div', { text: c.label }), el('div', { class: 'kind', text: `${c.kind} · ${c.nodes} nodes` }))));
+  }
+  drawKey([]);
+  $('key-list').replaceChildren(el('li', { class: 'muted', text: 'boxes: families of documents and folders of code, sized by their nodes; lines: relations between them, thicker for more' }));
+  document.body.dataset.view = 'overview';
+  document.body.dataset.clusters = String(m.clusters.length);
+  document.body.dataset.nodes = String(m.clusters.length);
+}
+
+// openCluster lists a cluster's most connected nodes, to explore one of them.
+function openCluster(id) {
+  const c = state.clusters && state.clusters.get(id);
+  if (!c) return;
+  cy.elements().removeClass('muted lit selected');
+  const n = cy.getElementById(id);
+  cy.elements().not(n.closedNeighborhood()).addClass('muted');
+  n.addClass('selected');
+  n.connectedEdges().addClass('lit');
+  listNodes(`${c.label}: ${c.nodes} nodes, the most connected first`, c.top, c.top.length < c.nodes);
+  document.body.dataset.selected = id;
+}
+
 // ---- views ---------------------------------------------------------------------------------
 
 // fetchView asks for the current view of the focus.
@@ -499,6 +561,7 @@ async function load(pending) {
 }
 
 async function explore(id) {
+  if (state.view === 'overview') state.view = 'nodes';
   state.focus = id;
   state.hidden.clear();
   state.selected = null;
@@ -561,7 +624,7 @@ async function openSource(id) {
 
 // ---- wiring --------------------------------------------------------------------------------
 
-cy.on('tap', 'node', (ev) => select(ev.target.id()));
+cy.on('tap', 'node', (ev) => (state.view === 'overview' ? openCluster(ev.target.id()) : select(ev.target.id())));
 let labelPending = false;
 cy.on('zoom', () => {
   if (labelPending) return;
@@ -646,6 +709,7 @@ async function main() {
     const hits = await search(params.get('q'));
     if (hits.length) { await explore(hits[0].id); return; }
   }
+  await drawOverview();
   document.body.dataset.ready = 'true';
 }
 
@@ -653,6 +717,7 @@ main();
 
 // A read-only handle for the browser tests: what the graph shows, never a way to change it.
 window.docforgeView = Object.freeze({
+  clusters: () => cy.nodes('.cluster').map((n) => ({ id: n.id(), w: n.data('w'), x: n.renderedPosition().x, y: n.renderedPosition().y })),
   visibleNodes: () => cy.nodes().map((n) => n.id()),
   visibleEdges: () => cy.edges().map((e) => [e.source().id(), e.target().id(), e.data('relation')]),
   suspectEdges: () => cy.edges('.suspect').map((e) => ({ from: e.source().id(), to: e.target().id(), relation: e.data('relation'),

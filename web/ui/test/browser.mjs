@@ -3,6 +3,9 @@
 //   node browser.mjs check URL OUTDIR LOGIC_NODE_ID [SUSPECT_FROM>TO]
 //                                                  walk through every view, assert on the DOM,
 //                                                  save screenshots in OUTDIR, print a JSON summary
+//   node browser.mjs overview URL OUTDIR MIN        the first screen of a viewer opened on no node:
+//                                                  at least MIN clusters drawn on screen, one
+//                                                  opened and a node of it explored
 //   node browser.mjs bench URL RUNS                 time page load to interactive, RUNS times
 //
 // Exit status 0 means every assertion held; a failure prints what was expected and seen.
@@ -38,6 +41,47 @@ async function clickNode(page, id, button = 'left') {
   assert(pos, `node ${id} is drawn`);
   const box = await page.locator('#graph').boundingBox();
   await page.mouse.click(box.x + pos.x, box.y + pos.y, { button });
+}
+
+async function overview(url, outdir, min) {
+  mkdirSync(outdir, { recursive: true });
+  const { browser, close } = await launch();
+  const problems = [];
+  const summary = {};
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+    page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+    await page.goto(url);
+    await ready(page, 'overview');
+    const clusters = await page.evaluate(() => window.docforgeView.clusters());
+    const links = await page.evaluate(() => window.docforgeView.visibleEdges());
+    summary.clusters = clusters.length;
+    summary.links = links.length;
+    assert(clusters.length >= min, `the first screen draws at least ${min} clusters (${clusters.length})`);
+    assert(links.length >= 1, 'and relations between them');
+    const box = await page.locator('#graph').boundingBox();
+    const off = clusters.filter((c) => c.x < 0 || c.y < 0 || c.x > box.width || c.y > box.height);
+    assert(off.length === 0, `every cluster is on screen (${off.map((c) => c.id)})`);
+    assert(await page.locator('#results li button[data-cluster]').count() === clusters.length, 'the left panel lists the clusters');
+    await page.screenshot({ path: join(outdir, 'overview-1280x800.png') });
+    // A click on the largest cluster lists its nodes; a pick explores one.
+    const big = clusters.sort((a, b) => b.w - a.w)[0];
+    await clickNode(page, big.id);
+    await page.waitForFunction((id) => document.body.dataset.selected === id, big.id);
+    const members = await page.locator('#results li button[data-id]').count();
+    assert(members >= 1, `the cluster ${big.id} lists its nodes`);
+    const first = await page.locator('#results li button[data-id]').first().getAttribute('data-id');
+    await page.locator('#results li button[data-id]').first().click();
+    await page.waitForFunction((id) => document.body.dataset.focus === id, first);
+    await ready(page, 'nodes');
+    summary.opened = big.id;
+    summary.explored = first;
+  } finally {
+    await close();
+  }
+  assert(problems.length === 0, 'no console errors: ' + problems.join('; '));
+  console.log(JSON.stringify(summary));
 }
 
 async function check(url, outdir, logicNode, suspectEdge) {
@@ -232,8 +276,9 @@ async function bench(url, runs) {
 
 try {
   if (mode === 'check') await check(url, rest[0], rest[1], rest[2]);
+  else if (mode === 'overview') await overview(url, rest[0], Number(rest[1] || 3));
   else if (mode === 'bench') await bench(url, Number(rest[0] || 5));
-  else throw new Error('usage: browser.mjs check URL OUTDIR LOGIC_NODE_ID | bench URL RUNS');
+  else throw new Error('usage: browser.mjs check URL OUTDIR LOGIC_NODE_ID | overview URL OUTDIR MIN | bench URL RUNS');
 } catch (e) {
   console.error(e.message);
   process.exit(1);

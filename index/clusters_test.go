@@ -1,0 +1,84 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/base/fixture"
+	"github.com/docforge/docforge/index"
+)
+
+// The cluster map of a project groups documents by family and code by folder, counts every
+// node once, and counts the relations between clusters; past MaxClusters folders are cut to
+// a shallower depth.
+func TestClusters(t *testing.T) {
+	ctx := context.Background()
+	d := courier(t)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	m, err := snap.Clusters(ctx)
+	must(t, err)
+	byID := map[string]index.Cluster{}
+	total := 0
+	for _, c := range m.Clusters {
+		byID[c.ID] = c
+		total += c.Nodes
+		if len(c.Top) == 0 || len(c.Top) > c.Nodes {
+			t.Errorf("cluster %s: %d top nodes of %d", c.ID, len(c.Top), c.Nodes)
+		}
+	}
+	if total != int(snap.Info().NodeCount) {
+		t.Errorf("clusters hold %d nodes, the snapshot %d", total, snap.Info().NodeCount)
+	}
+	for _, want := range []string{"family:architecture", "family:requirements", "code:code/store", "code:code/normalize"} {
+		if _, ok := byID[want]; !ok {
+			t.Errorf("no cluster %s in %v", want, clusterIDs(m))
+		}
+	}
+	if c := byID["code:code/store"]; c.Kind != "code" || c.Label != "code/store" || c.Internal == 0 {
+		t.Errorf("code:code/store: %+v", c)
+	}
+	documents := false
+	for _, l := range m.Links {
+		if l.From == l.To || l.Count < 1 {
+			t.Errorf("link %+v", l)
+		}
+		documents = documents || strings.HasPrefix(l.From, "family:") && strings.HasPrefix(l.To, "code:")
+	}
+	if !documents {
+		t.Errorf("no relation from a family to code: %+v", m.Links)
+	}
+
+	// Many folders: the map stays within MaxClusters by cutting folders to their parents.
+	root := t.TempDir()
+	files := map[string]string{"docforge.toml": fixture.GoModuleDescriptor("many", false), "go.mod": "module example.com/many\n"}
+	for i := range 60 {
+		files[fmt.Sprintf("area%d/pkg%d/p.go", i%6, i)] = fmt.Sprintf("package pkg%d\n\nfunc F() {}\n", i)
+	}
+	fixture.WriteTree(t, root, files)
+	d2 := load(t, root)
+	_, err = index.Sync(ctx, d2, index.Options{})
+	must(t, err)
+	snap2, err := index.Open(ctx, d2)
+	must(t, err)
+	defer snap2.Close()
+	m2, err := snap2.Clusters(ctx)
+	must(t, err)
+	if ids := clusterIDs(m2); len(ids) > index.MaxClusters || !slices.Contains(ids, "code:area3") || slices.Contains(ids, "code:area3/pkg3") {
+		t.Errorf("clusters of 60 packages in 6 areas: %v", ids)
+	}
+}
+
+func clusterIDs(m *index.ClusterMap) []string {
+	var ids []string
+	for _, c := range m.Clusters {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
