@@ -361,7 +361,7 @@ func TestGuidesRelateToTheCodeTheyName(t *testing.T) {
 		"src/shop/orders.py":              "class Order:\n    def total(self):\n        return 0\n\ndef place_order():\n    pass\n",
 		"web/cart.ts":                     "export class Cart { checkout(): void {} }\n",
 		"AGENTS.md":                       "# Agents\nOrders live in [orders](src/shop/orders.py); `Order.total` sums. See [the wiki](https://example.com) and [gone](missing.md), `Missing.thing`.\n",
-		".github/copilot-instructions.md": "To add a step, extend `Cart.checkout` and call `place_order`.\n",
+		".github/copilot-instructions.md": "To add a step, extend `Cart.checkout` and call `place_order`; orders live in `src/shop/`, the cart in `web/cart.ts`, builds in `out/`.\n",
 		".github/workflows/ci.yml":        "on: push\njobs: {}\n",
 		".cursor/rules/style.mdc":         "Keep `Order.total` pure.\n",
 		".venv/lib/site.py":               "x = 1\n",
@@ -409,6 +409,7 @@ func TestGuidesRelateToTheCodeTheyName(t *testing.T) {
 		"file:.github/copilot-instructions.md documents py:src/shop/orders.py/place_order",
 		"file:.cursor/rules/style.mdc documents py:src/shop/orders.py/Order.total",
 		"file:.cursorrules documents ts:web/cart.ts/Cart.checkout",
+		"file:.github/copilot-instructions.md documents ts:web/cart.ts",
 	} {
 		if !got[want] {
 			t.Errorf("no edge %s; have %v", want, slices.Sorted(maps.Keys(got)))

@@ -194,7 +194,7 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok 
 }
 
 // outsideFile reports whether a root-relative link outside a Hugo site names a file that
-// exists outside every content root: GitHub reads /README.md from the repository root (or
+// exists outside every content root and every code root: GitHub reads /README.md from the repository root (or
 // the project root), so the link is sound but names no node, and is no relation.
 func outsideFile(d *project.Descriptor, ld linkDest) bool {
 	dest, _ := ld.path()
@@ -202,8 +202,8 @@ func outsideFile(d *project.Descriptor, ld linkDest) bool {
 		return false
 	}
 	p := path.Clean(dest)[1:]
-	if p == "" {
-		return false
+	if p == "" || d.Sources.Links.CodeOn() && inCodeRoot(d, p) {
+		return false // under a code root, a file is a node (code or text) or a package's folder
 	}
 	if _, in := d.ContentRootOf(p); !in && fileExists(filepath.Join(d.Root, filepath.FromSlash(p))) {
 		return true
