@@ -36,6 +36,24 @@ func DerivedID(d *project.Descriptor, rel string) string {
 	return strings.Join(segs, "/")
 }
 
+// localID is a front matter id read as a page's name within its folder: the folder's path
+// under its content root, as a derived ID spells it, then the name.
+func localID(d *project.Descriptor, rel, id string) string {
+	p := rel
+	if root, ok := d.ContentRootOf(rel); ok && root != "." {
+		p = strings.TrimPrefix(rel, root+"/")
+	}
+	var segs []string
+	if dir := path.Dir(p); dir != "." {
+		for _, seg := range strings.Split(dir, "/") {
+			if s := idSegment(seg); s != "" {
+				segs = append(segs, s)
+			}
+		}
+	}
+	return strings.Join(append(segs, id), "/")
+}
+
 // idSegment lowercases one path element and replaces what an ID may not hold, collapsing
 // the replacements and trimming them from the ends; it starts with a letter or digit.
 func idSegment(seg string) string {
@@ -85,8 +103,11 @@ func folderFamily(d *project.Descriptor, rel string) (string, bool) {
 // applyDefaults fills the fields a Markdown file left empty from [sources.defaults].
 func applyDefaults(d *project.Descriptor, rel string, f *nodeFields) {
 	df := d.Sources.Defaults
-	if f.ID == "" && df.DerivesIDs() {
+	switch {
+	case f.ID == "" && df.DerivesIDs():
 		f.ID = DerivedID(d, rel)
+	case f.ID != "" && df.LocalIDs && !strings.Contains(f.ID, "/"):
+		f.ID = localID(d, rel, f.ID)
 	}
 	if f.Family == "" {
 		if fam, ok := folderFamily(d, rel); ok && df.FamilyFromFolder {

@@ -359,16 +359,17 @@ export default config;
 		t.Fatalf("descriptor: %v %v", err, probs)
 	}
 	got := graphOf(t, d)
+	// A front matter id names the page within its folder, as Docusaurus reads it.
 	for _, want := range []string{
-		"edge overview relates_to quick-start",
-		"edge overview relates_to backups #full",
-		"edge overview relates_to schema",
-		"edge overview relates_to directives",
-		"edge quick-start relates_to overview",
-		"edge backups relates_to home",
-		"edge schema relates_to directives",
-		"edge directives relates_to overview",
-		"node quick-start | Quick start | docs",
+		"edge docs/overview relates_to docs/quick-start",
+		"edge docs/overview relates_to docs/admin/backups #full",
+		"edge docs/overview relates_to docs-graphql/schema/schema",
+		"edge docs/overview relates_to docs-graphql/schema/directives",
+		"edge docs/quick-start relates_to docs/overview",
+		"edge docs/admin/backups relates_to docs/home",
+		"edge docs-graphql/schema/schema relates_to docs-graphql/schema/directives",
+		"edge docs-graphql/schema/directives relates_to docs/overview",
+		"node docs/quick-start | Quick start | docs",
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("graph lacks %q:\n%s", want, strings.Join(got, "\n"))
@@ -377,6 +378,26 @@ export default config;
 	for _, line := range got {
 		if strings.HasPrefix(line, "problem") || strings.Contains(line, "versioned") || strings.Contains(line, "i18n") || strings.Contains(line, "about") {
 			t.Errorf("unexpected %s", line)
+		}
+	}
+
+	// With the other versions included, their copies are nodes of their own: the same front
+	// matter id names a page in each version's folder, no duplicate.
+	desc := strings.Replace(s.Descriptor("site", "Site"), `, "web-docs/*versioned_docs/**"`, "", 1)
+	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, probs, err = project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("descriptor with versions: %v %v", err, probs)
+	}
+	got = graphOf(t, d)
+	if !slices.Contains(got, "node versioned_docs/version-v1/overview | overview | versioned_docs") && !slices.Contains(got, "node versioned_docs/version-v1/overview | overview | docs") {
+		t.Errorf("the versioned copy is no node of its own:\n%s", strings.Join(got, "\n"))
+	}
+	for _, line := range got {
+		if strings.HasPrefix(line, "problem") {
+			t.Errorf("with versions: %s", line)
 		}
 	}
 }

@@ -310,7 +310,11 @@ func (s *Survey) Descriptor(id, name string) string {
 	if len(s.Roots) > 0 {
 		fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
 		fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
-		fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n\n")
+		fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n")
+		if s.Generator == "docusaurus" {
+			fmt.Fprintf(&b, "local_ids = true            # a front matter id names the page within its folder, as Docusaurus reads it\n")
+		}
+		b.WriteString("\n")
 		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n")
 		if s.Generator == "hugo" {
 			fmt.Fprintf(&b, "site = \"hugo\"              # links find pages as Hugo does: relative, from the content root, by unique name\n")

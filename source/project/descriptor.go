@@ -99,6 +99,10 @@ type Defaults struct {
 	// ForeignFields is "error" (the default) or "ignore": whether front-matter keys that are
 	// not node fields (date, weight, sidebar_position, ...) are problems.
 	ForeignFields string `toml:"foreign_fields"`
+	// LocalIDs reads a front matter id as Docusaurus does, as the page's name within its
+	// folder under the content root: docs/admin/acl.md with id enable-acl is
+	// docs/admin/enable-acl, so that a page's copies in other versions' folders stay apart.
+	LocalIDs bool `toml:"local_ids"`
 }
 
 // DerivesIDs reports whether a missing id comes from the file path.
