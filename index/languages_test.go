@@ -8,6 +8,7 @@ import (
 
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/source/project"
 )
 
 // Edits in Python, TypeScript and JavaScript that make a call's target appear, move and go,
@@ -83,17 +84,7 @@ func TestScriptEditsIncrementalMatchesCold(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.edit()
-		res, err := index.Sync(ctx, d, index.Options{})
-		must(t, err)
-		if res.Build != step.build {
-			t.Errorf("%s: build %s, want %s", step.name, res.Build, step.build)
-		}
-		inc := dump(t, d, "")
-		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
-		must(t, err)
-		if cold := dump(t, d, ""); cold != inc {
-			t.Fatalf("%s: the published and cold indexes differ:\n%s", step.name, firstDiff(inc, cold))
-		}
+		syncMatchesCold(t, d, step.name, step.build)
 	}
 	snap, err := index.Open(ctx, d)
 	must(t, err)
@@ -152,17 +143,7 @@ func TestGuideEditsIncrementalMatchesCold(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.edit()
-		res, err := index.Sync(ctx, d, index.Options{})
-		must(t, err)
-		if res.Build != index.BuildIncremental {
-			t.Errorf("%s: build %s, want %s", step.name, res.Build, index.BuildIncremental)
-		}
-		inc := dump(t, d, "")
-		_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
-		must(t, err)
-		if cold := dump(t, d, ""); cold != inc {
-			t.Fatalf("%s: the published and cold indexes differ:\n%s", step.name, firstDiff(inc, cold))
-		}
+		syncMatchesCold(t, d, step.name, index.BuildIncremental)
 		snap, err := index.Open(ctx, d)
 		must(t, err)
 		for _, e := range step.has {
@@ -176,5 +157,23 @@ func TestGuideEditsIncrementalMatchesCold(t *testing.T) {
 			}
 		}
 		snap.Close()
+	}
+}
+
+// syncMatchesCold syncs after an edit, checks the kind of build it made, and that the index it
+// published equals a cold build's.
+func syncMatchesCold(t *testing.T, d *project.Descriptor, step, build string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != build {
+		t.Errorf("%s: build %s, want %s", step, res.Build, build)
+	}
+	inc := dump(t, d, "")
+	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	if cold := dump(t, d, ""); cold != inc {
+		t.Fatalf("%s: the published and cold indexes differ:\n%s", step, firstDiff(inc, cold))
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/project"
@@ -319,25 +320,7 @@ func TestDocumentsRelateToScriptCode(t *testing.T) {
 		"web/cart.ts":        "export class Cart { checkout(): void {} }\n",
 		"docs/orders.md":     "# Orders\nSee [the module](../src/shop/orders.py) and [the cart](../web/cart.ts); `Order.total` sums, `Cart.checkout` pays.\n",
 	})
-	d, probs, err := project.Load(root)
-	if err != nil || d == nil {
-		t.Fatalf("load descriptor: %v %v", err, probs)
-	}
-	v, err := source.Validate(context.Background(), d, "", 0)
-	must(t, err)
-	for _, p := range v.Problems {
-		t.Errorf("problem: %s", p)
-	}
-	inv := v.Inventory
-	check := source.NewChecker(d)
-	must(t, source.NewLoader(d, "").WithFiles(inv.Files).Each(context.Background(), inv.Files, func(p source.Parsed) error {
-		check.Add(p.Fragment)
-		return nil
-	}))
-	got := map[string]bool{}
-	for _, e := range check.Edges() {
-		got[e.Source+" "+e.Relation+" "+e.Target] = true
-	}
+	_, got, _ := validGraph(t, root)
 	for _, want := range []string{
 		"orders documents py:src/shop/orders.py",
 		"orders documents ts:web/cart.ts",
@@ -369,25 +352,7 @@ func TestGuidesRelateToTheCodeTheyName(t *testing.T) {
 		"CONTRIBUTING.md":                 "Run the tests before a pull request.\n",
 		".cursorrules":                    "Never change `Cart.checkout` without a test.\n",
 	})
-	d, probs, err := project.Load(root)
-	if err != nil || d == nil {
-		t.Fatalf("load descriptor: %v %v", err, probs)
-	}
-	v, err := source.Validate(context.Background(), d, "", 0)
-	must(t, err)
-	for _, p := range v.Problems {
-		t.Errorf("problem: %s", p)
-	}
-	inv := v.Inventory
-	check := source.NewChecker(d)
-	nodes := map[string]bool{}
-	must(t, source.NewLoader(d, "").WithFiles(inv.Files).Each(context.Background(), inv.Files, func(p source.Parsed) error {
-		check.Add(p.Fragment)
-		for _, n := range p.Fragment.Nodes {
-			nodes[n.ID] = true
-		}
-		return nil
-	}))
+	nodes, got, probs := validGraph(t, root)
 	for _, id := range []string{"file:AGENTS.md", "file:.github/copilot-instructions.md", "file:.github/workflows/ci.yml", "file:.cursor/rules/style.mdc", "file:CONTRIBUTING.md", "file:.cursorrules"} {
 		if !nodes[id] {
 			t.Errorf("no node %s", id)
@@ -397,10 +362,6 @@ func TestGuidesRelateToTheCodeTheyName(t *testing.T) {
 		if strings.Contains(id, ".venv") || strings.Contains(id, ".idea") {
 			t.Errorf("node %s of a hidden folder that is no agent's", id)
 		}
-	}
-	got := map[string]bool{}
-	for _, e := range check.Edges() {
-		got[e.Source+" "+e.Relation+" "+e.Target] = true
 	}
 	for _, want := range []string{
 		"file:AGENTS.md documents py:src/shop/orders.py",
@@ -415,9 +376,37 @@ func TestGuidesRelateToTheCodeTheyName(t *testing.T) {
 			t.Errorf("no edge %s; have %v", want, slices.Sorted(maps.Keys(got)))
 		}
 	}
-	for _, p := range check.Problems() {
+	for _, p := range probs {
 		t.Errorf("a guide's link made a problem: %s", p)
 	}
+}
+
+// validGraph loads the project at root, fails the test on a validation problem, and gives
+// its node IDs, its edges ("source relation target") and the problems resolving links made.
+func validGraph(t *testing.T, root string) (nodes, edges map[string]bool, probs []problem.Problem) {
+	t.Helper()
+	d, dprobs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("load descriptor: %v %v", err, dprobs)
+	}
+	v, err := source.Validate(context.Background(), d, "", 0)
+	must(t, err)
+	for _, p := range v.Problems {
+		t.Errorf("problem: %s", p)
+	}
+	check := source.NewChecker(d)
+	nodes, edges = map[string]bool{}, map[string]bool{}
+	must(t, source.NewLoader(d, "").WithFiles(v.Inventory.Files).Each(context.Background(), v.Inventory.Files, func(p source.Parsed) error {
+		check.Add(p.Fragment)
+		for _, n := range p.Fragment.Nodes {
+			nodes[n.ID] = true
+		}
+		return nil
+	}))
+	for _, e := range check.Edges() {
+		edges[e.Source+" "+e.Relation+" "+e.Target] = true
+	}
+	return nodes, edges, check.Problems()
 }
 
 // What .gitignore files leave out is no source under a code root: generated code, local

@@ -79,22 +79,30 @@ func TestVisualizeArguments(t *testing.T) {
 	}
 }
 
-// The page in a real browser: Debian's Chromium driven by playwright-core opens the URL
-// docforge_visualize returned and works through every view (web/ui/test/browser.mjs says
-// what it asserts). Screenshots go to the test's artifact directory (go test -artifacts).
-func TestBrowser(t *testing.T) {
+// browserScript is the browser test script and the Chromium it drives, failing the test with
+// what to install when either is missing.
+func browserScript(t *testing.T) (script, chromium string) {
+	t.Helper()
 	needPage(t)
-	chromium := os.Getenv("CHROMIUM")
+	chromium = os.Getenv("CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(chromium); err != nil {
 		t.Fatalf("Chromium is missing (%v): install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM", err)
 	}
-	script, _ := filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
 	if _, err := os.Stat(filepath.Join("..", "web", "ui", "node_modules", "playwright-core")); err != nil {
 		t.Fatal("playwright-core is not installed: run 'make ui' (make test does)")
 	}
+	script, _ = filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
+	return script, chromium
+}
+
+// The page in a real browser: Debian's Chromium driven by playwright-core opens the URL
+// docforge_visualize returned and works through every view (web/ui/test/browser.mjs says
+// what it asserts). Screenshots go to the test's artifact directory (go test -artifacts).
+func TestBrowser(t *testing.T) {
+	script, chromium := browserScript(t)
 	// arch.api confirmed arch.store as it never was: its relations to it are suspect.
 	root := worker.CopyExample(t, func(root string) {
 		stampFrontMatter(t, filepath.Join(root, "docs", "architecture", "api.md"), `"arch.store" = "sha256:`+strings.Repeat("0", 64)+`"`)
@@ -131,15 +139,7 @@ func TestBrowser(t *testing.T) {
 // documentation), Chromium finds the clusters drawn on screen, opens one and explores a node
 // of it.
 func TestBrowserOverview(t *testing.T) {
-	needPage(t)
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("Chromium is missing (%v): install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM", err)
-	}
-	script, _ := filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
+	script, chromium := browserScript(t)
 	root := t.TempDir()
 	fixture.Copy(t, filepath.Join(runtime.GOROOT(), "src", "encoding"), root, func(rel string) bool { return !strings.Contains(rel, "testdata") })
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module encoding\n"), 0o644); err != nil {
