@@ -87,6 +87,8 @@ type Result struct {
 	// counts them all.
 	Warnings     []problem.Problem `json:"warnings"`
 	WarningCount int               `json:"warning_count"`
+	// WarningCodes counts the warnings by code, all of them.
+	WarningCodes map[problem.Code]int `json:"warning_codes,omitempty"`
 	// Timings says where the time went, phase by phase, so a slow sync explains itself.
 	Timings []Timing `json:"timings"`
 	// Attempts is how many times the sync ran: more than 1 when sources changed under it.
@@ -879,6 +881,12 @@ func (r *Result) withWarnings(probs []problem.Problem) *Result {
 	problem.Sort(w)
 	r.WarningCount = len(w)
 	r.Warnings = w[:min(len(w), MaxResultWarnings)]
+	if len(w) > 0 {
+		r.WarningCodes = map[problem.Code]int{}
+		for _, p := range w {
+			r.WarningCodes[p.Code]++
+		}
+	}
 	return r
 }
 

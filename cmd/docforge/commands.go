@@ -331,7 +331,7 @@ func runSync(e *env) error {
 		if n > len(shown) {
 			more = fmt.Sprintf("; the first %d below, 'docforge validate' lists every one", len(shown))
 		}
-		fmt.Fprintf(e.stderr, "%s%s:\n", problem.Count(n, "warning"), more)
+		fmt.Fprintf(e.stderr, "%s%s%s:\n", problem.Count(n, "warning"), byCode(res.WarningCodes), more)
 		printProblems(e.stderr, shown)
 	}
 	return nil

@@ -412,8 +412,8 @@ func TestInitAdoptsAHugoSite(t *testing.T) {
 	}
 }
 
-// sync says what it published with: the number of warnings and the first few, after a cold
-// build and after an incremental one (the changed file's).
+// sync says what it published with: the number of warnings by code and the first few, after
+// a cold build and after an incremental one (the changed file's).
 func TestSyncReportsWarnings(t *testing.T) {
 	root := fixture.Temp(t, "../../examples/testdata/adopt-docusaurus")
 	docforge(t, root, "init")
@@ -423,12 +423,12 @@ func TestSyncReportsWarnings(t *testing.T) {
 	}
 	fixture.WriteTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n" + links.String()})
 	_, stderr, code := docforge(t, root, "sync")
-	if code != 0 || !strings.Contains(stderr, "8 warnings; the first 5 below") || strings.Count(stderr, "warning dangling_link") != 5 {
+	if code != 0 || !strings.Contains(stderr, "8 warnings (dangling_link 8); the first 5 below") || strings.Count(stderr, "warning dangling_link") != 5 {
 		t.Fatalf("cold sync: exit %d\n%s", code, stderr)
 	}
 	fixture.WriteTree(t, root, map[string]string{"docs/broken.md": "# Broken\n\n[gone](gone-0.md)\n"})
 	out, stderr, code := docforge(t, root, "sync")
-	if code != 0 || !strings.Contains(out, "incremental") || !strings.Contains(stderr, "1 warning:\ndocs/broken.md:3:8: warning dangling_link") {
+	if code != 0 || !strings.Contains(out, "incremental") || !strings.Contains(stderr, "1 warning (dangling_link 1):\ndocs/broken.md:3:8: warning dangling_link") {
 		t.Errorf("incremental sync: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -84,6 +84,19 @@ func printProblemSummary(w io.Writer, probs []problem.Problem) {
 	}
 }
 
+// byCode is " (code N, code M)" for counts by code, most frequent first, or "" for none.
+func byCode(counts map[problem.Code]int) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	codes := slices.SortedFunc(maps.Keys(counts), func(a, b problem.Code) int { return cmp.Or(counts[b]-counts[a], cmp.Compare(a, b)) })
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%s %d", c, counts[c])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 // indent prefixes each line written through it with four spaces.
 type indent struct{ w io.Writer }
 
