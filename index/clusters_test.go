@@ -55,6 +55,27 @@ func TestClusters(t *testing.T) {
 		t.Errorf("no relation from a family to code: %+v", m.Links)
 	}
 
+	// Over a delta (a file edited, so the base holds rows the delta replaced) every node still
+	// counts once.
+	write(t, d, "code/store/extra.go", "package store\n\n// Extra is new.\nfunc Extra() {}\n")
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental {
+		t.Fatalf("build %s, want a delta", res.Build)
+	}
+	snapD, err := index.Open(ctx, d)
+	must(t, err)
+	defer snapD.Close()
+	mD, err := snapD.Clusters(ctx)
+	must(t, err)
+	totalD := 0
+	for _, c := range mD.Clusters {
+		totalD += c.Nodes
+	}
+	if totalD != int(snapD.Info().NodeCount) {
+		t.Errorf("over a delta the clusters hold %d nodes, the snapshot %d", totalD, snapD.Info().NodeCount)
+	}
+
 	// Many folders: the map stays within MaxClusters by cutting folders to their parents.
 	root := t.TempDir()
 	files := map[string]string{"docforge.toml": fixture.GoModuleDescriptor("many", false), "go.mod": "module example.com/many\n"}
