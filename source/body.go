@@ -21,6 +21,7 @@ type bodyScan struct {
 	refs     []wikiRef
 	links    []linkDest
 	mentions []linkDest // backticked names that may be Go declarations (dest is the name)
+	paths    []linkDest // backticked project paths, `pkg/github/` (dest is the path)
 }
 
 // scanBody finds ATX headings and [[id]] references outside fenced code blocks and inline code
@@ -97,7 +98,7 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			out.links = appendLinks(out.links, line, lineNo)
 		}
 		if withLinks && strings.IndexByte(line, '`') >= 0 {
-			out.mentions = appendMentions(out.mentions, line, lineNo)
+			out.mentions, out.paths = appendMentions(out.mentions, out.paths, line, lineNo)
 		}
 		lineNo++
 	}

@@ -342,22 +342,28 @@ func nodeLinks(d *project.Descriptor, rel, source string, dests []linkDest, wiki
 // mentionName is a backticked Go name: Name, pkg.Name, Type.Method or pkg.Type.Method.
 var mentionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}$`)
 
-// appendMentions finds inline code spans on one line that may name a Go declaration: a
-// dotted name, or a single name with an upper-case letter or an underscore (a plain
-// lower-case word in backticks is prose as often as code). A pointer or address sign before
-// it and a call after it (`*Server`, `NewServer(opts)`) are dropped.
-func appendMentions(out []linkDest, line string, lineNo int) []linkDest {
+// appendMentions finds inline code spans on one line that may name a declaration: a dotted
+// name, or a single name with an upper-case letter or an underscore (a plain lower-case word
+// in backticks is prose as often as code); a pointer or address sign before it and a call
+// after it (`*Server`, `NewServer(opts)`) are dropped. Spans that are project paths go to
+// paths instead.
+func appendMentions(mentions, paths []linkDest, line string, lineNo int) ([]linkDest, []linkDest) {
 	for i := 0; i < len(line); i++ {
 		if line[i] != '`' {
 			continue
 		}
 		j := strings.IndexByte(line[i+1:], '`')
 		if j < 0 {
-			return out
+			break
 		}
 		span := strings.TrimSpace(line[i+1 : i+1+j])
-		start := i + 1
+		at := linkDest{line: lineNo, column: utf8.RuneCountInString(line[:i+1]) + 1}
 		i += j + 1
+		if projectPath.MatchString(span) && !strings.HasPrefix(span, "./") && !strings.HasPrefix(span, "../") {
+			at.dest = span
+			paths = append(paths, at)
+			continue
+		}
 		span = strings.TrimLeft(span, "*&")
 		if k := strings.IndexByte(span, '('); k > 0 && strings.HasSuffix(span, ")") {
 			span = span[:k]
@@ -368,10 +374,14 @@ func appendMentions(out []linkDest, line string, lineNo int) []linkDest {
 		if !strings.Contains(span, ".") && strings.ToLower(span) == span && !strings.Contains(span, "_") {
 			continue
 		}
-		out = append(out, linkDest{dest: span, line: lineNo, column: utf8.RuneCountInString(line[:start]) + 1})
+		at.dest = span
+		mentions = append(mentions, at)
 	}
-	return out
+	return mentions, paths
 }
+
+// projectPath is a backticked path of two segments or more: `pkg/github/`, `cmd/server/main.go`.
+var projectPath = regexp.MustCompile(`^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?$`)
 
 // mentionLinks turns a node's mentions into links, once each.
 func mentionLinks(rel, source string, mentions []linkDest) []graph.Link {

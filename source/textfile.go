@@ -3,13 +3,11 @@ package source
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
-	"github.com/docforge/docforge/base/shortcode"
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/project"
 )
@@ -44,8 +42,12 @@ func textFragment(d *project.Descriptor, rel string, data []byte) *graph.Fragmen
 	frag.Nodes = []graph.Node{textNode(id, rel, TextLanguage(rel), data)}
 	if IsGuide(rel) && d.Sources.Links.CodeOn() {
 		scan := scanBody(string(data), 1, true)
-		dests := append(scan.links, pathMentions(string(data))...)
-		frag.Links = append(nodeLinks(d, rel, id, dests, nil), mentionLinks(rel, id, scan.mentions)...)
+		// A guide writes paths from the repository's top, whatever folder it is in.
+		for _, p := range scan.paths {
+			p.dest = "/" + p.dest
+			scan.links = append(scan.links, p)
+		}
+		frag.Links = append(nodeLinks(d, rel, id, scan.links, nil), mentionLinks(rel, id, scan.mentions)...)
 		for i := range frag.Links {
 			frag.Links[i].Optional = true
 		}
@@ -151,37 +153,4 @@ func TextLanguage(rel string) string {
 		return "text"
 	}
 	return "text"
-}
-
-// guidePath is a backticked project path in a guide: `pkg/github/`, `cmd/server/main.go`.
-var guidePath = regexp.MustCompile(`^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?$`)
-
-// pathMentions are the backticked paths of a guide, outside fenced code, as links from the
-// project root: guides name the folders and files to change that way ("add the tool in
-// `pkg/github/`"), from the repository's top whatever folder the guide is in.
-func pathMentions(text string) []linkDest {
-	var out []linkDest
-	var fence shortcode.Fence
-	for i, line := range strings.Split(text, "\n") {
-		if fence.Line(line) {
-			continue
-		}
-		for rest, at := line, 0; ; {
-			open := strings.IndexByte(rest, '`')
-			if open < 0 {
-				break
-			}
-			end := strings.IndexByte(rest[open+1:], '`')
-			if end < 0 {
-				break
-			}
-			span := rest[open+1 : open+1+end]
-			if guidePath.MatchString(span) && !strings.HasPrefix(span, "../") && !strings.HasPrefix(span, "./") {
-				out = append(out, linkDest{dest: "/" + span, line: i + 1, column: utf8.RuneCountInString(line[:at+open+1]) + 1})
-			}
-			at += open + end + 2
-			rest = rest[open+end+2:]
-		}
-	}
-	return out
 }
