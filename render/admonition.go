@@ -55,8 +55,13 @@ func admonitions(body string) string {
 		}
 		// An admonition in a list item is indented as the item's text is; it is read
 		// without that indentation and written back with it.
-		indent := bare[:len(bare)-len(strings.TrimLeft(bare, " "))]
-		if kind, title, body, n, ok := docusaurusBlock(dedent(lines[i:], len(indent))); ok {
+		trimmed := strings.TrimLeft(bare, " ")
+		indent := bare[:len(bare)-len(trimmed)]
+		if !strings.HasPrefix(trimmed, ":::") {
+			out.WriteString(line)
+			continue
+		}
+		if kind, title, body, n, ok := docusaurusBlock(lines[i:], len(indent)); ok {
 			out.WriteString(indent)
 			alertLine(&out, kind, title)
 			for _, l := range body {
@@ -92,8 +97,8 @@ var docusaurusKinds = []string{"note", "tip", "info", "warning", "danger", "caut
 // title ([Title] or the words after the kind, when a ::: line closes it), its body lines
 // and how many lines it took. A closing ::: may end the last line of the body instead of
 // standing alone; an opening that nothing closes is text.
-func docusaurusBlock(lines []string) (kind, title string, body []string, n int, ok bool) {
-	m := docusaurusOpening.FindStringSubmatch(strings.TrimRight(lines[0], "\r\n"))
+func docusaurusBlock(lines []string, indent int) (kind, title string, body []string, n int, ok bool) {
+	m := docusaurusOpening.FindStringSubmatch(dedent(strings.TrimRight(lines[0], "\r\n"), indent))
 	if m == nil {
 		return "", "", nil, 0, false
 	}
@@ -128,7 +133,7 @@ func docusaurusBlock(lines []string) (kind, title string, body []string, n int, 
 	}
 	body = nonEmpty(inline)
 	for j := 1; j < len(lines); j++ {
-		l := strings.TrimRight(lines[j], "\r\n")
+		l := dedent(strings.TrimRight(lines[j], "\r\n"), indent)
 		switch t := strings.TrimSpace(l); {
 		case t == ":::":
 			return kind, title, body, j + 1, true
@@ -142,21 +147,13 @@ func docusaurusBlock(lines []string) (kind, title string, body []string, n int, 
 	return "", "", nil, 0, false
 }
 
-// dedent is lines with up to n leading spaces taken off each; only the lines an admonition
-// could span are looked at.
-func dedent(lines []string, n int) []string {
-	if n == 0 {
-		return lines
+// dedent is line with up to n leading spaces taken off.
+func dedent(line string, n int) string {
+	k := 0
+	for k < n && k < len(line) && line[k] == ' ' {
+		k++
 	}
-	out := make([]string, 0, min(len(lines), 200))
-	for _, l := range lines[:min(len(lines), 200)] {
-		k := 0
-		for k < n && k < len(l) && l[k] == ' ' {
-			k++
-		}
-		out = append(out, l[k:])
-	}
-	return out
+	return line[k:]
 }
 
 // closedAlone reports whether the first line of lines that ends with ::: is that alone: the
