@@ -5,17 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 )
-
-// docusaurusSite is what a Docusaurus configuration says about the tree: the folder of the
-// site (where docusaurus.config.* is), and each docs plugin's folder with the URL path its
-// pages are served under (routeBasePath), project-relative.
-type docusaurusSite struct {
-	Dir    string
-	Routes map[string]string // "/graphql" -> "site/docs-graphql"
-}
 
 // docusaurusConfigs are the names Docusaurus loads its configuration from.
 var docusaurusConfigs = []string{"docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs", "docusaurus.config.cjs"}
@@ -48,11 +39,12 @@ var (
 	pathOption          = regexp.MustCompile(`\bpath\s*:\s*['"]([^'"]+)['"]`)
 )
 
-// readDocusaurus reads the docs plugins of the site at dir (project-relative) from its
-// configuration: each plugin's path (the nearest path option before its routeBasePath, default
-// docs) and routeBasePath (default docs). Only folders that exist are kept.
-func readDocusaurus(root, dir string, config []byte) docusaurusSite {
-	site := docusaurusSite{Dir: dir, Routes: map[string]string{}}
+// docusaurusRoutes reads the docs plugins of the site at dir (project-relative) from its
+// configuration: each plugin's path (the nearest path option before its routeBasePath,
+// default docs) under the URL path it serves (routeBasePath, default docs), for the folders
+// that exist: "/graphql" -> "site/docs-graphql".
+func docusaurusRoutes(root, dir string, config []byte) map[string]string {
+	routes := map[string]string{}
 	text := string(config)
 	add := func(folder, route string) {
 		rel := path.Join(dir, folder)
@@ -60,12 +52,11 @@ func readDocusaurus(root, dir string, config []byte) docusaurusSite {
 			return
 		}
 		key := "/" + strings.Trim(route, "/")
-		if _, taken := site.Routes[key]; !taken {
-			site.Routes[key] = rel
+		if _, taken := routes[key]; !taken {
+			routes[key] = rel
 		}
 	}
 	for _, m := range routeBasePathOption.FindAllStringSubmatchIndex(text, -1) {
-		route := text[m[2]:m[3]]
 		folder := "docs"
 		// The plugin's own path comes before its routeBasePath in the same options object;
 		// a versions table's paths come after it.
@@ -75,29 +66,20 @@ func readDocusaurus(root, dir string, config []byte) docusaurusSite {
 				folder = ps[len(ps)-1][1]
 			}
 		}
-		add(folder, route)
+		add(folder, text[m[2]:m[3]])
 	}
-	if len(site.Routes) == 0 {
+	if len(routes) == 0 {
 		add("docs", "docs") // the classic preset's defaults
 	}
-	return site
+	return routes
 }
 
-// Roots is the one content root of the site: its folder, so that the docs plugins' pages keep
-// IDs apart (docs/admin and docs-graphql/admin), with what Docusaurus does not serve as the
-// current docs left out (docusaurusExclude).
-func (site docusaurusSite) Roots() []string { return []string{site.Dir} }
-
-// exclude are the site's folders that are no current docs: other versions' copies, their
-// sidebars, translations, the React pages and static files.
-func (site docusaurusSite) exclude() []string {
+// docusaurusExclude are the folders of the site at dir that are no current docs: other
+// versions' copies, their sidebars, translations, the React pages and static files.
+func docusaurusExclude(dir string) []string {
 	var out []string
 	for _, g := range []string{"*versioned_docs/**", "*versioned_sidebars/**", "i18n/**", "src/**", "static/**", "build/**", ".docusaurus/**"} {
-		if site.Dir == "." {
-			out = append(out, g)
-		} else {
-			out = append(out, site.Dir+"/"+g)
-		}
+		out = append(out, path.Join(dir, g))
 	}
-	return slices.Compact(out)
+	return out
 }

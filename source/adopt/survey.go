@@ -76,20 +76,15 @@ const hugoArchetypes = "**/archetypes/**"
 // candidateRoots are the folders documentation lives in, in the order they are preferred.
 var candidateRoots = []string{"content", "docs", "doc", "documentation", "website/docs", "wiki"}
 
-// docusaurusAt reports whether root holds a Docusaurus site (findDocusaurus).
-func docusaurusAt(root string) bool {
-	_, _, ok := findDocusaurus(root)
-	return ok
-}
-
 // Take surveys the tree at root. A tree without Markdown yields a Survey with no roots.
 func Take(root string) (*Survey, error) {
 	s := &Survey{}
+	siteDir, siteConfig, docusaurus := findDocusaurus(root)
 	switch {
 	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"),
 		exists(root, "theme.toml") && exists(root, "layouts"): // a Hugo theme, its example site inside
 		s.Generator = "hugo"
-	case docusaurusAt(root):
+	case docusaurus:
 		s.Generator = "docusaurus"
 	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
 		s.Generator = "mkdocs"
@@ -117,12 +112,11 @@ func Take(root string) (*Survey, error) {
 		s.CodeRoots = []string{"."}
 	}
 	if s.Generator == "docusaurus" {
-		if dir, config, ok := findDocusaurus(root); ok {
-			site := readDocusaurus(root, dir, config)
-			s.Routes, s.SiteExclude = site.Routes, site.exclude()
-			if len(s.Roots) == 0 && dir != "." && dir != "website" {
-				s.Roots = site.Roots()
-			}
+		s.Routes, s.SiteExclude = docusaurusRoutes(root, siteDir, siteConfig), docusaurusExclude(siteDir)
+		if len(s.Roots) == 0 && siteDir != "." && siteDir != "website" {
+			// A site in a folder of its own is one content root, so that its docs plugins'
+			// pages keep IDs apart (docs/admin and docs-graphql/admin).
+			s.Roots = []string{siteDir}
 		}
 	}
 	if s.Generator == "mkdocs" {
