@@ -62,11 +62,9 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 		code                         bool
 	}
 	nodes := map[int64]*nodeRow{}
-	type edgeRow struct {
-		src, dst int64
-		rel      string
-	}
+	type edgeRow struct{ src, dst, rel int64 }
 	var edges []edgeRow
+	relName := map[int64]string{}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
 		if err := sqlitex.Execute(conn, `SELECT key, id, family, kind, title, source_path FROM nodes`, &sqlitex.ExecOptions{
 			ResultFunc: func(st *sqlite.Stmt) error {
@@ -80,9 +78,13 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 			}}); err != nil {
 			return fmt.Errorf("read nodes: %w", err)
 		}
-		return sqlitex.Execute(conn, `SELECT e.src, e.dst, r.name FROM edges e JOIN relations r ON r.rel = e.rel`, &sqlitex.ExecOptions{
+		if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{
+			ResultFunc: func(st *sqlite.Stmt) error { relName[st.ColumnInt64(0)] = st.ColumnText(1); return nil }}); err != nil {
+			return fmt.Errorf("read relations: %w", err)
+		}
+		return sqlitex.Execute(conn, `SELECT src, dst, rel FROM edges`, &sqlitex.ExecOptions{
 			ResultFunc: func(st *sqlite.Stmt) error {
-				edges = append(edges, edgeRow{st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnText(2)})
+				edges = append(edges, edgeRow{st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)})
 				return nil
 			}})
 	})
@@ -91,22 +93,21 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 	}
 	// The folder depth: the deepest at which the families and folders together stay within
 	// MaxClusters.
-	families := map[string]bool{}
+	families, dirs := map[string]bool{}, map[string]bool{}
 	maxDepth := 0
 	for _, n := range nodes {
 		if !n.code {
 			families[n.family] = true
-		} else {
+		} else if !dirs[n.dir] {
+			dirs[n.dir] = true
 			maxDepth = max(maxDepth, strings.Count(n.dir, "/")+1)
 		}
 	}
 	depth := maxDepth
 	for ; depth > 1; depth-- {
 		folders := map[string]bool{}
-		for _, n := range nodes {
-			if n.code {
-				folders[cutFolder(n.dir, depth)] = true
-			}
+		for dir := range dirs {
+			folders[cutFolder(dir, depth)] = true
 		}
 		if len(folders)+len(families) <= MaxClusters {
 			break
@@ -140,7 +141,7 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 	degree := map[int64]int{}
 	type pair struct{ from, to string }
 	count := map[pair]int{}
-	rels := map[pair]map[string]int{}
+	rels := map[pair]map[int64]int{}
 	internal := map[string]int{}
 	for _, e := range edges {
 		a, b := nodes[e.src], nodes[e.dst]
@@ -157,7 +158,7 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 		p := pair{ca, cb}
 		count[p]++
 		if rels[p] == nil {
-			rels[p] = map[string]int{}
+			rels[p] = map[int64]int{}
 		}
 		rels[p][e.rel]++
 	}
@@ -200,10 +201,12 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 		pairs, out.Truncated = pairs[:maxClusterLinks], true
 	}
 	for _, p := range pairs {
+		bestN := 0
 		best := ""
 		for rel, n := range rels[p] {
-			if best == "" || n > rels[p][best] || n == rels[p][best] && rel < best {
-				best = rel
+			name := relName[rel]
+			if best == "" || n > bestN || n == bestN && name < best {
+				best, bestN = name, n
 			}
 		}
 		out.Links = append(out.Links, ClusterLink{From: p.from, To: p.to, Count: count[p], Relation: best})
