@@ -516,7 +516,6 @@ async function drawOverview() {
     list.append(el('li', {}, el('button', { type: 'button', 'data-cluster': c.id, on: { click: () => openCluster(c.id) } },
       el('div', { text: c.label }), el('div', { class: 'kind', text: `${c.kind} · ${c.nodes} nodes` }))));
   }
-  drawKey([]);
   $('key-list').replaceChildren(el('li', { class: 'muted', text: 'boxes: families of documents and folders of code, sized by their nodes; lines: relations between them, thicker for more' }));
   document.body.dataset.view = 'overview';
   document.body.dataset.clusters = String(m.clusters.length);
