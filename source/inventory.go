@@ -285,7 +285,7 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 	goOnly := code && outputPath(rel)
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") && !(code && (name == ".gitignore" || name == ".cursorrules" || agentFolder(name))) {
+		if strings.HasPrefix(name, ".") && !(code && keptHidden(name)) {
 			continue
 		}
 		childRel := path.Join(rel, name)
@@ -482,6 +482,12 @@ func SkipCodeDir(name string) bool {
 // and .cursor hold the guides written for agents and contributors
 // (.github/copilot-instructions.md, .cursor/rules/) and the workflows a task may need.
 func agentFolder(name string) bool { return name == ".github" || name == ".cursor" }
+
+// keptHidden reports whether a hidden name under a code root is read all the same: the
+// agents' folders, Cursor's .cursorrules guide, and .gitignore, which decides what else is.
+func keptHidden(name string) bool {
+	return agentFolder(name) || name == ".cursorrules" || name == ".gitignore"
+}
 
 // outputPath reports whether the folder at rel is, or is inside, a build output folder (dist,
 // coverage): only Go files are read there, since Go packages go by such names too (the

@@ -191,7 +191,7 @@ func reaches(d *project.Descriptor, root, dir string, code bool, ignores *Ignore
 	at := root
 	for _, name := range strings.Split(rel, "/") {
 		at = path.Join(at, name)
-		if strings.HasPrefix(name, ".") && !(code && agentFolder(name)) || excluded(d, at) || code && SkipCodeDir(name) {
+		if strings.HasPrefix(name, ".") && !(code && keptHidden(name)) || excluded(d, at) || code && SkipCodeDir(name) {
 			return false
 		}
 		if code && ignores.Ignored(at, true) {
