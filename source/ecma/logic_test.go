@@ -15,9 +15,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden Logic listings")
 
 // Each testdata/logic/*.ts file has a .golden listing of the Logic of its functions, checked
-// by hand against Python's semantics: elif chains, a loop's else that a break skips, raise
-// ending its path, handlers reached from the try, else after the body alone, finally after
-// both, with, await, match.
+// by hand against TypeScript's semantics: labelled break and continue, switch fallthrough and
+// default, catch reached from the try, finally after both, await, an arrow body.
 func TestLogicGolden(t *testing.T) {
 	fixture.GoldenFiles(t, "testdata/logic/*.ts", *update, func(t *testing.T, path string, src []byte) string {
 		facts, err := ecma.Extract(context.Background(), path, src, false, golang.DefaultLogicLimit)
