@@ -459,8 +459,7 @@ func TestBaseMemoAcrossGenerations(t *testing.T) {
 // Words that spell a declaration's name find it before the prose that says them more often,
 // and before names that hold other words besides.
 func TestSearchWordsSpellAName(t *testing.T) {
-	root := t.TempDir()
-	fixture.WriteTree(t, root, map[string]string{
+	snap := syncedSnapshot(t, map[string]string{
 		"docforge.toml": fixture.GoModuleDescriptor("w", true),
 		"go.mod":        "module example.com/w\n",
 		"bus/bus.go": "package bus\n\n// SubscriptionBus fans events out.\ntype SubscriptionBus struct{}\n\n" +
@@ -469,12 +468,6 @@ func TestSearchWordsSpellAName(t *testing.T) {
 			"and the bus keeps each subscription until the subscription ends. Subscription bus notes.\n",
 	})
 	ctx := context.Background()
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
-	snap, err := index.Open(ctx, d)
-	must(t, err)
-	defer snap.Close()
 	res, err := snap.Search(ctx, "subscription bus", 3)
 	must(t, err)
 	var ids []string
@@ -490,8 +483,7 @@ func TestSearchWordsSpellAName(t *testing.T) {
 // Two words of a longer query written apart find the one word they make ("back up" is
 // backup): the page about backups comes before the pages that merely hold every word.
 func TestSearchJoinsWordsWrittenApart(t *testing.T) {
-	root := t.TempDir()
-	fixture.WriteTree(t, root, map[string]string{
+	snap := syncedSnapshot(t, map[string]string{
 		"docforge.toml":   fixture.GoModuleDescriptor("j", true),
 		"go.mod":          "module example.com/j\n",
 		"j.go":            "package j\n",
@@ -501,12 +493,6 @@ func TestSearchJoinsWordsWrittenApart(t *testing.T) {
 		"docs/tuning.md": "# Tuning\n\nHow to make the data faster.\n",
 	})
 	ctx := context.Background()
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
-	snap, err := index.Open(ctx, d)
-	must(t, err)
-	defer snap.Close()
 	for _, q := range []string{"how do I back up my data", "back up"} {
 		res, err := snap.Search(ctx, q, 3)
 		must(t, err)
@@ -518,4 +504,19 @@ func TestSearchJoinsWordsWrittenApart(t *testing.T) {
 			t.Errorf("%q: hits %v, want backups first", q, ids)
 		}
 	}
+}
+
+// syncedSnapshot writes files into a new project, syncs it and opens its index for the test.
+func syncedSnapshot(t *testing.T, files map[string]string) *index.Snapshot {
+	t.Helper()
+	root := t.TempDir()
+	fixture.WriteTree(t, root, files)
+	ctx := context.Background()
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	t.Cleanup(func() { snap.Close() })
+	return snap
 }
