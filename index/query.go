@@ -438,11 +438,15 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 				return err
 			}
 		}
-		if err := text(ftsQuery(terms, true)); err != nil || !more || len(terms) < 2 {
+		pairs := map[[2]string]bool{}
+		for _, p := range lexicon.Pairs(query) {
+			pairs[[2]string{p.A, p.B}] = true
+		}
+		if err := text(ftsQuery(terms, pairs, true)); err != nil || !more || len(terms) < 2 {
 			return err
 		}
 		// Fewer than limit nodes hold every word: fill with those holding any, best first.
-		return text(ftsQuery(terms, false))
+		return text(ftsQuery(terms, pairs, false))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
@@ -520,18 +524,18 @@ func queryTerms(q string) []term {
 	return out
 }
 
-// ftsQuery is the FTS5 query of the words: with all, every word must match (an identifier by
+// ftsQuery is the FTS5 query of the words (pairs: the query's lexicon.Pairs): with all, every word must match (an identifier by
 // its whole form or by all its parts); otherwise any term of any word may, English stopwords
 // left out. Every term is quoted, so no input can inject FTS5 syntax.
-func ftsQuery(terms []term, all bool) string {
+func ftsQuery(terms []term, pairs map[[2]string]bool, all bool) string {
 	quote := quoteTerm
 	var groups, any []string
 	seen := map[string]bool{}
-	// Two plain words next to each other may be one word or identifier written apart ("back
-	// up" is backup, "list labels" ListLabels): their joined form also matches, as both
-	// words together (all) or as one more term (any).
+	// Two plain words of one phrase next to each other (lexicon.Pairs) may be one word or
+	// identifier written apart ("back up" is backup, "list labels" ListLabels): their joined
+	// form also matches, as both words together (all) or as one more term (any).
 	joined := func(i int) string {
-		if i+1 >= len(terms) || !plainWord(terms[i]) || !plainWord(terms[i+1]) {
+		if i+1 >= len(terms) || !plainWord(terms[i]) || !plainWord(terms[i+1]) || !pairs[[2]string{terms[i].text, terms[i+1].text}] {
 			return ""
 		}
 		return strings.ToLower(terms[i].text + terms[i+1].text)

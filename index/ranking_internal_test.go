@@ -58,7 +58,7 @@ func TestExpressionPhrases(t *testing.T) {
 	var built []string
 	for _, q := range []string{"storage", "MaxBytesReader log*", "http.Handler", `say "hi" now`, "foo_bar baz", "naïve café", "x y z w"} {
 		terms := queryTerms(q)
-		built = append(built, ftsQuery(terms, true), ftsQuery(terms, false))
+		built = append(built, ftsQuery(terms, nil, true), ftsQuery(terms, nil, false))
 		if nq := nameQuery(q); nq != "" {
 			built = append(built, nq)
 		}

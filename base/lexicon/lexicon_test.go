@@ -147,3 +147,33 @@ func TestAnalyzeAgreesWithSplit(t *testing.T) {
 		}
 	}
 }
+
+func TestPairs(t *testing.T) {
+	got := func(text string) []string {
+		var out []string
+		for _, p := range Pairs(text) {
+			s := p.A + "+" + p.B
+			if p.Compound {
+				s += "!"
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"event store", []string{"event+store"}},
+		{"a new read-only tool", []string{"a+new", "read+only!"}},
+		{"labels, prompts and tools.", []string{"prompts+and", "and+tools"}},
+		{"JSON-RPC message", []string{"JSON+RPC!"}},
+		{"a-b-c d", []string{}},
+		{"back\tup", []string{"back+up"}},
+	} {
+		g := got(tt.text)
+		if strings.Join(g, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("Pairs(%q) = %v, want %v", tt.text, g, tt.want)
+		}
+	}
+}

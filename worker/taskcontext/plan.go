@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
@@ -278,71 +277,18 @@ func terms(task string) []string {
 	// "JSON-RPC" is jsonrpc): their joined form is a whole-identifier term. Only words of one
 	// phrase are joined: never across punctuation ("tools, resources"), and a hyphenated
 	// compound only within itself ("read-only" is readonly; "new read-only" is no newread).
-	for _, p := range adjacentPairs(task) {
+	for _, p := range lexicon.Pairs(task) {
 		if len(out) == maxTerms {
 			break
 		}
-		a, b := strings.ToLower(p.a), strings.ToLower(p.b)
-		if len(a) < 2 || len(b) < 2 || !p.compound && (lexicon.IsStopword(a) || lexicon.IsStopword(b)) ||
-			len(lexicon.Split(p.a)) > 1 || len(lexicon.Split(p.b)) > 1 { // an identifier is whole already
+		a, b := strings.ToLower(p.A), strings.ToLower(p.B)
+		if len(a) < 2 || len(b) < 2 || !p.Compound && (lexicon.IsStopword(a) || lexicon.IsStopword(b)) ||
+			len(lexicon.Split(p.A)) > 1 || len(lexicon.Split(p.B)) > 1 { // an identifier is whole already
 			continue
 		}
 		if j := a + b; !seen[j] {
 			seen[j] = true
 			out = append(out, j)
-		}
-	}
-	return out
-}
-
-// wordPair is two words of a task that may be one identifier written apart; compound says
-// they were written with a hyphen between them, so that even a stopword counts ("read-only").
-type wordPair struct {
-	a, b     string
-	compound bool
-}
-
-// adjacentPairs are the pairs of words of text that may be one identifier written apart:
-// next to each other with only spaces between them, neither of them part of a hyphenated
-// compound; or the two halves of such a compound of two words.
-func adjacentPairs(text string) []wordPair {
-	type word struct {
-		text          string
-		before, after string // the separators around it
-		// hyphenB and hyphenA: a hyphen joins it to the word before, or after.
-		hyphenB, hyphenA bool
-	}
-	var words []word
-	start, sepStart := -1, 0
-	for i, r := range text {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
-		switch {
-		case inWord && start < 0:
-			if n := len(words); n > 0 {
-				words[n-1].after = text[sepStart:i]
-			}
-			words = append(words, word{before: text[sepStart:i]})
-			start = i
-		case !inWord && start >= 0:
-			words[len(words)-1].text = text[start:i]
-			start, sepStart = -1, i
-		}
-	}
-	if start >= 0 {
-		words[len(words)-1].text = text[start:]
-	}
-	for i := range words {
-		words[i].hyphenB = words[i].before == "-"
-		words[i].hyphenA = words[i].after == "-"
-	}
-	var out []wordPair
-	for i := 0; i+1 < len(words); i++ {
-		a, b := words[i], words[i+1]
-		switch {
-		case a.after == "-" && !a.hyphenB && !b.hyphenA: // a two-word compound: read-only
-			out = append(out, wordPair{a.text, b.text, true})
-		case strings.TrimSpace(a.after) == "" && a.after != "" && !a.hyphenB && !b.hyphenA:
-			out = append(out, wordPair{a.text, b.text, false})
 		}
 	}
 	return out
