@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
@@ -96,26 +95,20 @@ type DiffReceiptStatus struct {
 // empty, it is taken with a stat walk of the sources.
 func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identity string) *DiffReceiptStatus {
 	// A merge replaces the index file of an unchanged generation, then signs the two receipts
-	// over to it one after the other: a check in between finds them disagreeing with the file
-	// for a moment. Such a disagreement is looked at again before it is reported.
+	// over to it one after the other, holding the index lock: a check in between finds them
+	// disagreeing with the file. Such a disagreement is checked again under that lock, once
+	// the writer is done, before it is reported.
 	st := checkDiffReceipt(ctx, d, policy, identity)
-	for try := 0; try < receiptRetries && st.State == ReceiptUnverified && st.concurrent; try++ {
-		select {
-		case <-ctx.Done():
-			return st
-		case <-time.After(receiptRetryWait):
-		}
-		st = checkDiffReceipt(ctx, d, policy, identity)
+	if st.State != ReceiptUnverified || !st.concurrent {
+		return st
 	}
-	return st
+	unlock, err := lockFile(ctx, publication.PathsFor(d, policy).Lock)
+	if err != nil {
+		return st
+	}
+	defer unlock()
+	return checkDiffReceipt(ctx, d, policy, identity)
 }
-
-// How often, and after how long, a receipt that disagrees with its index file is checked
-// again: a merge signs both receipts over within milliseconds.
-const (
-	receiptRetries   = 3
-	receiptRetryWait = 25 * time.Millisecond
-)
 
 func checkDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identity string) *DiffReceiptStatus {
 	paths := publication.PathsFor(d, policy)
