@@ -28,7 +28,9 @@ type nodeFields struct {
 	Relations    map[string][]string `toml:"relations" yaml:"relations"`
 	// Stamps are review stamps, by relation target (see graph.Stamp).
 	Stamps map[string]string `toml:"stamps" yaml:"stamps"`
-	Body   string            `toml:"body" yaml:"-"` // records only; front matter rejects it
+	// Slug is a Docusaurus page's URL, read with [sources.defaults] local_ids (see slugID).
+	Slug string `toml:"slug" yaml:"slug"`
+	Body string `toml:"body" yaml:"-"` // records only; front matter rejects it
 }
 
 // MaxIDLength bounds node IDs.
@@ -114,6 +116,11 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 		SourcePath: b.rel,
 	}}
 	ok = true
+	if f.Slug != "" && (!b.d.Sources.Defaults.LocalIDs || b.keyPrefix != "") && !b.lenient {
+		// A slug names a Docusaurus page's URL; elsewhere it is no node field.
+		at := b.at("slug")
+		b.add(unknownField(b.rel, tomlpos.Pos{Line: at.Line, Column: at.Column}, "slug"))
+	}
 	switch {
 	case f.ID == "":
 		b.add(problem.New(problem.MissingField, b.at("id"), "node has no id"))

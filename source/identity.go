@@ -2,6 +2,7 @@ package source
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/docforge/docforge/source/project"
@@ -11,21 +12,92 @@ import (
 // GitHub's README.md.
 var indexNames = map[string]bool{"_index": true, "index": true, "readme": true}
 
+// indexPage reports whether the file at rel stands for its folder.
+func indexPage(rel string) bool {
+	base := path.Base(rel)
+	return indexNames[strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))]
+}
+
 // DerivedID returns the node ID a Markdown file at project-relative path rel gets when the
 // descriptor derives identities: its path under its content root, lowercase, slash-separated,
 // without extension, with an index file naming its folder. Characters an ID may not hold
 // become '-'. The content root's own index file is "index".
 func DerivedID(d *project.Descriptor, rel string) string {
-	p := rel
-	if root, ok := d.ContentRootOf(rel); ok && root != "." {
-		p = strings.TrimPrefix(rel, root+"/")
-	}
+	p := underContentRoot(d, rel)
 	p = strings.TrimSuffix(p, path.Ext(p))
 	if dir, base := path.Split(p); indexNames[strings.ToLower(base)] {
 		p = strings.TrimSuffix(dir, "/")
 	}
+	segs := idSegments(d, p)
+	if len(segs) == 0 {
+		return "index"
+	}
+	return strings.Join(segs, "/")
+}
+
+// underContentRoot is rel below its content root.
+func underContentRoot(d *project.Descriptor, rel string) string {
+	if root, ok := d.ContentRootOf(rel); ok && root != "." {
+		return strings.TrimPrefix(rel, root+"/")
+	}
+	return rel
+}
+
+// idSegments spells each element of the slash-separated path p as an ID segment, dropping
+// those that leave nothing (and number prefixes, when the descriptor strips them).
+func idSegments(d *project.Descriptor, p string) []string {
 	var segs []string
 	for _, seg := range strings.Split(p, "/") {
+		if d.Sources.Defaults.StripNumberPrefixes {
+			seg = stripNumberPrefix(seg)
+		}
+		if s := idSegment(seg); s != "" {
+			segs = append(segs, s)
+		}
+	}
+	return segs
+}
+
+// numberPrefix is an ordering number before a name, as Docusaurus reads one: "01-intro",
+// "2_setup", "3. usage".
+var numberPrefix = regexp.MustCompile(`^[0-9]+\s*[-_.]+\s*`)
+
+// dateOrVersion starts a name that only looks numbered: 2024-01-notes, 7.0-changes.
+var dateOrVersion = regexp.MustCompile(`^[0-9]+[-_.][0-9]`)
+
+// stripNumberPrefix drops a name's number prefix, leaving a date, a version, or a name that
+// would be nothing without it as it is.
+func stripNumberPrefix(name string) string {
+	m := numberPrefix.FindStringIndex(name)
+	if m == nil || m[1] == len(name) || dateOrVersion.MatchString(name) {
+		return name
+	}
+	return name[m[1]:]
+}
+
+// localID is a front matter id read as a page's name within its folder: the folder's path
+// under its content root, as a derived ID spells it, then the name.
+func localID(d *project.Descriptor, rel, id string) string {
+	segs := []string{}
+	if dir := path.Dir(underContentRoot(d, rel)); dir != "." {
+		segs = idSegments(d, dir)
+	}
+	return strings.Join(append(segs, id), "/")
+}
+
+// slugID is the ID of a page whose front matter slug names its URL, as Docusaurus reads a
+// slug: "/a/b" below the URL of the docs its file belongs to, "a/b" below its folder's. The
+// ID spells the URL, so that a link written as that URL finds the page.
+func slugID(d *project.Descriptor, rel, slug string) string {
+	var segs []string
+	if strings.HasPrefix(slug, "/") {
+		if docs := docsFolder(d, rel); docs != "" {
+			segs = idSegments(d, docs)
+		}
+	} else if dir := path.Dir(underContentRoot(d, rel)); dir != "." {
+		segs = idSegments(d, dir)
+	}
+	for _, seg := range strings.Split(slug, "/") {
 		if s := idSegment(seg); s != "" {
 			segs = append(segs, s)
 		}
@@ -36,22 +108,24 @@ func DerivedID(d *project.Descriptor, rel string) string {
 	return strings.Join(segs, "/")
 }
 
-// localID is a front matter id read as a page's name within its folder: the folder's path
-// under its content root, as a derived ID spells it, then the name.
-func localID(d *project.Descriptor, rel, id string) string {
-	p := rel
-	if root, ok := d.ContentRootOf(rel); ok && root != "." {
-		p = strings.TrimPrefix(rel, root+"/")
+// docsFolder is the folder, below its content root, of the docs the page at rel belongs to:
+// the longest [sources.links] routes folder holding it, else a versioned_docs/version-x
+// folder, else its top-level folder ("" for a page at the content root).
+func docsFolder(d *project.Descriptor, rel string) string {
+	if _, folder, ok := d.Sources.Links.RouteOf(rel); ok {
+		// The folder's path below the content root holding its pages ("" for the root itself).
+		return strings.TrimPrefix(path.Dir(underContentRoot(d, folder+"/page.md")), ".")
 	}
-	var segs []string
-	if dir := path.Dir(p); dir != "." {
-		for _, seg := range strings.Split(dir, "/") {
-			if s := idSegment(seg); s != "" {
-				segs = append(segs, s)
-			}
+	segs := strings.Split(path.Dir(underContentRoot(d, rel)), "/")
+	for i := 1; i < len(segs); i++ {
+		if strings.HasSuffix(segs[i-1], "versioned_docs") && strings.HasPrefix(segs[i], "version-") {
+			return strings.Join(segs[:i+1], "/")
 		}
 	}
-	return strings.Join(append(segs, id), "/")
+	if segs[0] == "." {
+		return ""
+	}
+	return segs[0]
 }
 
 // idSegment lowercases one path element and replaces what an ID may not hold, collapsing
@@ -104,6 +178,8 @@ func folderFamily(d *project.Descriptor, rel string) (string, bool) {
 func applyDefaults(d *project.Descriptor, rel string, f *nodeFields) {
 	df := d.Sources.Defaults
 	switch {
+	case f.Slug != "" && df.LocalIDs && !strings.Contains(f.ID, "/"):
+		f.ID = slugID(d, rel, f.Slug)
 	case f.ID == "" && df.DerivesIDs():
 		f.ID = DerivedID(d, rel)
 	case f.ID != "" && df.LocalIDs && !strings.Contains(f.ID, "/"):

@@ -171,7 +171,14 @@ type walker struct {
 	err      error
 }
 
+// excluded reports whether the file at rel is no source: an exclude pattern matches it, or it
+// is a view's rendered output, which a render writes from the graph and must not feed back.
 func excluded(d *project.Descriptor, rel string) bool {
+	for _, v := range d.Views {
+		if rel == v.Output {
+			return true
+		}
+	}
 	for _, g := range d.Sources.Exclude {
 		if project.MatchGlob(g, rel) {
 			return true

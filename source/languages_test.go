@@ -310,6 +310,33 @@ func TestTextFilesUnderCodeRoots(t *testing.T) {
 	}
 }
 
+// A view's rendered page under a code root is no text file of the project: a render writes
+// it from the graph, and reading it back would make every render a change of the sources.
+func TestRenderedViewsAreNoSources(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml": fixture.GoModuleDescriptor("views", true) +
+			"[[views]]\nid = \"docs\"\ntitle = \"Docs\"\nfamilies = [\"docs\"]\noutput = \"site/docs.html\"\n",
+		"go.mod":         "module example.com/v\n",
+		"docs/intro.md":  "# Intro\n",
+		"site/docs.html": "<html>rendered</html>\n",
+		"site/notes.txt": "kept\n",
+	})
+	d, probs, err := project.Load(root)
+	if err != nil || d == nil {
+		t.Fatalf("load descriptor: %v %v", err, probs)
+	}
+	inv, err := source.Scan(context.Background(), d)
+	must(t, err)
+	var paths []string
+	for _, f := range inv.Files {
+		paths = append(paths, f.Path)
+	}
+	if slices.Contains(paths, "site/docs.html") || !slices.Contains(paths, "site/notes.txt") {
+		t.Errorf("sources %v: want site/notes.txt and not the rendered site/docs.html", paths)
+	}
+}
+
 // Documents relate to Python and TypeScript code as to Go code: a link to a file names its
 // file node, a backticked name one declaration when only one has it.
 func TestDocumentsRelateToScriptCode(t *testing.T) {

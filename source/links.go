@@ -189,8 +189,57 @@ func linkFrom(d *project.Descriptor, rel string, ld linkDest) (l graph.Link, ok 
 	dest, _ := ld.path()
 	if ext := strings.ToLower(path.Ext(path.Base(dest))); ext == "" || ld.fromRoots {
 		l.Routes, l.Unique = linkRoutes(bases, dest, hugoLookup(d, ld))
+		if ext == "" && d.Sources.Links.DocusaurusSite() {
+			l.RouteIDs = routeIDs(d, bases)
+		}
 	}
 	return l, true
+}
+
+// pageURL is the URL path a site serves the page at rel under: its path below the
+// [sources.links] routes folder holding it, after that folder's prefix, without extension,
+// an index page standing for its folder. ok is false when no routes folder holds it.
+func pageURL(d *project.Descriptor, rel string) (url string, ok bool) {
+	prefix, folder, ok := d.Sources.Links.RouteOf(rel)
+	if !ok {
+		return "", false
+	}
+	below := strings.TrimPrefix(rel, folder+"/")
+	below = strings.TrimSuffix(below, path.Ext(below))
+	if indexPage(rel) {
+		below = path.Dir(below)
+	}
+	return path.Join("/", prefix, below), true
+}
+
+// routeIDs are the node IDs a Docusaurus route may name: each base under a content root as
+// a derived ID spells it, which with local_ids and strip_number_prefixes is the page's URL. A
+// base with characters an ID cannot hold is no page's URL ("/overview]" is not "overview").
+func routeIDs(d *project.Descriptor, bases []string) []string {
+	var ids []string
+	for _, b := range bases {
+		if _, in := d.ContentRootOf(b + ".md"); !in || !spelledAsID(d, underContentRoot(d, b)) {
+			continue
+		}
+		if id := DerivedID(d, b+".md"); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// spelledAsID reports whether every segment of the path p is an ID segment as written, case
+// and (when the descriptor strips them) number prefixes aside.
+func spelledAsID(d *project.Descriptor, p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if d.Sources.Defaults.StripNumberPrefixes {
+			seg = stripNumberPrefix(seg)
+		}
+		if idSegment(seg) != strings.ToLower(seg) {
+			return false
+		}
+	}
+	return true
 }
 
 // outsideFile reports whether a root-relative link outside a Hugo site names a file that
@@ -283,6 +332,15 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 	rooted := strings.HasPrefix(dest, "/")
 	if !rooted {
 		bases = append(bases, path.Join(path.Dir(rel), dest))
+		if u, ok := pageURL(d, rel); ok && ext == "" && d.Sources.Links.DocusaurusSite() {
+			// A link written as a URL is relative to the page's URL, which can climb out of
+			// the folder serving the page into another docs plugin's.
+			if folder, rest, ok := d.Sources.Links.RouteBase(path.Join(path.Dir(u), dest)); ok {
+				if b := path.Join(folder, rest); b != bases[0] {
+					bases = append(bases, b)
+				}
+			}
+		}
 	} else if folder, rest, ok := d.Sources.Links.RouteBase(dest); ok {
 		bases = append(bases, path.Join(folder, rest)) // a site route: the folder its prefix serves
 	}
@@ -419,7 +477,7 @@ func (ds Declarations) Add(id string) {
 }
 
 // Link keys name the lookups resolving a link asks of its targets (LinkTargets): "m:" and a
-// mention's name (Declared), "i:" and a wiki link's ID (Has), "p:" and a candidate path
+// mention's name (Declared), "i:" and a wiki link's ID or a route's (Has), "p:" and a candidate path
 // (NodesIn), "r:" and a route's last segment (Routed, then NodesIn of the files it gives). A
 // change of the targets touches the keys NodeKeys and FileKeys give; a file none of whose
 // links' keys it touches resolves them as before, so a delta need not read it again.
@@ -439,6 +497,9 @@ func LinkKeys(links []graph.Link) []string {
 			}
 			for _, r := range l.Routes {
 				keys = append(keys, "r:"+RouteName(r))
+			}
+			for _, id := range l.RouteIDs {
+				keys = append(keys, "i:"+id)
 			}
 			if l.Unique != "" {
 				keys = append(keys, "r:"+RouteName(l.Unique))
@@ -577,6 +638,11 @@ func resolveLink(l graph.Link, t LinkTargets) (target, several string, ambiguous
 		}
 		if len(nodes) > 1 && several == "" {
 			several = p
+		}
+	}
+	for _, id := range l.RouteIDs {
+		if several == "" && t.Has(id) {
+			return id, "", nil
 		}
 	}
 	if several == "" && len(l.Routes) > 0 {

@@ -65,7 +65,8 @@ func (y *yamlPositions) index(m *yaml.Node, prefix string, lineOffset int) {
 
 // knownNodeKeys are the front-matter keys of a node, as the unknown_field message lists them.
 var knownNodeKeys = map[string]bool{"id": true, "kind": true, "family": true, "title": true, "status": true,
-	"authority": true, "tags": true, "language": true, "capabilities": true, "relations": true, "stamps": true}
+	"authority": true, "tags": true, "language": true, "capabilities": true, "relations": true, "stamps": true,
+	"slug": true} // a slug is judged with the descriptor, in nodeBuilder.build
 
 // yamlLine finds the line numbers in the YAML library's error messages ("yaml: line 3: ...",
 // or "line 4: cannot unmarshal ..." in a list of type errors).

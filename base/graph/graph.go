@@ -140,6 +140,10 @@ type Link struct {
 	// Unique, for a Hugo ref, is the route the one page it names may end with anywhere in the
 	// site: Hugo's last resort is a unique page or bundle name.
 	Unique string
+	// RouteIDs, for a link written as a route on a Docusaurus site, are the node IDs the
+	// route spells, tried after Paths: Docusaurus serves a page at a URL made from its doc
+	// ID (number prefixes dropped, a front matter id or slug taken), not its file name.
+	RouteIDs []string
 	// Optional marks a link of a file the project does not own as a document (an agent's
 	// guide): it becomes a relation when it resolves, and is no problem when it does not.
 	Optional bool

@@ -306,12 +306,16 @@ func (s *Survey) Descriptor(id, name string) string {
 		fmt.Fprintf(&b, "kind = \"page\"\nfamily = %q\nfamily_from_folder = true  # storage/wal.md is in family storage, when declared below\n", DefaultFamily)
 		fmt.Fprintf(&b, "foreign_fields = \"ignore\"   # keys such as date, weight or sidebar_position are not DocForge fields\n")
 		if s.Generator == "docusaurus" {
-			fmt.Fprintf(&b, "local_ids = true            # a front matter id names the page within its folder, as Docusaurus reads it\n")
+			fmt.Fprintf(&b, "local_ids = true            # a front matter id names the page within its folder, a slug its URL, as Docusaurus reads them\n")
+			fmt.Fprintf(&b, "strip_number_prefixes = true  # 01-intro.md is intro, as Docusaurus names it\n")
 		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "[sources.links]\nrelation = \"relates_to\"\ndangling = \"warning\"        # \"error\" makes a link to a missing file fail validation\n")
 		if s.Generator == "hugo" {
 			fmt.Fprintf(&b, "site = \"hugo\"              # links find pages as Hugo does: relative, from the content root, by unique name\n")
+		}
+		if s.Generator == "docusaurus" {
+			fmt.Fprintf(&b, "site = \"docusaurus\"        # links written as URLs find pages as Docusaurus serves them\n")
 		}
 		if len(s.Routes) > 0 {
 			fmt.Fprintf(&b, "# The site's URL paths and the folders serving them (its docs plugins' routeBasePath and path):\n# a link such as /graphql/overview names a page of the folder first.\n")

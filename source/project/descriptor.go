@@ -103,6 +103,10 @@ type Defaults struct {
 	// folder under the content root: docs/admin/acl.md with id enable-acl is
 	// docs/admin/enable-acl, so that a page's copies in other versions' folders stay apart.
 	LocalIDs bool `toml:"local_ids"`
+	// StripNumberPrefixes drops a number prefix from each segment of a derived ID as
+	// Docusaurus does for its doc IDs and URLs: docs/01-start/02-install.md is
+	// docs/start/install. A date or version (2024-01-05-notes, 1.2-changes) is no prefix.
+	StripNumberPrefixes bool `toml:"strip_number_prefixes"`
 }
 
 // DerivesIDs reports whether a missing id comes from the file path.
@@ -131,9 +135,11 @@ type Links struct {
 	CodeRelation string `toml:"code_relation"`
 	// Site is how a link written as a route (no extension) finds its page: "github" (the
 	// default: relative to the file; a leading / from the project root, then each content
-	// root) or "hugo" (as Hugo's page lookup: relative to the page, then from each content
-	// root, case aside, then by a unique page or bundle name). Hugo ref shortcodes resolve
-	// the Hugo way either way.
+	// root), "hugo" (as Hugo's page lookup: relative to the page, then from each content
+	// root, case aside, then by a unique page or bundle name) or "docusaurus" (as a URL:
+	// relative to the page's URL, an index page's being its folder, then by the page whose
+	// ID, which Docusaurus derives its URL from, the route spells). Hugo ref shortcodes
+	// resolve the Hugo way either way.
 	Site string `toml:"site"`
 	// Ignore are destinations, exactly as written, that are no links to judge: what a site's
 	// own link render hook gives meaning to (Hugo's documentation writes [term](g) for a
@@ -163,6 +169,17 @@ func (l Links) RouteBase(p string) (folder, rest string, ok bool) {
 	return folder, strings.TrimPrefix(strings.TrimPrefix(p, best), "/"), ok
 }
 
+// RouteOf is the route prefix serving the file at the project-relative path p, and the
+// folder it serves from: the longest routes folder holding p. ok is false when none does.
+func (l Links) RouteOf(p string) (prefix, folder string, ok bool) {
+	for pr, f := range l.Routes {
+		if strings.HasPrefix(p, f+"/") && len(f) > len(folder) {
+			prefix, folder, ok = pr, f, true
+		}
+	}
+	return prefix, folder, ok
+}
+
 // GeneratedPage reports whether the project-relative path p is in a folder (or is a page)
 // the site's build generates.
 func (l Links) GeneratedPage(p string) bool {
@@ -176,6 +193,9 @@ func (l Links) GeneratedPage(p string) bool {
 
 // HugoSite reports whether route links resolve as Hugo's page lookup does.
 func (l Links) HugoSite() bool { return l.Site == "hugo" }
+
+// DocusaurusSite reports whether route links resolve as Docusaurus serves its pages.
+func (l Links) DocusaurusSite() bool { return l.Site == "docusaurus" }
 
 // CodeOn reports whether links and mentions reach code nodes.
 func (l Links) CodeOn() bool { return l.On() && l.Code != nil && *l.Code }
@@ -476,7 +496,7 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 		}
 	}
 	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
-	v.choice("sources.links.site", &l.Site, "github", "hugo")
+	v.choice("sources.links.site", &l.Site, "github", "hugo", "docusaurus")
 	if l.Code == nil {
 		on := len(d.Sources.CodeRoots) > 0
 		l.Code = &on
