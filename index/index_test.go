@@ -148,7 +148,7 @@ func dump(t testing.TB, d *project.Descriptor, policy string) string {
 		}
 		b.WriteString("--\n")
 	}
-	rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node"}, 5, 1000)
+	rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node"}, 5, 1000, nil)
 	must(t, err)
 	for _, h := range rk.Hits {
 		fmt.Fprintf(&b, "rank-any %s %s %s\n", rk.Mode, h.ID, strconv.FormatFloat(h.Score, 'g', -1, 64))
@@ -156,7 +156,7 @@ func dump(t testing.TB, d *project.Descriptor, policy string) string {
 	// How many nodes hold each term, within a budget that caps the common ones, and which
 	// files hold them: counted over the segments with the replaced rows left out.
 	for _, budget := range []int{2, 1000} {
-		rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node", "absent"}, 5, budget)
+		rk, err := snap.RankAny(ctx, nil, []string{"storage", "log", "write", "node", "absent"}, 5, budget, nil)
 		must(t, err)
 		fmt.Fprintf(&b, "rank-any terms %d %s %+v\n", budget, rk.Mode, rk.Terms)
 	}

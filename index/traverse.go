@@ -304,10 +304,10 @@ type Ranking struct {
 //
 // BM25 scores every matching node before it can sort, so the cost follows how many nodes
 // hold the terms. The terms are counted first (each count stops past budget), and the
-// rarest are used while the nodes they match together stay within budget; a term in more
-// nodes carries little weight anyway. When no term fits alone, the nodes holding every term
+// rarest are used while the nodes they match together stay within budget, those late
+// reports true for after all others; a term in more nodes carries little weight anyway. When no term fits alone, the nodes holding every term
 // are ranked instead, if they fit. Terms are quoted, so no input reaches FTS5 as syntax.
-func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budget int) (*Ranking, error) {
+func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budget int, late func(term string) bool) (*Ranking, error) {
 	out := &Ranking{Terms: []TermUse{}}
 	seen := map[int64]bool{}
 	err := s.with(ctx, func(conn *sqlite.Conn) error {
@@ -339,7 +339,16 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return out.Terms[a].Nodes - out.Terms[b].Nodes })
+		slices.SortStableFunc(order, func(a, b int) int {
+			la, lb := late != nil && late(out.Terms[a].Term), late != nil && late(out.Terms[b].Term)
+			if la != lb {
+				if la {
+					return 1
+				}
+				return -1
+			}
+			return out.Terms[a].Nodes - out.Terms[b].Nodes
+		})
 		var chosen, present []string
 		total := 0
 		for _, i := range order {

@@ -223,6 +223,18 @@ func isASCIILower(s string) bool {
 // that may match any of its words leaves them out.
 func IsStopword(w string) bool { return stopwords[w] }
 
+// IsTaskFiller reports words that say what to do to a subject rather than what it is ("add a
+// new tool"): when a task's words are too many to rank by, they give way first.
+func IsTaskFiller(w string) bool { return taskFillers[w] }
+
+var taskFillers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`add new existing current implement ensure fix properly correctly`) {
+		m[w] = true
+	}
+	return m
+}()
+
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about after all also an and any are as at be been but by can could do does

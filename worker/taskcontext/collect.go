@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index"
 )
 
@@ -277,7 +278,7 @@ func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, foc
 	var roots []index.NodeRef
 	// The focus ranking scores a pool wider than the focus: a node the traversal reaches
 	// that also matches the task's words keeps its lexical score in the ranking.
-	rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalPool, lexicalScoreBudget)
+	rk, err := snap.RankAny(ctx, focus.IDCandidates, focus.Terms, lexicalPool, lexicalScoreBudget, lexicon.IsTaskFiller)
 	if err != nil {
 		return nil, err
 	}

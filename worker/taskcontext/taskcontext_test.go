@@ -361,8 +361,16 @@ func TestCeilingsAndGaps(t *testing.T) {
 	var b strings.Builder
 	// hub has 5,200 dependents: a change to it reaches more than the 1,000-item ceiling, and
 	// their words are too common for a lexical focus to rank.
+	// 1,500 of them are new and 1,700 widgets, together past the scoring budget too.
 	for i := 0; i < 5200; i++ {
-		fmt.Fprintf(&b, "[[node]]\nid = \"m%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"M %d\"\nbody = \"common dependent\"\n[node.relations]\ndepends_on = [\"hub\"]\n", i, i)
+		extra := ""
+		switch {
+		case i < 1500:
+			extra = " new"
+		case i < 3200:
+			extra = " widget"
+		}
+		fmt.Fprintf(&b, "[[node]]\nid = \"m%04d\"\nkind = \"component\"\nfamily = \"arch\"\ntitle = \"M %d\"\nbody = \"common dependent%s\"\n[node.relations]\ndepends_on = [\"hub\"]\n", i, i, extra)
 	}
 	files["docs/dependents.toml"] = b.String()
 	files["docs/hub.md"] = node("hub", "", "the hub")
@@ -474,6 +482,13 @@ func TestCeilingsAndGaps(t *testing.T) {
 		}
 		if g := gaps(c, taskcontext.GapIncomplete, taskcontext.LimitWork); len(g) != 1 || g[0].Step != 1 || !strings.Contains(g[0].Detail, "common") {
 			t.Errorf("a left-out term is a work gap of the focus step: %+v", c.Gaps)
+		}
+		// Of two terms that cannot both be ranked by, the word saying what to do ("new") gives
+		// way to the subject ("widget"), though it is the rarer.
+		c = build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "add a new widget"})
+		want = []index.TermUse{{Term: "add"}, {Term: "new", Nodes: 1500}, {Term: "widget", Nodes: 1700, Used: true}, {Term: "newwidget"}}
+		if !slices.Equal(c.FocusTerms, want) {
+			t.Errorf("focus terms %+v, want %+v", c.FocusTerms, want)
 		}
 		// Every term too common, and the nodes holding both too: no focus, and the gap says why.
 		c = build(t, snap, taskcontext.Request{Kind: taskcontext.KindChange, Task: "common dependent"})
