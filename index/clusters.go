@@ -27,7 +27,7 @@ type ClusterMap struct {
 // Cluster is one group of nodes.
 type Cluster struct {
 	ID    string `json:"id"`    // "family:NAME" or "code:FOLDER"
-	Label string `json:"label"` // the family's name, or the folder ("." for the root)
+	Label string `json:"label"` // the family's name, or the folder ("top level" for the root's files)
 	Kind  string `json:"kind"`  // "family" or "code"
 	Nodes int    `json:"nodes"`
 	// Internal counts the relations between two nodes of the cluster.
@@ -181,6 +181,8 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 			c.Label, c.Kind = "other", "other"
 		case strings.HasPrefix(id, "family:"):
 			c.Label, c.Kind = strings.TrimPrefix(id, "family:"), "family"
+		case id == "code:.":
+			c.Label, c.Kind = "top level", "code" // a "." drawn alone reads as no name
 		default:
 			c.Label, c.Kind = strings.TrimPrefix(id, "code:"), "code"
 		}

@@ -103,3 +103,30 @@ func clusterIDs(m *index.ClusterMap) []string {
 	}
 	return ids
 }
+
+// The files at the top of a code root are one cluster, named so that it reads as a name.
+func TestClusterOfTheTopLevel(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml": fixture.GoModuleDescriptor("top", false),
+		"go.mod":        "module example.com/top\n",
+		"top.go":        "package top\n\n// Run runs.\nfunc Run() {}\n",
+		"sub/sub.go":    "package sub\n",
+	})
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	m, err := snap.Clusters(ctx)
+	must(t, err)
+	labels := map[string]string{}
+	for _, c := range m.Clusters {
+		labels[c.ID] = c.Label
+	}
+	if labels["code:."] != "top level" || labels["code:sub"] != "sub" {
+		t.Errorf("cluster labels %v", labels)
+	}
+}
