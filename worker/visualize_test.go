@@ -2,10 +2,10 @@ package worker_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -134,22 +134,28 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-// The first screen of a viewer opened on no node draws the project's shape: on a real tree
-// adopted as 'docforge init' adopts it (the Go toolchain's encoding packages, with their
-// documentation), Chromium finds the clusters drawn on screen, opens one and explores a node
-// of it.
+// overviewRepository is the real repository the overview test adopts: github-mcp-server, a
+// Go module the module proxy serves, so that 'go mod download' fetches it wherever the tests
+// may reach the package registries.
+const overviewRepository = "github.com/github/github-mcp-server@v0.33.0"
+
+// The first screen of a viewer opened on no node draws the project's shape: on a real
+// repository adopted as 'docforge init' adopts it, Chromium finds the clusters drawn on
+// screen, opens one and explores a node of it.
 func TestBrowserOverview(t *testing.T) {
 	script, chromium := browserScript(t)
-	root := t.TempDir()
-	fixture.Copy(t, filepath.Join(runtime.GOROOT(), "src", "encoding"), root, func(rel string) bool { return !strings.Contains(rel, "testdata") })
-	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module encoding\n"), 0o644); err != nil {
-		t.Fatal(err)
+	out, err := exec.Command("go", "mod", "download", "-json", overviewRepository).Output()
+	var mod struct{ Dir, Error string }
+	if err != nil || json.Unmarshal(out, &mod) != nil || mod.Dir == "" {
+		t.Fatalf("go mod download %s (the module proxy must be reachable, as for the project's own modules): %v %s %s", overviewRepository, err, out, mod.Error)
 	}
+	root := t.TempDir()
+	fixture.Copy(t, mod.Dir, root, nil)
 	s, err := adopt.Take(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(s.Descriptor("encoding", "encoding")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, project.FileName), []byte(s.Descriptor("gms", "github-mcp-server")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	b := protocol.Binding{ProjectRoot: root, CapabilityMode: protocol.ModeRead}
@@ -158,17 +164,17 @@ func TestBrowserOverview(t *testing.T) {
 	if code != "" {
 		t.Fatalf("visualize: %s", code)
 	}
-	out := t.ArtifactDir()
+	shots := t.ArtifactDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script, "overview", res["url"].(string), out, "6")
+	cmd := exec.CommandContext(ctx, "node", script, "overview", res["url"].(string), shots, "20")
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	got, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("browser overview failed: %v\n%s", err, got)
 	}
 	t.Logf("browser: %s", got)
-	if st, err := os.Stat(filepath.Join(out, "overview-1280x800.png")); err != nil || st.Size() < 10000 {
+	if st, err := os.Stat(filepath.Join(shots, "overview-1280x800.png")); err != nil || st.Size() < 10000 {
 		t.Errorf("screenshot: %v", err)
 	}
 }
