@@ -171,11 +171,16 @@ bench: build
 # baselines in the same run (../shared/eval/README.md): every set in EVAL_DIR with its corpus
 # (NAME.json over CORPORA/NAME.tar.gz), one report each in bench-out/eval-NAME.md. EVAL_SET and
 # EVAL_CORPUS run one set instead. Needs ripgrep, installed here when missing.
+# HISTORY=1 runs every set with its repository's history instead: the repository is cloned
+# from EVAL_GIT (%s: its name, such as go-sdk; a local mirror may stand in for GitHub) at the
+# set's commit, and the reports are bench-out/eval-NAME-history.md.
 EVAL_DIR    ?= ../shared/eval
 EVAL_CORPORA ?= ../shared/corpora
 EVAL_SET    ?=
 EVAL_CORPUS ?=
 EVAL_FLAGS  ?=
+HISTORY     ?=
+EVAL_GIT    ?= https://github.com/modelcontextprotocol/%s
 eval: build
 	@$(call apt_need,rg,ripgrep)
 	mkdir -p bench-out
@@ -185,8 +190,13 @@ eval: build
 		for set in $(EVAL_DIR)/*.json; do \
 			name=$$(basename $$set .json); \
 			echo "== $$name" >&2; \
-			$(BIN)/docforge-eval --set $$set --corpus $(EVAL_CORPORA)/$$name.tar.gz --work bench-out/eval/$$name \
-				--out bench-out/eval-$$name.md $(EVAL_FLAGS) || exit 1; \
+			if [ -n "$(HISTORY)" ]; then \
+				$(BIN)/docforge-eval --set $$set --git '$(EVAL_GIT)' --work bench-out/eval-history/$$name \
+					--out bench-out/eval-$$name-history.md $(EVAL_FLAGS) || exit 1; \
+			else \
+				$(BIN)/docforge-eval --set $$set --corpus $(EVAL_CORPORA)/$$name.tar.gz --work bench-out/eval/$$name \
+					--out bench-out/eval-$$name.md $(EVAL_FLAGS) || exit 1; \
+			fi; \
 		done; \
 	fi
 

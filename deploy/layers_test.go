@@ -12,7 +12,7 @@ import (
 var layers = [][]string{
 	{"base/problem", "base/lexicon", "base/safefile", "base/tomlpos", "base/jsonenc", "base/shortcode", "base/fixture", "proto/docforge/v2", "deploy", "docs"}, // foundations
 	{"base/graph"}, // the graph model and its hashes
-	{"source/golang", "source/code", "source/treesit", "source/python", "source/ecma", "source/project", "source", "index/publication", "index/fts5seg", "source/adopt", "source/changeset"}, // canonical sources
+	{"source/golang", "source/code", "source/treesit", "source/python", "source/ecma", "source/project", "source", "index/publication", "index/fts5seg", "index/history", "source/adopt", "source/changeset"}, // canonical sources
 	{"index"},                               // the SQLite index
 	{"worker/taskcontext", "render", "web"}, // answers built on the index and the sources
 	{"worker/protocol", "worker", "manager", "mcpbridge"}, // processes

@@ -475,3 +475,30 @@ func (s *Snapshot) FileTerms(ctx context.Context, terms []string, budget int) ([
 	})
 	return out, sizes, total, err
 }
+
+// Span is one node of a file with the lines it spans: EndLine is 0 for a node that is no
+// declaration (a file, a document).
+type Span struct {
+	NodeRef
+	Kind          string
+	Line, EndLine int
+}
+
+// NodesAt lists the nodes whose source is the file at the project-relative path, in line
+// order.
+func (s *Snapshot) NodesAt(ctx context.Context, path string) ([]Span, error) {
+	var out []Span
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		return sqlitex.Execute(conn, `SELECT key, id, kind, line, end_line FROM nodes WHERE source_path = ? ORDER BY line, id`, &sqlitex.ExecOptions{
+			Args: []any{path},
+			ResultFunc: func(st *sqlite.Stmt) error {
+				out = append(out, Span{NodeRef: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Kind: st.ColumnText(2),
+					Line: st.ColumnInt(3), EndLine: st.ColumnInt(4)})
+				return nil
+			}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nodes of %s: %w", path, err)
+	}
+	return out, nil
+}

@@ -30,6 +30,8 @@ type live struct {
 	// snapshots' rankings learned of the base segment the generations share.
 	memory   *index.Memory
 	baseMemo *index.BaseMemo
+	// hist keeps the project's history index current with its repository.
+	hist historyState
 
 	syncMu  sync.Mutex
 	pending atomic.Bool // a background rebuild is scheduled

@@ -70,7 +70,14 @@ func runTaskContext(c *call, a taskContextInput) (any, error) {
 		return nil, err
 	}
 	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
-	col, err := taskcontext.Collect(c.ctx, c.snap, req, policyHash)
+	hist, err := c.svc.history(c.ctx, c.svc.liveFor(c.b, c.d), c.d)
+	if err != nil {
+		return nil, err
+	}
+	if hist != nil {
+		defer hist.Close()
+	}
+	col, err := taskcontext.Collect(c.ctx, c.snap, hist, req, policyHash)
 	if err != nil {
 		return nil, err
 	}

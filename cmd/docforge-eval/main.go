@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -55,6 +56,9 @@ func main() {
 
 type options struct {
 	set, corpus, project, work, docforge, out string
+	// git, when set, is where the set's repository is cloned from with its history (%s
+	// stands for the repository's name), instead of extracting the corpus.
+	git string
 	budget, repeat                            int
 	keep                                      bool
 }
@@ -71,6 +75,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&o.budget, "budget", 0, "token budget for every task (default: the set's, else 8000)")
 	fs.IntVar(&o.repeat, "repeat", 3, "runs of each task-context call; latency is their median")
 	fs.BoolVar(&o.keep, "keep", false, "keep an existing extraction in --work instead of extracting afresh")
+	fs.StringVar(&o.git, "git", "", "clone the set's repository with its history from this URL or path (%s: the repository's name, such as go-sdk) and check out the set's commit, instead of extracting --corpus")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: docforge-eval --set SET.json (--corpus REPO.tar.gz | --project DIR) [flags]\n\n"+
 			"Adopts the repository as a new user would (git init, docforge init, docforge sync), runs every\n"+
@@ -83,9 +88,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.set == "" || (o.corpus == "") == (o.project == "") {
+	if o.set == "" || (o.corpus == "" && o.git == "") == (o.project == "") {
 		fs.Usage()
-		return errors.New("--set and exactly one of --corpus or --project are required")
+		return errors.New("--set and exactly one of --corpus (or --git) or --project are required")
 	}
 	if _, err := exec.LookPath("rg"); err != nil {
 		return errors.New("ripgrep (rg) is needed for the baseline: apt-get install ripgrep")
@@ -108,8 +113,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	root := o.project
-	if o.corpus != "" {
-		if root, err = adopt(ctx, o); err != nil {
+	if o.corpus != "" || o.git != "" {
+		if root, err = adopt(ctx, o, set); err != nil {
 			return err
 		}
 	}
@@ -151,7 +156,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 // adopt extracts the corpus into a fresh directory and adopts it exactly as the README of
 // the task sets says: git init, docforge init, docforge sync, no hand edits.
-func adopt(ctx context.Context, o options) (string, error) {
+func adopt(ctx context.Context, o options, set TaskSet) (string, error) {
 	work, err := filepath.Abs(o.work)
 	if err != nil {
 		return "", err
@@ -166,7 +171,18 @@ func adopt(ctx context.Context, o options) (string, error) {
 		if err := os.MkdirAll(work, 0o755); err != nil {
 			return "", err
 		}
-		if _, err := command(ctx, work, "tar", "-xzf", mustAbs(o.corpus), "-C", work); err != nil {
+		if o.git != "" {
+			// The set's commit with the history that leads to it: the plain corpus has none.
+			name := path.Base(set.Repo)
+			src := strings.ReplaceAll(o.git, "%s", name)
+			dst := filepath.Join(work, name)
+			if _, err := command(ctx, work, "git", "clone", "-q", "--no-checkout", src, dst); err != nil {
+				return "", fmt.Errorf("clone %s: %w", src, err)
+			}
+			if _, err := command(ctx, dst, "git", "checkout", "-q", "--detach", set.Commit); err != nil {
+				return "", fmt.Errorf("check out %s: %w", set.Commit, err)
+			}
+		} else if _, err := command(ctx, work, "tar", "-xzf", mustAbs(o.corpus), "-C", work); err != nil {
 			return "", err
 		}
 		if entries, err = os.ReadDir(work); err != nil {
@@ -178,8 +194,10 @@ func adopt(ctx context.Context, o options) (string, error) {
 	}
 	root := filepath.Join(work, entries[0].Name())
 	if _, err := os.Stat(filepath.Join(root, "docforge.toml")); err != nil {
-		if _, err := command(ctx, root, "git", "init", "-q"); err != nil {
-			return "", err
+		if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+			if _, err := command(ctx, root, "git", "init", "-q"); err != nil {
+				return "", err
+			}
 		}
 		if out, err := command(ctx, root, o.docforge, "init"); err != nil {
 			return "", fmt.Errorf("docforge init: %w\n%s", err, out)

@@ -62,6 +62,7 @@ type Descriptor struct {
 	Views         []View            `toml:"views"`
 	Render        RenderSettings    `toml:"render"`
 	Proposals     Proposals         `toml:"proposals"`
+	History       History           `toml:"history"`
 
 	// Root is the absolute, symlink-resolved project root. It is not part of the file.
 	Root string `toml:"-"`
@@ -239,6 +240,28 @@ type RenderSettings struct {
 	// a body's HTML is then shown as text, so no committed file can put script in a page.
 	RawHTML bool `toml:"raw_html"`
 }
+
+// History bounds the git history indexed as evidence beside the graph (index/history).
+type History struct {
+	// Enabled indexes history when the project is in a git repository with history; default
+	// true.
+	Enabled *bool `toml:"enabled"`
+	// MaxCommits is how many first-parent commits back from HEAD are indexed; default 5000.
+	MaxCommits int `toml:"max_commits"`
+	// MaxAgeDays leaves out commits older than this many days before HEAD's; default 730.
+	MaxAgeDays int `toml:"max_age_days"`
+}
+
+// History window defaults and ceilings.
+const (
+	DefaultHistoryCommits = 5000
+	CeilingHistoryCommits = 100000
+	DefaultHistoryDays    = 730
+	CeilingHistoryDays    = 36500
+)
+
+// On reports whether history is indexed.
+func (h History) On() bool { return h.Enabled == nil || *h.Enabled }
 
 // Proposals configures isolated changesets.
 type Proposals struct {
@@ -452,6 +475,7 @@ func (v *validator) check(d *Descriptor, md toml.MetaData) {
 	}
 
 	v.limits(&d.Limits)
+	v.history(&d.History)
 	v.views(d)
 	v.proposals(&d.Proposals)
 }
@@ -523,6 +547,19 @@ func (v *validator) choice(key string, value *string, allowed ...string) {
 			quoted[i] = strconv.Quote(a)
 		}
 		v.add(problem.InvalidDescriptor, key, "%s is %q; use %s", key, *value, strings.Join(quoted, " or "))
+	}
+}
+
+func (v *validator) history(h *History) {
+	if h.MaxCommits == 0 {
+		h.MaxCommits = DefaultHistoryCommits
+	} else if h.MaxCommits < 1 || h.MaxCommits > CeilingHistoryCommits {
+		v.add(problem.InvalidDescriptor, "history.max_commits", "history.max_commits is %d; use 1 to %d", h.MaxCommits, CeilingHistoryCommits)
+	}
+	if h.MaxAgeDays == 0 {
+		h.MaxAgeDays = DefaultHistoryDays
+	} else if h.MaxAgeDays < 1 || h.MaxAgeDays > CeilingHistoryDays {
+		v.add(problem.InvalidDescriptor, "history.max_age_days", "history.max_age_days is %d; use 1 to %d", h.MaxAgeDays, CeilingHistoryDays)
 	}
 }
 

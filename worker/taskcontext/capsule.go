@@ -13,6 +13,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/history"
 )
 
 // CapsuleVersion is the version of the capsule layout. Version 2: items are ranked and carry
@@ -60,7 +61,10 @@ type Item struct {
 	// still the one the generation was built from.
 	Source    string `json:"source,omitempty"`
 	SourceEnd int    `json:"source_end,omitempty"`
-	Tokens    int    `json:"tokens"`
+	// Commits are the commits that changed the node (its lines, or a file's or document's
+	// file), those the task's words chose first, then the newest.
+	Commits []history.Commit `json:"commits,omitempty"`
+	Tokens  int              `json:"tokens"`
 }
 
 // Omitted is a collected item whose content the token budget left out: a ranked pointer,
@@ -169,7 +173,7 @@ func Build(ctx context.Context, snap *index.Snapshot, r Request, policyHash stri
 // BuildPaged is Build for responses of at most pageChars characters each (0: no such bound):
 // Collect, then Layout.
 func BuildPaged(ctx context.Context, snap *index.Snapshot, r Request, policyHash string, reserve, pageChars int) (*Capsule, error) {
-	c, err := Collect(ctx, snap, r, policyHash)
+	c, err := Collect(ctx, snap, nil, r, policyHash)
 	if err != nil {
 		return nil, err
 	}
@@ -188,14 +192,21 @@ type Collected struct {
 // Examined is how many candidate edges the collection examined.
 func (c *Collected) Examined() int { return c.col.examined }
 
-// Collect derives the plan of a normalized request, runs it on snap, and ranks what it found.
-func Collect(ctx context.Context, snap *index.Snapshot, r Request, policyHash string) (*Collected, error) {
+// Collect derives the plan of a normalized request, runs it on snap (and the project's
+// history, when hist is not nil), and ranks what it found.
+func Collect(ctx context.Context, snap *index.Snapshot, hist *history.Store, r Request, policyHash string) (*Collected, error) {
 	vocabulary, err := snap.RelationNames(ctx)
 	if err != nil {
 		return nil, err
 	}
 	plan := PlanFor(r, vocabulary)
-	col, err := collect(ctx, snap, plan, vocabulary)
+	if hist != nil && plan.Steps[0].Mode == "lexical" {
+		// The plan binds the history it reads: another head is another plan.
+		plan.Steps[0].History = fmt.Sprintf("the messages of %d commits to %s", hist.Commits(), hist.Head())
+	} else {
+		hist = nil
+	}
+	col, err := collect(ctx, snap, hist, plan, vocabulary)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +219,11 @@ func Collect(ctx context.Context, snap *index.Snapshot, r Request, policyHash st
 		return nil, err
 	}
 	col.rank()
+	if hist != nil {
+		if err := col.attachCommits(ctx, hist); err != nil {
+			return nil, err
+		}
+	}
 	capsule.Counts = Counts{Collected: len(col.items), EdgesExamined: col.examined}
 	ids := make([]json.RawMessage, len(col.items))
 	for i, f := range col.items {
@@ -404,7 +420,8 @@ func provenance(f *found, it *Item) []Fact {
 		facts = append(facts, Fact{FactIDFocus, "a task word is its ID; relevance not proven"})
 	case "text":
 		facts = append(facts, Fact{FactLexicalFocus, fmt.Sprintf("focus %d by the task's words; relevance not proven", f.focus+1)})
-
+	case "history":
+		facts = append(facts, Fact{FactHistoryFocus, "changed by commits whose messages hold the task's words; relevance not proven"})
 	}
 	var declared, static, unclassified, suspect []string
 	for i := 1; i < len(f.path); i++ {

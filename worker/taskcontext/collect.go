@@ -9,6 +9,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/history"
 )
 
 // Gap kinds and the limits of an incomplete proof.
@@ -76,6 +77,7 @@ const (
 	FactExcerpt          = "body_excerpt"
 	FactReasonsTruncated = "reasons_truncated"
 	FactSuspect          = "suspect_relation"
+	FactHistoryFocus     = "history_focus"
 )
 
 // found is one node of the collection while the plan runs.
@@ -92,6 +94,8 @@ type found struct {
 	// rec is the node's indexed metadata, once hydrated: ranking reads its file, title and
 	// (for a document) length.
 	rec index.Hydrated
+	// commits changed the node, as its provenance (attachCommits).
+	commits []history.Commit
 }
 
 // collection is the outcome of the focus and traverse steps.
@@ -105,6 +109,10 @@ type collection struct {
 	// the score of every file holding a task term (fileCoverage).
 	lexical map[int64]float64
 	files   map[string]float64
+	// hist is the history relevance of every file the task's commits touched, relevant the
+	// relevance of each of those commits, by hash (historyFocus); nil without history.
+	hist     map[string]float64
+	relevant map[string]float64
 	// links are the node pairs of every qualifying edge the traversal met, whether or not it
 	// collected a node: the graph the ranking walks.
 	links []link
@@ -117,7 +125,7 @@ type link struct {
 }
 
 // collect runs the focus and traverse steps of p.
-func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []string) (*collection, error) {
+func collect(ctx context.Context, snap *index.Snapshot, hist *history.Store, p Plan, vocabulary []string) (*collection, error) {
 	c := &collection{lexical: map[int64]float64{}}
 	byKey := map[int64]*found{}
 	focus := p.Steps[0]
@@ -133,8 +141,20 @@ func collect(ctx context.Context, snap *index.Snapshot, p Plan, vocabulary []str
 		c.items, byKey[refs[0].Key] = append(c.items, f), f
 	default:
 		var err error
-		if roots, err = c.lexicalFocus(ctx, snap, focus, p.Kind, byKey); err != nil || len(roots) == 0 {
-			return c, err
+		if roots, err = c.lexicalFocus(ctx, snap, focus, p.Kind, byKey); err != nil {
+			return nil, err
+		}
+		if hist != nil {
+			if err := c.historyFocus(ctx, snap, hist, focus.Terms, byKey); err != nil {
+				return nil, err
+			}
+		}
+		if len(roots) == 0 {
+			if len(c.items) > 0 {
+				// No node holds the task's words, but commits that say them changed some.
+				c.gaps = slices.DeleteFunc(c.gaps, func(g Gap) bool { return g.Kind == GapNoEvidence && g.Step == 1 })
+			}
+			return c, nil
 		}
 	}
 

@@ -110,7 +110,7 @@ func (s *selector) item(f *found) (*Item, error) {
 	h := &f.rec
 	it := &Item{Type: "evidence", NodeID: h.ID, Title: h.Title, Kind: h.Kind, Family: h.Family, Status: h.Status, Authority: h.Authority,
 		SourcePath: h.SourcePath, Anchor: h.Anchor, Line: h.Line, EndLine: h.EndLine, ContentHash: h.ContentHash,
-		Role: role(f), Score: f.score, Step: f.step, Depth: f.depth, Path: f.path, Reasons: f.reasons, ReasonsMore: f.more}
+		Role: role(f), Score: f.score, Step: f.step, Depth: f.depth, Path: f.path, Reasons: f.reasons, ReasonsMore: f.more, Commits: f.commits}
 	if it.Role == "focus" {
 		it.Path = []PathHop{} // a focus node is where paths start
 	}

@@ -126,6 +126,9 @@ type Step struct {
 	FocusNodes   int      `json:"focus_nodes,omitempty"` // lexical: the nodes it may choose
 	IDCandidates []string `json:"id_candidates,omitempty"`
 	Terms        []string `json:"terms,omitempty"`
+	// History is the git history whose commit messages the terms also rank, when there is
+	// one: files those commits changed gain relevance, and their nodes may be collected.
+	History string `json:"history,omitempty"`
 	// traverse: the relations followed are every relation of the vocabulary (bound by hash,
 	// not listed) whose category is one of graph.Categories.
 	Direction      string   `json:"direction,omitempty"` // "outgoing" or "incoming"

@@ -41,13 +41,16 @@ func (c *collection) rank() {
 		return
 	}
 	pr := c.proximity()
-	maxLex, maxPR, maxFile := 0.0, 0.0, 0.0
+	maxLex, maxPR, maxFile, maxHist := 0.0, 0.0, 0.0, 0.0
 	for i, f := range c.items {
 		maxPR = max(maxPR, pr[i])
 		maxLex = max(maxLex, c.lexical[f.ref.Key])
 	}
 	for _, s := range c.files {
 		maxFile = max(maxFile, s)
+	}
+	for _, s := range c.hist {
+		maxHist = max(maxHist, s)
 	}
 	scaled := func(x, top float64) float64 {
 		if top == 0 {
@@ -56,7 +59,8 @@ func (c *collection) rank() {
 		return x / top
 	}
 	for i, f := range c.items {
-		s := scaled(c.lexical[f.ref.Key], maxLex) + graphWeight*scaled(pr[i], maxPR) + fileWeight*scaled(c.files[f.rec.SourcePath], maxFile)
+		s := scaled(c.lexical[f.ref.Key], maxLex) + graphWeight*scaled(pr[i], maxPR) + fileWeight*scaled(c.files[f.rec.SourcePath], maxFile) +
+			historyWeight*scaled(c.hist[f.rec.SourcePath], maxHist)
 		if f.focus >= 0 && maxLex == 0 {
 			s++ // an exact focus leads its own capsule
 		}
@@ -153,6 +157,9 @@ func (c *collection) proximity() []float64 {
 			restart[i] = 1
 		}
 		total += restart[i]
+	}
+	if total == 0 {
+		return restart // no focus (every item came from history): no walk to rank by
 	}
 	for i := range restart {
 		restart[i] /= total

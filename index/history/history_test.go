@@ -1,0 +1,291 @@
+package history_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docforge/docforge/index/history"
+)
+
+// repo is a git repository made for a test, committing with fixed identities and dates so
+// that hashes and times are reproducible.
+type repo struct {
+	t    *testing.T
+	dir  string
+	tick int
+}
+
+func newRepo(t *testing.T) *repo {
+	r := &repo{t: t, dir: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", r.dir}, args...)...)
+	date := fmt.Sprintf("2026-01-01T00:%02d:00Z", r.tick)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a",
+		"GIT_COMMITTER_EMAIL=a@example.com", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// commit writes files (an empty text removes the file) and commits them with msg.
+func (r *repo) commit(msg string, files map[string]string) string {
+	r.t.Helper()
+	for name, text := range files {
+		p := filepath.Join(r.dir, name)
+		if text == "" {
+			r.git("rm", "-q", name)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+		r.git("add", name)
+	}
+	r.tick++
+	r.git("commit", "-q", "-m", msg)
+	return r.git("rev-parse", "HEAD")
+}
+
+func lines(n int, word string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s %d\n", word, i)
+	}
+	return b.String()
+}
+
+func update(t *testing.T, root, dir string, w history.Window) history.Result {
+	t.Helper()
+	res, err := history.Update(context.Background(), root, dir, w)
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	return res
+}
+
+func open(t *testing.T, dir string) *history.Store {
+	t.Helper()
+	s, err := history.Open(context.Background(), dir)
+	if err != nil || s == nil {
+		t.Fatalf("open: %v %v", s, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// dump lists every indexed commit with what it touched, oldest first.
+func dump(t *testing.T, dir string) []string {
+	t.Helper()
+	s := open(t, dir)
+	var out []string
+	for _, c := range recent(t, s, "", 0, 0) {
+		touches, err := s.Touched(context.Background(), c.Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %s %v", c.Hash[:7], c.Subject, touches))
+	}
+	return out
+}
+
+// recent lists every commit, oldest first, through Recent over each path the test uses.
+func recent(t *testing.T, s *history.Store, _ string, _, _ int) []history.Commit {
+	t.Helper()
+	seen := map[string]bool{}
+	var all []history.Commit
+	for _, p := range []string{"store.go", "notes.txt", "gone.go", "sub/x.go", "sub/store.go"} {
+		cs, err := s.Recent(context.Background(), p, 0, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			if !seen[c.Hash] {
+				seen[c.Hash] = true
+				all = append(all, c)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b history.Commit) int { return int(a.Seq - b.Seq) })
+	return all
+}
+
+// Outside git, before the first commit and in a shallow clone there is no history, and an
+// index left from before is removed.
+func TestNoHistory(t *testing.T) {
+	dir := t.TempDir()
+	if res := update(t, t.TempDir(), dir, history.DefaultWindow); res.State != history.StateOff || !strings.Contains(res.Reason, "not in a git repository") {
+		t.Errorf("outside git: %+v", res)
+	}
+	r := newRepo(t)
+	if res := update(t, r.dir, dir, history.DefaultWindow); res.State != history.StateOff {
+		t.Errorf("no commit yet: %+v", res)
+	}
+	r.commit("first", map[string]string{"store.go": lines(5, "a")})
+	r.commit("second", map[string]string{"store.go": lines(6, "a")})
+	if res := update(t, r.dir, dir, history.DefaultWindow); res.State != history.StateRebuilt || res.Commits != 2 {
+		t.Fatalf("two commits: %+v", res)
+	}
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	r.git("clone", "-q", "--depth", "1", "file://"+r.dir, shallow)
+	if res := update(t, shallow, dir, history.DefaultWindow); res.State != history.StateOff || !strings.Contains(res.Reason, "shallow") {
+		t.Errorf("shallow clone: %+v", res)
+	}
+	if s, err := history.Open(context.Background(), dir); s != nil || err != nil {
+		t.Errorf("the index of another history is left: %v %v", s, err)
+	}
+}
+
+// A commit's changed lines are carried to the lines they are at now: lines inserted above
+// move them down, a rewrite of them keeps the newer commit's, a deleted file keeps none.
+func TestSpansFollowTheLines(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	base := lines(10, "base")
+	r.commit("add the store", map[string]string{"store.go": base})
+	// Lines 4-5 rewritten, then 3 lines inserted at the top: they are 7-8 now.
+	rewritten := strings.Replace(base, "base 3\nbase 4\n", "fix 3\nfix 4\n", 1)
+	r.commit("fix the flush", map[string]string{"store.go": rewritten})
+	r.commit("add a header", map[string]string{"store.go": "h\nh\nh\n" + rewritten, "gone.go": "x\n"})
+	r.commit("drop gone", map[string]string{"gone.go": ""})
+	update(t, r.dir, dir, history.DefaultWindow)
+	s := open(t, dir)
+	hits := func(first, last int) []string {
+		cs, err := s.Recent(context.Background(), "store.go", first, last, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Subject)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		first, last int
+		want        []string
+	}{
+		{7, 8, []string{"fix the flush", "add the store"}},
+		{1, 3, []string{"add a header"}},
+		{10, 13, []string{"add the store"}},
+		{0, 0, []string{"add a header", "fix the flush", "add the store"}},
+	} {
+		if got := hits(c.first, c.last); !slices.Equal(got, c.want) {
+			t.Errorf("lines %d-%d: %v, want %v", c.first, c.last, got, c.want)
+		}
+	}
+	cs, err := s.Recent(context.Background(), "gone.go", 1, 1, 10)
+	if err != nil || len(cs) != 2 {
+		t.Errorf("a deleted file's commits: %v %v", cs, err)
+	}
+}
+
+// A new commit is added to the index as it stands, and the index equals one built afresh;
+// a rewritten history (an amended commit) is indexed afresh.
+func TestIncrementalEqualsRebuild(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	r.commit("first", map[string]string{"store.go": lines(20, "a"), "notes.txt": "n\n"})
+	r.commit("second", map[string]string{"store.go": strings.Replace(lines(20, "a"), "a 5\n", "b 5\nb 6\n", 1)})
+	if res := update(t, r.dir, dir, history.DefaultWindow); res.State != history.StateRebuilt {
+		t.Fatalf("first update: %+v", res)
+	}
+	r.commit("third inserts above", map[string]string{"store.go": "top\n" + strings.Replace(lines(20, "a"), "a 5\n", "b 5\nb 6\n", 1), "sub/x.go": "package sub\n"})
+	r.commit("fourth", map[string]string{"notes.txt": "n\nm\n"})
+	// A rename keeps the file's history under its new name, in both ways of indexing.
+	r.git("mv", "store.go", "sub/store.go")
+	r.commit("move the store", map[string]string{"sub/store.go": "moved\n" + "top\n" + strings.Replace(lines(20, "a"), "a 5\n", "b 5\nb 6\n", 1)})
+	res := update(t, r.dir, dir, history.DefaultWindow)
+	if res.State != history.StateIncremental || res.Added != 3 || res.Commits != 5 {
+		t.Fatalf("after three commits: %+v", res)
+	}
+	s := open(t, dir)
+	moved, err := s.Recent(context.Background(), "sub/store.go", 8, 9, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subjects []string
+	for _, c := range moved {
+		subjects = append(subjects, c.Subject)
+	}
+	// b 5 and b 6, written by "second", are lines 8-9 after two lines went on top.
+	if !slices.Equal(subjects, []string{"second", "first"}) {
+		t.Errorf("the moved file's lines 8-9: %v", subjects)
+	}
+	if again := update(t, r.dir, dir, history.DefaultWindow); again.State != history.StateCurrent {
+		t.Errorf("unchanged head: %+v", again)
+	}
+	cold := t.TempDir()
+	update(t, r.dir, cold, history.DefaultWindow)
+	if got, want := dump(t, dir), dump(t, cold); !slices.Equal(got, want) {
+		t.Errorf("incremental:\n%s\nafresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	r.tick++
+	r.git("commit", "-q", "--amend", "-m", "move the store, reworded")
+	if res := update(t, r.dir, dir, history.DefaultWindow); res.State != history.StateRebuilt || res.Commits != 5 {
+		t.Errorf("after an amend: %+v", res)
+	}
+	if got := dump(t, dir); !strings.Contains(got[len(got)-1], "move the store, reworded") {
+		t.Errorf("after an amend: %v", got)
+	}
+}
+
+// The window keeps the newest commits only, within its count and its age.
+func TestWindowBounds(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	for i := range 6 {
+		r.commit(fmt.Sprintf("change %d", i), map[string]string{"store.go": lines(i+1, "a")})
+	}
+	w := history.Window{MaxCommits: 4, MaxAge: time.Hour}
+	if res := update(t, r.dir, dir, w); res.Commits != 4 {
+		t.Errorf("four of six: %+v", res)
+	}
+	r.commit("change 6", map[string]string{"store.go": lines(8, "a")})
+	if res := update(t, r.dir, dir, w); res.State != history.StateIncremental || res.Commits != 4 {
+		t.Errorf("still four: %+v", res)
+	}
+	// Commits are a minute apart: three minutes back from the newest holds four.
+	if res := update(t, r.dir, dir, history.Window{MaxCommits: 100, MaxAge: 3 * time.Minute}); res.State != history.StateRebuilt || res.Commits != 4 {
+		t.Errorf("by age: %+v", res)
+	}
+}
+
+// Commit messages are ranked by the task's terms, analyzed as the graph's text is.
+func TestRelevantMessages(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	r.commit("Add reconnect backoff to the client", map[string]string{"store.go": "a\n"})
+	r.commit("Fix typo", map[string]string{"notes.txt": "b\n"})
+	r.commit("client: jitter the ReconnectDelay", map[string]string{"store.go": "a\nb\n"})
+	update(t, r.dir, dir, history.DefaultWindow)
+	s := open(t, dir)
+	cs, err := s.Relevant(context.Background(), []string{"reconnect", "backoff"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cs {
+		got = append(got, c.Subject)
+	}
+	if want := []string{"Add reconnect backoff to the client", "client: jitter the ReconnectDelay"}; !slices.Equal(got, want) {
+		t.Errorf("relevant: %v, want %v", got, want)
+	}
+}

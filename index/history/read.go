@@ -1,0 +1,198 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// Store reads a history index. It is not safe for concurrent use.
+type Store struct {
+	conn    *sqlite.Conn
+	head    string
+	commits int
+}
+
+// Open opens the history index in dir for reading, or returns nil and no error when there
+// is none (no history, or not indexed yet).
+func Open(ctx context.Context, dir string) (*Store, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	conn, err := sqlite.OpenConn(path, sqlite.OpenReadOnly)
+	if err != nil {
+		return nil, fmt.Errorf("open the history index: %w", err)
+	}
+	conn.SetInterrupt(ctx.Done())
+	s := &Store{conn: conn}
+	if err := sqlitex.ExecuteTransient(conn, "PRAGMA busy_timeout = 5000", nil); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	meta, err := readMeta(conn)
+	if err == nil {
+		s.commits, err = count(conn)
+	}
+	if err != nil || meta["schema"] != schemaVersion {
+		conn.Close()
+		return nil, nil // another version, or half written: as if there were none until rebuilt
+	}
+	s.head = meta["head"]
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.conn.Close() }
+
+// Head is the commit the index ends at.
+func (s *Store) Head() string { return s.head }
+
+// Commits is the number of commits indexed.
+func (s *Store) Commits() int { return s.commits }
+
+// Commit is one indexed commit.
+type Commit struct {
+	Seq     int64     `json:"-"`
+	Hash    string    `json:"hash"`
+	Time    time.Time `json:"date"`
+	Subject string    `json:"subject"`
+	Files   int       `json:"-"`
+	// Score is a commit's relevance to the terms it was found by (Relevant), higher better.
+	Score float64 `json:"-"`
+}
+
+// Touch is a span of lines of a file, at the indexed head, that a commit changed; First 0
+// means the file as a whole.
+type Touch struct {
+	Path        string
+	First, Last int
+}
+
+// Relevant ranks the commits whose messages hold any of terms (analyzed as base/lexicon
+// analyzes text) by BM25, the subject weighed twice the body; at most limit, best first.
+func (s *Store) Relevant(ctx context.Context, terms []string, limit int) ([]Commit, error) {
+	var quoted []string
+	for _, t := range terms {
+		if t != "" {
+			quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		}
+	}
+	if len(quoted) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	var out []Commit
+	err := sqlitex.Execute(s.conn, `SELECT c.seq, c.hash, c.time, c.subject, c.files, -bm25(messages, 2.0, 1.0) AS score
+		FROM messages JOIN commits c ON c.seq = messages.rowid
+		WHERE messages MATCH ? ORDER BY score DESC, c.seq DESC LIMIT ?`, &sqlitex.ExecOptions{
+		Args:       []any{strings.Join(quoted, " OR "), limit},
+		ResultFunc: func(st *sqlite.Stmt) error { out = append(out, commitOf(st)); return nil },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rank commit messages: %w", err)
+	}
+	return out, nil
+}
+
+func commitOf(st *sqlite.Stmt) Commit {
+	c := Commit{Seq: st.ColumnInt64(0), Hash: st.ColumnText(1), Time: time.Unix(st.ColumnInt64(2), 0).UTC(),
+		Subject: st.ColumnText(3), Files: st.ColumnInt(4)}
+	if st.ColumnCount() > 5 {
+		c.Score = st.ColumnFloat(5)
+	}
+	return c
+}
+
+// Touched returns what the commit at seq changed, in path and line order.
+func (s *Store) Touched(ctx context.Context, seq int64) ([]Touch, error) {
+	var out []Touch
+	err := sqlitex.Execute(s.conn, `SELECT path, first, last FROM touches WHERE seq = ? ORDER BY path, first`, &sqlitex.ExecOptions{
+		Args: []any{seq},
+		ResultFunc: func(st *sqlite.Stmt) error {
+			out = append(out, Touch{Path: st.ColumnText(0), First: st.ColumnInt(1), Last: st.ColumnInt(2)})
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("read what a commit touched: %w", err)
+	}
+	return out, nil
+}
+
+// Recent returns the newest commits, at most limit, that changed the file at path, and of it
+// lines first to last when first > 0.
+func (s *Store) Recent(ctx context.Context, path string, first, last, limit int) ([]Commit, error) {
+	var out []Commit
+	err := sqlitex.Execute(s.conn, `SELECT c.seq, c.hash, c.time, c.subject, c.files FROM commits c
+		WHERE c.seq IN (SELECT seq FROM touches WHERE path = ?1 AND (?2 = 0 OR first = 0 OR (first <= ?3 AND last >= ?2)))
+		ORDER BY c.seq DESC LIMIT ?4`, &sqlitex.ExecOptions{
+		Args:       []any{path, first, last, limit},
+		ResultFunc: func(st *sqlite.Stmt) error { out = append(out, commitOf(st)); return nil },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the commits of %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// Probe is a cheap signature of the git state of the repository holding root: the files git
+// rewrites when HEAD moves (HEAD, its reflog, the branch it names, packed refs, the shallow
+// list), by size and time, read without running git. "" means no repository was found.
+func Probe(root string) string {
+	gitDir := ""
+	for d := root; ; {
+		p := filepath.Join(d, ".git")
+		if st, err := os.Stat(p); err == nil {
+			gitDir = p
+			if !st.IsDir() {
+				// A worktree or submodule: .git names the real directory.
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return "unreadable " + p
+				}
+				target := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(d, target)
+				}
+				gitDir = target
+			}
+			break
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+	var b strings.Builder
+	stamp := func(p string) {
+		if st, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%s %d %d;", filepath.Base(p), st.Size(), st.ModTime().UnixNano())
+		} else {
+			fmt.Fprintf(&b, "%s -;", filepath.Base(p))
+		}
+	}
+	b.WriteString(gitDir + ";")
+	head := filepath.Join(gitDir, "HEAD")
+	stamp(head)
+	if data, err := os.ReadFile(head); err == nil {
+		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: "); ok {
+			stamp(filepath.Join(gitDir, filepath.FromSlash(ref)))
+			common := gitDir
+			if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+				common = filepath.Join(gitDir, strings.TrimSpace(string(c)))
+			}
+			stamp(filepath.Join(common, filepath.FromSlash(ref)))
+			stamp(filepath.Join(common, "packed-refs"))
+		}
+	}
+	stamp(filepath.Join(gitDir, "logs", "HEAD"))
+	stamp(filepath.Join(gitDir, "shallow"))
+	return b.String()
+}
