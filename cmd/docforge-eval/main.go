@@ -58,9 +58,9 @@ type options struct {
 	set, corpus, project, work, docforge, out string
 	// git, when set, is where the set's repository is cloned from with its history (%s
 	// stands for the repository's name), instead of extracting the corpus.
-	git string
-	budget, repeat                            int
-	keep                                      bool
+	git            string
+	budget, repeat int
+	keep           bool
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {

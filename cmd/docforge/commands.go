@@ -15,6 +15,7 @@ import (
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/history"
 	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
@@ -321,10 +322,22 @@ func runSync(e *env) error {
 			defer e.merge(d)
 		}
 	}
+	// The history beside the graph follows the repository, not the sources: a commit changes
+	// no source. Bringing it up to date is no part of the sync's outcome; a failure is said.
+	start := time.Now()
+	hist, herr := worker.UpdateHistory(e.ctx, d)
 	if e.json {
 		return e.writeJSON(e.stdout, res)
 	}
 	printSync(e.stdout, res)
+	switch {
+	case herr != nil:
+		fmt.Fprintf(e.stderr, "history: not brought up to date: %v\n", herr)
+	case hist.State == history.StateOff:
+		fmt.Fprintf(e.stdout, "history: none (%s)\n", hist.Reason)
+	default:
+		fmt.Fprintf(e.stdout, "history: %d commits to %.12s (%s in %s)\n", hist.Commits, hist.Head, hist.State, time.Since(start).Round(time.Millisecond))
+	}
 	if n := res.WarningCount; n > 0 {
 		shown := res.Warnings[:min(len(res.Warnings), syncWarningsShown)]
 		more := ""

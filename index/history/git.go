@@ -44,12 +44,14 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // logArgs are the arguments of the one git log that reads commits: first-parent, each
 // commit's message and its diff with no context lines, renames found (a file keeps its
-// history under its new name), paths relative to the project root and limited to it.
+// history under its new name), paths relative to the project root and changes outside it
+// left out. No pathspec: it would leave out the commits that change nothing under the root
+// (and an empty commit), and then a new commit's first parent would not be the last one read.
 func logArgs(extra ...string) []string {
 	args := []string{"-c", "core.quotePath=false", "log", "--first-parent", "-M", "--no-color",
 		"--no-ext-diff", "--no-textconv", "-U0", "--relative", "-p",
 		"--format=" + recordStart + "%H %P%n%ct%n%B" + messageEnd}
-	return append(append(args, extra...), "--", ".")
+	return append(args, extra...)
 }
 
 const (

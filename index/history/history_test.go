@@ -289,3 +289,24 @@ func TestRelevantMessages(t *testing.T) {
 		t.Errorf("relevant: %v, want %v", got, want)
 	}
 }
+
+// A project in a folder of its repository reads its paths relative to that folder, and a
+// commit that changed nothing in it touches none of its files.
+func TestProjectInAFolder(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	r.commit("start the project", map[string]string{"proj/store.go": "a\n", "other/b.go": "b\n"})
+	r.commit("elsewhere only", map[string]string{"other/b.go": "c\n"})
+	if res := update(t, filepath.Join(r.dir, "proj"), dir, history.DefaultWindow); res.Commits != 2 {
+		t.Fatalf("update: %+v", res)
+	}
+	s := open(t, dir)
+	cs, err := s.Recent(context.Background(), "store.go", 0, 0, 10)
+	if err != nil || len(cs) != 1 || cs[0].Subject != "start the project" {
+		t.Errorf("store.go: %+v %v", cs, err)
+	}
+	cs, err = s.Relevant(context.Background(), []string{"elsewher"}, 10)
+	if err != nil || len(cs) != 1 || cs[0].Files != 0 {
+		t.Errorf("the commit elsewhere: %+v %v", cs, err)
+	}
+}

@@ -218,8 +218,13 @@ func addCommits(conn *sqlite.Conn, fresh []*commit, head string, cutoff int64, w
 
 // rebuild indexes the window ending at head into a new file and puts it in place of the old.
 func rebuild(ctx context.Context, root, path, head string, cutoff int64, w Window) (Result, error) {
-	tmp := path + ".new"
-	_ = os.Remove(tmp)
+	// A temporary file of its own: two processes rebuilding at once each publish a whole index.
+	f, err := os.CreateTemp(filepath.Dir(path), FileName+".*.new")
+	if err != nil {
+		return Result{}, fmt.Errorf("create the history index: %w", err)
+	}
+	tmp := f.Name()
+	f.Close()
 	conn, err := sqlite.OpenConn(tmp, sqlite.OpenReadWrite|sqlite.OpenCreate)
 	if err != nil {
 		return Result{}, fmt.Errorf("create the history index: %w", err)
