@@ -30,6 +30,7 @@ Usage:
   docforge-bench measure --project DIR --nodes N [--runs N] [--profile] [--steps cold,nochange,edit,worker,queries,merge]
   docforge-bench measure-go --project DIR [--runs N]
   docforge-bench replay --git DIR [--commits N] [--work DIR]
+  docforge-bench history (--git DIR | --synthetic N) [--runs N] [--window N]
 
 The first form generates (or reuses) one project per size under --dir, runs 'measure' on each
 in a child process so its peak RSS is the child's own, and prints a Markdown report that can
@@ -50,7 +51,8 @@ index as it is; the edit steps restore the files they change and sync them at th
 project is current for the next run. 'measure-go' times cold and warm syncs and edits on the
 GOROOT copy, both ways. 'replay' publishes a real repository's last N commits one by one as
 edits and compares each generation's answers with a cold build of the same tree
-('docforge-bench replay --help').
+('docforge-bench replay --help'). 'history' times the history index: cold, and a new commit
+('docforge-bench history --help').
 `
 
 // genVersion changes whenever the generator's output changes, so stale projects are rebuilt.
@@ -78,6 +80,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	if len(args) > 0 && args[0] == "replay" {
 		return replayCommand(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "history" {
+		return historyCommand(ctx, args[1:])
 	}
 	fs := flag.NewFlagSet("docforge-bench", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }

@@ -48,7 +48,9 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 // left out. No pathspec: it would leave out the commits that change nothing under the root
 // (and an empty commit), and then a new commit's first parent would not be the last one read.
 func logArgs(extra ...string) []string {
-	args := []string{"-c", "core.quotePath=false", "log", "--first-parent", "-M", "--no-color",
+	// A 16 MiB delta base cache instead of git's 96: git log -p over 5,000 commits then peaks
+	// at 40 MiB instead of 106, no slower (docs/benchmarks.md, "History").
+	args := []string{"-c", "core.quotePath=false", "-c", "core.deltaBaseCacheLimit=16m", "log", "--first-parent", "-M", "--no-color",
 		"--no-ext-diff", "--no-textconv", "-U0", "--relative", "-p",
 		"--format=" + recordStart + "%H %P%n%ct%n%B" + messageEnd}
 	return append(args, extra...)
