@@ -105,17 +105,31 @@ func dump(t *testing.T, dir string) []string {
 	return out
 }
 
-// recent lists every commit, oldest first, through Recent over each path the test uses.
+// changed lists the commits, newest first, that changed the file at path (and of it lines
+// first to last, when first > 0), as Store.Changes gives them.
+func changed(t *testing.T, s *history.Store, path string, first, last int) []history.Commit {
+	t.Helper()
+	all, err := s.Changes(context.Background(), []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []history.Commit
+	for _, ch := range all[path] {
+		hit := first == 0 || ch.First == 0 || ch.First <= last && ch.Last >= first
+		if hit && (len(out) == 0 || out[len(out)-1].Hash != ch.Hash) {
+			out = append(out, ch.Commit)
+		}
+	}
+	return out
+}
+
+// recent lists every commit, oldest first, through the changes of each path the test uses.
 func recent(t *testing.T, s *history.Store, _ string, _, _ int) []history.Commit {
 	t.Helper()
 	seen := map[string]bool{}
 	var all []history.Commit
 	for _, p := range []string{"store.go", "notes.txt", "gone.go", "sub/x.go", "sub/store.go"} {
-		cs, err := s.Recent(context.Background(), p, 0, 0, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cs {
+		for _, c := range changed(t, s, p, 0, 0) {
 			if !seen[c.Hash] {
 				seen[c.Hash] = true
 				all = append(all, c)
@@ -167,12 +181,8 @@ func TestSpansFollowTheLines(t *testing.T) {
 	update(t, r.dir, dir, history.DefaultWindow)
 	s := open(t, dir)
 	hits := func(first, last int) []string {
-		cs, err := s.Recent(context.Background(), "store.go", first, last, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, c := range cs {
+		for _, c := range changed(t, s, "store.go", first, last) {
 			out = append(out, c.Subject)
 		}
 		return out
@@ -190,9 +200,8 @@ func TestSpansFollowTheLines(t *testing.T) {
 			t.Errorf("lines %d-%d: %v, want %v", c.first, c.last, got, c.want)
 		}
 	}
-	cs, err := s.Recent(context.Background(), "gone.go", 1, 1, 10)
-	if err != nil || len(cs) != 2 {
-		t.Errorf("a deleted file's commits: %v %v", cs, err)
+	if cs := changed(t, s, "gone.go", 1, 1); len(cs) != 2 {
+		t.Errorf("a deleted file's commits: %v", cs)
 	}
 }
 
@@ -216,12 +225,8 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 		t.Fatalf("after three commits: %+v", res)
 	}
 	s := open(t, dir)
-	moved, err := s.Recent(context.Background(), "sub/store.go", 8, 9, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var subjects []string
-	for _, c := range moved {
+	for _, c := range changed(t, s, "sub/store.go", 8, 9) {
 		subjects = append(subjects, c.Subject)
 	}
 	// b 5 and b 6, written by "second", are lines 8-9 after two lines went on top.
@@ -301,11 +306,10 @@ func TestProjectInAFolder(t *testing.T) {
 		t.Fatalf("update: %+v", res)
 	}
 	s := open(t, dir)
-	cs, err := s.Recent(context.Background(), "store.go", 0, 0, 10)
-	if err != nil || len(cs) != 1 || cs[0].Subject != "start the project" {
-		t.Errorf("store.go: %+v %v", cs, err)
+	if cs := changed(t, s, "store.go", 0, 0); len(cs) != 1 || cs[0].Subject != "start the project" {
+		t.Errorf("store.go: %+v", cs)
 	}
-	cs, err = s.Relevant(context.Background(), []string{"elsewher"}, 10)
+	cs, err := s.Relevant(context.Background(), []string{"elsewher"}, 10)
 	if err != nil || len(cs) != 1 || cs[0].Files != 0 {
 		t.Errorf("the commit elsewhere: %+v %v", cs, err)
 	}

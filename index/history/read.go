@@ -125,22 +125,6 @@ func (s *Store) Touched(ctx context.Context, seq int64) ([]Touch, error) {
 	return out, nil
 }
 
-// Recent returns the newest commits, at most limit, that changed the file at path, and of it
-// lines first to last when first > 0.
-func (s *Store) Recent(ctx context.Context, path string, first, last, limit int) ([]Commit, error) {
-	var out []Commit
-	err := sqlitex.Execute(s.conn, `SELECT c.seq, c.hash, c.time, c.subject, c.files FROM commits c
-		WHERE c.seq IN (SELECT seq FROM touches WHERE path = ?1 AND (?2 = 0 OR first = 0 OR (first <= ?3 AND last >= ?2)))
-		ORDER BY c.seq DESC LIMIT ?4`, &sqlitex.ExecOptions{
-		Args:       []any{path, first, last, limit},
-		ResultFunc: func(st *sqlite.Stmt) error { out = append(out, commitOf(st)); return nil },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the commits of %s: %w", path, err)
-	}
-	return out, nil
-}
-
 // Probe is a cheap signature of the git state of the repository holding root: the files git
 // rewrites when HEAD moves (HEAD, its reflog, the branch it names, packed refs, the shallow
 // list), by size and time, read without running git. "" means no repository was found.
@@ -195,4 +179,39 @@ func Probe(root string) string {
 	stamp(filepath.Join(gitDir, "logs", "HEAD"))
 	stamp(filepath.Join(gitDir, "shallow"))
 	return b.String()
+}
+
+// Change is one commit's change to a file: the commit, and the lines it changed at the
+// indexed head (First 0: the file as a whole).
+type Change struct {
+	Commit
+	First, Last int
+}
+
+// Changes returns, for each of paths, every indexed change to it, newest first: one query for
+// many files, which Recent would ask one by one.
+func (s *Store) Changes(ctx context.Context, paths []string) (map[string][]Change, error) {
+	out := map[string][]Change{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(paths))
+	for i, p := range paths {
+		args[i] = p
+	}
+	q := `SELECT c.seq, c.hash, c.time, c.subject, c.files, t.path, t.first, t.last FROM touches t JOIN commits c ON c.seq = t.seq
+		WHERE t.path IN (?` + strings.Repeat(", ?", len(paths)-1) + `) ORDER BY t.path, c.seq DESC, t.first`
+	err := sqlitex.Execute(s.conn, q, &sqlitex.ExecOptions{
+		Args: args,
+		ResultFunc: func(st *sqlite.Stmt) error {
+			c := Commit{Seq: st.ColumnInt64(0), Hash: st.ColumnText(1), Time: time.Unix(st.ColumnInt64(2), 0).UTC(),
+				Subject: st.ColumnText(3), Files: st.ColumnInt(4)}
+			p := st.ColumnText(5)
+			out[p] = append(out[p], Change{Commit: c, First: st.ColumnInt(6), Last: st.ColumnInt(7)})
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("read the changes of %d files: %w", len(paths), err)
+	}
+	return out, nil
 }

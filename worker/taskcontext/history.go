@@ -134,17 +134,25 @@ func changedNodes(nodes []index.Span, spans []history.Touch) []index.Span {
 // attachCommits gives each of the best-ranked items the commits that changed it as
 // provenance: those the task's words chose first, then the newest.
 func (c *collection) attachCommits(ctx context.Context, hist *history.Store) error {
-	for _, f := range c.items[:min(len(c.items), commitItems)] {
-		if f.rec.SourcePath == "" {
-			continue
+	top := c.items[:min(len(c.items), commitItems)]
+	var paths []string
+	for _, f := range top {
+		if p := f.rec.SourcePath; p != "" && !slices.Contains(paths, p) {
+			paths = append(paths, p)
 		}
-		first, last := f.rec.Line, f.rec.EndLine
-		if last == 0 {
-			first = 0 // a file or a document: any change of the file
-		}
-		cs, err := hist.Recent(ctx, f.rec.SourcePath, first, last, 20)
-		if err != nil {
-			return err
+	}
+	changes, err := hist.Changes(ctx, paths)
+	if err != nil {
+		return err
+	}
+	for _, f := range top {
+		var cs []history.Commit
+		for _, ch := range changes[f.rec.SourcePath] {
+			// A declaration: the commits that changed its lines; a file or a document: any.
+			hit := f.rec.EndLine == 0 || ch.First == 0 || ch.First <= f.rec.EndLine && ch.Last >= f.rec.Line
+			if hit && (len(cs) == 0 || cs[len(cs)-1].Hash != ch.Hash) {
+				cs = append(cs, ch.Commit)
+			}
 		}
 		slices.SortStableFunc(cs, func(a, b history.Commit) int {
 			ra, rb := c.relevant[a.Hash], c.relevant[b.Hash]
