@@ -2,7 +2,6 @@ package worker_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,16 +19,7 @@ func TestTaskContextFollowsNewCommits(t *testing.T) {
 		"go.mod":        "module example.com/hist\n",
 		"net/retry.go":  "package net\n\n// Backoff waits between attempts.\nfunc Backoff(n int) int {\n\treturn n * 2\n}\n",
 	})
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a",
-			"GIT_COMMITTER_EMAIL=a@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+root)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(args ...string) string { return fixture.Git(t, root, args...) }
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "Initial import")

@@ -128,21 +128,7 @@ func historyCommand(ctx context.Context, args []string) error {
 }
 
 // currentRSSMiB is this process's resident set now (Linux's VmRSS), or 0 where unknown.
-func currentRSSMiB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			if err == nil {
-				return kb / 1024
-			}
-		}
-	}
-	return 0
-}
+func currentRSSMiB() float64 { return procStatusMiB("VmRSS:") }
 
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)

@@ -608,13 +608,17 @@ func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 }
 
 // peakRSSMiB is this process's peak resident set (Linux's VmHWM), or 0 where unknown.
-func peakRSSMiB() float64 {
+func peakRSSMiB() float64 { return procStatusMiB("VmHWM:") }
+
+// procStatusMiB reads one memory figure of this process from /proc/self/status (Linux), in
+// MiB, or 0 where unknown.
+func procStatusMiB(field string) float64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 			if err == nil {
 				return kb / 1024

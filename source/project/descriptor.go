@@ -551,33 +551,28 @@ func (v *validator) choice(key string, value *string, allowed ...string) {
 }
 
 func (v *validator) history(h *History) {
-	if h.MaxCommits == 0 {
-		h.MaxCommits = DefaultHistoryCommits
-	} else if h.MaxCommits < 1 || h.MaxCommits > CeilingHistoryCommits {
-		v.add(problem.InvalidDescriptor, "history.max_commits", "history.max_commits is %d; use 1 to %d", h.MaxCommits, CeilingHistoryCommits)
-	}
-	if h.MaxAgeDays == 0 {
-		h.MaxAgeDays = DefaultHistoryDays
-	} else if h.MaxAgeDays < 1 || h.MaxAgeDays > CeilingHistoryDays {
-		v.add(problem.InvalidDescriptor, "history.max_age_days", "history.max_age_days is %d; use 1 to %d", h.MaxAgeDays, CeilingHistoryDays)
-	}
+	count(v, "history.max_commits", &h.MaxCommits, DefaultHistoryCommits, CeilingHistoryCommits)
+	count(v, "history.max_age_days", &h.MaxAgeDays, DefaultHistoryDays, CeilingHistoryDays)
 }
 
 func (v *validator) limits(l *Limits) {
-	if l.MaxResults == 0 {
-		l.MaxResults = DefaultMaxResults
-	} else if l.MaxResults < 1 || l.MaxResults > CeilingMaxResults {
-		v.add(problem.InvalidDescriptor, "limits.max_results", "limits.max_results is %d; use 1 to %d", l.MaxResults, CeilingMaxResults)
-	}
+	count(v, "limits.max_results", &l.MaxResults, DefaultMaxResults, CeilingMaxResults)
 	if l.MaxResponseChars == 0 {
 		l.MaxResponseChars = DefaultMaxResponseChars
 	} else if l.MaxResponseChars < MinResponseChars {
 		v.add(problem.InvalidDescriptor, "limits.max_response_chars", "limits.max_response_chars is %d; use at least %d", l.MaxResponseChars, MinResponseChars)
 	}
-	if l.MaxFileBytes == 0 {
-		l.MaxFileBytes = DefaultMaxFileBytes
-	} else if l.MaxFileBytes < 1 || l.MaxFileBytes > CeilingMaxFileBytes {
-		v.add(problem.InvalidDescriptor, "limits.max_file_bytes", "limits.max_file_bytes is %d; use 1 to %d", l.MaxFileBytes, CeilingMaxFileBytes)
+	count(v, "limits.max_file_bytes", &l.MaxFileBytes, DefaultMaxFileBytes, CeilingMaxFileBytes)
+}
+
+// count checks a whole-number setting at key: 0 (unset) becomes def; anything outside 1 to
+// ceiling is reported.
+func count[T int | int64](v *validator, key string, value *T, def, ceiling T) {
+	switch {
+	case *value == 0:
+		*value = def
+	case *value < 1 || *value > ceiling:
+		v.add(problem.InvalidDescriptor, key, "%s is %d; use 1 to %d", key, *value, ceiling)
 	}
 }
 

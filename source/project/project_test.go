@@ -51,7 +51,8 @@ func TestParseDescriptor(t *testing.T) {
 	if d == nil || len(probs) != 0 {
 		t.Fatalf("valid descriptor: %v", probs)
 	}
-	if d.Limits.MaxResults != 50 || d.Sources.Links.On() || !d.HasRelation("depends_on") || d.HasRelation("calls") {
+	if d.Limits.MaxResults != 50 || d.Sources.Links.On() || !d.HasRelation("depends_on") || d.HasRelation("calls") ||
+		!d.History.On() || d.History.MaxCommits != DefaultHistoryCommits || d.History.MaxAgeDays != DefaultHistoryDays {
 		t.Errorf("parsed: %+v", d)
 	}
 	if r, ok := d.ContentRootOf("docs/api/x.md"); !ok || r != "docs/api" {
@@ -73,6 +74,9 @@ func TestParseDescriptor(t *testing.T) {
 		{"small response limit", "max_response_chars = 4096", "max_response_chars = 100", problem.InvalidDescriptor, 14},
 		{"link site", "[limits]", "[sources.links]\nsite = \"jekyll\"\n[limits]", problem.InvalidDescriptor, 13},
 		{"generated pages outside", "[limits]", "[sources.links]\ngenerated = [\"docs/api\", \"../site\"]\n[limits]", problem.PathEscape, 13},
+		{"history window", "[limits]", "[history]\nmax_commits = 200000\n[limits]", problem.InvalidDescriptor, 13},
+		{"history age", "[limits]", "[history]\nmax_age_days = -1\n[limits]", problem.InvalidDescriptor, 13},
+		{"result limit", "max_results = 50", "max_results = 0x7fffffff", problem.InvalidDescriptor, 13},
 	} {
 		text := strings.Replace(validDescriptor, tc.old, tc.new, 1)
 		d, probs := Parse([]byte(text), root)

@@ -3,7 +3,6 @@ package taskcontext_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,17 +14,11 @@ import (
 	"github.com/docforge/docforge/worker/taskcontext"
 )
 
-// gitCommit commits the tree at root with msg, as a fixed author.
+// gitCommit commits the tree at root with msg.
 func gitCommit(t *testing.T, root, msg string) {
 	t.Helper()
-	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", msg}} {
-		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a",
-			"GIT_COMMITTER_EMAIL=a@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+root)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	fixture.Git(t, root, "add", "-A")
+	fixture.Git(t, root, "commit", "-q", "-m", msg)
 }
 
 // The commits whose messages say the task's words are evidence: the declarations they
@@ -40,9 +33,7 @@ func TestHistoryAsEvidence(t *testing.T) {
 		"net/retry.go":   retry,
 		"store/store.go": "package store\n\n// Flush writes.\nfunc Flush() {}\n",
 	})
-	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	fixture.Git(t, root, "init", "-q")
 	gitCommit(t, root, "Initial import")
 	write := func(rel, text string) {
 		if err := os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644); err != nil {
