@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
@@ -63,8 +64,25 @@ type Item struct {
 	SourceEnd int    `json:"source_end,omitempty"`
 	// Commits are the commits that changed the node (its lines, or a file's or document's
 	// file), those the task's words chose first, then the newest.
-	Commits []history.Commit `json:"commits,omitempty"`
-	Tokens  int              `json:"tokens"`
+	Commits []CommitRef `json:"commits,omitempty"`
+	Tokens  int         `json:"tokens"`
+}
+
+// CommitRef names a commit as evidence items cite it: its hash abbreviated to 12 digits (as
+// git abbreviates, unambiguous within any window indexed), its day (UTC) and its subject.
+type CommitRef struct {
+	Hash    string `json:"hash"`
+	Date    string `json:"date"`
+	Subject string `json:"subject"`
+}
+
+// commitRefs cites commits.
+func commitRefs(cs []history.Commit) []CommitRef {
+	var out []CommitRef
+	for _, c := range cs {
+		out = append(out, CommitRef{Hash: c.Hash[:min(len(c.Hash), 12)], Date: c.Time.UTC().Format(time.DateOnly), Subject: c.Subject})
+	}
+	return out
 }
 
 // Omitted is a collected item whose content the token budget left out: a ranked pointer,

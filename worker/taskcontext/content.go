@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -20,9 +21,10 @@ const (
 	FactSourceChanged   = "source_changed"
 )
 
-// selector fills the stream in rank order within the budget: whole items (metadata and
-// content) while wholeShare percent of the room lasts, then ranked pointers (omissions) while
-// any lasts. The best-ranked declarations carry source lines while the source share lasts.
+// selector fills the stream within the budget: whole items (metadata and content), chosen
+// leads first while wholeShare percent of the room lasts, in rank order; then ranked pointers
+// (omissions) to the rest while any room lasts. The declarations of the first quotedFiles
+// files carry source lines, best-ranked first, while the source share lasts.
 type selector struct {
 	ctx   context.Context
 	snap  *index.Snapshot
@@ -30,12 +32,14 @@ type selector struct {
 	terms map[string]bool
 	files map[string]sourceFile
 
-	avail, used             int
-	sourceBudget, srcUsed   int
-	selected, pointers      int
-	stream                  []json.RawMessage
-	ids                     []string
-	pointersOnly, exhausted bool
+	avail, used           int
+	sourceBudget, srcUsed int
+	selected, pointers    int
+	stream                []json.RawMessage
+	ids                   []string
+	// quoted are the files whose declarations may carry source: the first quotedFiles files
+	// in rank order. The rest get signatures and doc comments, so that more files have content.
+	quoted map[string]bool
 	// byResponse says one response, not the token budget, bounds the stream: pointers say
 	// response_limit and carry the node's content hash.
 	byResponse bool
@@ -45,6 +49,9 @@ type selector struct {
 // evidence fill the rest, so that a budget buys breadth as well as depth.
 const wholeShare = 55
 
+// quotedFiles is how many of the first files in rank order may have source quoted.
+const quotedFiles = 3
+
 // sourceFile is a file read for quoting: its lines, or ok false when it is not the file the
 // generation was built from.
 type sourceFile struct {
@@ -53,22 +60,50 @@ type sourceFile struct {
 }
 
 func (s *selector) run() error {
-	for _, f := range s.col.items {
-		if s.exhausted {
-			return nil
+	// Whole items are chosen leads first: the best item of each file in rank order, then each
+	// file's second, and so on, while the whole share lasts; an agent reads the first files,
+	// and content for more of them is worth more than a second declaration of one.
+	items := s.col.items
+	nth := make([]int, len(items))
+	perFile := map[string]int{}
+	s.quoted = map[string]bool{}
+	for i, f := range items {
+		nth[i] = perFile[f.rec.SourcePath]
+		perFile[f.rec.SourcePath]++
+		if len(s.quoted) < quotedFiles {
+			s.quoted[f.rec.SourcePath] = true
 		}
-		if !s.pointersOnly {
-			it, err := s.item(f)
-			if err != nil {
-				return err
-			}
-			entry := encode(it)
-			if s.used+len(entry)+1 <= s.avail*wholeShare/100 {
-				s.add(entry, it.NodeID, true)
-				s.srcUsed += len(it.Source)
-				continue
-			}
-			s.pointersOnly = true
+	}
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return nth[a] - nth[b] })
+	whole := map[int]json.RawMessage{}
+	ids := map[int]string{}
+	used := 0
+	for _, i := range order {
+		it, err := s.item(items[i])
+		if err != nil {
+			return err
+		}
+		entry := encode(it)
+		if used+len(entry)+1 > s.avail*wholeShare/100 {
+			break
+		}
+		whole[i], ids[i] = entry, it.NodeID
+		used += len(entry) + 1
+		s.srcUsed += len(it.Source)
+	}
+	// The stream: the whole items in rank order, then ranked pointers to the rest.
+	for i := range items {
+		if entry, ok := whole[i]; ok {
+			s.add(entry, ids[i], true)
+		}
+	}
+	for i, f := range items {
+		if _, ok := whole[i]; ok {
+			continue
 		}
 		h := &f.rec
 		p := Omitted{Type: "omission", NodeID: h.ID, SourcePath: h.SourcePath, Line: h.Line, Role: role(f), Score: f.score, Reason: "token_limit"}
@@ -80,7 +115,6 @@ func (s *selector) run() error {
 		}
 		entry := encode(p)
 		if s.used+len(entry)+1 > s.avail {
-			s.exhausted = true
 			return nil
 		}
 		s.add(entry, p.NodeID, false)
@@ -110,7 +144,7 @@ func (s *selector) item(f *found) (*Item, error) {
 	h := &f.rec
 	it := &Item{Type: "evidence", NodeID: h.ID, Title: h.Title, Kind: h.Kind, Family: h.Family, Status: h.Status, Authority: h.Authority,
 		SourcePath: h.SourcePath, Anchor: h.Anchor, Line: h.Line, EndLine: h.EndLine, ContentHash: h.ContentHash,
-		Role: role(f), Score: f.score, Step: f.step, Depth: f.depth, Path: f.path, Reasons: f.reasons, ReasonsMore: f.more, Commits: f.commits}
+		Role: role(f), Score: f.score, Step: f.step, Depth: f.depth, Path: f.path, Reasons: f.reasons, ReasonsMore: f.more, Commits: commitRefs(f.commits)}
 	if it.Role == "focus" {
 		it.Path = []PathHop{} // a focus node is where paths start
 	}
@@ -154,7 +188,7 @@ func (s *selector) code(it *Item, f *found, h *index.Hydrated, facts *[]Fact) er
 	}
 	decl := src.lines[h.Line-1 : h.EndLine]
 	it.Signature = signature(decl)
-	if s.srcUsed >= s.sourceBudget || h.Kind == golang.KindPackage {
+	if s.srcUsed >= s.sourceBudget || h.Kind == golang.KindPackage || s.quoted != nil && !s.quoted[h.SourcePath] {
 		return nil
 	}
 	n := min(len(decl), maxSourceLines)

@@ -21,10 +21,11 @@ const (
 	// historyWeight is the weight of a file's history relevance in an item's score, beside
 	// the focus score (1), graph proximity and file relevance.
 	historyWeight = 0.5
-	// itemCommits is how many commits an item names as provenance; commitItems how many of
-	// the best-ranked items are given them.
+	// itemCommits is how many commits an item names as provenance; the items of the first
+	// commitFiles files in rank order are given them (the files whose source is quoted: every
+	// commit cited costs room another file's content could have).
 	itemCommits = 2
-	commitItems = 60
+	commitFiles = quotedFiles
 )
 
 // historyFocus scores files by the commits whose messages best match the task's terms: a
@@ -131,15 +132,23 @@ func changedNodes(nodes []index.Span, spans []history.Touch) []index.Span {
 	return res
 }
 
-// attachCommits gives each of the best-ranked items the commits that changed it as
+// attachCommits gives the items of the first files the commits that changed them as
 // provenance: those the task's words chose first, then the newest.
 func (c *collection) attachCommits(ctx context.Context, hist *history.Store) error {
-	top := c.items[:min(len(c.items), commitItems)]
 	var paths []string
-	for _, f := range top {
-		if p := f.rec.SourcePath; p != "" && !slices.Contains(paths, p) {
+	var top []*found
+	for _, f := range c.items {
+		p := f.rec.SourcePath
+		if p == "" {
+			continue
+		}
+		if !slices.Contains(paths, p) {
+			if len(paths) == commitFiles {
+				continue
+			}
 			paths = append(paths, p)
 		}
+		top = append(top, f)
 	}
 	changes, err := hist.Changes(ctx, paths)
 	if err != nil {
