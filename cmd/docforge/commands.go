@@ -113,7 +113,7 @@ func commands() map[string]command {
 				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
 			}, runInit},
-		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge the deltas into a new base when one is due (after every edit while the index is at most 256 MiB, so that search ranks exactly as a full build; a running worker does this in the background instead).", 0, 0,
+		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge the deltas into a new base when one is due (after every edit while the index is at most 256 MiB, so that search ranks exactly as a full build; a running worker does this in the background instead). In a git repository, also bring the history index up to date: task context reads the commits as evidence ([history] in docforge.toml bounds or turns it off).", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
 			}, runSync},
