@@ -164,11 +164,12 @@ func parseLog(r io.Reader, fn func(*commit) error) error {
 			}
 			msg.WriteString(line)
 			msg.WriteByte('\n')
-		case strings.HasPrefix(line, "diff --git a/"):
-			// "a/P b/P" when the path stays, so P is half of what follows "diff --git "; a
-			// rename says its two paths on lines of their own next.
-			rest := line[len("diff --git "):]
-			p := rest[2 : (len(rest)-1)/2]
+		case strings.HasPrefix(line, "diff --git "):
+			p, ok := diffPath(line[len("diff --git "):])
+			if !ok {
+				file = nil // a header not understood: its hunks belong to no file
+				continue
+			}
 			cur.files = append(cur.files, fileDiff{path: p})
 			file = &cur.files[len(cur.files)-1]
 		case file == nil:
@@ -185,6 +186,24 @@ func parseLog(r io.Reader, fn func(*commit) error) error {
 			}
 		}
 	}
+}
+
+// diffPath is the path of a diff header's "a/P b/P": half of it when the path stays (a rename
+// says its two paths on lines of their own next), or the first of two quoted paths, which git
+// writes for a path with a tab, a newline or a quote in it.
+func diffPath(rest string) (string, bool) {
+	if strings.HasPrefix(rest, `"`) {
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return "", false
+		}
+		p := unquote(q)
+		return strings.TrimPrefix(p, "a/"), strings.HasPrefix(p, "a/")
+	}
+	if !strings.HasPrefix(rest, "a/") || len(rest) < 7 {
+		return "", false
+	}
+	return rest[2 : (len(rest)-1)/2], true
 }
 
 // unquote reads a path git quoted for holding unusual characters ("a\tb").

@@ -306,3 +306,31 @@ func TestProjectInAFolder(t *testing.T) {
 		t.Errorf("the commit elsewhere: %+v %v", cs, err)
 	}
 }
+
+// A path git must quote (a tab in it) or that holds spaces keeps its own changes; a binary
+// file is touched as a whole.
+func TestUnusualPaths(t *testing.T) {
+	r := newRepo(t)
+	dir := t.TempDir()
+	r.commit("add odd files", map[string]string{"with space.go": "a\nb\n", "tab\there.go": "a\n", "blob.bin": "\x00\x01\x02"})
+	r.commit("change both", map[string]string{"with space.go": "a\nc\n", "tab\there.go": "z\n", "blob.bin": "\x00\x03"})
+	update(t, r.dir, dir, history.DefaultWindow)
+	s := open(t, dir)
+	all, err := s.Changes(context.Background(), []string{"with space.go", "tab\there.go", "blob.bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string][]string{
+		"with space.go": {"change both 2-2", "add odd files 1-2"},
+		"tab\there.go":  {"change both 1-1", "add odd files 1-1"},
+		"blob.bin":      {"change both 0-0", "add odd files 0-0"},
+	} {
+		var got []string
+		for _, ch := range all[p] {
+			got = append(got, fmt.Sprintf("%s %d-%d", ch.Subject, ch.First, ch.Last))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", p, got, want)
+		}
+	}
+}
