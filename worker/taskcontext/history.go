@@ -30,8 +30,8 @@ const (
 
 // historyFocus scores files by the commits whose messages best match the task's terms: a
 // commit weighs its relevance (scaled to the best) squared, divided among what it touched, a
-// commit of many files saying less of each. Of the best historyFiles files that hold no collected node
-// yet, the declarations the commits changed (else the file's own node) join the collection.
+// commit of many files saying less of each. Of the best historyFiles files holding nodes, the
+// declarations the commits changed (else the file's first node) join the collection.
 func (c *collection) historyFocus(ctx context.Context, snap *index.Snapshot, hist *history.Store, terms []string, byKey map[int64]*found) error {
 	commits, err := hist.Relevant(ctx, terms, historyCommits)
 	if err != nil || len(commits) == 0 {
@@ -58,10 +58,6 @@ func (c *collection) historyFocus(ctx context.Context, snap *index.Snapshot, his
 				c.hist[t.Path] += w
 			}
 		}
-	}
-	held := map[string]bool{}
-	for _, f := range c.items {
-		held[f.ref.ID] = true
 	}
 	files := make([]string, 0, len(c.hist))
 	for p := range c.hist {
