@@ -106,21 +106,13 @@ func clusterIDs(m *index.ClusterMap) []string {
 
 // The files at the top of a code root are one cluster, named so that it reads as a name.
 func TestClusterOfTheTopLevel(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	fixture.WriteTree(t, root, map[string]string{
+	snap := syncedSnapshot(t, map[string]string{
 		"docforge.toml": fixture.GoModuleDescriptor("top", false),
 		"go.mod":        "module example.com/top\n",
 		"top.go":        "package top\n\n// Run runs.\nfunc Run() {}\n",
 		"sub/sub.go":    "package sub\n",
 	})
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
-	snap, err := index.Open(ctx, d)
-	must(t, err)
-	defer snap.Close()
-	m, err := snap.Clusters(ctx)
+	m, err := snap.Clusters(context.Background())
 	must(t, err)
 	labels := map[string]string{}
 	for _, c := range m.Clusters {
