@@ -502,32 +502,36 @@ func TestSuspectRelationsAreMarked(t *testing.T) {
 
 // Warnings never make a project invalid: a tree with more warnings than render collects (200)
 // renders.
-func TestManyWarningsStillRender(t *testing.T) {
-	var body strings.Builder
-	for i := range 250 {
-		fmt.Fprintf(&body, "[gone %d](gone-%d.md)\n", i, i)
-	}
-	d := writeSite(t, `schema_version = 1
+// pagesDescriptor is a project of Markdown pages under docs/, their IDs from their paths, in
+// one family with one view of it (site/docs.html); links is a [sources.links] table or "".
+func pagesDescriptor(id, links string) string {
+	return fmt.Sprintf(`schema_version = 1
 [project]
-id = "warned"
+id = %q
 [sources]
 content_roots = ["docs"]
 [sources.defaults]
 id = "path"
 kind = "page"
 family = "docs"
-[sources.links]
-dangling = "warning"
-[relations]
+%s[relations]
 allowed = ["relates_to"]
 [families.docs]
 kinds = ["page"]
 [[views]]
-id = "all"
-title = "All"
+id = "docs"
+title = "Docs"
 families = ["docs"]
-output = "site/all.html"
-`, map[string]string{"docs/page.md": "# Page\n\n" + body.String()})
+output = "site/docs.html"
+`, id, links)
+}
+
+func TestManyWarningsStillRender(t *testing.T) {
+	var body strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&body, "[gone %d](gone-%d.md)\n", i, i)
+	}
+	d := writeSite(t, pagesDescriptor("warned", "[sources.links]\ndangling = \"warning\"\n"), map[string]string{"docs/page.md": "# Page\n\n" + body.String()})
 	if _, err := Load(context.Background(), d, ""); err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -649,25 +653,7 @@ output = "site/decisions.html"
 // MkDocs and Docusaurus admonitions render as callouts, their titles kept, their bodies
 // Markdown; in fenced code, and without a closing :::, they stay text.
 func TestAdmonitionsRenderAsCallouts(t *testing.T) {
-	d := writeSite(t, `schema_version = 1
-[project]
-id = "site"
-[sources]
-content_roots = ["docs"]
-[sources.defaults]
-id = "path"
-kind = "page"
-family = "docs"
-[relations]
-allowed = ["relates_to"]
-[families.docs]
-kinds = ["page"]
-[[views]]
-id = "docs"
-title = "Docs"
-families = ["docs"]
-output = "site/docs.html"
-`, map[string]string{
+	d := writeSite(t, pagesDescriptor("site", ""), map[string]string{
 		"docs/mkdocs.md": strings.Join([]string{
 			`# MkDocs`,
 			`!!! warning "Mind the gap & more"`,

@@ -86,13 +86,18 @@ func open(t *testing.T, dir string) *history.Store {
 func dump(t *testing.T, dir string) []string {
 	t.Helper()
 	s := open(t, dir)
+	commits := recent(t, s, "", 0, 0)
+	seqs := make([]int64, len(commits))
+	for i, c := range commits {
+		seqs[i] = c.Seq
+	}
+	touched, err := s.Touched(context.Background(), seqs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
-	for _, c := range recent(t, s, "", 0, 0) {
-		touches, err := s.Touched(context.Background(), c.Seq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("%s %s %v", c.Hash[:7], c.Subject, touches))
+	for _, c := range commits {
+		out = append(out, fmt.Sprintf("%s %s %v", c.Hash[:7], c.Subject, touched[c.Seq]))
 	}
 	return out
 }

@@ -60,13 +60,13 @@ func (s *Store) Commits() int { return s.commits }
 
 // Commit is one indexed commit.
 type Commit struct {
-	Seq     int64     `json:"-"`
-	Hash    string    `json:"hash"`
-	Time    time.Time `json:"date"`
-	Subject string    `json:"subject"`
-	Files   int       `json:"-"`
+	Seq     int64
+	Hash    string
+	Time    time.Time
+	Subject string
+	Files   int // files it touched
 	// Score is a commit's relevance to the terms it was found by (Relevant), higher better.
-	Score float64 `json:"-"`
+	Score float64
 }
 
 // Touch is a span of lines of a file, at the indexed head, that a commit changed; First 0
@@ -110,17 +110,26 @@ func commitOf(st *sqlite.Stmt) Commit {
 	return c
 }
 
-// Touched returns what the commit at seq changed, in path and line order.
-func (s *Store) Touched(ctx context.Context, seq int64) ([]Touch, error) {
-	var out []Touch
-	err := sqlitex.Execute(s.conn, `SELECT path, first, last FROM touches WHERE seq = ? ORDER BY path, first`, &sqlitex.ExecOptions{
-		Args: []any{seq},
+// Touched returns what each of the commits at seqs changed, in path and line order: one
+// query for many commits.
+func (s *Store) Touched(ctx context.Context, seqs []int64) (map[int64][]Touch, error) {
+	out := map[int64][]Touch{}
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(seqs))
+	for i, q := range seqs {
+		args[i] = q
+	}
+	err := sqlitex.Execute(s.conn, `SELECT seq, path, first, last FROM touches WHERE seq IN (?`+strings.Repeat(", ?", len(seqs)-1)+`) ORDER BY seq, path, first`, &sqlitex.ExecOptions{
+		Args: args,
 		ResultFunc: func(st *sqlite.Stmt) error {
-			out = append(out, Touch{Path: st.ColumnText(0), First: st.ColumnInt(1), Last: st.ColumnInt(2)})
+			q := st.ColumnInt64(0)
+			out[q] = append(out[q], Touch{Path: st.ColumnText(1), First: st.ColumnInt(2), Last: st.ColumnInt(3)})
 			return nil
 		}})
 	if err != nil {
-		return nil, fmt.Errorf("read what a commit touched: %w", err)
+		return nil, fmt.Errorf("read what %d commits touched: %w", len(seqs), err)
 	}
 	return out, nil
 }

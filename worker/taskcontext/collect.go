@@ -150,9 +150,9 @@ func collect(ctx context.Context, snap *index.Snapshot, hist *history.Store, p P
 			}
 		}
 		if len(roots) == 0 {
-			if len(c.items) > 0 {
-				// No node holds the task's words, but commits that say them changed some.
-				c.gaps = slices.DeleteFunc(c.gaps, func(g Gap) bool { return g.Kind == GapNoEvidence && g.Step == 1 })
+			// No node holds the task's words; commits that say them may still have changed some.
+			if len(c.items) == 0 && c.mode != "too_common" {
+				c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
 			}
 			return c, nil
 		}
@@ -293,7 +293,8 @@ func extracted(path []PathHop, i int) bool {
 
 // lexicalFocus chooses the focus of a lexical plan: the pool of full-text matches rescored on
 // coverage, its best focus.FocusNodes as the traversal's roots; it records the focus terms,
-// file relevance and the gaps of step 1. No roots means no node matched.
+// file relevance and the gaps of step 1 but one: no roots means no node matched, which the
+// caller reports once the history has been read too.
 func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, focus Step, kind string, byKey map[int64]*found) ([]index.NodeRef, error) {
 	var roots []index.NodeRef
 	// The focus ranking scores a pool wider than the focus: a node the traversal reaches
@@ -340,10 +341,7 @@ func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, foc
 			Detail: fmt.Sprintf("the focus was ranked on the task's rarer terms; %s matched too many nodes to rank within %d and were left out (focus_terms has the counts)", strings.Join(unused, ", "), lexicalScoreBudget)})
 	}
 	if len(rk.Hits) == 0 {
-		if rk.Mode != "too_common" {
-			c.gaps = append(c.gaps, Gap{Kind: GapNoEvidence, Step: 1, Detail: "no node's ID is a word of the task and no node matches any of its terms; name focus_node_id or use the project's own words"})
-		}
-		return nil, nil
+		return nil, nil // collect says why, once history had its say
 	}
 	if rk.More {
 		c.gaps = append(c.gaps, Gap{Kind: GapIncomplete, Limit: LimitResult, Step: 1, Count: len(rk.Hits),

@@ -39,19 +39,23 @@ func (c *collection) historyFocus(ctx context.Context, snap *index.Snapshot, his
 	}
 	c.hist = map[string]float64{}
 	c.relevant = map[string]float64{}
+	seqs := make([]int64, len(commits))
+	for i, cm := range commits {
+		seqs[i] = cm.Seq
+	}
+	touched, err := hist.Touched(ctx, seqs)
+	if err != nil {
+		return err
+	}
 	spans := map[string][]history.Touch{}
 	best := commits[0].Score
 	for _, cm := range commits {
 		w := cm.Score / best
 		c.relevant[cm.Hash] = w
 		w *= w // the best commits say much more than the thirtieth
-		touches, err := hist.Touched(ctx, cm.Seq)
-		if err != nil {
-			return err
-		}
 		w /= 1 + math.Log(float64(max(cm.Files, 1)))
 		seen := map[string]bool{}
-		for _, t := range touches {
+		for _, t := range touched[cm.Seq] {
 			spans[t.Path] = append(spans[t.Path], t)
 			if !seen[t.Path] {
 				seen[t.Path] = true
