@@ -14,6 +14,7 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/index/fts5seg"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 )
@@ -36,7 +37,8 @@ const (
 // published. The full text it returns is written but not yet recorded: finishCold does that,
 // on a connection of its own. clk marks its phases: build (parsing and inserting rows),
 // indexes, edges.
-func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *source.Inventory, b binding, st *state, progress Progress, clk *clock) (probs []problem.Problem, text *coldText, retErr error) {
+func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *source.Inventory, b binding, st *state, opts Options, clk *clock) (probs []problem.Problem, text *coldText, retErr error) {
+	progress := opts.Progress
 	conn, err := openWrite(ctx, path, buildCacheMiB)
 	if err != nil {
 		return nil, nil, err
@@ -72,7 +74,13 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	}()
 
 	var candidates []candidate
-	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates, fullText: newColdText(), labels: &labelRows{}}
+	w := &writer{conn: conn, st: st, names: map[string]int64{}, namesComplete: true, candidates: &candidates, labels: &labelRows{}}
+	// The full text is written by this process only with the SQLite and table configuration
+	// its segments are proven against; otherwise through FTS5's own inserts.
+	own := !opts.FTS5Inserts && fts5seg.Check(conn, searchTable("main")) == nil
+	if own {
+		w.fullText = newColdText()
+	}
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +90,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	keys := make(map[string]int64, len(inv.Files))
 	var next int64
 	done := 0
-	analyzers := &sync.Pool{New: newAnalyzers}
+	analyzers := &sync.Pool{New: newAnalyzers(own)}
 	err = source.NewLoader(d, b.policy).CountWork(b.work).WithFiles(inv.Files).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
 		done++
 		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
@@ -122,7 +130,7 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	if err != nil {
 		return nil, nil, fmt.Errorf("build index: %w", err)
 	}
-	if err := w.fullText.flush(conn); err != nil {
+	if err := w.fullText.flush(conn); err != nil { // nil-safe
 		return nil, nil, err
 	}
 	list.AddAll(check.Problems())

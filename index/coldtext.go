@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -12,13 +13,18 @@ import (
 )
 
 // analyzers are what a parsing goroutine analyzes nodes' full text with (prepareNodes): our
-// analyzer, then the tokenizing FTS5 would do of what it made.
+// analyzer, then, when the build writes its own full text (own), the tokenizing FTS5 would
+// do of what it made.
 type analyzers struct {
 	lex *lexicon.Analyzer
 	fts *fts5seg.Analyzer
+	own bool
 }
 
-func newAnalyzers() any { return &analyzers{lexicon.NewAnalyzer(), fts5seg.NewAnalyzer()} }
+// newAnalyzers makes the analyzers of a sync.Pool.
+func newAnalyzers(own bool) func() any {
+	return func() any { return &analyzers{lexicon.NewAnalyzer(), fts5seg.NewAnalyzer(), own} }
+}
 
 // prepare makes a node's full-text row for a cold build: its postings for fts5seg, made from
 // the terms our analyzer gives without joining them into the texts FTS5 would be given (FTS5
@@ -28,6 +34,10 @@ func newAnalyzers() any { return &analyzers{lexicon.NewAnalyzer(), fts5seg.NewAn
 // taken and the body is ASCII (so are its terms), else into the text, which fts5seg then
 // tokenizes and FTS5 gets if the row is refused.
 func (a *analyzers) prepare(n *graph.Node, p *preparedNode) {
+	if !a.own {
+		p.text = searchTextOf(a.lex, n.ID, n.Kind, n.Title, n.Tags, a.lex.Text(n.Body), n.CodeTerms)
+		return
+	}
 	f, ok := a.fts, true
 	add := func(col int, text string) {
 		if ok {
@@ -85,13 +95,22 @@ func (w *writer) indexText(key int64, prep *preparedNode) error {
 	return nil
 }
 
-// flush writes the postings still pending as a segment, at the end of the build's inserts.
-func (c *coldText) flush(conn *sqlite.Conn) error { return c.b.Flush(conn) }
+// flush writes the postings still pending as a segment, at the end of the build's inserts;
+// without a cold build's own full text (nil) there are none.
+func (c *coldText) flush(conn *sqlite.Conn) error {
+	if c == nil {
+		return nil
+	}
+	return c.b.Flush(conn)
+}
 
 // finish records the segments written (fts5seg.Builder.Finish) on conn, a connection that
 // has not read the table's structure before, since FTS5 keeps what it read: not the one
 // that built.
 func (c *coldText) finish(conn *sqlite.Conn) (err error) {
+	if c == nil {
+		return nil // FTS5 wrote the full text and its records itself
+	}
 	commit, err := beginBuild(conn)
 	if err != nil {
 		return fmt.Errorf("begin full-text records: %w", err)
@@ -102,4 +121,24 @@ func (c *coldText) finish(conn *sqlite.Conn) (err error) {
 		}
 	}()
 	return c.b.Finish(conn)
+}
+
+// FullTextWriter says how this process's cold builds write the full text: "fts5seg" (its own
+// segment writer, proven byte for byte against the linked SQLite's FTS5 for the index's
+// table), or "fts5" and why not, when the linked SQLite or the table's configuration is not
+// the one the segment writer's tests pin (fts5seg.Check).
+func FullTextWriter(ctx context.Context) (writer, reason string, err error) {
+	conn, err := sqlite.OpenConn(":memory:", sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenMemory)
+	if err != nil {
+		return "", "", fmt.Errorf("full-text writer: %w", err)
+	}
+	defer conn.Close()
+	conn.SetInterrupt(ctx.Done())
+	if err := createSegment(conn, false); err != nil {
+		return "", "", fmt.Errorf("full-text writer: %w", err)
+	}
+	if err := fts5seg.Check(conn, searchTable("main")); err != nil {
+		return "fts5", err.Error(), nil
+	}
+	return "fts5seg", "", nil
 }

@@ -30,7 +30,7 @@ func TestColdTextAnswersAsFTS5(t *testing.T) {
 	nodes[42].title = "Ünïcode title"
 
 	rows := func(conn *sqlite.Conn, w *writer) {
-		a := newAnalyzers().(*analyzers)
+		a := newAnalyzers(true)().(*analyzers)
 		for i, n := range nodes {
 			g := &graph.Node{Record: graph.Record{ID: n.id, Kind: "component", Title: n.title, Tags: n.tags}, Body: n.body}
 			p := &preparedNode{}
@@ -112,7 +112,7 @@ func queryRows(t *testing.T, conn *sqlite.Conn, q string) []string {
 // A node's postings made from our analyzer's terms are those of the texts FTS5 would be given,
 // and a refused node's texts are those.
 func TestPostingsFromTermsAreThoseOfTheTexts(t *testing.T) {
-	a := newAnalyzers().(*analyzers)
+	a := newAnalyzers(true)().(*analyzers)
 	for _, n := range []graph.Node{
 		{Record: graph.Record{ID: "n1", Kind: "component", Title: "Storage Engine", Tags: []string{"t1", "db/x"}}, Body: "The cache's pages: getID, HTTPServer and base64Encode_v2 -- 3.14 x2"},
 		{Record: graph.Record{ID: "go:net/http.Server.ListenAndServe", Kind: "method", Title: "ListenAndServe"}, Body: "listens\n\ton the TCP address", CodeTerms: "srv ln Listen tcp addr"},

@@ -8,6 +8,8 @@ import (
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/index/fts5seg"
 )
 
 // Ranking every match of a layered generation with the generation's statistics.
@@ -184,6 +186,8 @@ func (g *textStats) avgdl() float64 { return float64(g.tokens) / float64(g.rows)
 
 // textStats returns the full-text statistics of the snapshot's generation, read on first use.
 func (s *Snapshot) textStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
+	s.textMu.Lock()
+	defer s.textMu.Unlock()
 	if s.text == nil {
 		g, err := readTextStats(conn, schemas)
 		if err != nil {
@@ -199,13 +203,13 @@ func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 	g := &textStats{}
 	for i, sc := range schemas {
 		t := segmentText{schema: sc, live: laterLive(schemas, i), dead: map[int64]bool{}}
-		rows, sizes, err := readTotals(conn, sc+".search")
+		tot, _, err := fts5seg.ReadTotals(conn, searchTable(sc)) // an empty table has no record yet
 		if err != nil {
 			return nil, err
 		}
-		t.rows = rows
-		for _, n := range sizes {
-			t.tokens += n
+		t.rows = int64(tot.Rows)
+		for _, n := range tot.Columns {
+			t.tokens += int64(n)
 		}
 		var later []string
 		for _, l := range schemas[i+1:] {
@@ -229,36 +233,9 @@ func readTextStats(conn *sqlite.Conn, schemas []string) (*textStats, error) {
 	return g, nil
 }
 
-// readTotals reads a full-text table's averages record: its row count and each column's
-// total size in tokens.
-func readTotals(conn *sqlite.Conn, table string) (rows int64, sizes []int64, err error) {
-	var rec []byte
-	err = sqlitex.Execute(conn, "SELECT block FROM "+table+"_data WHERE id = 1", &sqlitex.ExecOptions{
-		ResultFunc: func(st *sqlite.Stmt) error {
-			rec = make([]byte, st.ColumnLen(0))
-			st.ColumnBytes(0, rec)
-			return nil
-		}})
-	if err != nil {
-		return 0, nil, fmt.Errorf("read the full-text totals of %s: %w", table, err)
-	}
-	vals := decodeVarints(rec)
-	if len(vals) == 0 {
-		return 0, nil, nil // an empty table has no record yet
-	}
-	for _, v := range vals[1:] {
-		sizes = append(sizes, int64(v))
-	}
-	return int64(vals[0]), sizes, nil
-}
-
 // rowSize is the size in tokens of the docsize record in column col.
 func rowSize(st *sqlite.Stmt, col int) int64 {
 	rec := make([]byte, st.ColumnLen(col))
 	st.ColumnBytes(col, rec)
-	var n int64
-	for _, v := range decodeVarints(rec) {
-		n += int64(v)
-	}
-	return n
+	return fts5seg.RowSize(rec)
 }

@@ -3,8 +3,8 @@
 //
 // It owns publication. A generation is a manifest naming a base segment and a few delta
 // segments: a cold build writes a base, an edit writes a delta holding the changed files'
-// rows and the keys of the rows they replace, and a merge folds the deltas into a new base in
-// the background. Every segment is built aside, verified and fsynced, then the manifest is
+// rows and the keys of the rows they replace, and a merge folds deltas of like size into one
+// delta, or the deltas into a new base once they reach an eighth of its size (merge.go). Every segment is built aside, verified and fsynced, then the manifest is
 // written aside and renamed into place, the directory fsynced and the publication and
 // generation-diff receipts written. A published segment is never modified, so readers open
 // it immutable and keep a consistent snapshot however many generations follow; a crash at

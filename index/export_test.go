@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 
+	"github.com/docforge/docforge/source/project"
+
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 )
@@ -13,4 +15,17 @@ func (s *Snapshot) QueryForTest(ctx context.Context, q string, fn func(*sqlite.S
 	return s.with(ctx, func(conn *sqlite.Conn) error {
 		return sqlitex.Execute(conn, q, &sqlitex.ExecOptions{ResultFunc: fn})
 	})
+}
+
+// MergeDeltasForTest folds every delta of the published generation into one delta, never the
+// base, whatever the policy says: the run the policy chooses over a large base.
+func MergeDeltasForTest(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*MergeResult, error) {
+	return mergeWith(ctx, d, opts, func(m *Manifest) (int, bool) { return 1, m.Deltas() > 1 })
+}
+
+// ReadersForTest is how many read connections the snapshot has open.
+func (s *Snapshot) ReadersForTest() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened
 }

@@ -34,10 +34,6 @@ type deltaOutcome struct {
 	parsed   int
 	warnings []problem.Problem
 	reread   []fileRow // the file rows the delta wrote
-	// widened is set when the delta read wideDelta or more files again for their links
-	// (widenForLinks): it replaced many rows, and its rows rank by statistics the base's rows
-	// do not share until a merge.
-	widened bool
 }
 
 // delta is the set of files an incremental build re-reads or drops.
@@ -351,14 +347,8 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	}
 	db.paths = append(db.paths, paths...)
 	db.out.parsed += len(linking)
-	db.out.widened = len(linking) >= wideDelta
 	return db.readOldNodesOf(paths)
 }
-
-// wideDelta is how many files a delta reads again for their links before it counts as
-// widened: its rows then rank by statistics the base's rows do not share, so a merge is
-// due at once (Result.MergeDue).
-const wideDelta = 64
 
 // linkHolders are the files whose links look up a link key the delta changes: a node ID
 // that appeared or went (source.NodeKeys) or a file whose nodes changed (source.FileKeys),

@@ -262,7 +262,7 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 	opts := index.Options{Tracker: tracker, Memory: memory}
 	_, err := index.Sync(ctx, d, opts)
 	must(t, err)
-	next, sawDeltas, merges, recalled := 60, 0, 0, 0
+	next, sawDeltas, merges, deltaMerges, recalled := 60, 0, 0, 0, 0
 	for round := 0; round < 14; round++ {
 		for k := 0; k < 1+r.Intn(3); k++ {
 			if r.Intn(3) == 0 {
@@ -289,6 +289,18 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 		if got, want := dump(t, d, ""), dump(t, cold, ""); got != want {
 			t.Fatalf("round %d (%d deltas): segmented and cold generations differ:\n%s", round, inc.Deltas, firstDiff(got, want))
 		}
+		if round%5 == 2 && inc.Deltas > 1 {
+			// Deltas folded into one delta answer as they did, and as the cold build.
+			m, err := index.MergeDeltasForTest(ctx, d, index.MergeOptions{Memory: memory})
+			must(t, err)
+			if m.Merged != inc.Deltas || m.Base || m.Deltas != 1 {
+				t.Fatalf("round %d: merge of %d deltas %+v", round, inc.Deltas, m)
+			}
+			deltaMerges++
+			if got, want := dump(t, d, ""), dump(t, cold, ""); got != want {
+				t.Fatalf("round %d: deltas merged into one and cold generations differ:\n%s", round, firstDiff(got, want))
+			}
+		}
 		if round%5 == 4 {
 			before, err := index.Open(ctx, d)
 			must(t, err)
@@ -313,8 +325,8 @@ func TestSegmentedGenerationsAnswerAsColdBuilds(t *testing.T) {
 			}
 		}
 	}
-	if sawDeltas < 4 || merges == 0 {
-		t.Fatalf("the rounds stacked at most %d deltas and merged %d times", sawDeltas, merges)
+	if sawDeltas < 3 || merges == 0 || deltaMerges == 0 {
+		t.Fatalf("the rounds stacked at most %d deltas, merged %d times into a base and %d into a delta", sawDeltas, merges, deltaMerges)
 	}
 	// Only the first edit after the cold build reads the file table back; merges keep the memory.
 	if recalled != 13 {

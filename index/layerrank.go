@@ -12,6 +12,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/index/fts5seg"
 )
 
 // segmentRanks are the best n matches over a generation of several segments (with every
@@ -24,15 +25,13 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 	if err != nil || g.rows <= 0 {
 		return nil, err
 	}
-	memo := s.lockBase()
-	defer memo.mu.Unlock()
 	tree, phrases := parseExpr(expr)
 	if tree == nil {
 		return nil, fmt.Errorf("rank %s: not an expression this package builds", expr)
 	}
 	p := newBM25()
 	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
-		scratch: &s.scratch, memo: memo, freqs: map[int64]*rowFreqs{}}
+		scratch: &s.readerOf(conn).scratch, memo: s.memo, baseName: s.segments[0].Name, freqs: map[int64]*rowFreqs{}}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
 	}
@@ -99,9 +98,11 @@ type layeredRanking struct {
 	fresh     []rankedRow
 	growth    float64
 	// freqs are the base rows' frequencies read so far, by key, and memo what is known of the
-	// base: how many of its rows hold a phrase, and its rows analyzed again (locked).
-	freqs map[int64]*rowFreqs
-	memo  *BaseMemo
+	// base, by its segment's name: how many of its rows hold a phrase, and its rows analyzed
+	// again.
+	freqs    map[int64]*rowFreqs
+	memo     *BaseMemo
+	baseName string
 	// counter counts the phrases in a row's text where it is ASCII (nil when a phrase is not);
 	// scratch is the state of the connection's scratch tables, for the other rows.
 	counter *phraseCounter
@@ -253,7 +254,7 @@ func (r *layeredRanking) phraseIDF(j int, best []rankedRow) error {
 // back from the rank of a row of best that holds that phrase alone, or from FTS5.
 func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) {
 	phrase := r.phrases[j]
-	if c, ok := r.memo.hits[phrase]; ok {
+	if c, ok := r.memo.hit(r.baseName, phrase); ok {
 		return c, nil
 	}
 	t := &r.g.segs[0]
@@ -267,16 +268,16 @@ func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) 
 			return phraseHits{}, err
 		}
 		if ok {
-			r.memo.hits[phrase] = phraseHits{hits, floored}
-			return r.memo.hits[phrase], nil
+			r.memo.keepHit(r.baseName, phrase, phraseHits{hits, floored})
+			return phraseHits{hits, floored}, nil
 		}
 	}
 	hits, floored, err := baseHits(r.conn, r.p, t, phrase)
 	if err != nil {
 		return phraseHits{}, err
 	}
-	r.memo.hits[phrase] = phraseHits{hits, floored}
-	return r.memo.hits[phrase], nil
+	r.memo.keepHit(r.baseName, phrase, phraseHits{hits, floored})
+	return phraseHits{hits, floored}, nil
 }
 
 // holdsOnly says whether freq is zero but for its j-th phrase.
@@ -381,15 +382,15 @@ func (r *layeredRanking) freqsOf(keys []int64) (map[int64]*rowFreqs, error) {
 	if err := fillScratch(r.conn, "rank_text", &r.scratch.rankMade, rows); err != nil {
 		return nil, err
 	}
-	n, sizes, err := readTotals(r.conn, "temp.rank_text")
-	if err != nil || n == 0 {
+	tot, _, err := fts5seg.ReadTotals(r.conn, fts5seg.Table{Schema: "temp", Name: "rank_text", Columns: searchColumns})
+	if err != nil || tot.Rows == 0 {
 		return out, err
 	}
-	var tokens int64
-	for _, v := range sizes {
+	var tokens uint64
+	for _, v := range tot.Columns {
 		tokens += v
 	}
-	avg := float64(tokens) / float64(n)
+	avg := float64(tokens) / float64(tot.Rows)
 	scratch := make(map[int64]*rowFreqs, len(rows))
 	for _, x := range rows {
 		scratch[x.key] = &rowFreqs{size: x.size, freq: make([]float64, len(r.phrases))}
@@ -420,7 +421,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	rows := make([]storedText, 0, len(keys))
 	var todo []int64
 	for _, k := range keys {
-		if x, ok := r.memo.texts[k]; ok {
+		if x, ok := r.memo.text(r.baseName, k); ok {
 			rows = append(rows, x)
 		} else {
 			todo = append(todo, k)
@@ -436,9 +437,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	if r.lex == nil {
 		r.lex = lexicon.NewAnalyzer()
 	}
-	if len(r.memo.texts)+len(todo) > maxRememberedTexts {
-		clear(r.memo.texts)
-	}
+	read := len(rows)
 	err = sqlitex.Execute(r.conn, `SELECT n.key, n.id, n.kind, n.title, n.tags, b.body, b.code, (SELECT sz FROM main.search_docsize WHERE id = n.key)
 		FROM main.nodes n JOIN main.bodies b ON b.key = n.key WHERE n.key IN (SELECT value FROM json_each(?1))`,
 		&sqlitex.ExecOptions{Args: []any{string(list)}, ResultFunc: func(st *sqlite.Stmt) error {
@@ -448,13 +447,13 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 			}
 			x := storedText{key: st.ColumnInt64(0), size: rowSize(st, 7),
 				text: analyzeSearch(r.lex, st.ColumnText(1), st.ColumnText(2), st.ColumnText(3), tags, st.ColumnText(5), st.ColumnText(6))}
-			r.memo.texts[x.key] = x
 			rows = append(rows, x)
 			return nil
 		}})
 	if err != nil {
 		return nil, fmt.Errorf("read the stored fields of base rows: %w", err)
 	}
+	r.memo.keepTexts(r.baseName, rows[read:])
 	return rows, nil
 }
 

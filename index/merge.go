@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -14,64 +15,116 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/index/fts5seg"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source/project"
 )
 
-// MergeDeltas is the number of delta segments from which a merge into a new base is due: the
-// worker merges in the background once a sync reports as many (Result.Deltas).
-const MergeDeltas = 4
+// The merge policy (docs/architecture.md, "Merging by cost"). A merge folds a run of a
+// generation's newest segments into one. Most merges fold deltas into one delta, writing
+// about the size of the deltas; the base, the bulk of the index, is rewritten only once the
+// deltas together reach 1/baseShare of its size, so the bytes an edit costs follow the edit,
+// not the project.
+const (
+	// MergeDeltas is the number of deltas from which a merge is due at once (MergeCount):
+	// every delta costs each reader's open a little (an overlay of the deltas' rows).
+	MergeDeltas = 4
+	// maxDeltas bounds a generation's deltas: a sync merges before it writes one more. A
+	// reader attaches one database per delta, and SQLite attaches at most ten.
+	maxDeltas = 8
+	// baseShare: the base is rewritten once the deltas' bytes reach 1/baseShare of its own.
+	// A query over deltas costs about what one over the base does (docs/benchmarks.md), so
+	// what bounds them is the space and the overlay a reader builds, both in proportion to
+	// the deltas.
+	baseShare = 8
+	// tierRatio: a delta joins the run of newer deltas merged with it while it is at most
+	// tierRatio times their bytes together. Deltas then grow in size from newest to oldest,
+	// and a delta's rows are rewritten about log2 of the deltas' total in units of one edit
+	// times: a binary counter's carries.
+	tierRatio = 2
+)
 
-// smallBase is the size of a base segment up to which a merge is due after every delta, once
-// the edits pause. Every answer over deltas is a cold build's (docs/architecture.md,
-// "Ranking over segments"), but a generation of one segment answers fastest, and a merge
-// writes about its base's size: at the median 45 ms for go-sdk and for Hugo, 213 ms and
-// 165 MB for GOROOT/src's 156 MiB (docs/benchmarks.md, "Exact ranking after a pause, up to
-// 256 MiB"). Above this size, which the synthetic 100k-node project passes (a 510 MB base),
-// the count rule alone bounds the deltas.
-const smallBase = 256 << 20
-
-// mergeDue says whether and why a merge is due over the generation m names, whose newest
-// delta was widened (read many files again for their links) or not.
-func mergeDue(m *Manifest, widened bool) MergeReason {
-	switch deltas := m.Deltas(); {
-	case deltas >= MergeDeltas:
-		return MergeCount
-	case deltas > 0 && (widened || m.Segments[0].Size <= smallBase):
-		return MergeQuiet
+// mergeRun chooses the run a merge of m folds: the segments from m.Segments[from] to the
+// newest. from 0 rewrites the base; ok is false when no merge is worth its writes.
+func mergeRun(m *Manifest) (from int, ok bool) {
+	n := len(m.Segments)
+	if n < 2 {
+		return 0, false
 	}
-	return MergeNone
+	var deltas int64
+	for _, s := range m.Segments[1:] {
+		deltas += s.Size
+	}
+	if deltas*baseShare >= m.Segments[0].Size {
+		return 0, true
+	}
+	from = n - 1
+	run := m.Segments[from].Size
+	for from > 1 && m.Segments[from-1].Size <= tierRatio*run {
+		from--
+		run += m.Segments[from].Size
+	}
+	switch {
+	case from < n-1:
+		return from, true
+	case n-1 >= MergeDeltas:
+		return 1, true // deltas grown apart in size: all of them, so that their count stays bounded
+	}
+	return 0, false
 }
 
-// maxDeltas bounds a generation's deltas: a sync merges before it writes one more. A reader
-// attaches one database per delta, and SQLite attaches at most ten.
-const maxDeltas = 8
+// mergeDue says whether and why a merge is due over the generation m names.
+func mergeDue(m *Manifest) MergeReason {
+	if _, ok := mergeRun(m); !ok {
+		return MergeNone
+	}
+	if m.Deltas() >= MergeDeltas {
+		return MergeCount
+	}
+	return MergeQuiet
+}
 
 // MergeResult says what a Merge did.
 type MergeResult struct {
-	Merged     int   `json:"merged"` // deltas folded into the new base; 0 when none was due
+	Merged int `json:"merged"` // deltas folded into the base or into one delta; 0 when no merge was due
+	// Base is set when the merge rewrote the base; Deltas is how many deltas the generation
+	// has after the merge.
+	Base       bool  `json:"base,omitempty"`
+	Deltas     int   `json:"deltas"`
 	Generation int64 `json:"generation"`
 	// Superseded is set when a cold build replaced the segments while the merge ran: its
 	// result was discarded.
 	Superseded bool `json:"superseded,omitempty"`
 }
 
-// Merge folds the deltas of the published generation of d into a new base, without holding
-// the publisher lock while it builds: the merged base is the published base with each delta
-// applied in order, so it holds exactly the generation's rows. It then publishes, under the
-// lock, a manifest naming the new base and any delta published since, and retires the merged
-// segments (readers that opened them keep them). The generation and every answer stay the
-// same; the manifest, and so the index signature in both receipts, changes.
+// Merge folds a run of the published generation's newest segments into one (mergeRun, or
+// every segment with opts.Full), without holding the publisher lock while it builds: the
+// merged segment is the run's oldest with each later one applied in order, so it holds
+// exactly the run's rows (and, for a run of deltas, the dead keys they name in the segments
+// before it). It then publishes, under the lock, a manifest naming the merged segment in the
+// run's place and any delta published since, and retires the run (readers that opened them
+// keep them). The generation and every answer stay the same; the manifest, and so the index
+// signature in both receipts, changes.
 func Merge(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*MergeResult, error) {
+	run := mergeRun
+	if opts.Full {
+		run = func(m *Manifest) (int, bool) { return 0, m.Deltas() > 0 }
+	}
+	return mergeWith(ctx, d, opts, run)
+}
+
+// mergeWith merges the run that run chooses over the published manifest.
+func mergeWith(ctx context.Context, d *project.Descriptor, opts MergeOptions, run func(*Manifest) (from int, ok bool)) (*MergeResult, error) {
 	paths := publication.PathsFor(d, opts.Policy)
 	m, err := ReadManifest(paths.Index)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	if m.Deltas() == 0 {
-		return &MergeResult{Generation: m.Generation}, nil
+	from, ok := run(m)
+	if !ok {
+		return &MergeResult{Deltas: m.Deltas(), Generation: m.Generation}, nil
 	}
-	mb, err := buildMerge(ctx, paths, m, opts.Fault)
+	mb, err := buildMerge(ctx, paths, m, from, opts.Fault)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +146,8 @@ type MergeOptions struct {
 	Memory *Memory
 	// Fault, if set, runs before each merge step (MergeSteps); an error aborts the merge there.
 	Fault func(step string) error
+	// Full folds every delta into a new base whatever the policy says (mergeRun).
+	Full bool
 }
 
 // Merge steps, in order, for fault tests.
@@ -112,15 +167,18 @@ func MergeSteps() []string {
 	return []string{StepMergeBuild, StepMergeVerify, StepMergeFsync, StepMergeRename, StepMergeManifest, StepMergeSyncDir, StepMergeReceipts, StepMergeRetire}
 }
 
-// mergeBuild is a merged base written but not yet published: the segments it replaces.
+// mergeBuild is a merged segment written but not yet published: the run it replaces, from
+// m.Segments[from].
 type mergeBuild struct {
 	tmp, name string
+	from      int
 	merged    []Segment
 }
 
-// buildMerge writes the base that folds m's deltas into m's base, at low priority.
-func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, err error) {
-	lowPriority(func() { mb, err = writeMerge(ctx, paths, m, hook) })
+// buildMerge writes the segment that folds m's segments from m.Segments[from] into one, at
+// low priority.
+func buildMerge(ctx context.Context, paths publication.Paths, m *Manifest, from int, hook func(string) error) (mb *mergeBuild, err error) {
+	lowPriority(func() { mb, err = writeMerge(ctx, paths, m, from, hook) })
 	return mb, err
 }
 
@@ -140,20 +198,26 @@ func lowPriority(fn func()) {
 	<-done
 }
 
-// writeMerge writes the merged base, at whatever priority its thread has.
-func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook func(string) error) (mb *mergeBuild, retErr error) {
-	name := newSegmentName(basePrefix, m.Generation)
+// writeMerge writes the merged segment, at whatever priority its thread has.
+func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, from int, hook func(string) error) (mb *mergeBuild, retErr error) {
+	base := from == 0
+	prefix := deltaPrefix
+	if base {
+		prefix = basePrefix
+	}
+	name := newSegmentName(prefix, m.Generation)
 	tmp := filepath.Join(paths.Dir, name+tmpSuffix)
 	defer func() {
 		if retErr != nil {
 			os.Remove(tmp)
 		}
 	}()
-	mb = &mergeBuild{tmp: tmp, name: name, merged: m.Segments}
+	run := m.Segments[from:]
+	mb = &mergeBuild{tmp: tmp, name: name, from: from, merged: run}
 	if err := fault(hook, StepMergeBuild); err != nil {
 		return nil, err
 	}
-	if err := copyFile(mb.tmp, filepath.Join(paths.Dir, m.Segments[0].Name)); err != nil {
+	if err := copyFile(mb.tmp, filepath.Join(paths.Dir, run[0].Name)); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	conn, err := openWrite(ctx, mb.tmp, 16)
@@ -161,8 +225,8 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	defer conn.Close()
-	schemas := segmentNames("main", len(m.Segments))
-	if err := attachEach(conn, paths.Dir, m.Segments, schemas); err != nil {
+	schemas := segmentNames("main", len(run))
+	if err := attachEach(conn, paths.Dir, run, schemas); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	// What the merged base must hold: the generation its newest segment describes.
@@ -181,29 +245,40 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 	if err != nil {
 		return nil, fmt.Errorf("merge: begin: %w", err)
 	}
-	totals, err := readFullTextTotals(conn, "main", searchColumns)
+	totals, ok, err := fts5seg.ReadTotals(conn, searchTable("main"))
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if !ok { // a delta that only removed rows holds none: its totals are nothing
+		totals = fts5seg.Totals{Columns: make([]uint64, searchColumns)}
 	}
 	w := &writer{conn: conn}
 	for _, schema := range schemas[1:] {
 		sizesOf := func(keys string) string {
 			return "SELECT sz FROM main.search_docsize WHERE id IN (SELECT key FROM " + schema + "." + keys + ")"
 		}
-		if err := totals.count(conn, sizesOf("dead_nodes"), true); err != nil {
+		if err := countSizes(conn, &totals, sizesOf("dead_nodes"), true); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
-		if err := applyDelta(w, schema); err != nil {
+		if err := applyDelta(w, schema, !base); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
-		if err := totals.count(conn, sizesOf("nodes"), false); err != nil {
+		if err := countSizes(conn, &totals, sizesOf("nodes"), false); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
+		}
+	}
+	if !base {
+		// A delta merged again and again would keep the full-text segments and deletion marks
+		// of every merge; rewritten as one segment it holds only its rows. (A base's full
+		// text is rewritten only by the merges FTS5 itself runs as it grows.)
+		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search) VALUES ('optimize')", nil); err != nil {
+			return nil, fmt.Errorf("merge: optimize the full text: %w", err)
 		}
 	}
 	if err := commit(); err != nil {
 		return nil, fmt.Errorf("merge: commit: %w", err)
 	}
-	if err := totals.write(conn, "main"); err != nil {
+	if err := totals.Write(conn, searchTable("main")); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	if err := conn.Close(); err != nil {
@@ -212,7 +287,7 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 	if err := fault(hook, StepMergeVerify); err != nil {
 		return nil, err
 	}
-	if err := verify(ctx, mb.tmp, want, meta[metaPolicy], true); err != nil {
+	if err := verify(ctx, mb.tmp, want, meta[metaPolicy], base); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	if err := fault(hook, StepMergeFsync); err != nil {
@@ -224,11 +299,20 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, hook 
 	return mb, nil
 }
 
-// applyDelta applies the delta attached as schema to the base being merged in main: the rows
-// it names dead go, its rows come in, and its nodes' full-text rows are written again from
-// their stored fields (a contentless full-text table cannot be read back).
-func applyDelta(w *writer, schema string) error {
+// applyDelta applies the delta attached as schema to the segment being merged in main: the
+// rows it names dead go, its rows come in, and its nodes' full-text rows are written again
+// from their stored fields (a contentless full-text table cannot be read back). With keepDead
+// main is a delta, and keeps the dead keys too: they name rows of the segments before it.
+func applyDelta(w *writer, schema string, keepDead bool) error {
 	tables := layeredTables()
+	if keepDead {
+		nodes, edges, refs, files := deadSets()
+		for _, ds := range []deadSet{nodes, edges, refs, files} {
+			if err := sqlitex.ExecuteTransient(w.conn, "INSERT OR IGNORE INTO main."+ds.table+" SELECT * FROM "+schema+"."+ds.table, nil); err != nil {
+				return fmt.Errorf("keep the dead keys of %s: %w", schema, err)
+			}
+		}
+	}
 	// A table a node's own list keys (listedBy) loses a dead node's rows through that list,
 	// before the node's row goes: a condition on the key alone read the whole table (12 of
 	// GOROOT/src's 250 ms a merge).
@@ -282,22 +366,27 @@ func applyDelta(w *writer, schema string) error {
 	})
 }
 
-// publishMerge publishes a merged base, under the publisher lock: the manifest must still
-// begin with the segments merged (deltas published since stay on top of the new base, whose
-// keys are theirs).
+// publishMerge publishes a merged segment, under the publisher lock: the manifest must still
+// hold the run merged where it was (deltas published since stay on top of the merged
+// segment, whose keys are theirs).
 func publishMerge(paths publication.Paths, mb *mergeBuild, opts MergeOptions) (*MergeResult, error) {
 	cur, err := ReadManifest(paths.Index)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	res := &MergeResult{Merged: len(mb.merged) - 1, Generation: cur.Generation}
-	if len(cur.Segments) < len(mb.merged) {
-		res.Merged, res.Superseded = 0, true
+	// Merged counts the deltas folded: into the base, or into one delta.
+	merged := len(mb.merged)
+	if mb.from == 0 {
+		merged--
+	}
+	res := &MergeResult{Merged: merged, Base: mb.from == 0, Generation: cur.Generation}
+	if len(cur.Segments) < mb.from+len(mb.merged) {
+		res.Merged, res.Base, res.Superseded = 0, false, true
 		return res, nil
 	}
 	for i, s := range mb.merged {
-		if cur.Segments[i].Name != s.Name {
-			res.Merged, res.Superseded = 0, true
+		if cur.Segments[mb.from+i].Name != s.Name {
+			res.Merged, res.Base, res.Superseded = 0, false, true
 			return res, nil
 		}
 	}
@@ -309,18 +398,19 @@ func publishMerge(paths publication.Paths, mb *mergeBuild, opts MergeOptions) (*
 		return nil, err
 	}
 	if err := os.Rename(mb.tmp, filepath.Join(paths.Dir, mb.name)); err != nil {
-		return nil, fmt.Errorf("merge: publish the base: %w", err)
+		return nil, fmt.Errorf("merge: publish the merged segment: %w", err)
 	}
 	if err := fault(opts.Fault, StepMergeManifest); err != nil {
 		return nil, err
 	}
-	base := Segment{Name: mb.name}
-	base.Generation = mb.merged[len(mb.merged)-1].Generation
-	segs := append([]Segment{base}, cur.Segments[len(mb.merged):]...)
+	seg := Segment{Name: mb.name}
+	seg.Generation = mb.merged[len(mb.merged)-1].Generation
+	segs := slices.Concat(cur.Segments[:mb.from], []Segment{seg}, cur.Segments[mb.from+len(mb.merged):])
 	m, err := writeManifest(paths, cur.Generation, segs)
 	if err != nil {
 		return nil, err
 	}
+	res.Deltas = m.Deltas()
 	if err := fault(opts.Fault, StepMergeSyncDir); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/index/fts5seg"
 )
 
 // The frequencies counted in Go are FTS5's, to the bit: each row is also written into a
@@ -40,11 +41,12 @@ func TestPhraseCountsAgreeWithFTS5(t *testing.T) {
 	}
 	var made bool
 	must(fillScratch(conn, "rank_text", &made, rows))
-	n, sizes, err := readTotals(conn, "temp.rank_text")
+	tot, _, err := fts5seg.ReadTotals(conn, fts5seg.Table{Schema: "temp", Name: "rank_text", Columns: searchColumns})
 	must(err)
+	n := int64(tot.Rows)
 	var tokens int64
-	for _, v := range sizes {
-		tokens += v
+	for _, v := range tot.Columns {
+		tokens += int64(v)
 	}
 	avg := float64(tokens) / float64(n)
 	p := newBM25()

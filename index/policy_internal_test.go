@@ -68,33 +68,44 @@ func TestVerifyRefusesLogicUnderNoAST(t *testing.T) {
 	}
 }
 
-// A merge is due at MergeDeltas deltas, and after any delta over a small base or a delta
-// that read many files again for their links; a base alone needs none.
-func TestMergeDue(t *testing.T) {
-	manifest := func(baseSize int64, deltas int) *Manifest {
-		m := &Manifest{Segments: []Segment{{Name: "base", Signature: publication.Signature{Size: baseSize}}}}
-		for range deltas {
-			m.Segments = append(m.Segments, Segment{Name: "delta", Signature: publication.Signature{Size: 1 << 10}})
+// The merge policy: deltas of like size fold into one delta, newest first; the base is
+// rewritten once the deltas reach 1/baseShare of it; MergeDeltas deltas grown apart in size
+// fold all together; a base alone, or one delta much smaller than the one before it, needs
+// nothing.
+func TestMergeRun(t *testing.T) {
+	manifest := func(base int64, deltas ...int64) *Manifest {
+		m := &Manifest{Segments: []Segment{{Name: "base", Signature: publication.Signature{Size: base}}}}
+		for _, size := range deltas {
+			m.Segments = append(m.Segments, Segment{Name: "delta", Signature: publication.Signature{Size: size}})
 		}
 		return m
 	}
+	const mb = 1 << 20
 	for _, tc := range []struct {
 		name     string
-		baseSize int64
-		deltas   int
-		widened  bool
-		want     MergeReason
+		m        *Manifest
+		wantFrom int
+		wantOK   bool
+		due      MergeReason
 	}{
-		{"a small base alone", smallBase / 2, 0, false, MergeNone},
-		{"a delta over a small base", smallBase, 1, false, MergeQuiet},
-		{"a delta over a large base", smallBase + 1, 1, false, MergeNone},
-		{"a widened delta over a large base", 1 << 30, 1, true, MergeQuiet},
-		{"MergeDeltas deltas over a large base", 1 << 30, MergeDeltas, false, MergeCount},
-		{"MergeDeltas deltas over a small base", smallBase, MergeDeltas, false, MergeCount},
-		{"one delta fewer", 1 << 30, MergeDeltas - 1, false, MergeNone},
+		{"a base alone", manifest(mb), 0, false, MergeNone},
+		{"one small delta", manifest(512*mb, mb/2), 0, false, MergeNone},
+		{"two deltas of one size", manifest(512*mb, mb/2, mb/2), 1, true, MergeQuiet},
+		{"a large delta, then a small one", manifest(512*mb, 10*mb, mb/2), 0, false, MergeNone},
+		{"a large delta, then two small ones", manifest(512*mb, 10*mb, mb/2, mb/2), 2, true, MergeQuiet},
+		{"sizes halving from oldest to newest", manifest(512*mb, 40*mb, 10*mb, 2*mb), 0, false, MergeNone},
+		{"MergeDeltas deltas grown apart", manifest(512*mb, 40*mb, 10*mb, 2*mb, mb/4), 1, true, MergeCount},
+		{"deltas at 1/baseShare of the base", manifest(8*mb, mb/2, mb/2), 0, true, MergeQuiet},
+		{"one delta at 1/baseShare of the base", manifest(8*mb, mb), 0, true, MergeQuiet},
+		{"one delta just under it", manifest(8*mb, mb-1), 0, false, MergeNone},
+		{"MergeDeltas deltas at the share", manifest(4*mb, mb/8, mb/8, mb/8, mb/8), 0, true, MergeCount},
 	} {
-		if got := mergeDue(manifest(tc.baseSize, tc.deltas), tc.widened); got != tc.want {
-			t.Errorf("%s: merge due %q, want %q", tc.name, got, tc.want)
+		from, ok := mergeRun(tc.m)
+		if from != tc.wantFrom || ok != tc.wantOK {
+			t.Errorf("%s: run from %d (%v), want from %d (%v)", tc.name, from, ok, tc.wantFrom, tc.wantOK)
+		}
+		if got := mergeDue(tc.m); got != tc.due {
+			t.Errorf("%s: merge due %q, want %q", tc.name, got, tc.due)
 		}
 	}
 }

@@ -27,96 +27,32 @@ type rankedRow struct {
 	rank float64
 }
 
-// decodeVarints decodes SQLite's varints (big-endian groups of seven bits, the ninth byte
-// whole), as FTS5 writes its records.
-func decodeVarints(b []byte) []uint64 {
-	var out []uint64
-	for len(b) > 0 {
-		v, n := fts5seg.ReadVarint(b)
-		out = append(out, v)
-		b = b[n:]
-	}
-	return out
-}
-
 // searchColumns is the number of columns of the full-text table.
 const searchColumns = 6
 
-// fullTextTotals is a full-text table's averages record: its row count and each column's
-// token total. FTS5 cannot subtract a deleted row of a contentless table from its totals, so
-// a merge keeps them itself: the base's record (exact, as a cold build or the merge before
-// left it), less the sizes of the rows each delta replaces, plus those of the rows it brings;
-// written back, the merged base ranks as a cold build of the same rows. Reading only the
-// delta's rows, where summing every row's size cost 22 of GOROOT/src's 220 ms a merge.
-type fullTextTotals struct {
-	rows    uint64
-	columns []uint64
+// searchTable is the full-text table of the segment attached as schema.
+func searchTable(schema string) fts5seg.Table {
+	return fts5seg.Table{Schema: schema, Name: "search", Columns: searchColumns}
 }
 
-// readFullTextTotals reads the averages record of schema's full-text table.
-func readFullTextTotals(conn *sqlite.Conn, schema string, columns int) (*fullTextTotals, error) {
-	t := &fullTextTotals{columns: make([]uint64, columns)}
-	found := false
-	err := sqlitex.Execute(conn, "SELECT block FROM "+schema+".search_data WHERE id = 1", &sqlitex.ExecOptions{
-		ResultFunc: func(st *sqlite.Stmt) error {
-			rec := make([]byte, st.ColumnLen(0))
-			st.ColumnBytes(0, rec)
-			vals := decodeVarints(rec)
-			if len(vals) != columns+1 {
-				return fmt.Errorf("the full-text averages record holds %d values, want %d", len(vals), columns+1)
-			}
-			t.rows, found = vals[0], true
-			copy(t.columns, vals[1:])
-			return nil
-		}})
-	if err == nil && !found {
-		err = fmt.Errorf("the full-text table has no averages record")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the full-text totals: %w", err)
-	}
-	return t, nil
-}
-
-// count adds to the totals (or, when remove, takes out of them) the rows whose size records
-// query selects from a search_docsize table.
-func (t *fullTextTotals) count(conn *sqlite.Conn, query string, remove bool) error {
+// countSizes adds to tot (or, when remove, takes out of it) the rows whose docsize records
+// query selects. A merge keeps the merged segment's totals so: FTS5 cannot subtract a deleted
+// row of a contentless table from them, and reading only the deltas' rows is cheap where
+// summing every row's size cost 22 of GOROOT/src's 220 ms a merge.
+func countSizes(conn *sqlite.Conn, tot *fts5seg.Totals, query string, remove bool) error {
 	err := sqlitex.Execute(conn, query, &sqlitex.ExecOptions{
 		ResultFunc: func(st *sqlite.Stmt) error {
 			rec := make([]byte, st.ColumnLen(0))
 			st.ColumnBytes(0, rec)
-			for i, v := range decodeVarints(rec) {
-				if i >= len(t.columns) {
-					break
-				}
-				if remove {
-					t.columns[i] -= v
-				} else {
-					t.columns[i] += v
-				}
-			}
 			if remove {
-				t.rows--
+				tot.Sub(rec)
 			} else {
-				t.rows++
+				tot.Add(rec)
 			}
 			return nil
 		}})
 	if err != nil {
 		return fmt.Errorf("count the full-text row sizes: %w", err)
-	}
-	return nil
-}
-
-// write stores the totals as schema's averages record. It must run outside any transaction
-// that changed the table: FTS5 writes its cached totals when that commits.
-func (t *fullTextTotals) write(conn *sqlite.Conn, schema string) error {
-	rec := fts5seg.AppendVarint(nil, t.rows)
-	for _, c := range t.columns {
-		rec = fts5seg.AppendVarint(rec, c)
-	}
-	if err := sqlitex.Execute(conn, "UPDATE "+schema+".search_data SET block = ? WHERE id = 1", &sqlitex.ExecOptions{Args: []any{rec}}); err != nil {
-		return fmt.Errorf("write the full-text totals: %w", err)
 	}
 	return nil
 }
@@ -137,11 +73,11 @@ func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string,
 	if err != nil {
 		return "", err
 	}
-	if !s.rankTable {
+	if r := s.readerOf(conn); !r.rankTable {
 		if err := sqlitex.ExecuteTransient(conn, "CREATE TEMP TABLE ranked_matches (rowid INTEGER PRIMARY KEY, rank REAL NOT NULL)", nil); err != nil {
 			return "", fmt.Errorf("ranked matches: %w", err)
 		}
-		s.rankTable = true
+		r.rankTable = true
 	}
 	if err := sqlitex.ExecuteTransient(conn, "DELETE FROM temp.ranked_matches", nil); err != nil {
 		return "", fmt.Errorf("ranked matches: %w", err)

@@ -30,8 +30,8 @@ func TestVarints(t *testing.T) {
 			t.Errorf("AppendVarint(%d) = %x, want %x", tc.v, got, tc.want)
 		}
 		rec := append(fts5seg.AppendVarint(nil, 5), append(got, 0x01)...)
-		if back := decodeVarints(rec); !slices.Equal(back, []uint64{5, tc.v, 1}) {
-			t.Errorf("decodeVarints(%x) = %v, want [5 %d 1]", rec, back, tc.v)
+		if back := fts5seg.RowSizes(rec); !slices.Equal(back, []uint64{5, tc.v, 1}) {
+			t.Errorf("RowSizes(%x) = %v, want [5 %d 1]", rec, back, tc.v)
 		}
 	}
 }

@@ -18,10 +18,24 @@ import (
 
 // Snapshot is one published generation opened for reading. It stays consistent however many
 // generations are published after it, because a published file is never modified. It is safe
-// for concurrent use; queries on one snapshot run one at a time.
+// for concurrent use: queries run in parallel on up to MaxReaders read connections of its
+// own, each opened on the same segment files.
 type Snapshot struct {
-	mu         sync.Mutex
-	conn       *sqlite.Conn
+	// idle holds the read connections no query uses; closing is closed by Close, for the
+	// queries waiting for one; mu guards the rest of the pool.
+	idle    chan *reader
+	closing chan struct{}
+	mu      sync.Mutex
+	// opened counts the snapshot's connections, busy or idle, up to maxReaders; noMore is set once a new one
+	// could not open the snapshot's segments (a merge retired one: the connections that
+	// have it keep reading it); readers maps each connection to its state.
+	opened     int
+	maxReaders int
+	noMore     bool
+	closed     bool
+	readers    map[*sqlite.Conn]*reader
+	// dir is where the segment files are.
+	dir        string
 	maxResults int
 	policy     string
 	// root and maxFileBytes let evidence quote the sources the generation was built from
@@ -37,15 +51,34 @@ type Snapshot struct {
 	// files counts the generation's source files (its source set less the descriptor), so
 	// that no query counts rows across segments.
 	files int64
-	// text caches the full-text statistics of a generation of several segments (deltarank.go);
-	// rankTable says the connection has its ranked-matches table (rankedMatches), scratch
-	// what it has of its scratch full-text tables.
-	text      *textStats
-	rankTable bool
-	scratch   scratchState
+	// text caches the full-text statistics of a generation of several segments
+	// (deltarank.go), read once under textMu.
+	textMu sync.Mutex
+	text   *textStats
 	// memo remembers what rankings learned of the base: the snapshot's own, or one a worker
 	// shares among the snapshots over the same base (basememo.go).
 	memo *BaseMemo
+}
+
+// MaxReaders bounds the read connections of one snapshot. Each holds its own page cache and
+// its copy of the deltas' overlay; more than a few gain nothing on the machines DocForge
+// runs on, whose queries are CPU-bound once the pages are cached.
+const MaxReaders = 4
+
+// SetReaders bounds the snapshot's read connections to n, within 1 and MaxReaders: 1 answers
+// one query at a time, as a snapshot of one connection does.
+func (s *Snapshot) SetReaders(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxReaders = min(max(n, 1), MaxReaders)
+}
+
+// reader is one read connection of a snapshot and what it holds of its temporary tables:
+// the ranked-matches table (rankedMatches) and the scratch full-text tables (layerrank.go).
+type reader struct {
+	conn      *sqlite.Conn
+	rankTable bool
+	scratch   scratchState
 }
 
 // Info identifies the generation a snapshot holds.
@@ -90,41 +123,156 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 		conn.Close()
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 	}
-	return &Snapshot{memo: NewBaseMemo(), conn: conn, maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
+	snap := &Snapshot{memo: NewBaseMemo(), idle: make(chan *reader, MaxReaders), maxReaders: MaxReaders, closing: make(chan struct{}), readers: map[*sqlite.Conn]*reader{}, dir: paths.Dir,
+		maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
 		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
 			Fingerprint: m[metaFingerprint], Index: g.sig,
-		}}, nil
+		}}
+	conn.SetInterrupt(nil) // each query sets its own
+	snap.adopt(conn)
+	return snap, nil
+}
+
+// adopt adds an open connection to the pool, idle.
+func (s *Snapshot) adopt(conn *sqlite.Conn) {
+	r := &reader{conn: conn}
+	s.mu.Lock()
+	s.opened++
+	s.readers[conn] = r
+	s.mu.Unlock()
+	s.idle <- r
 }
 
 // Info returns the identity of the snapshot's generation.
 func (s *Snapshot) Info() Info { return s.info }
 
-// Close releases the snapshot.
+// Close releases the snapshot: its idle connections now, each busy one when its query ends.
 func (s *Snapshot) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn == nil {
+	if s.closed {
 		return nil
 	}
-	err := s.conn.Close()
-	s.conn = nil
-	return err
+	s.closed = true
+	close(s.closing)
+	var errs []error
+	for {
+		select {
+		case r := <-s.idle:
+			errs = append(errs, s.closeReader(r))
+		default:
+			return errors.Join(errs...)
+		}
+	}
 }
 
-// with runs fn on the snapshot's connection with ctx's cancellation wired in.
+// closeReader closes one connection of the pool; the caller holds s.mu.
+func (s *Snapshot) closeReader(r *reader) error {
+	delete(s.readers, r.conn)
+	s.opened--
+	return r.conn.Close()
+}
+
+// with runs fn on one of the snapshot's connections with ctx's cancellation wired in: an
+// idle one, else a new one while fewer than its bound are open, else the first to be
+// released.
 func (s *Snapshot) with(ctx context.Context, fn func(conn *sqlite.Conn) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conn == nil {
-		return fmt.Errorf("snapshot is closed")
+	r, err := s.acquire(ctx)
+	if err != nil {
+		return err
 	}
+	defer s.release(r)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	prev := s.conn.SetInterrupt(ctx.Done())
-	defer s.conn.SetInterrupt(prev)
-	return fn(s.conn)
+	r.conn.SetInterrupt(ctx.Done())
+	defer r.conn.SetInterrupt(nil)
+	return fn(r.conn)
+}
+
+// acquire takes a connection for one query.
+func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
+	select {
+	case r := <-s.idle:
+		return s.live(r)
+	default:
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("snapshot is closed")
+	}
+	grow := !s.noMore && s.opened < s.maxReaders
+	if grow {
+		s.opened++ // reserved while it opens
+	}
+	s.mu.Unlock()
+	if grow {
+		conn, err := openSegments(ctx, s.dir, s.segments, nil)
+		s.mu.Lock()
+		s.opened--
+		switch {
+		case err == nil && !s.closed:
+			r := &reader{conn: conn}
+			s.opened++
+			s.readers[conn] = r
+			s.mu.Unlock()
+			return r, nil
+		case err == nil:
+			s.mu.Unlock()
+			conn.Close()
+			return nil, fmt.Errorf("snapshot is closed")
+		default:
+			// The segments are not all there any more (or cannot be opened again): make do
+			// with the connections open.
+			s.noMore = true
+			if s.opened == 0 {
+				s.mu.Unlock()
+				return nil, fmt.Errorf("open another connection to the snapshot: %w", err)
+			}
+			s.mu.Unlock()
+		}
+	}
+	select {
+	case r := <-s.idle:
+		return s.live(r)
+	case <-s.closing:
+		return nil, fmt.Errorf("snapshot is closed")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// live returns r unless the snapshot was closed while r waited idle (Close took the idle
+// ones it saw; r was released after it).
+func (s *Snapshot) live(r *reader) (*reader, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		s.closeReader(r)
+		return nil, fmt.Errorf("snapshot is closed")
+	}
+	return r, nil
+}
+
+// release returns a connection to the pool after a query, or closes it when the snapshot was
+// closed meanwhile.
+func (s *Snapshot) release(r *reader) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		s.closeReader(r)
+		return
+	}
+	s.idle <- r // never blocks: the channel holds every connection the pool may open
+}
+
+// readerOf is the state of one of the snapshot's connections.
+func (s *Snapshot) readerOf(conn *sqlite.Conn) *reader {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readers[conn]
 }
 
 // capLimit applies the project's result ceiling; requested <= 0 means def.

@@ -57,6 +57,10 @@ type Options struct {
 	// in the index metadata. It is read only when something is built, so a sync that finds the
 	// index current never waits for the executable's hash.
 	Implementation *Implementation
+	// FTS5Inserts makes a cold build write the full text through FTS5's own inserts even where
+	// its segment writer is proven (fts5seg.Check): what it does with another SQLite, and what
+	// the tests compare the two with.
+	FTS5Inserts bool
 	// Tracker, if set, lists the sources instead of a full walk: a long-lived process whose
 	// watch tells it which folders changed (source.Tracker).
 	Tracker *source.Tracker
@@ -105,22 +109,21 @@ type Result struct {
 	Elapsed   time.Duration `json:"-"`
 	// Deltas is how many delta segments the published generation has.
 	Deltas int `json:"-"`
-	// MergeDue says whether a merge into a new base is due (Merge), and why.
+	// MergeDue says whether a merge is due (Merge), and why.
 	MergeDue MergeReason `json:"-"`
 }
 
-// MergeReason says why a merge of a generation's deltas into a new base is due.
+// MergeReason says why a merge of a generation's segments is due.
 type MergeReason string
 
 const (
 	// MergeNone: no merge is due.
 	MergeNone MergeReason = ""
-	// MergeCount: the generation has MergeDeltas deltas, which bound what a reader attaches;
-	// merge now.
+	// MergeCount: the generation has MergeDeltas deltas, and each costs every reader's open
+	// a little; merge now.
 	MergeCount MergeReason = "count"
-	// MergeQuiet: its newest delta read many files again for their links (wideDelta), or
-	// its base is small (smallBase): a generation of one segment answers fastest, and merging
-	// costs little, so it merges once the edits pause.
+	// MergeQuiet: a merge is worth its writes (mergeRun), once the edits pause: an edit burst
+	// needs one merge, not one per edit.
 	MergeQuiet MergeReason = "quiet"
 )
 
@@ -341,7 +344,6 @@ type syncRun struct {
 	from        *publication.GraphState // the published generation's state, before any build
 	dl          delta
 	reread      []fileRow // the file rows an incremental build wrote
-	widened     bool      // the published delta read many files again for their links (wideDelta)
 	nextGen     int64
 	tmp         string // the segment being written, renamed to segment when published
 	segment     string
@@ -464,7 +466,8 @@ func (r *syncRun) mergeFirst(ctx context.Context) error {
 	if r.prevManifest == nil || r.prevManifest.Deltas() < maxDeltas {
 		return nil
 	}
-	mb, err := buildMerge(ctx, r.paths, r.prevManifest, nil)
+	from, _ := mergeRun(r.prevManifest) // ok: maxDeltas deltas are a run
+	mb, err := buildMerge(ctx, r.paths, r.prevManifest, from, nil)
 	if err != nil {
 		return err
 	}
@@ -573,7 +576,6 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 	case err != nil:
 		return err
 	}
-	r.widened = delta.widened
 	r.clk.mark("apply_delta")
 	return nil
 }
@@ -583,7 +585,7 @@ func (r *syncRun) buildIncremental(ctx context.Context) error {
 func (r *syncRun) buildCold(ctx context.Context) error {
 	r.st = &state{generation: r.nextGen, identity: r.inv.Identity()}
 	r.b.build = BuildCold
-	probs, text, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts.Progress, r.clk)
+	probs, text, err := coldBuild(ctx, r.tmp, r.d, r.inv, r.b, r.st, r.opts, r.clk)
 	if err != nil {
 		return err
 	}
@@ -626,7 +628,7 @@ func (r *syncRun) publish(ctx context.Context) (*Result, error) {
 	}
 	res := r.result(Result{Build: r.kind, Generation: r.st.generation, Publication: pub, Summary: &diff.Summary,
 		FilesChanged: r.dl.size(), FilesParsed: r.filesParsed, Published: r.clk.published, Deltas: m.Deltas(),
-		MergeDue: mergeDue(m, r.widened)}, r.warnings)
+		MergeDue: mergeDue(m)}, r.warnings)
 	return res, nil
 }
 

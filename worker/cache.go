@@ -280,7 +280,7 @@ func (s *Service) schedule(l *live) {
 	})
 }
 
-// scheduleMerge folds a generation's deltas into a new base in the background, one merge per
+// scheduleMerge merges a generation's segments (index.Merge) in the background, one merge per
 // binding at a time; asked while one runs, it merges again when that one ends. The merge
 // builds without the publisher lock (syncs go on publishing deltas, which stay on top of the
 // new base) and runs at low priority (index.Merge).
@@ -337,7 +337,7 @@ func (l *live) endMerge(goOn bool) bool {
 }
 
 // mergeQuiet is how long the syncs of a binding must pause before a merge due once they do
-// (index.MergeQuiet: a small base, a widened delta) starts: a merge that
+// (index.MergeQuiet) starts: a merge that
 // overlaps a sync makes the sync's memory of the generation stale, and an edit burst needs
 // one merge, not one per edit.
 const mergeQuiet = 300 * time.Millisecond
@@ -444,6 +444,9 @@ func (s *Service) acquire(l *live, d *project.Descriptor) *held {
 // memo of its base segment.
 func (s *Service) install(l *live, snap *index.Snapshot) *held {
 	snap.ShareBaseMemo(l.baseMemo)
+	if s.readers > 0 {
+		snap.SetReaders(s.readers)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := l.cur; old != nil {
@@ -494,3 +497,8 @@ func (s *Service) Close() error {
 	}
 	return nil
 }
+
+// SetReaders bounds the read connections of every snapshot the service opens from now on
+// (index.Snapshot.SetReaders): 1 answers one call at a time per binding, which the
+// benchmark compares the pool with.
+func (s *Service) SetReaders(n int) { s.readers = n }

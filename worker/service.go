@@ -49,9 +49,12 @@ type Service struct {
 	// mergeQuiet is how long a binding's syncs must pause before a merge due for ranking
 	// starts (scheduleQuietMerge); tests lengthen it to see what a call merges itself.
 	mergeQuiet time.Duration
-	bg         context.Context // background rebuilds; cancelled by Close
-	stop       context.CancelFunc
-	wg         sync.WaitGroup
+	// readers bounds the read connections of each snapshot the service opens (0: the
+	// index's own bound, index.MaxReaders).
+	readers int
+	bg      context.Context // background rebuilds; cancelled by Close
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.

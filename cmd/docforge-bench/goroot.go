@@ -97,6 +97,9 @@ type goReport struct {
 	WorkerSearchDeltas      int            `json:"worker_search_deltas"`
 	ColdPhases              []index.Timing `json:"cold_phases"`
 	PeakRSSMiB              float64        `json:"peak_rss_mib"`
+	// The edit sessions (editSession): functions added to print.go one at a time.
+	SessionPaused   *sessionFigures `json:"session_paused,omitempty"`
+	SessionNoPauses *sessionFigures `json:"session_no_pauses,omitempty"`
 }
 
 // ensureGoroot copies GOROOT/src once per Go version.
@@ -186,6 +189,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	proj := fs.String("project", "", "the GOROOT copy")
 	runs := fs.Int("runs", 0, "repetitions (0: 3 cold, 20 warm, 9 edits)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the last cold sync to `FILE`")
+	sessionOnly := fs.Bool("session-only", false, "run only the edit sessions, on the index as it is")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -212,6 +216,15 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	}
 	rep := &goReport{GoVersion: runtime.Version(), ColdRuns: coldRuns, WarmRuns: warmRuns, EditRuns: editRuns}
 	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "[goroot] "+format+"\n", a...) }
+	if *sessionOnly {
+		if _, err := index.Sync(ctx, d, index.Options{}); err != nil {
+			return err
+		}
+		if err := goSessions(ctx, d, file, orig, rep, logf); err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(rep)
+	}
 
 	var times []time.Duration
 	var phases [][]index.Timing
@@ -347,7 +360,46 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	}
 	logf("edit, then a search through the worker: median %.1f ms; the same search again %.1f ms (%d deltas left)",
 		rep.WorkerSearchAfterEditMs, rep.WorkerSearchMs, rep.WorkerSearchDeltas)
+	if err := goSessions(ctx, d, file, orig, rep, logf); err != nil {
+		return err
+	}
 	return json.NewEncoder(os.Stdout).Encode(rep)
+}
+
+// goSessions runs an edit session with pauses and one without over GOROOT/src, each adding
+// a function to file at a time, each over a merged generation; file is written back after.
+func goSessions(ctx context.Context, d *project.Descriptor, file string, orig []byte, rep *goReport, logf func(string, ...any)) error {
+	defer os.WriteFile(file, orig, 0o644)
+	searches := []string{"format value", "parse duration", "buffer", "read line", "http request header", "sort slice", "utf8 rune", "json encoder"}
+	var tasks []json.RawMessage
+	for i, task := range []string{"pad a formatted float with zeros", "read one line from a buffered reader", "add a header to an HTTP request",
+		"decode a JSON object into a map", "sort a slice of strings stably"} {
+		tasks = append(tasks, json.RawMessage(fmt.Sprintf(`{"kind":%q,"task":%q,"budget":8000}`, taskKinds[i%len(taskKinds)], task)))
+	}
+	n := 0
+	for _, pause := range []time.Duration{sessionPause, 0} {
+		if _, err := index.Merge(ctx, d, index.MergeOptions{Full: true}); err != nil {
+			return fmt.Errorf("session: merge before it: %w", err)
+		}
+		f, err := editSession(ctx, sessionSpec{d: d, edits: sessionEdits, pause: pause, searches: searches, tasks: tasks,
+			edit: func(k int) (string, int, error) {
+				n++
+				name := fmt.Sprintf("benchSession%d", n)
+				edited := fmt.Sprintf("%s\n// %s is added by the benchmark.\nfunc %s() { Sprint(%d) }\n", orig, name, name, n)
+				return name, len(edited), os.WriteFile(file, []byte(edited), 0o644)
+			}})
+		if err != nil {
+			return err
+		}
+		logf("edit session, %d edits, pause %s: %.1f MB written (%.2f MB an edit), %d base rewrites, %d deltas left; search p50 %.2f ms (merged %.2f), task context p50 %.1f ms (merged %.1f)",
+			f.Edits, pause, f.WrittenMB, f.PerEditMB, f.BaseRewrites, f.Deltas, f.SearchP50Ms, f.MergedSearchP50Ms, f.TaskP50Ms, f.MergedTaskP50Ms)
+		if pause > 0 {
+			rep.SessionPaused = &f
+		} else {
+			rep.SessionNoPauses = &f
+		}
+	}
+	return nil
 }
 
 // goWorkerSearch times what an agent waits for when it searches right after an edit: the
@@ -431,6 +483,7 @@ func goMarkdown(r *goReport) string {
 	fmt.Fprintf(&b, "| a new Go file republished, by a worker | %.1f ms (median of %d; removing it again %.1f ms; the merge the worker then runs %.1f ms, writing %.0f MB) | | |\n",
 		r.NewFileMs, r.EditRuns, r.RemoveFileMs, r.NewFileMergeMs, r.NewFileMergeMB)
 	row("peak RSS", r.PeakRSSMiB, 1536, "MiB", "whole child process")
+	b.WriteString(sessionMarkdown("GOROOT/src", r.SessionPaused, r.SessionNoPauses))
 	fmt.Fprintf(&b, "\nPhases (median ms): cold: %s; one-file edit by a worker: %s; without a watch: %s.\n", phaseList(r.ColdPhases), phaseList(r.WorkerEditPhases), phaseList(r.EditPhases))
 	return b.String()
 }

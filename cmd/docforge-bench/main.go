@@ -27,8 +27,9 @@ Usage:
   docforge-bench [--sizes 10000,100000] [--goroot=true] [--adopted 20000] [--dir bench-out] [--runs N] [--profile]
   docforge-bench --adopted-only [--adopted 20000]
   docforge-bench --stamps-only [--stamps 20000]
-  docforge-bench measure --project DIR --nodes N [--runs N] [--profile] [--steps cold,nochange,edit,worker,queries,merge]
+  docforge-bench measure --project DIR --nodes N [--runs N] [--profile] [--steps cold,nochange,edit,worker,queries,capsules,merge,session]
   docforge-bench measure-go --project DIR [--runs N]
+  docforge-bench bridges --project DIR --nodes N
   docforge-bench replay --git DIR [--commits N] [--work DIR]
   docforge-bench history (--git DIR | --synthetic N) [--runs N] [--window N]
 
@@ -46,10 +47,15 @@ make relations suspect; --stamps-only runs that alone.
 edits as a process without a watch syncs them (the walk, the file table read back), the same
 edits as a worker syncs them (the folder named by its watch, its memory of the generation)
 followed by edits answered through the real worker service, queries over the deltas the edits
-published, and the merge of those deltas with the queries again. Without 'cold' it uses the
+published, the merge of those deltas with the queries again, and two edit sessions through
+the worker (50 one-file edits, with a 2 s pause after each and with none: the bytes written,
+then search and task context over what they left and over a freshly merged index). Without 'cold' it uses the
 index as it is; the edit steps restore the files they change and sync them at the end, so the
 project is current for the next run. 'measure-go' times cold and warm syncs and edits on the
-GOROOT copy, both ways. 'replay' publishes a real repository's last N commits one by one as
+GOROOT copy, both ways, and the same edit sessions. 'bridges' opens eight MCP sessions on one
+synced project and times the same calls one session after another and all at once, with the
+worker's snapshots on their pool of read connections and on one (the first form runs it at
+100,000 nodes). 'replay' publishes a real repository's last N commits one by one as
 edits and compares each generation's answers with a cold build of the same tree
 ('docforge-bench replay --help'). 'history' times the history index: cold, and a new commit
 ('docforge-bench history --help').
@@ -71,6 +77,9 @@ func main() {
 func run(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "measure" {
 		return measureCommand(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "bridges" {
+		return bridgesCommand(ctx, args[1:])
 	}
 	if len(args) > 0 && args[0] == "measure-go" {
 		return measureGoCommand(ctx, args[1:])
@@ -158,6 +167,13 @@ func run(ctx context.Context, args []string) error {
 				return err
 			}
 			mcpReports = append(mcpReports, mr)
+			if n >= 100000 {
+				bf, err := measureBridges(ctx, proj, n)
+				if err != nil {
+					return err
+				}
+				ftsText += bridgesMarkdown(bf)
+			}
 			// The MCP run synced the project, so its index is there to read.
 			t, err := measureFTS(proj)
 			if err != nil {

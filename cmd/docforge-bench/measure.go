@@ -92,6 +92,10 @@ type report struct {
 	MergedImpactP50Ms float64 `json:"merged_impact_p50_ms"`
 	MergedOpenP50Ms   float64 `json:"merged_open_p50_ms"`
 	PeakRSSMiB        float64 `json:"peak_rss_mib"`
+	// The edit sessions: sessionEdits one-file edits through a running worker, each followed
+	// by a pause of sessionPause, and the same with no pauses (editSession).
+	SessionPaused   *sessionFigures `json:"session_paused,omitempty"`
+	SessionNoPauses *sessionFigures `json:"session_no_pauses,omitempty"`
 	// GoSysMiB is the memory the Go runtime had obtained after the cold syncs; the rest of the
 	// peak RSS is SQLite's own allocations (page cache, FTS5 term buffer), which bypass Go.
 	GoSysMiB   float64        `json:"go_sys_mib"`
@@ -106,7 +110,7 @@ func measureCommand(ctx context.Context, args []string) error {
 	nodes := fs.Int("nodes", 0, "node count the project was generated with")
 	runs := fs.Int("runs", 0, "repetitions (0: defaults)")
 	profile := fs.Bool("profile", false, "write cold.pprof, nochange.pprof, edit.pprof and queries.pprof into the project")
-	only := fs.String("steps", "cold,nochange,edit,worker,queries,capsules,merge", "steps to run; without cold the existing index is used")
+	only := fs.String("steps", "cold,nochange,edit,worker,queries,capsules,merge,session", "steps to run; without cold the existing index is used")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -153,6 +157,7 @@ func measureCommand(ctx context.Context, args []string) error {
 		}},
 		{"capsules", func(ctx context.Context, r *report) error { return m.capsulesAfterEdits(ctx, r) }},
 		{"merge", func(ctx context.Context, r *report) error { return m.merge(ctx, r, 400) }},
+		{"session", func(ctx context.Context, r *report) error { return m.sessions(ctx, r) }},
 	}
 	want := strings.Split(*only, ",")
 	for _, step := range steps {
@@ -588,7 +593,7 @@ func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 	var res *index.MergeResult
 	start := time.Now()
 	mb, _, err := writtenMB(func() (err error) {
-		res, err = index.Merge(ctx, m.d, index.MergeOptions{})
+		res, err = index.Merge(ctx, m.d, index.MergeOptions{Full: true})
 		return err
 	})
 	if err != nil {
@@ -713,4 +718,54 @@ func writeChars() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Edit sessions: how many one-file edits, and the pause after each that an editor's
+// autosave leaves.
+const (
+	sessionEdits = 50
+	sessionPause = 2 * time.Second
+)
+
+// sessions runs an edit session with pauses and one without, each over a merged generation,
+// and restores the edited files.
+func (m *measurer) sessions(ctx context.Context, r *report) error {
+	rng := rand.New(rand.NewPCG(31, 31))
+	var touched []int
+	defer m.restore(&touched)
+	var tasks []json.RawMessage
+	for k := range 10 {
+		args, err := json.Marshal(taskArgs(m.gen, rng, k, m.nodes, false))
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, args)
+	}
+	var searches []string
+	for range 20 {
+		searches = append(searches, m.gen.vocab[rng.IntN(len(m.gen.vocab))])
+	}
+	variant := 600
+	for _, pause := range []time.Duration{sessionPause, 0} {
+		if _, err := index.Merge(ctx, m.d, index.MergeOptions{Full: true}); err != nil {
+			return fmt.Errorf("session: merge before it: %w", err)
+		}
+		f, err := editSession(ctx, sessionSpec{d: m.d, edits: sessionEdits, pause: pause, searches: searches, tasks: tasks,
+			edit: func(k int) (string, int, error) {
+				i := rng.IntN(m.nodes)
+				variant++
+				return m.gen.nodeID(i), len(m.gen.node(i, variant)), m.rewrite(&touched, i, variant)
+			}})
+		if err != nil {
+			return err
+		}
+		m.logf("edit session, %d edits, pause %s: %.1f MB written (%.2f MB an edit), %d base rewrites, %d deltas left; search p50 %.2f ms (merged %.2f), task context p50 %.1f ms (merged %.1f)",
+			f.Edits, pause, f.WrittenMB, f.PerEditMB, f.BaseRewrites, f.Deltas, f.SearchP50Ms, f.MergedSearchP50Ms, f.TaskP50Ms, f.MergedTaskP50Ms)
+		if pause > 0 {
+			r.SessionPaused = &f
+		} else {
+			r.SessionNoPauses = &f
+		}
+	}
+	return nil
 }

@@ -139,11 +139,12 @@ func replayCommand(ctx context.Context, args []string) error {
 		rc.Deltas = deltas
 		if res.MergeDue == index.MergeCount || res.MergeDue != index.MergeNone && *mergeAt == "due" {
 			start = time.Now()
-			if _, err := index.Merge(ctx, d, index.MergeOptions{}); err != nil {
+			mr, err := index.Merge(ctx, d, index.MergeOptions{})
+			if err != nil {
 				return fmt.Errorf("replay: merge at %s: %w", cur, err)
 			}
 			rc.MergeMS = ms(time.Since(start))
-			deltas = 0
+			deltas = mr.Deltas
 		}
 		// The copy leaves out the index state and git's; an empty folder is no source.
 		if err := os.RemoveAll(coldDir); err != nil {

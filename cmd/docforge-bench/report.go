@@ -56,6 +56,11 @@ func markdown(reps []report) string {
 			r.MergedOpenP50Ms, r.MergedSearchP50Ms, r.MergedCommonP50Ms, r.MergedImpactP50Ms)
 	}
 	b.WriteString(toolsMarkdown(reps))
+	for _, r := range reps {
+		if rows := sessionMarkdown(fmt.Sprintf("%d nodes", r.Nodes), r.SessionPaused, r.SessionNoPauses); rows != "" {
+			b.WriteString("\nEdit sessions through a running worker (bytes: the process's write-side I/O, /proc/self/io wchar, the edited sources left out; queries after the session, then after a merge into a new base):\n\n| figure | measured | target | met |\n|---|---|---|---|\n" + rows)
+		}
+	}
 	b.WriteString("\nWhere the time goes (median ms per phase):\n\n| nodes | sync | phases |\n|---|---|---|\n")
 	for _, r := range reps {
 		fmt.Fprintf(&b, "| %d | cold | %s |\n| %d | one-file edit, without a watch | %s |\n| %d | one-file edit, by a worker | %s |\n",

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,7 +114,7 @@ func commands() map[string]command {
 				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
 			}, runInit},
-		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge the deltas into a new base when one is due (after every edit while the index is at most 256 MiB, so that search ranks exactly as a full build; a running worker does this in the background instead). In a git repository, also bring the history index up to date: task context reads the commits as evidence ([history] in docforge.toml bounds or turns it off).", 0, 0,
+		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge when a merge is due: deltas of like size into one delta, and the deltas into a new base once they reach an eighth of its size, so that an edit writes in proportion to what it changed (a running worker merges in the background instead; answers are the same either way). In a git repository, also bring the history index up to date: task context reads the commits as evidence ([history] in docforge.toml bounds or turns it off).", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
 			}, runSync},
@@ -279,8 +280,8 @@ func (e *env) syncOnWorker(d *project.Descriptor) (*index.Result, error) {
 // syncWarningsShown is how many warnings sync prints; validate prints them all.
 const syncWarningsShown = 5
 
-// merge folds the published generation's deltas into a new base after a sync said one is
-// due. The generation is already published and stays as it is when the merge fails, so a
+// merge folds a run of the published generation's segments into one after a sync said a
+// merge is due (index.Merge). The generation is already published and stays as it is when the merge fails, so a
 // failure is reported and not fatal.
 func (e *env) merge(d *project.Descriptor) {
 	start := time.Now()
@@ -293,7 +294,11 @@ func (e *env) merge(d *project.Descriptor) {
 		if m.Merged == 1 {
 			noun = "delta"
 		}
-		fmt.Fprintf(e.stdout, "merged %d %s into a new base in %s\n", m.Merged, noun, time.Since(start).Round(time.Millisecond))
+		into := "into one delta"
+		if m.Base {
+			into = "into a new base"
+		}
+		fmt.Fprintf(e.stdout, "merged %d %s %s in %s\n", m.Merged, noun, into, time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -406,11 +411,19 @@ func runStatus(e *env) error {
 	if h, ok := worker.ReadWatchHealth(d); ok {
 		watch = &h
 	}
+	// How this build writes a cold build's full text: its own segment writer, or FTS5's
+	// inserts when the linked SQLite is not the one that writer is proven against.
+	ftsWriter, ftsReason, err := index.FullTextWriter(e.ctx)
+	if err != nil {
+		return err
+	}
 	if e.json {
 		return e.writeJSON(e.stdout, struct {
 			*index.Status
-			Watch *worker.WatchHealth `json:"watch,omitempty"`
-		}{st, watch})
+			Watch          *worker.WatchHealth `json:"watch,omitempty"`
+			FullTextWriter string              `json:"full_text_writer"`
+			FullTextReason string              `json:"full_text_writer_reason,omitempty"`
+		}{st, watch, ftsWriter, ftsReason})
 	}
 	line := st.State
 	if st.Publication != nil {
@@ -420,6 +433,9 @@ func runStatus(e *env) error {
 		line += ": " + st.Reason
 	}
 	fmt.Fprintln(e.stdout, line)
+	if ftsReason != "" {
+		fmt.Fprintf(e.stdout, "full text: cold builds insert through FTS5 (%s)\n", ftsReason)
+	}
 	if watch != nil && (watch.State != "ok" || watch.Failures > 0) {
 		fmt.Fprintf(e.stdout, "source watch (as a worker reported it at %s): %s; %d failures, %d repairs", watch.At, watch.State, watch.Failures, watch.Repairs)
 		if watch.LastError != "" {
@@ -655,8 +671,16 @@ func runWorker(e *env) error {
 	}
 	svc := worker.NewService(impl, true)
 	defer svc.Close()
+	if n, err := strconv.Atoi(os.Getenv(readersEnv)); err == nil {
+		svc.SetReaders(n)
+	}
 	return worker.Serve(ctx, e.socket, b, svc)
 }
+
+// readersEnv, when set in the worker's environment (inherited from the manager), bounds the
+// read connections each snapshot answers on; unset, the index's own bound holds. It exists
+// so that 'make bench' can compare the pool with one connection in one run.
+const readersEnv = "DOCFORGE_READERS"
 
 func runContext(e *env) error {
 	args := map[string]any{}

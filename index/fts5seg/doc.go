@@ -15,4 +15,11 @@
 // where unicode61's tokens are the runs of letters and digits, lowercased; a row it refuses
 // goes through FTS5's own insert, into the same table, and the Builder then numbers its
 // segments apart from FTS5's (Numbering).
+//
+// Those tests hold for one SQLite and one table configuration, so a caller asks Check first:
+// it passes only the linked SQLite PinnedSQLite and the configuration Pinned (tokenizer,
+// prefix indexes, detail, column sizes, contentless delete, page size), and the caller
+// otherwise inserts through FTS5. The package also reads and writes the table's other records
+// whose format is FTS5's (Totals: the averages record; RowSizes: a docsize record), so that
+// all knowledge of FTS5's on-disk format is here.
 package fts5seg

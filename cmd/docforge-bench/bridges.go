@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bridgesFigures are several agents on one project: bridges MCP sessions (a docforge-mcp
+// process each, one manager, one worker), each sending the same mix of calls, first one
+// session after another, then all at once; with the worker's snapshots on their pool of read
+// connections, and on one connection (DOCFORGE_READERS=1) in the same run.
+type bridgesFigures struct {
+	Nodes   int `json:"nodes"`
+	Bridges int `json:"bridges"`
+	Calls   int `json:"calls"` // per phase, all sessions together
+	Pool    bridgesRun
+	One     bridgesRun
+}
+
+// bridgesRun is one configuration's figures.
+type bridgesRun struct {
+	SerialMs       float64 `json:"serial_ms"`
+	ConcurrentMs   float64 `json:"concurrent_ms"`
+	Speedup        float64 `json:"speedup"`
+	CallsPerSecond float64 `json:"calls_per_second"` // at once
+	GetNodeP50Ms   float64 `json:"get_node_p50_ms"`  // at once
+	GetNodeP99Ms   float64 `json:"get_node_p99_ms"`
+}
+
+const (
+	benchBridges = 8
+	// bridgeRounds of one task context, one search and bridgeGets get_node calls per session.
+	bridgeRounds = 4
+	bridgeGets   = 4
+)
+
+// measureBridges runs the sessions against a fresh manager for each configuration.
+func measureBridges(ctx context.Context, proj string, nodes int) (*bridgesFigures, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(self)
+	f := &bridgesFigures{Nodes: nodes, Bridges: benchBridges, Calls: benchBridges * bridgeRounds * (2 + bridgeGets)}
+	for _, cfg := range []struct {
+		readers string
+		run     *bridgesRun
+	}{{"", &f.Pool}, {"1", &f.One}} {
+		r, err := bridgesWith(ctx, dir, proj, nodes, cfg.readers)
+		if err != nil {
+			return nil, err
+		}
+		*cfg.run = *r
+	}
+	return f, nil
+}
+
+// bridgesWith starts a manager whose worker has readers in DOCFORGE_READERS ("" for none),
+// opens the sessions, and times the calls one session after another, then all at once.
+func bridgesWith(ctx context.Context, dir, proj string, nodes int, readers string) (*bridgesRun, error) {
+	runtimeDir, err := os.MkdirTemp("", "dfbridges")
+	if err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir, "DOCFORGE_READERS="+readers)
+	defer func() {
+		stop := exec.Command(filepath.Join(dir, "docforge"), "manager", "stop")
+		stop.Env = env
+		stop.Run()
+		os.RemoveAll(runtimeDir)
+	}()
+	sessions := make([]*mcp.ClientSession, benchBridges)
+	for i := range sessions {
+		client := mcp.NewClient(&mcp.Implementation{Name: "docforge-bench", Version: "1"}, nil)
+		cmd := exec.Command(filepath.Join(dir, "docforge-mcp"), "--project-root", proj)
+		cmd.Env = env
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("start docforge-mcp: %w", err)
+		}
+		defer cs.Close()
+		sessions[i] = cs
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docforge_bootstrap"}); err != nil || res.IsError {
+			return nil, fmt.Errorf("bootstrap: %v", err)
+		}
+	}
+	g := newGenerator(nodes, 42)
+	// work is one session's calls; gets collects its get_node latencies.
+	work := func(i int, seed uint64, gets *[]time.Duration) error {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		call := func(name string, args map[string]any) (time.Duration, error) {
+			t0 := time.Now()
+			res, err := sessions[i].CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+			d := time.Since(t0)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", name, err)
+			}
+			if res.IsError {
+				return 0, fmt.Errorf("%s: %s", name, res.Content[0].(*mcp.TextContent).Text)
+			}
+			return d, nil
+		}
+		for k := range bridgeRounds {
+			if _, err := call("docforge_get_task_context", taskArgs(g, rng, k+i, nodes, false)); err != nil {
+				return err
+			}
+			if _, err := call("docforge_search", map[string]any{"query": g.vocab[rng.IntN(len(g.vocab))], "limit": 20}); err != nil {
+				return err
+			}
+			for range bridgeGets {
+				d, err := call("docforge_get_node", map[string]any{"node_id": g.nodeID(rng.IntN(nodes))})
+				if err != nil {
+					return err
+				}
+				*gets = append(*gets, d)
+			}
+		}
+		return nil
+	}
+	// atOnce runs every session's calls at once and returns how long they took together.
+	atOnce := func(seed uint64, gets [][]time.Duration) (time.Duration, error) {
+		errs := make([]error, len(sessions))
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for i := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = work(i, seed, &gets[i])
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0), errors.Join(errs...)
+	}
+	// Warm: every session's first calls, and the worker's caches and connections (the calls
+	// at once open the pool's).
+	var discard []time.Duration
+	for i := range sessions {
+		if err := work(i, 1, &discard); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := atOnce(1, make([][]time.Duration, len(sessions))); err != nil {
+		return nil, err
+	}
+	run := &bridgesRun{}
+	t0 := time.Now()
+	for i := range sessions {
+		if err := work(i, 2, &discard); err != nil {
+			return nil, err
+		}
+	}
+	serial := time.Since(t0)
+	gets := make([][]time.Duration, len(sessions))
+	concurrent, err := atOnce(3, gets)
+	if err != nil {
+		return nil, err
+	}
+	var all []time.Duration
+	for _, g := range gets {
+		all = append(all, g...)
+	}
+	calls := benchBridges * bridgeRounds * (2 + bridgeGets)
+	run.SerialMs, run.ConcurrentMs = ms(serial), ms(concurrent)
+	run.Speedup = serial.Seconds() / concurrent.Seconds()
+	run.CallsPerSecond = float64(calls) / concurrent.Seconds()
+	run.GetNodeP50Ms, run.GetNodeP99Ms = percentile(all, 50), percentile(all, 99)
+	return run, nil
+}
+
+// bridgesMarkdown renders the figures against the bounds of the parallel readers.
+func bridgesMarkdown(f *bridgesFigures) string {
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%d MCP sessions (a docforge-mcp bridge each, one manager and worker) on the %d-node project, each sending %d rounds of a lexical task context, a search and %d get_node calls (%d calls a phase): one session after another, then all at once; the worker's snapshots on their pool of read connections, then on one (DOCFORGE_READERS=1), in one run:\n\n",
+		f.Bridges, f.Nodes, bridgeRounds, bridgeGets, f.Calls)
+	b.WriteString("| readers | one after another ms | at once ms | speedup | calls/s at once | get_node p50 / p99 ms at once |\n|---|---|---|---|---|---|\n")
+	for _, r := range []struct {
+		name string
+		run  bridgesRun
+	}{{"pool", f.Pool}, {"one connection", f.One}} {
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2fx | %.0f | %.1f / %.1f |\n", r.name, r.run.SerialMs, r.run.ConcurrentMs, r.run.Speedup, r.run.CallsPerSecond, r.run.GetNodeP50Ms, r.run.GetNodeP99Ms)
+	}
+	met := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return "**no**"
+	}
+	ratio := f.Pool.CallsPerSecond / f.One.CallsPerSecond
+	b.WriteString("\n| target | bound | measured | met |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| at once against one after another | 1.6x | %.2fx | %s |\n", f.Pool.Speedup, met(f.Pool.Speedup >= 1.6))
+	fmt.Fprintf(&b, "| throughput against one connection | 1.5x | %.2fx | %s |\n", ratio, met(ratio >= 1.5))
+	fmt.Fprintf(&b, "| get_node p99 at once | 20 ms | %.1f ms | %s |\n", f.Pool.GetNodeP99Ms, met(f.Pool.GetNodeP99Ms <= 20))
+	return b.String()
+}
+
+// bridgesCommand runs measureBridges alone on a synced project and prints its table.
+func bridgesCommand(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bridges", flag.ContinueOnError)
+	proj := fs.String("project", "", "generated project root (synced)")
+	nodes := fs.Int("nodes", 0, "node count the project was generated with")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *proj == "" || *nodes <= 0 {
+		return fmt.Errorf("bridges: --project and --nodes are required")
+	}
+	f, err := measureBridges(ctx, *proj, *nodes)
+	if err != nil {
+		return err
+	}
+	fmt.Print(bridgesMarkdown(f))
+	return nil
+}

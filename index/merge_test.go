@@ -1,0 +1,62 @@
+package index_test
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/docforge/docforge/index"
+)
+
+// A cold build writes its full text with its own segment writer where the linked SQLite and
+// the table are the ones that writer is proven for, and through FTS5's inserts otherwise:
+// both builds hold and rank the same, to the last bit of every score.
+func TestColdBuildThroughFTS5InsertsAnswersAlike(t *testing.T) {
+	ctx := context.Background()
+	writer, reason, err := index.FullTextWriter(ctx)
+	must(t, err)
+	if writer != "fts5seg" {
+		t.Fatalf("this build's full-text writer is %s (%s), want fts5seg", writer, reason)
+	}
+	root := genProject(t, 120, rand.New(rand.NewSource(9)))
+	d := load(t, root)
+	_, err = index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	own := dump(t, d, "")
+	res, err := index.Sync(ctx, d, index.Options{Rebuild: true, FTS5Inserts: true})
+	must(t, err)
+	if res.Build != index.BuildCold {
+		t.Fatalf("rebuild = %s", res.Build)
+	}
+	if got := dump(t, d, ""); got != own {
+		t.Fatalf("FTS5's inserts and the segment writer built different indexes:\n%s", firstDiff(got, own))
+	}
+}
+
+// Deltas fold into one delta when the oldest of them only removed rows (its full-text table
+// has no totals of its own), and the generation answers as a cold build of the same sources.
+func TestDeltasMergeWhenTheOldestOnlyRemoved(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(12))
+	root := genProject(t, 60, r)
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	must(t, os.Remove(filepath.Join(root, "docs", "n059.md"))) // nothing depends on the newest node
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	writeNode(t, root, 10, r, "an edit after the removal")
+	if res, err = index.Sync(ctx, d, index.Options{}); err != nil || res.Deltas != 2 {
+		t.Fatalf("edit: %v, %d deltas", err, res.Deltas)
+	}
+	m, err := index.MergeDeltasForTest(ctx, d, index.MergeOptions{})
+	must(t, err)
+	if m.Merged != 2 || m.Base || m.Deltas != 1 {
+		t.Fatalf("merge %+v", m)
+	}
+	if got, want := dump(t, d, ""), dump(t, coldCopy(t, root), ""); got != want {
+		t.Fatalf("merged deltas and a cold build differ:\n%s", firstDiff(got, want))
+	}
+}
