@@ -377,29 +377,15 @@ func goSessions(ctx context.Context, d *project.Descriptor, file string, orig []
 		tasks = append(tasks, json.RawMessage(fmt.Sprintf(`{"kind":%q,"task":%q,"budget":8000}`, taskKinds[i%len(taskKinds)], task)))
 	}
 	n := 0
-	for _, pause := range []time.Duration{sessionPause, 0} {
-		if _, err := index.Merge(ctx, d, index.MergeOptions{Full: true}); err != nil {
-			return fmt.Errorf("session: merge before it: %w", err)
-		}
-		f, err := editSession(ctx, sessionSpec{d: d, edits: sessionEdits, pause: pause, searches: searches, tasks: tasks,
-			edit: func(k int) (string, int, error) {
-				n++
-				name := fmt.Sprintf("benchSession%d", n)
-				edited := fmt.Sprintf("%s\n// %s is added by the benchmark.\nfunc %s() { Sprint(%d) }\n", orig, name, name, n)
-				return name, len(edited), os.WriteFile(file, []byte(edited), 0o644)
-			}})
-		if err != nil {
-			return err
-		}
-		logf("edit session, %d edits, pause %s: %.1f MB written (%.2f MB an edit), %d base rewrites, %d deltas left; search p50 %.2f ms (merged %.2f), task context p50 %.1f ms (merged %.1f)",
-			f.Edits, pause, f.WrittenMB, f.PerEditMB, f.BaseRewrites, f.Deltas, f.SearchP50Ms, f.MergedSearchP50Ms, f.TaskP50Ms, f.MergedTaskP50Ms)
-		if pause > 0 {
-			rep.SessionPaused = &f
-		} else {
-			rep.SessionNoPauses = &f
-		}
-	}
-	return nil
+	var err error
+	rep.SessionPaused, rep.SessionNoPauses, err = editSessions(ctx, sessionSpec{d: d, edits: sessionEdits, searches: searches, tasks: tasks,
+		edit: func(k int) (string, int, error) {
+			n++
+			name := fmt.Sprintf("benchSession%d", n)
+			edited := fmt.Sprintf("%s\n// %s is added by the benchmark.\nfunc %s() { Sprint(%d) }\n", orig, name, name, n)
+			return name, len(edited), os.WriteFile(file, []byte(edited), 0o644)
+		}}, logf)
+	return err
 }
 
 // goWorkerSearch times what an agent waits for when it searches right after an edit: the

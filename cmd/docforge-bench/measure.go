@@ -746,26 +746,12 @@ func (m *measurer) sessions(ctx context.Context, r *report) error {
 		searches = append(searches, m.gen.vocab[rng.IntN(len(m.gen.vocab))])
 	}
 	variant := 600
-	for _, pause := range []time.Duration{sessionPause, 0} {
-		if _, err := index.Merge(ctx, m.d, index.MergeOptions{Full: true}); err != nil {
-			return fmt.Errorf("session: merge before it: %w", err)
-		}
-		f, err := editSession(ctx, sessionSpec{d: m.d, edits: sessionEdits, pause: pause, searches: searches, tasks: tasks,
-			edit: func(k int) (string, int, error) {
-				i := rng.IntN(m.nodes)
-				variant++
-				return m.gen.nodeID(i), len(m.gen.node(i, variant)), m.rewrite(&touched, i, variant)
-			}})
-		if err != nil {
-			return err
-		}
-		m.logf("edit session, %d edits, pause %s: %.1f MB written (%.2f MB an edit), %d base rewrites, %d deltas left; search p50 %.2f ms (merged %.2f), task context p50 %.1f ms (merged %.1f)",
-			f.Edits, pause, f.WrittenMB, f.PerEditMB, f.BaseRewrites, f.Deltas, f.SearchP50Ms, f.MergedSearchP50Ms, f.TaskP50Ms, f.MergedTaskP50Ms)
-		if pause > 0 {
-			r.SessionPaused = &f
-		} else {
-			r.SessionNoPauses = &f
-		}
-	}
-	return nil
+	var err error
+	r.SessionPaused, r.SessionNoPauses, err = editSessions(ctx, sessionSpec{d: m.d, edits: sessionEdits, searches: searches, tasks: tasks,
+		edit: func(k int) (string, int, error) {
+			i := rng.IntN(m.nodes)
+			variant++
+			return m.gen.nodeID(i), len(m.gen.node(i, variant)), m.rewrite(&touched, i, variant)
+		}}, m.logf)
+	return err
 }

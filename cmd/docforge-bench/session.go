@@ -179,3 +179,26 @@ func sessionMarkdown(project string, sessions ...*sessionFigures) string {
 	}
 	return b.String()
 }
+
+// editSessions runs the session s describes twice, each over a freshly merged generation:
+// with a pause of sessionPause after each edit, then with none, and logs each.
+func editSessions(ctx context.Context, s sessionSpec, logf func(string, ...any)) (paused, none *sessionFigures, err error) {
+	for _, pause := range []time.Duration{sessionPause, 0} {
+		if _, err := index.Merge(ctx, s.d, index.MergeOptions{Full: true}); err != nil {
+			return nil, nil, fmt.Errorf("session: merge before it: %w", err)
+		}
+		s.pause = pause
+		f, err := editSession(ctx, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		logf("edit session, %d edits, pause %s: %.1f MB written (%.2f MB an edit), %d base rewrites, %d deltas left; search p50 %.2f ms (merged %.2f), task context p50 %.1f ms (merged %.1f)",
+			f.Edits, pause, f.WrittenMB, f.PerEditMB, f.BaseRewrites, f.Deltas, f.SearchP50Ms, f.MergedSearchP50Ms, f.TaskP50Ms, f.MergedTaskP50Ms)
+		if pause > 0 {
+			paused = &f
+		} else {
+			none = &f
+		}
+	}
+	return paused, none, nil
+}
