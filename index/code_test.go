@@ -212,7 +212,7 @@ kinds = ["component"]
 		{m + "index.Sync", "calls", m + "index.syncOnce"},
 		{m + "index.syncOnce", "calls", m + "index.syncRun.publish"},
 		{m + "index.syncRun.publish", "calls", m + "index.publish"},
-		{m + "index.Snapshot.Search", "calls", m + "index.Snapshot.with"},
+		{m + "index.Snapshot.Search", "calls", m + "index.Snapshot.withReader"},
 		{m + "source/golang.Extract", "tested_by", m + "source/golang.TestLogicGolden"},
 	} {
 		if !hasEdge(t, snap, e[0], e[1], e[2]) {

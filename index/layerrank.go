@@ -19,7 +19,8 @@ import (
 // match tied with the n-th), every one ranked with the generation's statistics, as a cold
 // build of the same sources ranks it (deltarank.go). The base's are read best first by the
 // base's ranks, until the first not read cannot reach the n-th best.
-func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]rankedRow, error) {
+func (s *Snapshot) segmentRanks(rd *reader, expr string, n int) ([]rankedRow, error) {
+	conn := rd.conn
 	schemas := segmentNames("main", len(s.segments))
 	g, err := s.textStats(conn, schemas)
 	if err != nil || g.rows <= 0 {
@@ -31,7 +32,7 @@ func (s *Snapshot) segmentRanks(conn *sqlite.Conn, expr string, n int) ([]ranked
 	}
 	p := newBM25()
 	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
-		scratch: &s.readerOf(conn).scratch, memo: s.memo, baseName: s.segments[0].Name, freqs: map[int64]*rowFreqs{}}
+		scratch: &rd.scratch, memo: s.memo, baseName: s.segments[0].Name, freqs: map[int64]*rowFreqs{}}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
 	}

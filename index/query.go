@@ -343,7 +343,8 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 		out.Hits = append(out.Hits, h)
 		return true
 	}
-	err := s.with(ctx, func(conn *sqlite.Conn) error {
+	err := s.withReader(ctx, func(r *reader) error {
+		conn := r.conn
 		more := true
 		scan := func(match string, st *sqlite.Stmt) SearchHit {
 			h := SearchHit{NodeSummary: scanSummary(st, 0), Match: match}
@@ -381,7 +382,7 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			// The matches are ranked first (rowid and rank only); just the best few are joined
 			// to their nodes and bodies, and sorted here, best first, equal ranks by ID (over
 			// deltas an ORDER BY sorted each part of the views' join in a temporary table).
-			from, err := s.rankedMatches(conn, fts, n)
+			from, err := s.rankedMatches(r, fts, n)
 			if err != nil {
 				return nil, err
 			}

@@ -62,18 +62,19 @@ func countSizes(conn *sqlite.Conn, tot *fts5seg.Totals, query string, remove boo
 // rank) like FTS5's. Its LIMIT (the row count, rounded up to a power of two so that few
 // statements are prepared) tells the planner how few rows it holds, so a join reads it first
 // and probes the nodes, as it did FTS5's matches.
-func (s *Snapshot) rankedMatches(conn *sqlite.Conn, expr string, n int) (string, error) {
+func (s *Snapshot) rankedMatches(r *reader, expr string, n int) (string, error) {
+	conn := r.conn
 	var rows []rankedRow
 	var err error
 	if len(s.segments) <= 1 {
 		rows, err = ownRanks(conn, expr, n)
 	} else {
-		rows, err = s.segmentRanks(conn, expr, n)
+		rows, err = s.segmentRanks(r, expr, n)
 	}
 	if err != nil {
 		return "", err
 	}
-	if r := s.readerOf(conn); !r.rankTable {
+	if !r.rankTable {
 		if err := sqlitex.ExecuteTransient(conn, "CREATE TEMP TABLE ranked_matches (rowid INTEGER PRIMARY KEY, rank REAL NOT NULL)", nil); err != nil {
 			return "", fmt.Errorf("ranked matches: %w", err)
 		}

@@ -28,12 +28,11 @@ type Snapshot struct {
 	mu      sync.Mutex
 	// opened counts the snapshot's connections, busy or idle, up to maxReaders; noMore is set once a new one
 	// could not open the snapshot's segments (a merge retired one: the connections that
-	// have it keep reading it); readers maps each connection to its state.
+	// have it keep reading it).
 	opened     int
 	maxReaders int
 	noMore     bool
 	closed     bool
-	readers    map[*sqlite.Conn]*reader
 	// dir is where the segment files are.
 	dir        string
 	maxResults int
@@ -60,9 +59,9 @@ type Snapshot struct {
 	memo *BaseMemo
 }
 
-// MaxReaders bounds the read connections of one snapshot. Each holds its own page cache and
-// its copy of the deltas' overlay; more than a few gain nothing on the machines DocForge
-// runs on, whose queries are CPU-bound once the pages are cached.
+// MaxReaders bounds the read connections of one snapshot: each holds its own page cache and
+// its copy of the deltas' overlay, and queries are CPU-bound once the pages are cached (eight
+// agents on 2 cores: docs/benchmarks.md, "Readers in parallel").
 const MaxReaders = 4
 
 // SetReaders bounds the snapshot's read connections to n, within 1 and MaxReaders: 1 answers
@@ -123,7 +122,7 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 		conn.Close()
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 	}
-	snap := &Snapshot{memo: NewBaseMemo(), idle: make(chan *reader, MaxReaders), maxReaders: MaxReaders, closing: make(chan struct{}), readers: map[*sqlite.Conn]*reader{}, dir: paths.Dir,
+	snap := &Snapshot{memo: NewBaseMemo(), idle: make(chan *reader, MaxReaders), maxReaders: MaxReaders, closing: make(chan struct{}), dir: paths.Dir,
 		maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
 		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
@@ -139,7 +138,6 @@ func (s *Snapshot) adopt(conn *sqlite.Conn) {
 	r := &reader{conn: conn}
 	s.mu.Lock()
 	s.opened++
-	s.readers[conn] = r
 	s.mu.Unlock()
 	s.idle <- r
 }
@@ -169,7 +167,6 @@ func (s *Snapshot) Close() error {
 
 // closeReader closes one connection of the pool; the caller holds s.mu.
 func (s *Snapshot) closeReader(r *reader) error {
-	delete(s.readers, r.conn)
 	s.opened--
 	return r.conn.Close()
 }
@@ -178,6 +175,12 @@ func (s *Snapshot) closeReader(r *reader) error {
 // idle one, else a new one while fewer than its bound are open, else the first to be
 // released.
 func (s *Snapshot) with(ctx context.Context, fn func(conn *sqlite.Conn) error) error {
+	return s.withReader(ctx, func(r *reader) error { return fn(r.conn) })
+}
+
+// withReader is with for a query that also uses the connection's temporary tables (ranked
+// matches, scratch full text).
+func (s *Snapshot) withReader(ctx context.Context, fn func(r *reader) error) error {
 	r, err := s.acquire(ctx)
 	if err != nil {
 		return err
@@ -188,7 +191,7 @@ func (s *Snapshot) with(ctx context.Context, fn func(conn *sqlite.Conn) error) e
 	}
 	r.conn.SetInterrupt(ctx.Done())
 	defer r.conn.SetInterrupt(nil)
-	return fn(r.conn)
+	return fn(r)
 }
 
 // acquire takes a connection for one query.
@@ -216,7 +219,6 @@ func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
 		case err == nil && !s.closed:
 			r := &reader{conn: conn}
 			s.opened++
-			s.readers[conn] = r
 			s.mu.Unlock()
 			return r, nil
 		case err == nil:
@@ -266,13 +268,6 @@ func (s *Snapshot) release(r *reader) {
 		return
 	}
 	s.idle <- r // never blocks: the channel holds every connection the pool may open
-}
-
-// readerOf is the state of one of the snapshot's connections.
-func (s *Snapshot) readerOf(conn *sqlite.Conn) *reader {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.readers[conn]
 }
 
 // capLimit applies the project's result ceiling; requested <= 0 means def.

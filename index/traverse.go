@@ -310,7 +310,8 @@ type Ranking struct {
 func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budget int, late func(term string) bool) (*Ranking, error) {
 	out := &Ranking{Terms: []TermUse{}}
 	seen := map[int64]bool{}
-	err := s.with(ctx, func(conn *sqlite.Conn) error {
+	err := s.withReader(ctx, func(r *reader) error {
+		conn := r.conn
 		for _, id := range ids {
 			if key, ok := lookupKey(conn, id); ok && !seen[key] {
 				if len(out.Hits) == limit {
@@ -380,7 +381,7 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 				out.Terms[i].Used = out.Terms[i].Nodes > 0
 			}
 		}
-		from, err := s.rankedMatches(conn, query, limit+len(out.Hits)+1)
+		from, err := s.rankedMatches(r, query, limit+len(out.Hits)+1)
 		if err != nil {
 			return err
 		}

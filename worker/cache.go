@@ -498,7 +498,7 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// SetReaders bounds the read connections of every snapshot the service opens from now on
-// (index.Snapshot.SetReaders): 1 answers one call at a time per binding, which the
-// benchmark compares the pool with.
+// SetReaders bounds the read connections of every snapshot the service opens
+// (index.Snapshot.SetReaders), before its first call: 1 answers one call at a time per
+// binding, which the benchmark compares the pool with.
 func (s *Service) SetReaders(n int) { s.readers = n }

@@ -43,6 +43,8 @@ const (
 	// bridgeRounds of one task context, one search and bridgeGets get_node calls per session.
 	bridgeRounds = 4
 	bridgeGets   = 4
+	// bridgeCalls is how many calls one phase sends, all sessions together.
+	bridgeCalls = benchBridges * bridgeRounds * (2 + bridgeGets)
 )
 
 // measureBridges runs the sessions against a fresh manager for each configuration.
@@ -52,7 +54,7 @@ func measureBridges(ctx context.Context, proj string, nodes int) (*bridgesFigure
 		return nil, err
 	}
 	dir := filepath.Dir(self)
-	f := &bridgesFigures{Nodes: nodes, Bridges: benchBridges, Calls: benchBridges * bridgeRounds * (2 + bridgeGets)}
+	f := &bridgesFigures{Nodes: nodes, Bridges: benchBridges, Calls: bridgeCalls}
 	for _, cfg := range []struct {
 		readers string
 		run     *bridgesRun
@@ -171,10 +173,9 @@ func bridgesWith(ctx context.Context, dir, proj string, nodes int, readers strin
 	for _, g := range gets {
 		all = append(all, g...)
 	}
-	calls := benchBridges * bridgeRounds * (2 + bridgeGets)
 	run.SerialMs, run.ConcurrentMs = ms(serial), ms(concurrent)
 	run.Speedup = serial.Seconds() / concurrent.Seconds()
-	run.CallsPerSecond = float64(calls) / concurrent.Seconds()
+	run.CallsPerSecond = float64(bridgeCalls) / concurrent.Seconds()
 	run.GetNodeP50Ms, run.GetNodeP99Ms = percentile(all, 50), percentile(all, 99)
 	return run, nil
 }

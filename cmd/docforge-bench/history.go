@@ -130,6 +130,7 @@ func historyCommand(ctx context.Context, args []string) error {
 // currentRSSMiB is this process's resident set now (Linux's VmRSS), or 0 where unknown.
 func currentRSSMiB() float64 { return procStatusMiB("VmRSS:") }
 
+// gitOut runs git in dir and returns its output, trimmed; a failure says what git said.
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	out, err := cmd.CombinedOutput()

@@ -79,18 +79,11 @@ func replayCommand(ctx context.Context, args []string) error {
 	if bin, err := filepath.Abs(*docforge); err == nil {
 		*docforge = bin
 	}
-	git := func(args ...string) ([]byte, error) {
-		out, err := exec.CommandContext(ctx, "git", append([]string{"--git-dir", *gitDir}, args...)...).Output()
-		if err != nil {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-		}
-		return out, nil
-	}
-	out, err := git("rev-list", "--first-parent", "-n", fmt.Sprint(*commits+1), "HEAD")
+	out, err := gitOut(ctx, ".", "--git-dir", *gitDir, "rev-list", "--first-parent", "-n", fmt.Sprint(*commits+1), "HEAD")
 	if err != nil {
 		return err
 	}
-	list := strings.Fields(string(out))
+	list := strings.Fields(out)
 	slices.Reverse(list)
 	if len(list) < 2 {
 		return fmt.Errorf("replay: the history has %d commits; nothing to replay", len(list))

@@ -45,7 +45,7 @@ func Check(conn *sqlite.Conn, t Table) error {
 	if version != PinnedSQLite {
 		return fmt.Errorf("the linked SQLite is %s, the segment writer is proven against %s", version, PinnedSQLite)
 	}
-	got, err := ReadConfig(conn, t)
+	got, err := readConfig(conn, t)
 	if err != nil {
 		return err
 	}
@@ -55,9 +55,9 @@ func Check(conn *sqlite.Conn, t Table) error {
 	return nil
 }
 
-// ReadConfig reads t's configuration: the options of its CREATE VIRTUAL TABLE statement,
+// readConfig reads t's configuration: the options of its CREATE VIRTUAL TABLE statement,
 // with FTS5's defaults for those it leaves out, and its page size setting.
-func ReadConfig(conn *sqlite.Conn, t Table) (Config, error) {
+func readConfig(conn *sqlite.Conn, t Table) (Config, error) {
 	var sql string
 	found := false
 	err := sqlitex.Execute(conn, "SELECT sql FROM "+t.Schema+".sqlite_master WHERE type = 'table' AND name = ?", &sqlitex.ExecOptions{

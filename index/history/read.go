@@ -88,12 +88,13 @@ func (s *Store) Relevant(ctx context.Context, terms []string, limit int) ([]Comm
 	if len(quoted) == 0 || limit <= 0 {
 		return nil, nil
 	}
+	defer s.interruptOn(ctx)()
 	var out []Commit
 	err := sqlitex.Execute(s.conn, `SELECT c.seq, c.hash, c.time, c.subject, c.files, -bm25(messages, 2.0, 1.0) AS score
 		FROM messages JOIN commits c ON c.seq = messages.rowid
 		WHERE messages MATCH ? ORDER BY score DESC, c.seq DESC LIMIT ?`, &sqlitex.ExecOptions{
 		Args:       []any{strings.Join(quoted, " OR "), limit},
-		ResultFunc: func(st *sqlite.Stmt) error { out = append(out, commitOf(st)); return nil },
+		ResultFunc: func(st *sqlite.Stmt) error { out = append(out, commitOf(st, true)); return nil },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rank commit messages: %w", err)
@@ -101,13 +102,31 @@ func (s *Store) Relevant(ctx context.Context, terms []string, limit int) ([]Comm
 	return out, nil
 }
 
-func commitOf(st *sqlite.Stmt) Commit {
+// commitOf reads a commit from columns seq, hash, time, subject, files and, when scored, its
+// score.
+func commitOf(st *sqlite.Stmt, scored bool) Commit {
 	c := Commit{Seq: st.ColumnInt64(0), Hash: st.ColumnText(1), Time: time.Unix(st.ColumnInt64(2), 0).UTC(),
 		Subject: st.ColumnText(3), Files: st.ColumnInt(4)}
-	if st.ColumnCount() > 5 {
+	if scored {
 		c.Score = st.ColumnFloat(5)
 	}
 	return c
+}
+
+// inList is an SQL list of one parameter per value, "(?, ?, ...)", and the values to bind.
+func inList[T any](values []T) (string, []any) {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	return "(?" + strings.Repeat(", ?", len(values)-1) + ")", args
+}
+
+// interruptOn makes ctx's cancellation interrupt the store's queries until the returned
+// function restores what was there.
+func (s *Store) interruptOn(ctx context.Context) func() {
+	prev := s.conn.SetInterrupt(ctx.Done())
+	return func() { s.conn.SetInterrupt(prev) }
 }
 
 // Touched returns what each of the commits at seqs changed, in path and line order: one
@@ -117,11 +136,9 @@ func (s *Store) Touched(ctx context.Context, seqs []int64) (map[int64][]Touch, e
 	if len(seqs) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(seqs))
-	for i, q := range seqs {
-		args[i] = q
-	}
-	err := sqlitex.Execute(s.conn, `SELECT seq, path, first, last FROM touches WHERE seq IN (?`+strings.Repeat(", ?", len(seqs)-1)+`) ORDER BY seq, path, first`, &sqlitex.ExecOptions{
+	defer s.interruptOn(ctx)()
+	in, args := inList(seqs)
+	err := sqlitex.Execute(s.conn, `SELECT seq, path, first, last FROM touches WHERE seq IN `+in+` ORDER BY seq, path, first`, &sqlitex.ExecOptions{
 		Args: args,
 		ResultFunc: func(st *sqlite.Stmt) error {
 			q := st.ColumnInt64(0)
@@ -198,25 +215,21 @@ type Change struct {
 }
 
 // Changes returns, for each of paths, every indexed change to it, newest first: one query for
-// many files, which Recent would ask one by one.
+// many files.
 func (s *Store) Changes(ctx context.Context, paths []string) (map[string][]Change, error) {
 	out := map[string][]Change{}
 	if len(paths) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(paths))
-	for i, p := range paths {
-		args[i] = p
-	}
+	defer s.interruptOn(ctx)()
+	in, args := inList(paths)
 	q := `SELECT c.seq, c.hash, c.time, c.subject, c.files, t.path, t.first, t.last FROM touches t JOIN commits c ON c.seq = t.seq
-		WHERE t.path IN (?` + strings.Repeat(", ?", len(paths)-1) + `) ORDER BY t.path, c.seq DESC, t.first`
+		WHERE t.path IN ` + in + ` ORDER BY t.path, c.seq DESC, t.first`
 	err := sqlitex.Execute(s.conn, q, &sqlitex.ExecOptions{
 		Args: args,
 		ResultFunc: func(st *sqlite.Stmt) error {
-			c := Commit{Seq: st.ColumnInt64(0), Hash: st.ColumnText(1), Time: time.Unix(st.ColumnInt64(2), 0).UTC(),
-				Subject: st.ColumnText(3), Files: st.ColumnInt(4)}
 			p := st.ColumnText(5)
-			out[p] = append(out[p], Change{Commit: c, First: st.ColumnInt(6), Last: st.ColumnInt(7)})
+			out[p] = append(out[p], Change{Commit: commitOf(st, false), First: st.ColumnInt(6), Last: st.ColumnInt(7)})
 			return nil
 		}})
 	if err != nil {
