@@ -130,12 +130,14 @@ generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 
 # Every test, with the race detector. The MCP end-to-end test drives docforge-mcp with the
 # official TypeScript SDK, installed from the npm registry as package-lock.json pins it; the
-# browser tests drive Debian's Chromium; the fault suite checks out real git branches.
+# browser tests drive Debian's Chromium; the fault suite checks out real git branches. A test
+# whose tool is missing skips naming the package under a plain 'go test'; here
+# DOCFORGE_REQUIRE_ALL=1 makes it fail instead, so nothing is skipped silently.
 TS_CLIENT := mcpbridge/testdata/ts-client
 # The TypeScript and JavaScript adapter's oracle: TypeScript's own parser and the MCP SDK.
 ECMA_ORACLE := source/ecma/testdata/oracle
 test: fmt-check vet generate-check ui-check test-tools $(TS_CLIENT)/node_modules/.installed $(ECMA_ORACLE)/node_modules/.installed
-	$(GO) test -race -count=1 ./...
+	DOCFORGE_REQUIRE_ALL=1 $(GO) test -race -count=1 ./...
 
 test-tools:
 	@$(call apt_need,chromium,chromium)

@@ -88,12 +88,8 @@ func browserScript(t *testing.T) (script, chromium string) {
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
 	}
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("Chromium is missing (%v): install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM", err)
-	}
-	if _, err := os.Stat(filepath.Join("..", "web", "ui", "node_modules", "playwright-core")); err != nil {
-		t.Fatal("playwright-core is not installed: run 'make ui' (make test does)")
-	}
+	fixture.NeedFile(t, chromium, "Chromium ("+chromium+")", "install Debian's chromium (apt-get install chromium; 'make test' does) or set CHROMIUM")
+	fixture.NeedFile(t, filepath.Join("..", "web", "ui", "node_modules", "playwright-core"), "the npm package playwright-core", "run 'make ui', which installs it with npm ci ('make test' does)")
 	script, _ = filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
 	return script, chromium
 }

@@ -195,9 +195,7 @@ func TestWatchSeesARootRemovedAndMadeAgain(t *testing.T) {
 // A real git checkout between two branches, one of which moves a folder and deletes another,
 // is seen in full, both ways, every time.
 func TestWatchSeesAGitCheckout(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is needed: the fault suite checks out real branches")
-	}
+	fixture.NeedCommand(t, "git", "git")
 	root := CopyExample(t, nil)
 	git := func(args ...string) {
 		t.Helper()

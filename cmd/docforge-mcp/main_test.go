@@ -216,9 +216,9 @@ func TestTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Fatalf("the TypeScript MCP SDK is not installed in %s: run 'make test', which installs it with npm ci", dir)
-	}
+	fixture.NeedFile(t, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"), "the npm package @modelcontextprotocol/sdk",
+		"run 'npm ci' in "+dir+" ('make test' does)")
+	fixture.NeedCommand(t, "node", "nodejs")
 	rt := newRuntime(t)
 	root := rt.exampleRoot(t)
 	// Every relation stamped, then arch.store's body edited: the relations to it are suspect.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/source/ecma"
 )
 
@@ -31,9 +32,8 @@ const maxOracleFile = 512 << 10
 // of classes and interfaces.
 func TestDeclarationsMatchTypeScriptsParser(t *testing.T) {
 	modules := filepath.Join(oracleDir, "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "typescript")); err != nil {
-		t.Fatalf("%v: run 'make test', which installs the oracle's npm packages (npm ci in %s)", err, oracleDir)
-	}
+	fixture.NeedFile(t, filepath.Join(modules, "typescript"), "the npm package typescript", "run 'npm ci' in source/ecma/"+oracleDir+" ('make test' does)")
+	fixture.NeedCommand(t, "node", "nodejs")
 	var files []string
 	for _, dir := range []string{"@modelcontextprotocol/sdk/dist/esm", "typescript/lib"} {
 		err := filepath.WalkDir(filepath.Join(modules, dir), func(p string, e fs.DirEntry, err error) error {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/python"
@@ -129,6 +130,7 @@ func extractAll(t *testing.T, files []string) map[string]*code.Facts {
 // standardLibrary is where python3's standard library is and its Python files (no
 // site-packages, no caches).
 func standardLibrary(t testing.TB) (string, []string) {
+	fixture.NeedCommand(t, "python3", "python3")
 	out, err := exec.Command("python3", "-c", `import sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
 	if err != nil {
 		t.Fatalf("python3 (make test installs Debian's python3): %v", err)
