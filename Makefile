@@ -4,7 +4,7 @@ BIN     := bin
 EXAMPLE := examples/courier
 DOCFORGE := $(BIN)/docforge
 
-.PHONY: all build ui ui-check test-tools demo demo-manager test vet fmt-check bench soak eval eval-goroot clean generate generate-check
+.PHONY: all build ui ui-check test-tools demo demo-manager test vet fmt-check bench soak eval eval-goroot clean generate generate-check docs
 
 all: build
 
@@ -127,6 +127,13 @@ generate-check: $(PROTO_GEN)/protoc-gen-go $(PROTO_GEN)/protoc-gen-go-grpc
 	for f in $$tmp/docforge/v2/*.go; do \
 		cmp -s $$f $(PROTO_DIR)/$$(basename $$f) || { echo "generated $$(basename $$f) differs from the committed one: run 'make generate' and commit" >&2; rm -rf $$tmp; exit 1; }; \
 	done; rm -rf $$tmp
+
+# The generated references: the tool catalogue the bridge embeds (worker/protocol/tools.json)
+# from the tools' definitions, then docs/cli.md, docs/tools.md and docs/errors.md from the
+# commands, that catalogue and the error catalogue. Tests fail while a committed one is stale.
+docs:
+	$(GO) test -count=1 ./worker -run '^TestToolCatalog$$' -update
+	$(GO) test -count=1 ./cmd/docforge -run '^TestReferencePagesAreCurrent$$' -update
 
 # Every test, with the race detector. The MCP end-to-end test drives docforge-mcp with the
 # official TypeScript SDK, installed from the npm registry as package-lock.json pins it; the

@@ -107,9 +107,9 @@ func runContract(c *call, _ noInput) (any, error) {
 	}
 	codes := map[string]problem.Info{}
 	var codeNames []string
-	for _, code := range problem.All() {
-		codes[string(code)] = problem.Describe(code)
-		codeNames = append(codeNames, string(code))
+	for _, e := range problem.Catalogue() {
+		codes[string(e.Code)] = e.Info
+		codeNames = append(codeNames, string(e.Code))
 	}
 	policy, capabilities := PolicyOf(c.b), CapabilitiesOf(c.b)
 	contract := func(tools, codes, categories any, omitted []string) map[string]any {

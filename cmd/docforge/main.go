@@ -21,7 +21,7 @@ import (
 	"github.com/docforge/docforge/index"
 )
 
-// Exit codes, documented in the README and in --help.
+// Exit codes, documented in --help and docs/errors.md.
 const (
 	exitOK         = 0
 	exitValidation = 1
@@ -76,6 +76,8 @@ Help:
   help COMMAND           a command's own flags and an example (as 'docforge COMMAND --help')
   help format            the project format: docforge.toml, nodes, links, code nodes, views,
                          changesets (the page problem remediations point at)
+  help errors            every error code with its meaning and what to do
+  help tools             every MCP tool with its arguments
 
 Exit codes: 0 ok, 1 validation problems, 2 usage error, unknown node or a request the policy
 forbids, 3 internal error.
@@ -92,15 +94,16 @@ func main() {
 
 // help prints a help topic: the project format, or a command's own help.
 func help(ctx context.Context, cmds map[string]command, topic string, stdout, stderr io.Writer) int {
-	if topic == "format" {
-		fmt.Fprint(stdout, docs.ProjectFormat())
+	topics := map[string]func() string{"format": docs.ProjectFormat, "errors": errorsReference, "tools": toolsReference}
+	if page, ok := topics[topic]; ok {
+		fmt.Fprint(stdout, strings.TrimPrefix(page(), generatedNote))
 		return exitOK
 	}
 	if _, ok := cmds[topic]; ok {
 		return run(ctx, []string{topic, "--help"}, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "docforge: no help topic %q%s; the topics are format and the commands ('docforge --help' lists them)\n",
-		topic, problem.Suggest(topic, append(slices.Collect(maps.Keys(cmds)), "format")))
+	fmt.Fprintf(stderr, "docforge: no help topic %q%s; the topics are format, errors, tools and the commands ('docforge --help' lists them)\n",
+		topic, problem.Suggest(topic, append(slices.Collect(maps.Keys(cmds)), slices.Collect(maps.Keys(topics))...)))
 	return exitUsage
 }
 
