@@ -24,12 +24,13 @@ type bodyScan struct {
 	paths    []linkDest // backticked project paths, `pkg/github/` (dest is the path)
 }
 
-// scanBody finds ATX headings and [[id]] references outside fenced code blocks and inline code
-// spans, and with withLinks Markdown link destinations too. firstLine is the file line of the
-// body's first line.
+// scanBody finds ATX and setext headings and [[id]] references outside fenced code blocks and
+// inline code spans, and with withLinks Markdown link destinations too. firstLine is the file
+// line of the body's first line.
 func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 	var out bodyScan
 	slugs := map[string]int{}
+	var para paragraph // the paragraph a setext underline would make a heading
 	var fence shortcode.Fence
 	rawBlock := "" // the shortcode whose raw input the line is in
 	indented, inList, prevBlank := false, false, true
@@ -71,6 +72,7 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			}
 		}
 		if (indent < 4 || fence.Open()) && fence.Line(trimmed) {
+			para = paragraph{}
 			lineNo++
 			continue
 		}
@@ -92,6 +94,13 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			h.Line = lineNo
 			h.Anchor = uniqueSlug(slugs, Slug(h.Text))
 			out.headings = append(out.headings, h)
+			para = paragraph{}
+		} else if h, ok := para.setext(trimmed, indent); ok {
+			h.Anchor = uniqueSlug(slugs, Slug(h.Text))
+			out.headings = append(out.headings, h)
+			para = paragraph{}
+		} else {
+			para.add(trimmed, indent, blank, inList, lineNo)
 		}
 		out.refs = appendRefs(out.refs, line, lineNo)
 		if withLinks && strings.ContainsAny(line, "[{") {
@@ -104,6 +113,53 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 	}
 	return out
 }
+
+// paragraph is the run of plain text lines a setext underline (=== or ---) turns into a
+// heading of level 1 or 2, as CommonMark and goldmark read it: lines at the top level, not in
+// a list, quote, table or HTML block.
+type paragraph struct {
+	first int      // the file line of its first line; 0 when there is none
+	lines []string // trimmed
+	// other is set while a block that takes lazy continuation lines (a list item, a quote,
+	// an HTML block, a table) runs: a text line there continues it, and starts no paragraph.
+	other bool
+}
+
+// add extends the paragraph with a line, starts one, or ends it on a line that is not text.
+func (p *paragraph) add(trimmed string, indent int, blank, inList bool, lineNo int) {
+	switch {
+	case blank || thematicBreak.MatchString(trimmed):
+		*p = paragraph{}
+	case p.first != 0:
+		p.lines = append(p.lines, trimmed) // a continuation, however indented
+	case inList || strings.HasPrefix(trimmed, ">") || strings.HasPrefix(trimmed, "<") || strings.HasPrefix(trimmed, "|"):
+		p.other = true
+	case !p.other && indent < 4:
+		p.first, p.lines = lineNo, []string{trimmed}
+	}
+}
+
+// setext reports the heading the paragraph becomes when trimmed is its underline.
+func (p *paragraph) setext(trimmed string, indent int) (graph.Heading, bool) {
+	if p.first == 0 || indent >= 4 {
+		return graph.Heading{}, false
+	}
+	m := setextUnderline.FindStringSubmatch(trimmed)
+	if m == nil {
+		return graph.Heading{}, false
+	}
+	level := 1
+	if m[1][0] == '-' {
+		level = 2
+	}
+	text := strings.TrimSpace(strings.Join(p.lines, " "))
+	return graph.Heading{Level: level, Text: text, Line: p.first}, text != ""
+}
+
+var (
+	setextUnderline = regexp.MustCompile(`^(=+|-+)[ \t]*$`)
+	thematicBreak   = regexp.MustCompile(`^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+)
 
 // listItem matches the start of a list item: a bullet or an ordered number, then a space.
 var listItem = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)`)
