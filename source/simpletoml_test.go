@@ -11,11 +11,10 @@ import (
 	"github.com/docforge/docforge/base/tomlpos"
 )
 
-// The fast front-matter decoder must agree with the TOML decoder on everything it takes: the
-// same fields, no field the decoder would leave undecoded, no error the decoder would raise.
-// Everything else it must decline. It must also take the common forms, or it saves nothing.
-func TestSimpleFrontMatterDecodesAsTOML(t *testing.T) {
-	taken := []string{
+// frontMatterForms are front matters the fast decoder must take (the common forms) and must
+// decline (what only the TOML decoder may read).
+func frontMatterForms() (taken, declined []string) {
+	taken = []string{
 		"id = \"n050559\"\nkind = \"test\"\nfamily = \"tests\"\ntitle = \"wyloboze rugujo\"\nstatus = \"accepted\"\nauthority = \"normative\"\ntags = [\"t28\", \"t21\"]\n[relations]\nimplemented_by = [\"n050610\"]\ntested_by = [\"n050727\", \"n050650\"]\n",
 		"",
 		"\n\n# only a comment\n",
@@ -28,7 +27,7 @@ func TestSimpleFrontMatterDecodesAsTOML(t *testing.T) {
 		"title = \"\"\nstatus = ''\n",
 		"[relations]\nid = [\"x\"]\ntags = [\"y\"]\n",
 	}
-	declined := []string{
+	declined = []string{
 		"id = \"a\\\"b\"\n",           // an escape
 		"title = \"\"\"multi\"\"\"\n", // a multi-line string
 		"title = '''multi'''\n",
@@ -65,52 +64,65 @@ func TestSimpleFrontMatterDecodesAsTOML(t *testing.T) {
 		"\ufeffid = \"a\"\n",
 		"[stamps]\n\"\" = \"x\"\n",
 	}
-	check := func(t *testing.T, text string) bool {
-		t.Helper()
-		var fast nodeFields
-		pos, ok := decodeSimpleFrontMatter(text, 2, &fast)
-		if !ok {
-			if !reflect.DeepEqual(fast, nodeFields{}) {
-				t.Fatalf("declined %q but changed the fields: %+v", text, fast)
-			}
-			return false
+	return taken, declined
+}
+
+// checkSimpleFrontMatter reports whether the fast decoder takes text, failing the test unless
+// what it takes the TOML decoder reads alike (the same fields, nothing left undecoded, no
+// error, the same key and value positions) and what it declines it leaves untouched.
+func checkSimpleFrontMatter(t *testing.T, text string) bool {
+	t.Helper()
+	var fast nodeFields
+	pos, ok := decodeSimpleFrontMatter(text, 2, &fast)
+	if !ok {
+		if !reflect.DeepEqual(fast, nodeFields{}) {
+			t.Fatalf("declined %q but changed the fields: %+v", text, fast)
 		}
-		var slow nodeFields
-		md, err := toml.NewDecoder(strings.NewReader(text)).Decode(&slow)
-		if err != nil {
-			t.Fatalf("took %q, which the decoder refuses: %v", text, err)
-		}
-		if u := md.Undecoded(); len(u) > 0 || md.IsDefined("body") {
-			t.Fatalf("took %q, where the decoder leaves %v undecoded or defines body", text, u)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("%q decoded as\n%#v\nthe decoder's\n%#v", text, fast, slow)
-		}
-		// The positions are those a scan finds, for every key the text sets.
-		scan := tomlpos.Scan(text, 2)
-		paths := []string{"id", "kind", "family", "title", "status", "authority", "language", "tags", "capabilities", "relations", "stamps", "body", "none"}
-		for k := range fast.Relations {
-			paths = append(paths, "relations."+k)
-		}
-		for k := range fast.Stamps {
-			paths = append(paths, "stamps."+k)
-		}
-		for _, p := range paths {
-			gk, gok := pos.Key(p)
-			wk, wok := scan.Key(p)
-			if gk != wk || gok != wok {
-				t.Fatalf("%q: key %s at %v %v, scanned at %v %v", text, p, gk, gok, wk, wok)
-			}
-			for i := -1; i < 4; i++ {
-				gv, gok := pos.Value(p, i)
-				wv, wok := scan.Value(p, i)
-				if gv != wv || gok != wok {
-					t.Fatalf("%q: value %d of %s at %v %v, scanned at %v %v", text, i, p, gv, gok, wv, wok)
-				}
-			}
-		}
-		return true
+		return false
 	}
+	var slow nodeFields
+	md, err := toml.NewDecoder(strings.NewReader(text)).Decode(&slow)
+	if err != nil {
+		t.Fatalf("took %q, which the decoder refuses: %v", text, err)
+	}
+	if u := md.Undecoded(); len(u) > 0 || md.IsDefined("body") {
+		t.Fatalf("took %q, where the decoder leaves %v undecoded or defines body", text, u)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q decoded as\n%#v\nthe decoder's\n%#v", text, fast, slow)
+	}
+	// The positions are those a scan finds, for every key the text sets.
+	scan := tomlpos.Scan(text, 2)
+	paths := []string{"id", "kind", "family", "title", "status", "authority", "language", "tags", "capabilities", "relations", "stamps", "body", "none"}
+	for k := range fast.Relations {
+		paths = append(paths, "relations."+k)
+	}
+	for k := range fast.Stamps {
+		paths = append(paths, "stamps."+k)
+	}
+	for _, p := range paths {
+		gk, gok := pos.Key(p)
+		wk, wok := scan.Key(p)
+		if gk != wk || gok != wok {
+			t.Fatalf("%q: key %s at %v %v, scanned at %v %v", text, p, gk, gok, wk, wok)
+		}
+		for i := -1; i < 4; i++ {
+			gv, gok := pos.Value(p, i)
+			wv, wok := scan.Value(p, i)
+			if gv != wv || gok != wok {
+				t.Fatalf("%q: value %d of %s at %v %v, scanned at %v %v", text, i, p, gv, gok, wv, wok)
+			}
+		}
+	}
+	return true
+}
+
+// The fast front-matter decoder must agree with the TOML decoder on everything it takes: the
+// same fields, no field the decoder would leave undecoded, no error the decoder would raise.
+// Everything else it must decline. It must also take the common forms, or it saves nothing.
+func TestSimpleFrontMatterDecodesAsTOML(t *testing.T) {
+	taken, declined := frontMatterForms()
+	check := checkSimpleFrontMatter
 	for _, text := range taken {
 		if !check(t, text) {
 			t.Errorf("declined the common form %q", text)
@@ -150,4 +162,17 @@ func TestSimpleFrontMatterDecodesAsTOML(t *testing.T) {
 	if tookMutants == 0 {
 		t.Errorf("took no mutant: the comparison tested nothing")
 	}
+}
+
+// FuzzSimpleFrontMatterDecodesAsTOML holds the fast decoder to the TOML decoder on any text,
+// seeded with the forms above ('go test -fuzz FuzzSimpleFrontMatterDecodesAsTOML ./source'
+// explores further; 'go test' runs the seeds).
+func FuzzSimpleFrontMatterDecodesAsTOML(f *testing.F) {
+	taken, declined := frontMatterForms()
+	for _, text := range append(taken, declined...) {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		checkSimpleFrontMatter(t, text)
+	})
 }

@@ -150,7 +150,8 @@ func TestHostileToolInput(t *testing.T) {
 		{"changeset id a traversal", "docforge_create_changeset", `{"changeset_id":"../../x","title":"t"}`, writer, "invalid_argument"},
 		{"changeset that does not exist", "docforge_get_changeset", `{"changeset_id":"cs-nope"}`, w.b, "changeset_not_found"},
 		{"empty relationship update", "docforge_propose_relationship_update", `{"changeset_id":"cs-x","node_id":"arch.store"}`, writer, "invalid_argument"},
-		{"unknown op", "docforge_register_changes", `{"changeset_id":"cs-op","title":"t","operations":[{"op":"chmod","node_id":"arch.store"}]}`, writer, "operation_not_permitted"},
+		// An op the schema does not list is a malformed request, refused by the schema.
+		{"unknown op", "docforge_register_changes", `{"changeset_id":"cs-op","title":"t","operations":[{"op":"chmod","node_id":"arch.store"}]}`, writer, "invalid_argument"},
 		{"node ID with a .. segment", "docforge_register_changes", `{"changeset_id":"cs-id","title":"t","operations":[{"op":"create","node_id":"a/../b","path":"docs/architecture/h.md","fields":{"kind":"component","family":"architecture","title":"H"}}]}`, writer, "invalid_id"},
 		{"apply without the gate", "docforge_apply_changeset", `{"changeset_id":"cs-x","changeset_hash":"sha256:00"}`, writer, "operation_not_permitted"},
 		{"preview of a renderer name", "docforge_preview_changeset", `{"changeset_id":"cs-nope","view_id":"/bin/sh"}`, w.b, "invalid_argument"},

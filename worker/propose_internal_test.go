@@ -57,6 +57,15 @@ func TestOutOfRangeNumbersAreRefused(t *testing.T) {
 			t.Errorf("%s %s: %v %.200s", tc.tool, tc.args, err, out)
 		}
 	}
+	// The schema library decides; the message names the argument, its value and the bound.
+	out, _ := w.svc.Call(context.Background(), w.b, "docforge_get_task_context", []byte(`{"kind":"change","task":"store","budget":100000000}`))
+	if !strings.Contains(string(out), "budget is 100000000; it must be at most 1000000") {
+		t.Errorf("budget over its maximum: %.300s", out)
+	}
+	out, _ = w.svc.Call(context.Background(), w.b, "docforge_get_task_context", []byte(`{"kind":"rewrite","task":"store"}`))
+	if !strings.Contains(string(out), "kind is rewrite; it must be one of [change") {
+		t.Errorf("kind outside its enum: %.300s", out)
+	}
 }
 
 // The contract's limits are named as the descriptor names them, not as Go does.

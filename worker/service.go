@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -195,7 +193,7 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 	if !ok {
 		return nil, problem.Errorf(problem.InvalidArgument, "no tool %q in this server", tool)
 	}
-	if err := checkBounds(spec.InputSchema, args); err != nil {
+	if err := validateArgs(tool, spec.validator, args); err != nil {
 		return nil, err
 	}
 	if err := c.svc.impl.Check(); err != nil {
@@ -467,49 +465,6 @@ func (c *call) squeezed(limit int) json.RawMessage {
 		}
 	}
 	return out
-}
-
-// checkBounds refuses a top-level integer argument outside the minimum or maximum its tool's
-// schema declares (a limit of 0 or -1), naming the bound, rather than replacing it silently.
-// Types and unknown names are decodeArgs' to refuse.
-func checkBounds(schema map[string]any, args json.RawMessage) error {
-	props, _ := schema["properties"].(map[string]any)
-	var given map[string]json.RawMessage
-	if len(props) == 0 || json.Unmarshal(args, &given) != nil {
-		return nil
-	}
-	for _, name := range slices.Sorted(maps.Keys(given)) {
-		prop, _ := props[name].(map[string]any)
-		if prop["type"] != "integer" {
-			continue
-		}
-		var n json.Number
-		if json.Unmarshal(given[name], &n) != nil {
-			continue
-		}
-		v, err := n.Float64()
-		if err != nil {
-			continue
-		}
-		if lo, ok := bound(prop["minimum"]); ok && v < lo {
-			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at least %v", name, n, lo)
-		}
-		if hi, ok := bound(prop["maximum"]); ok && v > hi {
-			return problem.Errorf(problem.InvalidArgument, "%s is %s; it must be at most %v", name, n, hi)
-		}
-	}
-	return nil
-}
-
-// bound reads a schema bound, an int as define writes it or a float64 as JSON decodes it.
-func bound(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
 }
 
 // diagnostics folds the call's measurements into the fixed stages: a sync's loaders' parse

@@ -1,13 +1,17 @@
 package worker
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/docforge/docforge/base/problem"
 )
 
 // define completes a tool's spec from its typed input In: the input schema is derived from In
@@ -17,6 +21,7 @@ import (
 // reads and the struct the handler decodes cannot drift apart.
 func define[In any](spec ToolSpec, run func(c *call, in In) (any, error)) ToolSpec {
 	spec.InputSchema = schemaOf[In]()
+	spec.validator = validatorOf(spec.InputSchema)
 	spec.run = func(c *call, args json.RawMessage) (any, error) {
 		var in In
 		if err := decodeArgs(args, &in); err != nil {
@@ -47,6 +52,78 @@ func schemaOf[In any]() map[string]any {
 	}
 	applyBounds(m, reflect.TypeFor[In]())
 	return m
+}
+
+// validatorOf resolves a tool's input schema (the map the catalogue publishes, bounds
+// included) for the schema library to validate arguments against.
+func validatorOf(m map[string]any) *jsonschema.Resolved {
+	data, err := json.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("worker: encode a tool's input schema: %v", err))
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		panic(fmt.Sprintf("worker: read a tool's input schema: %v", err))
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("worker: resolve a tool's input schema: %v", err)) // a test defines every tool
+	}
+	return r
+}
+
+// validateArgs refuses arguments their tool's schema does not admit (a limit of 0, a kind
+// outside its enum, a required field missing), naming the property and the rule, before they
+// are decoded; decodeArgs then refuses what is left (unknown names, wrong types).
+func validateArgs(tool string, v *jsonschema.Resolved, args json.RawMessage) error {
+	if v == nil {
+		return nil
+	}
+	var instance any = map[string]any{}
+	if trimmed := bytes.TrimSpace(args); len(trimmed) > 0 && string(trimmed) != "null" {
+		if err := json.Unmarshal(trimmed, &instance); err != nil {
+			return problem.Errorf(problem.InvalidArgument, "arguments: %v", err)
+		}
+	}
+	if err := v.Validate(instance); err != nil {
+		return problem.Errorf(problem.InvalidArgument, "%s", explainSchemaError(tool, v.Schema(), instance, err))
+	}
+	return nil
+}
+
+// schemaFailure is the schema library's account of a failed keyword: the property's JSON
+// pointer, the keyword and the library's own detail.
+var schemaFailure = regexp.MustCompile(`validating /properties/([^:/]+): (\w+): (.*)$`)
+
+// explainSchemaError says in the tool's words why a top-level argument failed its schema (a
+// count out of range, a value outside its enum); anything else keeps the library's account.
+func explainSchemaError(tool string, schema *jsonschema.Schema, instance any, err error) string {
+	account := strings.ReplaceAll(err.Error(), "validating root: ", "")
+	m := schemaFailure.FindStringSubmatch(err.Error())
+	args, _ := instance.(map[string]any)
+	if m == nil || schema == nil || schema.Properties[m[1]] == nil || args == nil {
+		return fmt.Sprintf("arguments do not match %s's input schema: %s", tool, account)
+	}
+	name, prop, given := m[1], schema.Properties[m[1]], args[m[1]]
+	switch {
+	case m[2] == "minimum" && prop.Minimum != nil:
+		return fmt.Sprintf("%s is %s; it must be at least %s", name, number(given), number(*prop.Minimum))
+	case m[2] == "maximum" && prop.Maximum != nil:
+		return fmt.Sprintf("%s is %s; it must be at most %s", name, number(given), number(*prop.Maximum))
+	case m[2] == "maxLength" && prop.MaxLength != nil:
+		return fmt.Sprintf("%s holds more than %d characters; it may hold at most %d", name, *prop.MaxLength, *prop.MaxLength)
+	case m[2] == "enum":
+		return fmt.Sprintf("%s is %v; it must be one of %v", name, given, prop.Enum)
+	}
+	return fmt.Sprintf("%s: %s: %s", name, m[2], m[3])
+}
+
+// number writes a JSON number as it was most likely written: 100000000, not 1e+08.
+func number(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // applyBounds adds the bounds tags of t's fields (and its embedded structs') to the

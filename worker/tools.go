@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
@@ -22,12 +24,13 @@ type ToolSpec struct {
 	Description string
 	InputSchema map[string]any
 	ReadOnly    bool
-	syncs       bool   // a normal call: sync first and answer from a fresh snapshot
-	mutates     bool   // a proposal mutation: needs the bound writer, preflights its receipt
-	preview     bool   // writes only below preview_root
-	destructive bool   // changes canonical files (the application tool)
-	corePlanner bool   // answered by the core task planner, which a custom context provider replaces
-	group       string // protocol.GroupRead, GroupProposal or GroupApplication: set by Tools
+	syncs       bool                 // a normal call: sync first and answer from a fresh snapshot
+	mutates     bool                 // a proposal mutation: needs the bound writer, preflights its receipt
+	preview     bool                 // writes only below preview_root
+	destructive bool                 // changes canonical files (the application tool)
+	corePlanner bool                 // answered by the core task planner, which a custom context provider replaces
+	validator   *jsonschema.Resolved // InputSchema, resolved for validating arguments
+	group       string               // protocol.GroupRead, GroupProposal or GroupApplication: set by Tools
 	run         func(c *call, args json.RawMessage) (any, error)
 }
 

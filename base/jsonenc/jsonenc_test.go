@@ -82,3 +82,35 @@ func TestEncodingIsEncodingJSONs(t *testing.T) {
 		t.Errorf("a nil list as empty = %s", got)
 	}
 }
+
+// FuzzEncodingIsEncodingJSONs holds String, Strings and an object to json.Marshal's bytes for
+// any input, seeded with the strings the table test above uses ('go test -fuzz
+// FuzzEncodingIsEncodingJSONs ./base/jsonenc' explores further; 'go test' runs the seeds).
+func FuzzEncodingIsEncodingJSONs(f *testing.F) {
+	strs := testStrings()
+	for i, s := range strs {
+		f.Add(s, strs[(i+1)%len(strs)], int64(i)-1000)
+	}
+	f.Fuzz(func(t *testing.T, a, b string, n int64) {
+		want, _ := json.Marshal(a)
+		if got := String(nil, a); string(got) != string(want) {
+			t.Fatalf("String(%q) = %s, want %s", a, got, want)
+		}
+		want, _ = json.Marshal([]string{a, b})
+		if got := Strings(nil, []string{a, b}); string(got) != string(want) {
+			t.Fatalf("Strings(%q, %q) = %s, want %s", a, b, got, want)
+		}
+		want, _ = json.Marshal(struct {
+			A string   `json:"a"`
+			N int64    `json:"n"`
+			L []string `json:"l"`
+		}{a, n, []string{b}})
+		o := NewObject(nil)
+		o.Str("a", a)
+		o.Int("n", n)
+		o.List("l", []string{b}, false)
+		if got := o.End(); string(got) != string(want) {
+			t.Fatalf("object %s, want %s", got, want)
+		}
+	})
+}
