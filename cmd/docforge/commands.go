@@ -37,16 +37,9 @@ type env struct {
 	noAST bool
 	args  []string
 
-	// Command-specific flags.
-	limit   int
-	depth   int
-	budget  int
-	kind    string
-	focus   string
+	// Command-specific flags (a tool command's are its toolFlags).
 	rebuild bool
-	filter  index.Filter
 	query   string
-	cursor  string
 	// One field per flag: init's project identity, changeset's states, reason, hash and
 	// applier, render's and view's view.
 	projectID, projectName string
@@ -54,6 +47,11 @@ type env struct {
 	applier, view          string
 	socket                 string
 	lifeFD                 int
+
+	// toolFlags are the flags a tool command derived from its tool's schema; toolArgs the
+	// arguments they and the positional ones give.
+	toolFlags []toolFlag
+	toolArgs  map[string]any
 
 	noAutostart bool
 	// managerStarted is the pid of the manager this command started because none answered.
@@ -74,6 +72,19 @@ type command struct {
 	minArgs, maxArgs int
 	flags            func(*flag.FlagSet, *env)
 	run              func(*env) error
+	// tool, for a command that is one read tool, derives the command's flags from the tool's
+	// input schema and its arguments from the command line (env.toolArgs).
+	tool *toolCommand
+}
+
+// define adds the command's own flags and its tool's to fs.
+func (c command) define(fs *flag.FlagSet, e *env) {
+	if c.tool != nil {
+		c.tool.define(fs, e)
+	}
+	if c.flags != nil {
+		c.flags(fs, e)
+	}
 }
 
 // examples are the command lines each command's --help shows; TestEveryCommandTeaches keeps
@@ -105,72 +116,51 @@ var examples = map[string]string{
 }
 
 func commands() map[string]command {
-	limitFlag := func(fs *flag.FlagSet, e *env) {
-		fs.IntVar(&e.limit, "limit", 0, "maximum results (capped by the project's max_results)")
-	}
 	return map[string]command{
 		"init": {"[DIR]", "Write docforge.toml and a .gitignore entry for the state directory. In a tree that already has Markdown (Hugo, Docusaurus, MkDocs, GitHub docs), the descriptor adopts it as it is: IDs from paths, families from folders, relations from links; init then prints what the first sync will find. In a tree with neither, it starts one: docs/ with a single example node to edit.", 0, 1,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.projectID, "id", "", "project `ID` (default: derived from the directory name)")
 				fs.StringVar(&e.projectName, "name", "", "project display `NAME`")
-			}, runInit},
+			}, runInit, nil},
 		"sync": {"", "Bring the index up to date: nothing when sources are unchanged, a per-file delta when few changed, a full build otherwise. Then merge when a merge is due: deltas of like size into one delta, and the deltas into a new base once they reach an eighth of its size, so that an edit writes in proportion to what it changed (a running worker merges in the background instead; answers are the same either way). In a git repository, also bring the history index up to date: task context reads the commits as evidence ([history] in docforge.toml bounds or turns it off).", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.rebuild, "rebuild", false, "build from scratch even if the index is current")
-			}, runSync},
-		"validate": {"", "Load every source and print every problem (bounded) with file, line, column, code and fix. Writes nothing.", 0, 0, nil, runValidate},
+			}, runSync, nil},
+		"validate": {"", "Load every source and print every problem (bounded) with file, line, column, code and fix. Writes nothing.", 0, 0, nil, runValidate, nil},
 		"review": {"ID...", reviewHelp, 1, 1000,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.dryRun, "dry-run", false, "say what would be stamped; write nothing")
-			}, runReview},
+			}, runReview, nil},
 		"stamp": {"--all", stampHelp, 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.all, "all", false, "stamp every document's relations that were never reviewed (required)")
 				fs.BoolVar(&e.confirmSuspect, "confirm-suspect", false, "re-stamp suspect relations too, confirming them unread")
 				fs.BoolVar(&e.dryRun, "dry-run", false, "say what would be stamped; write nothing")
-			}, runStamp},
-		"drift":  {"", driftHelp, 0, 0, nil, runDrift},
-		"status": {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus},
-		"search": {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, limitFlag, runSearch},
-		"get":    {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet},
-		"filter": {"", "List nodes whose metadata matches every given flag, ordered by ID.", 0, 0,
-			func(fs *flag.FlagSet, e *env) {
-				limitFlag(fs, e)
-				fs.StringVar(&e.filter.Family, "family", "", "family")
-				fs.StringVar(&e.filter.Kind, "kind", "", "kind")
-				fs.StringVar(&e.filter.Status, "status", "", "status")
-				fs.StringVar(&e.filter.Authority, "authority", "", "authority")
-				fs.StringVar(&e.filter.Tag, "tag", "", "tag")
-				fs.StringVar(&e.filter.Language, "language", "", "language")
-				fs.StringVar(&e.filter.Capability, "capability", "", "capability")
-			}, runFilter},
-		"backlinks": {"ID", "List the relations that point at a node.", 1, 1, limitFlag, runBacklinks},
-		"deps":      {"ID", "List the relations a node declares.", 1, 1, limitFlag, runDeps},
-		"context": {"[ID]", "Bounded context for a node (or --query): the focus with its body, its direct neighbours, then what was left out. The same stream docforge_get_context pages over MCP.", 0, 1,
-			func(fs *flag.FlagSet, e *env) {
-				fs.StringVar(&e.query, "query", "", "choose the focus nodes by a lexical `QUERY` instead of an ID")
-				fs.IntVar(&e.limit, "limit", 0, "entries per page (default 50)")
-				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
-			}, runContext},
-		"task-context": {"TASK...", taskContextHelp, 1, taskcontext.MaxTaskChars,
-			func(fs *flag.FlagSet, e *env) {
-				fs.StringVar(&e.kind, "kind", "", "the task `KIND` (required): "+strings.Join(taskcontext.Kinds(), ", "))
-				fs.StringVar(&e.focus, "focus", "", "start from this exact node `ID` instead of a lexical match of the task")
-				fs.IntVar(&e.budget, "budget", 0, fmt.Sprintf("tokens of evidence (default %d)", taskcontext.DefaultBudget))
-				fs.IntVar(&e.limit, "limit", 0, "items per page (default: the project's max_results)")
-				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
-			}, runTaskContext},
-		"diff": {"", "Page through the latest generation's changes (nodes and edges added, removed, changed). Never syncs.", 0, 0,
-			func(fs *flag.FlagSet, e *env) {
-				fs.IntVar(&e.limit, "limit", 0, "items per page (default 50)")
-				fs.StringVar(&e.cursor, "cursor", "", "next_cursor printed by the previous page")
-			}, runDiff},
+			}, runStamp, nil},
+		"drift":  {"", driftHelp, 0, 0, nil, runDrift, nil},
+		"status": {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus, nil},
+		"search": {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, nil, runSearch,
+			&toolCommand{tool: "docforge_search", positional: []string{"query"}}},
+		"get": {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet,
+			&toolCommand{tool: "docforge_get_node", positional: []string{"node_id"}}},
+		"filter": {"", "List nodes whose metadata matches every given flag, ordered by ID.", 0, 0, nil, runFilter,
+			&toolCommand{tool: "docforge_filter_nodes"}},
+		"backlinks": {"ID", "List the relations that point at a node.", 1, 1, nil, runBacklinks,
+			&toolCommand{tool: "docforge_backlinks", positional: []string{"node_id"}}},
+		"deps": {"ID", "List the relations a node declares.", 1, 1, nil, runDeps,
+			&toolCommand{tool: "docforge_dependencies", positional: []string{"node_id"}}},
+		"context": {"[ID]", "Bounded context for a node (or --query): the focus with its body, its direct neighbours, then what was left out. The same stream docforge_get_context pages over MCP.", 0, 1, nil, runContext,
+			&toolCommand{tool: "docforge_get_context", positional: []string{"node_id"}}},
+		"task-context": {"TASK...", taskContextHelp, 1, taskcontext.MaxTaskChars, nil, runTaskContext,
+			&toolCommand{tool: "docforge_get_task_context", positional: []string{"task"}, flagNames: map[string]string{"focus_node_id": "focus"}}},
+		"diff": {"", "Page through the latest generation's changes (nodes and edges added, removed, changed). Never syncs.", 0, 0, nil, runDiff,
+			&toolCommand{tool: "docforge_get_generation_diff"}},
 		"worker": {"", "Serve the project's tools over --socket (version-2 Worker gRPC service) until SIGTERM. The manager starts workers; run it by hand only to debug.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.socket, "socket", "", "Unix `PATH` to listen on (required)")
 				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
-			}, runWorker},
-		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager},
+			}, runWorker, nil},
+		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager, nil},
 		"changeset": {"list|show|validate|diff|preview|abandon|apply [ID]", changesetHelp, 1, 2,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.states, "status", "", "list: which `STATE`s to show (draft, ready, stale, applied, abandoned, open, all; default draft and ready)")
@@ -178,18 +168,18 @@ func commands() map[string]command {
 				fs.StringVar(&e.reason, "reason", "", "abandon: why, recorded in the receipt")
 				fs.StringVar(&e.hash, "hash", "", "apply: the exact changeset `SHA256` you reviewed")
 				fs.StringVar(&e.applier, "applier", "", "apply: the declared applier `ID` to act as (default: the only one declared)")
-			}, runChangeset},
+			}, runChangeset, nil},
 		"render": {"", "Render each declared view (or --view ID) to its self-contained HTML page, atomically, with a publication receipt. --status says whether each page is current (receipts and stats only); --deep re-renders in memory and compares bytes. Neither writes.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.view, "view", "", "render or check only the view with this `ID`")
 				fs.BoolVar(&e.status, "status", false, "report each view's state instead of rendering: current, stale, unverified or missing (exit 1 unless all are current)")
 				fs.BoolVar(&e.deep, "deep", false, "with --status: re-render in memory and compare byte for byte")
-			}, runRender},
+			}, runRender, nil},
 		"call": {"TOOL [ARGUMENTS_JSON]", "Run one MCP tool (docforge_get_node, docforge_search, ...) through the project's worker under the manager, exactly as an MCP session would, and print its result envelope. Starts a manager when none answers.", 1, 2,
 			func(fs *flag.FlagSet, e *env) {
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
 				fs.StringVar(&e.writer, "proposal-writer", "", "bind this declared `WRITER_ID` so proposal mutations are allowed (as docforge-mcp --proposal-writer)")
-			}, runCall},
+			}, runCall, nil},
 		"view": {"[ID]", viewHelp, 0, 1,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.query, "query", "", "open with this lexical `QUERY` instead of a focus node")
@@ -197,14 +187,11 @@ func commands() map[string]command {
 				fs.BoolVar(&e.noOpen, "no-open", false, "print the URL only; do not start a browser")
 				fs.BoolVar(&e.stop, "stop", false, "stop the project's running viewer instead")
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
-			}, runView},
-		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic},
-		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1,
-			func(fs *flag.FlagSet, e *env) {
-				limitFlag(fs, e)
-				fs.IntVar(&e.depth, "depth", 3, fmt.Sprintf("levels to follow (at most %d)", index.MaxImpactDepth))
-				fs.IntVar(&e.budget, "budget", index.DefaultImpactBudget, "candidate edges to examine at most")
-			}, runImpact},
+			}, runView, nil},
+		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic,
+			&toolCommand{tool: "docforge_get_logic", positional: []string{"node_id"}}},
+		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1, nil, runImpact,
+			&toolCommand{tool: "docforge_impact", positional: []string{"node_id"}}},
 	}
 }
 
@@ -448,12 +435,12 @@ func runStatus(e *env) error {
 
 func runSearch(e *env) error {
 	var r index.SearchResult
-	return e.runQuery("docforge_search", map[string]any{"query": e.args[0], "limit": e.limit}, &r, func(w io.Writer) { printSearch(w, &r) })
+	return e.runQuery("docforge_search", &r, func(w io.Writer) { printSearch(w, &r) })
 }
 
 func runGet(e *env) error {
 	var v index.NodeView
-	return e.runQuery("docforge_get_node", map[string]any{"node_id": e.args[0]}, &v, func(w io.Writer) { printNode(w, &v) })
+	return e.runQuery("docforge_get_node", &v, func(w io.Writer) { printNode(w, &v) })
 }
 
 func runFilter(e *env) error {
@@ -461,14 +448,13 @@ func runFilter(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDeclared(d, e.filter.Family, e.filter.Kind); err != nil {
+	family, _ := e.toolArgs["family"].(string)
+	kind, _ := e.toolArgs["kind"].(string)
+	if err := checkDeclared(d, family, kind); err != nil {
 		return err
 	}
-	f := e.filter
-	args := map[string]any{"family": f.Family, "kind": f.Kind, "status": f.Status, "authority": f.Authority, "tag": f.Tag,
-		"language": f.Language, "capability": f.Capability, "limit": e.limit}
 	var l index.NodeList
-	return e.runQuery("docforge_filter_nodes", args, &l, func(w io.Writer) { printNodeList(w, &l) })
+	return e.runQuery("docforge_filter_nodes", &l, func(w io.Writer) { printNodeList(w, &l) })
 }
 
 // checkDeclared refuses a family or kind the project does not declare (the Go adapter's code
@@ -497,30 +483,26 @@ func checkDeclared(d *project.Descriptor, family, kind string) error {
 
 func runBacklinks(e *env) error {
 	var l index.LinkList
-	return e.runQuery("docforge_backlinks", map[string]any{"node_id": e.args[0], "limit": e.limit}, &l, func(w io.Writer) { printLinks(w, &l, "<-") })
+	return e.runQuery("docforge_backlinks", &l, func(w io.Writer) { printLinks(w, &l, "<-") })
 }
 
 func runDeps(e *env) error {
 	var l index.LinkList
-	return e.runQuery("docforge_dependencies", map[string]any{"node_id": e.args[0], "limit": e.limit}, &l, func(w io.Writer) { printLinks(w, &l, "->") })
+	return e.runQuery("docforge_dependencies", &l, func(w io.Writer) { printLinks(w, &l, "->") })
 }
 
 func runLogic(e *env) error {
 	var l index.LogicView
-	return e.runQuery("docforge_get_logic", map[string]any{"node_id": e.args[0]}, &l, func(w io.Writer) { printLogic(w, &l) })
+	return e.runQuery("docforge_get_logic", &l, func(w io.Writer) { printLogic(w, &l) })
 }
 
 // runQuery runs one read tool through the worker's Service, as every client does, with a local
 // binding (unbound by the MCP output limit), decodes its result into v and prints it with text; with
 // --json it prints the envelope as an MCP client receives it. Arguments left at their zero
-// value are not sent: the tool's defaults apply.
-func (e *env) runQuery(tool string, args map[string]any, v any, text func(io.Writer)) error {
-	for k, a := range args {
-		if a == "" || a == 0 {
-			delete(args, k)
-		}
-	}
-	res, err := e.callTool(tool, args, true)
+// The arguments are the command line's (env.toolArgs): a flag left out is not sent, so the
+// tool's default applies.
+func (e *env) runQuery(tool string, v any, text func(io.Writer)) error {
+	res, err := e.callTool(tool, e.toolArgs, true)
 	if err != nil || res == nil {
 		return err
 	}
@@ -683,20 +665,7 @@ func runWorker(e *env) error {
 const readersEnv = "DOCFORGE_READERS"
 
 func runContext(e *env) error {
-	args := map[string]any{}
-	if e.limit > 0 {
-		args["limit"] = e.limit
-	}
-	if e.cursor != "" {
-		args["cursor"] = e.cursor
-	}
-	if len(e.args) == 1 {
-		args["node_id"] = e.args[0]
-	}
-	if e.query != "" {
-		args["query"] = e.query
-	}
-	res, err := e.toolCall("docforge_get_context", args)
+	res, err := e.toolCall("docforge_get_context", e.toolArgs)
 	if err != nil || res == nil {
 		return err
 	}
@@ -710,23 +679,7 @@ what the graph cannot prove about it, within a token --budget; then the gaps: ca
 project does not declare, searches that found nothing, and limits that cut the proof short.`
 
 func runTaskContext(e *env) error {
-	if e.kind == "" {
-		return problem.Errorf(problem.InvalidArgument, "--kind is required: one of %s", strings.Join(taskcontext.Kinds(), ", "))
-	}
-	args := map[string]any{"kind": e.kind, "task": strings.Join(e.args, " ")}
-	if e.focus != "" {
-		args["focus_node_id"] = e.focus
-	}
-	if e.budget != 0 {
-		args["budget"] = e.budget
-	}
-	if e.limit > 0 {
-		args["limit"] = e.limit
-	}
-	if e.cursor != "" {
-		args["cursor"] = e.cursor
-	}
-	res, err := e.toolCall("docforge_get_task_context", args)
+	res, err := e.toolCall("docforge_get_task_context", e.toolArgs)
 	if err != nil || res == nil {
 		return err
 	}
@@ -734,14 +687,7 @@ func runTaskContext(e *env) error {
 }
 
 func runDiff(e *env) error {
-	args := map[string]any{}
-	if e.limit > 0 {
-		args["limit"] = e.limit
-	}
-	if e.cursor != "" {
-		args["cursor"] = e.cursor
-	}
-	res, err := e.toolCall("docforge_get_generation_diff", args)
+	res, err := e.toolCall("docforge_get_generation_diff", e.toolArgs)
 	if err != nil || res == nil {
 		return err
 	}
@@ -750,8 +696,7 @@ func runDiff(e *env) error {
 
 func runImpact(e *env) error {
 	var r index.ImpactResult
-	args := map[string]any{"node_id": e.args[0], "depth": e.depth, "limit": e.limit, "budget": e.budget}
-	return e.runQuery("docforge_impact", args, &r, func(w io.Writer) { printImpact(w, &r) })
+	return e.runQuery("docforge_impact", &r, func(w io.Writer) { printImpact(w, &r) })
 }
 
 // progress draws a one-line counter on a terminal and stays silent otherwise.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -139,9 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&env.root, "project-root", "", "project root `DIR` (default: nearest docforge.toml above the current directory)")
 	fs.BoolVar(&env.json, "json", false, "print JSON for scripts")
 	fs.BoolVar(&env.noAST, "no-ast", false, "read Go code with the lexical declaration scanner: no go/ast, no function Logic")
-	if cmd.flags != nil {
-		cmd.flags(fs, env)
-	}
+	cmd.define(fs, env)
 	printUsage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: docforge %s [flags] %s\n\n%s\n", args[0], cmd.args, cmd.help)
 		if ex := examples[args[0]]; ex != "" {
@@ -163,32 +160,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Run 'docforge %s --help' for its flags and an example.\n", args[0])
 		return exitUsage
 	}
-	// A count given on the command line is at least 1: a zero or negative one is a mistake,
-	// never a request for the default.
-	var bad string
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "limit", "depth", "budget":
-			n, err := strconv.Atoi(f.Value.String())
-			switch {
-			case err != nil || bad != "":
-			case n < 1:
-				bad = fmt.Sprintf("--%s is %d; it must be at least 1", f.Name, n)
-			case f.Name == "depth" && n > index.MaxImpactDepth:
-				bad = fmt.Sprintf("--depth is %d; it must be from 1 to %d", n, index.MaxImpactDepth)
-			}
-		}
-	})
-	if bad != "" {
-		fmt.Fprintf(stderr, "docforge %s: %s\n", args[0], bad)
-		return exitUsage
-	}
 	if len(positional) < cmd.minArgs || len(positional) > cmd.maxArgs {
 		fmt.Fprintf(stderr, "docforge %s: expected %s\n\n", args[0], cmd.args)
 		printUsage(stderr)
 		return exitUsage
 	}
 	env.args = positional
+	if cmd.tool != nil {
+		// A count outside its bounds is a mistake, never a request for the default: refused
+		// here, with the flag's name, before anything runs.
+		if env.toolArgs, err = cmd.tool.arguments(fs, env, positional); err != nil {
+			var pe *problem.Error
+			if errors.As(err, &pe) {
+				fmt.Fprintf(stderr, "docforge %s: %s\n", args[0], pe.Problem.Message)
+			}
+			return exitUsage
+		}
+	}
 	return env.report(cmd.run(env))
 }
 
@@ -204,11 +192,8 @@ func commandFirst(cmds map[string]command, args []string) []string {
 	}
 	takesValue := maps.Clone(globalValueFlags)
 	for _, c := range cmds {
-		if c.flags == nil {
-			continue
-		}
 		fs := flag.NewFlagSet("", flag.ContinueOnError)
-		c.flags(fs, &env{})
+		c.define(fs, &env{})
 		fs.VisitAll(func(f *flag.Flag) {
 			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 				takesValue[f.Name] = true
