@@ -28,6 +28,10 @@ Only apply writes canonical files; it runs no command, shell, Git or build.`
 
 func runChangeset(e *env) error {
 	sub := e.args[0]
+	run, ok := changesetCommands()[sub]
+	if !ok {
+		return usageError("unknown changeset command %q: use list, show, validate, diff, preview, abandon or apply", sub)
+	}
 	needsID := sub != "list"
 	if needsID != (len(e.args) == 2) {
 		if needsID {
@@ -39,97 +43,127 @@ func runChangeset(e *env) error {
 	if err != nil {
 		return err
 	}
-	switch sub {
-	case "list":
-		return changesetList(e, desk)
-	case "show":
-		rec, err := desk.Store.Load(e.args[1])
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.writeJSON(e.stdout, rec)
-		}
-		printRecord(e.stdout, rec)
-		return nil
-	case "validate":
-		_, c, _, err := desk.Validate(e.ctx, e.args[1])
-		if err != nil {
-			return err
-		}
-		if e.json {
-			err = e.writeJSON(e.stdout, c.Report)
-		} else {
-			printReport(e.stdout, c.Report)
-		}
-		if err == nil && !c.Report.Valid {
-			return exitError(exitValidation)
-		}
-		return err
-	case "diff":
-		rec, err := desk.Store.Load(e.args[1])
-		if err != nil {
-			return err
-		}
-		src, err := changeset.LoadSources(e.ctx, d, e.policy())
-		if err != nil {
-			return err
-		}
-		changes := src.Changes(src.Check(rec.Changeset, nil, false))
-		if e.json {
-			return e.writeJSON(e.stdout, map[string]any{"changeset_id": rec.Changeset.ID, "changeset_hash": rec.Hash, "operations": rec.Changeset.Operations, "changes": changes})
-		}
-		printChanges(e.stdout, changes)
-		return nil
-	case "preview":
-		if e.view == "" {
-			return usageError("docforge changeset preview needs --view ID (declared views: %s)", viewIDs(d.Views))
-		}
-		res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), nil, e.args[1], e.view)
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.writeJSON(e.stdout, res)
-		}
-		fmt.Fprintf(e.stdout, "wrote %s (%d bytes, %d nodes) for %s %s\n", res.Path, res.Bytes, res.Nodes, res.ChangesetID, res.Hash)
-		return nil
-	case "apply":
-		applier, err := chooseApplier(d, e.applier)
-		if err != nil {
-			return err
-		}
-		if e.hash == "" {
-			return usageError("docforge changeset apply needs --hash: the exact changeset_hash you reviewed ('docforge changeset show %s' prints it)", e.args[1])
-		}
-		res, err := worker.ApplyChangeset(e.ctx, d, e.policy(), implementation(), applier, e.args[1], e.hash)
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.writeJSON(e.stdout, res)
-		}
-		if res.Recovery != nil {
-			fmt.Fprintf(e.stdout, "first finished an interrupted application of %s: %s\n", res.Recovery.ChangesetID, res.Recovery.Action)
-		}
-		fmt.Fprintf(e.stdout, "%s applied by %s: %d created, %d updated, %d removed\n", res.ChangesetID, applier, len(res.Created), len(res.Updated), len(res.Removed))
-		fmt.Fprintf(e.stdout, "derived state: %s (index %s)\n", res.DerivedRefresh.State, res.DerivedRefresh.Index.State)
-		if res.DerivedRefresh.Remediation != "" {
-			fmt.Fprintf(e.stdout, "  %s\n", res.DerivedRefresh.Remediation)
-		}
-		return nil
-	case "abandon":
-		res, err := desk.AbandonAsReviewer(e.ctx, person(), e.args[1], e.reason)
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.writeJSON(e.stdout, res.Record)
-		}
-		fmt.Fprintf(e.stdout, "%s abandoned (receipt %d kept)\n", res.Record.Changeset.ID, len(res.Record.Receipts))
-		return nil
+	id := ""
+	if needsID {
+		id = e.args[1]
 	}
-	return usageError("unknown changeset command %q: use list, show, validate, diff, preview or abandon", sub)
+	return run(e, d, desk, id)
+}
+
+// changesetCommand runs one changeset subcommand on the changeset id ("" for list).
+type changesetCommand func(e *env, d *project.Descriptor, desk *changeset.Desk, id string) error
+
+// changesetCommands are the subcommands of docforge changeset by name.
+func changesetCommands() map[string]changesetCommand {
+	return map[string]changesetCommand{
+		"list": func(e *env, _ *project.Descriptor, desk *changeset.Desk, _ string) error {
+			return changesetList(e, desk)
+		},
+		"show":     changesetShow,
+		"validate": changesetValidate,
+		"diff":     changesetDiff,
+		"preview":  changesetPreview,
+		"apply":    changesetApply,
+		"abandon":  changesetAbandon,
+	}
+}
+
+func changesetShow(e *env, _ *project.Descriptor, desk *changeset.Desk, id string) error {
+	rec, err := desk.Store.Load(id)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, rec)
+	}
+	printRecord(e.stdout, rec)
+	return nil
+}
+
+func changesetValidate(e *env, _ *project.Descriptor, desk *changeset.Desk, id string) error {
+	_, c, _, err := desk.Validate(e.ctx, id)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		err = e.writeJSON(e.stdout, c.Report)
+	} else {
+		printReport(e.stdout, c.Report)
+	}
+	if err == nil && !c.Report.Valid {
+		return exitError(exitValidation)
+	}
+	return err
+}
+
+func changesetDiff(e *env, d *project.Descriptor, desk *changeset.Desk, id string) error {
+	rec, err := desk.Store.Load(id)
+	if err != nil {
+		return err
+	}
+	src, err := changeset.LoadSources(e.ctx, d, e.policy())
+	if err != nil {
+		return err
+	}
+	changes := src.Changes(src.Check(rec.Changeset, nil, false))
+	if e.json {
+		return e.writeJSON(e.stdout, map[string]any{"changeset_id": rec.Changeset.ID, "changeset_hash": rec.Hash, "operations": rec.Changeset.Operations, "changes": changes})
+	}
+	printChanges(e.stdout, changes)
+	return nil
+}
+
+func changesetPreview(e *env, d *project.Descriptor, _ *changeset.Desk, id string) error {
+	if e.view == "" {
+		return usageError("docforge changeset preview needs --view ID (declared views: %s)", viewIDs(d.Views))
+	}
+	res, err := worker.PreviewChangeset(e.ctx, d, e.policy(), nil, id, e.view)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, res)
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (%d bytes, %d nodes) for %s %s\n", res.Path, res.Bytes, res.Nodes, res.ChangesetID, res.Hash)
+	return nil
+}
+
+func changesetApply(e *env, d *project.Descriptor, _ *changeset.Desk, id string) error {
+	applier, err := chooseApplier(d, e.applier)
+	if err != nil {
+		return err
+	}
+	if e.hash == "" {
+		return usageError("docforge changeset apply needs --hash: the exact changeset_hash you reviewed ('docforge changeset show %s' prints it)", id)
+	}
+	res, err := worker.ApplyChangeset(e.ctx, d, e.policy(), implementation(), applier, id, e.hash)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, res)
+	}
+	if res.Recovery != nil {
+		fmt.Fprintf(e.stdout, "first finished an interrupted application of %s: %s\n", res.Recovery.ChangesetID, res.Recovery.Action)
+	}
+	fmt.Fprintf(e.stdout, "%s applied by %s: %d created, %d updated, %d removed\n", res.ChangesetID, applier, len(res.Created), len(res.Updated), len(res.Removed))
+	fmt.Fprintf(e.stdout, "derived state: %s (index %s)\n", res.DerivedRefresh.State, res.DerivedRefresh.Index.State)
+	if res.DerivedRefresh.Remediation != "" {
+		fmt.Fprintf(e.stdout, "  %s\n", res.DerivedRefresh.Remediation)
+	}
+	return nil
+}
+
+func changesetAbandon(e *env, _ *project.Descriptor, desk *changeset.Desk, id string) error {
+	res, err := desk.AbandonAsReviewer(e.ctx, person(), id, e.reason)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(e.stdout, res.Record)
+	}
+	fmt.Fprintf(e.stdout, "%s abandoned (receipt %d kept)\n", res.Record.Changeset.ID, len(res.Record.Receipts))
+	return nil
 }
 
 // chooseApplier returns the applier to act as: the one named, which must be declared, or the

@@ -211,6 +211,55 @@ func ignoreStateDir(root string) (ignoreChange, error) {
 	return ignoreCreated, nil
 }
 
+// printAdoption says what init adopted and what the first sync will find.
+func printAdoption(e *env, abs, id string, s *adopt.Survey, counts source.Counts, found []problem.Problem, errs, skippedTOML int, created []string, ignore ignoreChange) {
+	fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s for %s\n", id, abs, adoptedLayout(s))
+	if s.GoModule != "" {
+		fmt.Fprintf(e.stdout, "  code roots: %s (Go: %d packages, %d files; calls, imports and tests become relations)\n", strings.Join(s.CodeRoots, ", "), s.GoPackages, s.GoFiles)
+	}
+	for _, lang := range slices.Sorted(maps.Keys(counts.Languages)) {
+		c := counts.Languages[lang]
+		fmt.Fprintf(e.stdout, "  %s: %d files, %d declarations, %d tests (calls, imports and tests become relations)\n", lang, c.Files, c.Declarations, c.Tests)
+	}
+	if len(s.Roots) > 0 {
+		fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))
+		fmt.Fprintf(e.stdout, "  files: %d Markdown (front matter: %d TOML, %d YAML, %d none)\n", s.Files, s.TOML, s.YAML, s.None)
+		fmt.Fprintf(e.stdout, "  families: %s (one per top-level folder; kind page)\n", strings.Join(s.Families(), ", "))
+	}
+	if skippedTOML > 0 {
+		fmt.Fprintf(e.stdout, "  skipped: %d TOML files without [[node]] tables (another tool's settings, not records)\n", skippedTOML)
+	}
+	fmt.Fprintf(e.stdout, "  nodes: %d; links: %d found, %d relations after resolving\n", counts.Nodes, counts.Links, counts.LinkEdges)
+	fmt.Fprintf(e.stdout, "  problems: %s, %s\n", problem.Count(errs, "error"), problem.Count(len(found)-errs, "warning"))
+	printProblemSummary(e.stdout, found)
+	printWritten(e, created, ignore)
+	if errs > 0 {
+		fmt.Fprintln(e.stdout, "next: fix the errors above (the descriptor is written and correct), then run 'docforge sync'")
+	} else {
+		fmt.Fprintln(e.stdout, "next: run 'docforge sync', then 'docforge search TERM' or 'docforge view'")
+	}
+}
+
+// adoptedLayout names what init found: a Go module, a code tree in some languages or a
+// documentation tree, and the docs generator beside code.
+func adoptedLayout(s *adopt.Survey) string {
+	docs := "documentation tree"
+	if s.Generator != "" {
+		docs = s.Generator + " documentation tree"
+	}
+	with := ""
+	if s.Generator != "" {
+		with = " (with a " + docs + ")"
+	}
+	switch langs := slices.Sorted(maps.Keys(s.Languages)); {
+	case s.GoModule != "":
+		return "the Go module " + s.GoModule + with
+	case len(langs) > 0:
+		return "a code tree in " + strings.Join(langs, ", ") + with
+	}
+	return "an existing " + docs
+}
+
 // adoptTree writes a descriptor that adopts an existing documentation tree as it is, then
 // validates the project once and prints what the first sync will find. Problems in the
 // documents do not undo the descriptor (it is correct); errors make init exit 1, saying what
@@ -256,47 +305,7 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 			return err
 		}
 	} else {
-		layout := "an existing documentation tree"
-		if s.Generator != "" {
-			layout = "an existing " + s.Generator + " documentation tree"
-		}
-		if langs := slices.Sorted(maps.Keys(s.Languages)); s.GoModule == "" && len(langs) > 0 {
-			layout = "a code tree in " + strings.Join(langs, ", ")
-			if s.Generator != "" {
-				layout += " (with a " + s.Generator + " documentation tree)"
-			}
-		}
-		if s.GoModule != "" {
-			layout = "the Go module " + s.GoModule
-			if s.Generator != "" {
-				layout += " (with a " + s.Generator + " documentation tree)"
-			}
-		}
-		fmt.Fprintf(e.stdout, "initialised DocForge project %q in %s for %s\n", id, abs, layout)
-		if s.GoModule != "" {
-			fmt.Fprintf(e.stdout, "  code roots: %s (Go: %d packages, %d files; calls, imports and tests become relations)\n", strings.Join(s.CodeRoots, ", "), s.GoPackages, s.GoFiles)
-		}
-		for _, lang := range slices.Sorted(maps.Keys(counts.Languages)) {
-			c := counts.Languages[lang]
-			fmt.Fprintf(e.stdout, "  %s: %d files, %d declarations, %d tests (calls, imports and tests become relations)\n", lang, c.Files, c.Declarations, c.Tests)
-		}
-		if len(s.Roots) > 0 {
-			fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))
-			fmt.Fprintf(e.stdout, "  files: %d Markdown (front matter: %d TOML, %d YAML, %d none)\n", s.Files, s.TOML, s.YAML, s.None)
-			fmt.Fprintf(e.stdout, "  families: %s (one per top-level folder; kind page)\n", strings.Join(s.Families(), ", "))
-		}
-		if skippedTOML > 0 {
-			fmt.Fprintf(e.stdout, "  skipped: %d TOML files without [[node]] tables (another tool's settings, not records)\n", skippedTOML)
-		}
-		fmt.Fprintf(e.stdout, "  nodes: %d; links: %d found, %d relations after resolving\n", counts.Nodes, counts.Links, counts.LinkEdges)
-		fmt.Fprintf(e.stdout, "  problems: %s, %s\n", problem.Count(len(errs), "error"), problem.Count(len(found)-len(errs), "warning"))
-		printProblemSummary(e.stdout, found)
-		printWritten(e, created, ignore)
-		if len(errs) > 0 {
-			fmt.Fprintln(e.stdout, "next: fix the errors above (the descriptor is written and correct), then run 'docforge sync'")
-		} else {
-			fmt.Fprintln(e.stdout, "next: run 'docforge sync', then 'docforge search TERM' or 'docforge view'")
-		}
+		printAdoption(e, abs, id, s, counts, found, len(errs), skippedTOML, created, ignore)
 	}
 	if len(errs) > 0 {
 		return exitError(exitValidation)

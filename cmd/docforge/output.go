@@ -424,159 +424,90 @@ func printDiff(w io.Writer, raw json.RawMessage) error {
 	return nil
 }
 
+// taskPage is what printTaskContext reads of a task-context page.
+type taskPage struct {
+	Plan struct {
+		Steps []taskStep
+	}
+	Budget struct {
+		Tokens, Used int
+		Estimator    string
+	}
+	Counts struct {
+		Focus, Collected, Selected int
+		TokenOmitted               int `json:"token_omitted"`
+		ResponseOmitted            int `json:"response_omitted"`
+		EdgesExamined              int `json:"edges_examined"`
+	}
+	CapsuleHash string                    `json:"capsule_hash"`
+	Gaps        []taskGap                 `json:"gaps"`
+	PageGaps    []struct{ Detail string } `json:"page_gaps"`
+	Items       []taskItem
+	Omissions   []struct {
+		NodeID string `json:"node_id"`
+		Chars  int
+		Reason string
+	} `json:"response_omissions"`
+	Pagination *struct {
+		Returned, Total, Position int
+		HasMore                   bool   `json:"has_more"`
+		NextCursor                string `json:"next_cursor"`
+	}
+}
+
+type taskStep struct {
+	Step              int
+	Op, Purpose, Mode string
+	NodeID            string `json:"node_id"`
+	Direction         string
+	Categories, Terms []string
+	MaxDepth          int      `json:"max_depth"`
+	IDCandidates      []string `json:"id_candidates"`
+}
+
+type taskItem struct {
+	Type, Title, Kind, Family, Role, Excerpt, Reason string
+	Signature, Source, Section                       string
+	NodeID                                           string `json:"node_id"`
+	SourcePath                                       string `json:"source_path"`
+	Line, Depth, Tokens                              int
+	SourceEnd                                        int `json:"source_end"`
+	Score                                            float64
+	Path                                             []struct {
+		NodeID                      string `json:"node_id"`
+		Relation, Direction, Review string
+	}
+	Reasons []struct {
+		Relation, Direction string
+		NodeID              string `json:"node_id"`
+	} `json:"relationship_reasons"`
+	Provenance []struct{ Code, Detail string }
+}
+
+type taskGap struct {
+	Kind, Limit, Category, Detail string
+	Categories                    []string
+	Step, Count                   int
+}
+
 // printTaskContext prints one task-context page for people: the plan's steps, each evidence
 // item with its path and provenance, the omissions, the gaps and the next cursor.
 func printTaskContext(w io.Writer, raw json.RawMessage) error {
-	var p struct {
-		Plan struct {
-			Steps []struct {
-				Step              int
-				Op, Purpose, Mode string
-				NodeID            string `json:"node_id"`
-				Direction         string
-				Categories, Terms []string
-				MaxDepth          int      `json:"max_depth"`
-				IDCandidates      []string `json:"id_candidates"`
-			}
-		}
-		Budget struct {
-			Tokens, Used int
-			Estimator    string
-		}
-		Counts struct {
-			Focus, Collected, Selected int
-			TokenOmitted               int `json:"token_omitted"`
-			ResponseOmitted            int `json:"response_omitted"`
-			EdgesExamined              int `json:"edges_examined"`
-		}
-		CapsuleHash string `json:"capsule_hash"`
-		Gaps        []struct {
-			Kind, Limit, Category, Detail string
-			Categories                    []string
-			Step, Count                   int
-		}
-		PageGaps []struct{ Detail string } `json:"page_gaps"`
-		Items    []struct {
-			Type, Title, Kind, Family, Role, Excerpt, Reason string
-			Signature, Source, Section                       string
-			NodeID                                           string `json:"node_id"`
-			SourcePath                                       string `json:"source_path"`
-			Line, Depth, Tokens                              int
-			SourceEnd                                        int `json:"source_end"`
-			Score                                            float64
-			Path                                             []struct {
-				NodeID                      string `json:"node_id"`
-				Relation, Direction, Review string
-			}
-			Reasons []struct {
-				Relation, Direction string
-				NodeID              string `json:"node_id"`
-			} `json:"relationship_reasons"`
-			Provenance []struct{ Code, Detail string }
-		}
-		Omissions []struct {
-			NodeID string `json:"node_id"`
-			Chars  int
-			Reason string
-		} `json:"response_omissions"`
-		Pagination *struct {
-			Returned, Total, Position int
-			HasMore                   bool   `json:"has_more"`
-			NextCursor                string `json:"next_cursor"`
-		}
-	}
+	var p taskPage
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	if len(p.Plan.Steps) == 0 {
-		fmt.Fprintln(w, "plan: left out to keep within the budget (the capsule carries its hash; a larger budget shows it)")
-	} else {
-		fmt.Fprintln(w, "plan:")
-	}
-	for _, s := range p.Plan.Steps {
-		switch s.Op {
-		case "focus":
-			if s.Mode == "exact" {
-				fmt.Fprintf(w, "  %d focus on %s\n", s.Step, s.NodeID)
-			} else {
-				fmt.Fprintf(w, "  %d focus by the task's words: ids %v, terms %v\n", s.Step, s.IDCandidates, s.Terms)
-			}
-		case "traverse":
-			fmt.Fprintf(w, "  %d follow %s %s, depth %d: %s\n", s.Step, s.Direction, strings.Join(s.Categories, ", "), s.MaxDepth, s.Purpose)
-		default:
-			fmt.Fprintf(w, "  %d %s: %s\n", s.Step, s.Op, s.Purpose)
-		}
-	}
+	printPlan(w, p.Plan.Steps)
 	fmt.Fprintf(w, "collected %d nodes (%d edges examined); %d selected in %d of %d tokens; capsule %s\n\n",
 		p.Counts.Collected, p.Counts.EdgesExamined, p.Counts.Selected, p.Budget.Used, p.Budget.Tokens, p.CapsuleHash)
 	for _, it := range p.Items {
-		if it.Type == "omission" {
-			title := ""
-			if it.Title != "" {
-				title = "  " + it.Title
-			}
-			fmt.Fprintf(w, "-- %s%s  %s:%d  (score %.3f; content left out for the budget: 'docforge get %s')\n", it.NodeID, title, it.SourcePath, it.Line, it.Score, it.NodeID)
-			continue
-		}
-		fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s:%d  (%s, score %.3f, %d tokens)\n", it.NodeID, it.Title, it.Family, it.Kind, it.SourcePath, it.Line, it.Role, it.Score, it.Tokens)
-		if len(it.Path) > 1 {
-			var b strings.Builder
-			b.WriteString(it.Path[0].NodeID)
-			for _, h := range it.Path[1:] {
-				rel := h.Relation
-				if h.Review == graph.Suspect {
-					rel += " (suspect)"
-				}
-				if h.Direction == "outgoing" {
-					fmt.Fprintf(&b, " -%s-> %s", rel, h.NodeID)
-				} else {
-					fmt.Fprintf(&b, " <-%s- %s", rel, h.NodeID)
-				}
-			}
-			fmt.Fprintf(w, "   path: %s\n", b.String())
-		}
-		for _, r := range it.Reasons {
-			fmt.Fprintf(w, "   also: %s %s %s\n", r.Relation, r.Direction, r.NodeID)
-		}
-		for _, f := range it.Provenance {
-			fmt.Fprintf(w, "   ! %s: %s\n", f.Code, f.Detail)
-		}
-		if it.Signature != "" {
-			fmt.Fprintf(w, "   %s\n", it.Signature)
-		}
-		if it.Section != "" {
-			fmt.Fprintf(w, "   section #%s\n", it.Section)
-		}
-		if ex := strings.TrimSpace(it.Excerpt); ex != "" {
-			fmt.Fprintf(w, "%s\n", ex)
-		}
-		if it.Source != "" {
-			fmt.Fprintf(w, "   --- %s:%d-%d\n%s\n", it.SourcePath, it.Line, it.SourceEnd, it.Source)
-		}
-		fmt.Fprintln(w)
+		printTaskItem(w, it)
 	}
 	for _, o := range p.Omissions {
 		fmt.Fprintf(w, "-- %s left out of this page (%s, %d chars); get it with 'docforge get %s'\n", o.NodeID, o.Reason, o.Chars, o.NodeID)
 	}
 	for _, g := range p.Gaps {
-		where := ""
-		if g.Step > 0 {
-			where = fmt.Sprintf(" (step %d)", g.Step)
-		}
-		fmt.Fprintf(w, "gap%s: %s", where, g.Kind)
-		if g.Limit != "" {
-			fmt.Fprintf(w, " [%s limit]", g.Limit)
-		}
-		if cats := append([]string{g.Category}, g.Categories...); strings.Join(cats, "") != "" {
-			fmt.Fprintf(w, " %s", strings.Trim(strings.Join(cats, ", "), ", "))
-		}
-		if g.Count > 0 {
-			fmt.Fprintf(w, " (%d)", g.Count)
-		}
-		if g.Detail != "" {
-			fmt.Fprintf(w, ": %s", g.Detail)
-		}
-		fmt.Fprintln(w)
+		printGap(w, g)
 	}
 	for _, g := range p.PageGaps {
 		fmt.Fprintf(w, "gap (this page): %s\n", g.Detail)
@@ -585,6 +516,99 @@ func printTaskContext(w io.Writer, raw json.RawMessage) error {
 		printPagination(w, *p.Pagination)
 	}
 	return nil
+}
+
+// printPlan prints the plan's steps, or why the page carries none.
+func printPlan(w io.Writer, steps []taskStep) {
+	if len(steps) == 0 {
+		fmt.Fprintln(w, "plan: left out to keep within the budget (the capsule carries its hash; a larger budget shows it)")
+		return
+	}
+	fmt.Fprintln(w, "plan:")
+	for _, s := range steps {
+		switch {
+		case s.Op == "focus" && s.Mode == "exact":
+			fmt.Fprintf(w, "  %d focus on %s\n", s.Step, s.NodeID)
+		case s.Op == "focus":
+			fmt.Fprintf(w, "  %d focus by the task's words: ids %v, terms %v\n", s.Step, s.IDCandidates, s.Terms)
+		case s.Op == "traverse":
+			fmt.Fprintf(w, "  %d follow %s %s, depth %d: %s\n", s.Step, s.Direction, strings.Join(s.Categories, ", "), s.MaxDepth, s.Purpose)
+		default:
+			fmt.Fprintf(w, "  %d %s: %s\n", s.Step, s.Op, s.Purpose)
+		}
+	}
+}
+
+// printTaskItem prints one evidence item (or a pointer to one left out for the budget).
+func printTaskItem(w io.Writer, it taskItem) {
+	if it.Type == "omission" {
+		title := ""
+		if it.Title != "" {
+			title = "  " + it.Title
+		}
+		fmt.Fprintf(w, "-- %s%s  %s:%d  (score %.3f; content left out for the budget: 'docforge get %s')\n", it.NodeID, title, it.SourcePath, it.Line, it.Score, it.NodeID)
+		return
+	}
+	fmt.Fprintf(w, "== %s  %s  [%s/%s]  %s:%d  (%s, score %.3f, %d tokens)\n", it.NodeID, it.Title, it.Family, it.Kind, it.SourcePath, it.Line, it.Role, it.Score, it.Tokens)
+	if len(it.Path) > 1 {
+		var b strings.Builder
+		b.WriteString(it.Path[0].NodeID)
+		for _, h := range it.Path[1:] {
+			rel := h.Relation
+			if h.Review == graph.Suspect {
+				rel += " (suspect)"
+			}
+			if h.Direction == "outgoing" {
+				fmt.Fprintf(&b, " -%s-> %s", rel, h.NodeID)
+			} else {
+				fmt.Fprintf(&b, " <-%s- %s", rel, h.NodeID)
+			}
+		}
+		fmt.Fprintf(w, "   path: %s\n", b.String())
+	}
+	for _, r := range it.Reasons {
+		fmt.Fprintf(w, "   also: %s %s %s\n", r.Relation, r.Direction, r.NodeID)
+	}
+	for _, f := range it.Provenance {
+		fmt.Fprintf(w, "   ! %s: %s\n", f.Code, f.Detail)
+	}
+	lines := []struct {
+		show bool
+		text string
+	}{
+		{it.Signature != "", "   " + it.Signature + "\n"},
+		{it.Section != "", "   section #" + it.Section + "\n"},
+		{strings.TrimSpace(it.Excerpt) != "", strings.TrimSpace(it.Excerpt) + "\n"},
+		{it.Source != "", fmt.Sprintf("   --- %s:%d-%d\n%s\n", it.SourcePath, it.Line, it.SourceEnd, it.Source)},
+	}
+	for _, l := range lines {
+		if l.show {
+			fmt.Fprint(w, l.text)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// printGap prints one gap: where in the plan, its kind, the limit or categories, the detail.
+func printGap(w io.Writer, g taskGap) {
+	where := ""
+	if g.Step > 0 {
+		where = fmt.Sprintf(" (step %d)", g.Step)
+	}
+	fmt.Fprintf(w, "gap%s: %s", where, g.Kind)
+	if g.Limit != "" {
+		fmt.Fprintf(w, " [%s limit]", g.Limit)
+	}
+	if cats := append([]string{g.Category}, g.Categories...); strings.Join(cats, "") != "" {
+		fmt.Fprintf(w, " %s", strings.Trim(strings.Join(cats, ", "), ", "))
+	}
+	if g.Count > 0 {
+		fmt.Fprintf(w, " (%d)", g.Count)
+	}
+	if g.Detail != "" {
+		fmt.Fprintf(w, ": %s", g.Detail)
+	}
+	fmt.Fprintln(w)
 }
 
 // anchorSuffix shows the heading a link named in its target, as the link wrote it.

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/worker/protocol"
 )
 
@@ -56,21 +58,7 @@ func runView(e *env) error {
 	defer session.Close()
 	binding := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST}
 	if e.stop {
-		out, err := session.Call(e.ctx, binding, "docforge_stop_visualization", []byte("{}"))
-		if te := (*protocol.ToolError)(nil); errors.As(err, &te) && te.Code == problem.ManagerUnavailable {
-			fmt.Fprintln(e.stdout, "no viewer was running for this project (no manager answers)")
-			return nil
-		}
-		result, err := e.payload("docforge_stop_visualization", out, err)
-		if err != nil || result == nil {
-			return err
-		}
-		var r struct{ Note string }
-		if err := json.Unmarshal(result, &r); err != nil {
-			return fmt.Errorf("docforge_stop_visualization: %w", err)
-		}
-		fmt.Fprintln(e.stdout, r.Note)
-		return nil
+		return stopViewer(e, session, binding)
 	}
 	out, err := session.Call(e.ctx, binding, "docforge_visualize", raw)
 	result, err := e.payload("docforge_visualize", out, err)
@@ -96,19 +84,42 @@ func runView(e *env) error {
 	if e.managerStarted != 0 {
 		fmt.Fprintf(e.stdout, "started the background manager (pid %d): it keeps the project's worker and this viewer running after this command ends; 'docforge view --stop' stops the viewer, 'docforge manager stop' the manager\n", e.managerStarted)
 	}
-	if e.noOpen {
+	if !e.noOpen {
+		openInBrowser(e.stdout, r.URL)
+	}
+	return nil
+}
+
+// stopViewer stops the project's viewer through the manager, if one runs.
+func stopViewer(e *env, session *manager.Session, binding protocol.Binding) error {
+	out, err := session.Call(e.ctx, binding, "docforge_stop_visualization", []byte("{}"))
+	if te := (*protocol.ToolError)(nil); errors.As(err, &te) && te.Code == problem.ManagerUnavailable {
+		fmt.Fprintln(e.stdout, "no viewer was running for this project (no manager answers)")
 		return nil
 	}
+	result, err := e.payload("docforge_stop_visualization", out, err)
+	if err != nil || result == nil {
+		return err
+	}
+	var r struct{ Note string }
+	if err := json.Unmarshal(result, &r); err != nil {
+		return fmt.Errorf("docforge_stop_visualization: %w", err)
+	}
+	fmt.Fprintln(e.stdout, r.Note)
+	return nil
+}
+
+// openInBrowser opens url with the desktop's opener, or says to open it by hand.
+func openInBrowser(w io.Writer, url string) {
 	if opener := browserOpener(); opener != "" {
-		cmd := exec.Command(opener, r.URL)
+		cmd := exec.Command(opener, url)
 		if err := cmd.Start(); err == nil {
 			go cmd.Wait()
-			fmt.Fprintf(e.stdout, "opened it with %s\n", opener)
-			return nil
+			fmt.Fprintf(w, "opened it with %s\n", opener)
+			return
 		}
 	}
-	fmt.Fprintln(e.stdout, "no browser to open here: open the URL in a browser on this machine")
-	return nil
+	fmt.Fprintln(w, "no browser to open here: open the URL in a browser on this machine")
 }
 
 // browserOpener is the desktop's URL opener, or "" when there is no desktop to open on.
