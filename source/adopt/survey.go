@@ -79,6 +79,30 @@ var candidateRoots = []string{"content", "docs", "doc", "documentation", "websit
 // Take surveys the tree at root. A tree without Markdown yields a Survey with no roots.
 func Take(root string) (*Survey, error) {
 	s := &Survey{}
+	siteDir, siteConfig := s.findGenerator(root)
+	for _, step := range []func() error{
+		func() error { return s.goModule(root) },
+		func() error { return s.countLanguages(root) },
+		func() error {
+			if len(s.Languages) > 0 && len(s.CodeRoots) == 0 {
+				s.CodeRoots = []string{"."}
+			}
+			return nil
+		},
+		func() error { return s.siteRoots(root, siteDir, siteConfig) },
+		func() error { return s.fallbackRoots(root) },
+		func() error { return s.countDocuments(root) },
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// findGenerator names the site generator whose configuration the tree holds, and where a
+// Docusaurus site's is.
+func (s *Survey) findGenerator(root string) (siteDir string, siteConfig []byte) {
 	siteDir, siteConfig, docusaurus := findDocusaurus(root)
 	switch {
 	case exists(root, "hugo.toml") || exists(root, "hugo.yaml") || exists(root, "config.toml") && exists(root, "content"),
@@ -89,90 +113,106 @@ func Take(root string) (*Survey, error) {
 	case exists(root, "mkdocs.yml") || exists(root, "mkdocs.yaml"):
 		s.Generator = "mkdocs"
 	}
-	if mod, ok := goModule(root); ok {
-		s.GoModule, s.CodeRoots = mod, []string{"."}
-		if err := s.countGo(root); err != nil {
-			return nil, err
-		}
-		if s.GoFiles == 0 {
-			// A go.mod with no Go code is a Hugo module or a tool's pin, not a program.
-			s.GoModule, s.CodeRoots = "", nil
-		} else if n, err := countMarkdown(root); err != nil {
-			return nil, err
-		} else if n > 0 && s.Generator != "hugo" {
-			// Every Markdown file of the module: the root README, CONTRIBUTING, package
-			// READMEs and design notes document the code as much as a docs folder does.
-			s.Roots = []string{"."}
-		}
+	return siteDir, siteConfig
+}
+
+// goModule adopts a Go module at root (or a folder or two below) as code, and then every
+// Markdown file of it as documentation.
+func (s *Survey) goModule(root string) error {
+	mod, ok := goModule(root)
+	if !ok {
+		return nil
 	}
-	if err := s.countLanguages(root); err != nil {
-		return nil, err
+	s.GoModule, s.CodeRoots = mod, []string{"."}
+	if err := s.countGo(root); err != nil {
+		return err
 	}
-	if len(s.Languages) > 0 && len(s.CodeRoots) == 0 {
-		s.CodeRoots = []string{"."}
+	if s.GoFiles == 0 {
+		// A go.mod with no Go code is a Hugo module or a tool's pin, not a program.
+		s.GoModule, s.CodeRoots = "", nil
+		return nil
 	}
-	if s.Generator == "docusaurus" {
+	if n, err := countMarkdown(root); err != nil {
+		return err
+	} else if n > 0 && s.Generator != "hugo" {
+		// Every Markdown file of the module: the root README, CONTRIBUTING, package
+		// READMEs and design notes document the code as much as a docs folder does.
+		s.Roots = []string{"."}
+	}
+	return nil
+}
+
+// siteRoots takes the content roots a site generator's configuration names.
+func (s *Survey) siteRoots(root, siteDir string, siteConfig []byte) error {
+	switch s.Generator {
+	case "docusaurus":
 		s.Routes, s.SiteExclude = docusaurusRoutes(root, siteDir, siteConfig), docusaurusExclude(siteDir)
 		if len(s.Roots) == 0 && siteDir != "." && siteDir != "website" {
 			// A site in a folder of its own is one content root, so that its docs plugins'
 			// pages keep IDs apart (docs/admin and docs-graphql/admin).
 			s.Roots = []string{siteDir}
 		}
-	}
-	if s.Generator == "mkdocs" {
-		if site, ok := readMkDocs(root); ok {
-			s.Generated = site.Generated
-			if len(s.Roots) == 0 {
-				if n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(site.DocsDir))); err != nil {
-					return nil, err
-				} else if n > 0 {
-					s.Roots = []string{site.DocsDir}
-				}
-			}
+	case "mkdocs":
+		site, ok := readMkDocs(root)
+		if !ok {
+			return nil
 		}
-	}
-	if s.Generator == "hugo" && len(s.Roots) == 0 {
+		s.Generated = site.Generated
+		if len(s.Roots) == 0 {
+			return s.addRootWithMarkdown(root, site.DocsDir)
+		}
+	case "hugo":
+		if len(s.Roots) > 0 {
+			return nil
+		}
 		// Hugo builds pages from its content folders only (README.md beside hugo.toml is
 		// not a page): the configured ones, else content/.
 		for _, dir := range hugoContentDirs(root) {
-			if n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(dir))); err != nil {
-				return nil, err
-			} else if n > 0 && !slices.Contains(s.Roots, dir) {
-				s.Roots = append(s.Roots, dir)
+			if err := s.addRootWithMarkdown(root, dir); err != nil {
+				return err
 			}
 		}
 	}
-	for _, c := range candidateRoots {
+	return nil
+}
+
+// fallbackRoots takes the first conventional docs folder holding Markdown, else the root,
+// when nothing else named a content root.
+func (s *Survey) fallbackRoots(root string) error {
+	for _, c := range append(slices.Clone(candidateRoots), ".") {
 		if len(s.Roots) > 0 {
-			break
+			// One root: a second candidate is usually a copy or an unrelated tree.
+			return nil
 		}
-		n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(c)))
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			s.Roots = append(s.Roots, c)
-			break // one root: a second candidate is usually a copy or an unrelated tree
+		if err := s.addRootWithMarkdown(root, c); err != nil {
+			return err
 		}
 	}
-	if len(s.Roots) == 0 {
-		if n, err := countMarkdown(root); err != nil {
-			return nil, err
-		} else if n > 0 {
-			s.Roots = []string{"."}
-		}
+	return nil
+}
+
+// addRootWithMarkdown adds dir as a content root when it holds Markdown and is not one yet.
+func (s *Survey) addRootWithMarkdown(root, dir string) error {
+	n, err := countMarkdown(filepath.Join(root, filepath.FromSlash(dir)))
+	if err != nil {
+		return err
 	}
+	if n > 0 && !slices.Contains(s.Roots, dir) {
+		s.Roots = append(s.Roots, dir)
+	}
+	return nil
+}
+
+// countDocuments counts the Markdown files under the content roots by front-matter style,
+// and the top-level folders that hold them (one family each), leaving out what the
+// descriptor will exclude.
+func (s *Survey) countDocuments(root string) error {
 	folders := map[string]bool{}
 	for _, r := range s.Roots {
 		base := filepath.Join(root, filepath.FromSlash(r))
 		err := walkMarkdown(base, func(rel string) error {
-			if s.Generator == "hugo" && project.MatchGlob(hugoArchetypes, path.Join(r, rel)) {
-				return nil // excluded by the descriptor (Descriptor)
-			}
-			for _, g := range s.SiteExclude {
-				if project.MatchGlob(g, path.Join(r, rel)) {
-					return nil // likewise
-				}
+			if s.excluded(path.Join(r, rel)) {
+				return nil
 			}
 			s.Files++
 			switch frontMatterStyle(filepath.Join(base, filepath.FromSlash(rel))) {
@@ -189,17 +229,20 @@ func Take(root string) (*Survey, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	s.Folders = slices.Sorted(func(yield func(string) bool) {
-		for f := range folders {
-			if !yield(f) {
-				return
-			}
-		}
-	})
-	return s, nil
+	s.Folders = slices.Sorted(maps.Keys(folders))
+	return nil
+}
+
+// excluded reports whether the descriptor (Descriptor) leaves the file out: Hugo's archetypes,
+// a Docusaurus site's other versions and pages.
+func (s *Survey) excluded(rel string) bool {
+	if s.Generator == "hugo" && project.MatchGlob(hugoArchetypes, rel) {
+		return true
+	}
+	return slices.ContainsFunc(s.SiteExclude, func(g string) bool { return project.MatchGlob(g, rel) })
 }
 
 func exists(root, rel string) bool {
