@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"zombiezen.com/go/sqlite"
@@ -175,9 +174,6 @@ func measureGoChild(ctx context.Context, proj string, runs int) (*goReport, erro
 	if err := json.Unmarshal(out, &rep); err != nil {
 		return nil, fmt.Errorf("measure GOROOT: bad report: %w", err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rep.PeakRSSMiB = float64(maxrssBytes(ru)) / (1 << 20)
-	}
 	if std, err := exec.CommandContext(ctx, "go", "list", "std").Output(); err == nil {
 		rep.StdPackages = strings.Count(string(std), "\n")
 	}
@@ -223,6 +219,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 		if err := goSessions(ctx, d, file, orig, rep, logf); err != nil {
 			return err
 		}
+		rep.PeakRSSMiB = selfPeakRSSMiB() // the child's own peak, not its inherited rusage
 		return json.NewEncoder(os.Stdout).Encode(rep)
 	}
 
@@ -363,6 +360,7 @@ func measureGoCommand(ctx context.Context, args []string) error {
 	if err := goSessions(ctx, d, file, orig, rep, logf); err != nil {
 		return err
 	}
+	rep.PeakRSSMiB = selfPeakRSSMiB() // the child's own peak, not its inherited rusage
 	return json.NewEncoder(os.Stdout).Encode(rep)
 }
 

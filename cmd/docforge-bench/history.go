@@ -83,7 +83,7 @@ func historyCommand(ctx context.Context, args []string) error {
 		}
 		cold = append(cold, time.Since(start))
 	}
-	peak := peakRSSMiB()
+	peak := selfPeakRSSMiB()
 	line, err := gitOut(ctx, repo, "rev-list", "--first-parent", "-n", strconv.Itoa(*runs+1), head)
 	if err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -273,9 +272,6 @@ func measureChild(ctx context.Context, proj string, n, runs int, profile bool) (
 	var rep report
 	if err := json.Unmarshal(out, &rep); err != nil {
 		return nil, fmt.Errorf("measure %d nodes: bad report: %w", n, err)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rep.PeakRSSMiB = float64(maxrssBytes(ru)) / (1 << 20)
 	}
 	rep.Machine = machine()
 	return &rep, nil

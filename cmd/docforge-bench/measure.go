@@ -175,6 +175,7 @@ func measureCommand(ctx context.Context, args []string) error {
 			return fmt.Errorf("measure: sync the restored files: %w", err)
 		}
 	}
+	rep.PeakRSSMiB = selfPeakRSSMiB() // the child's own peak, not its inherited rusage
 	return json.NewEncoder(os.Stdout).Encode(rep)
 }
 
@@ -600,7 +601,7 @@ func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 		return err
 	}
 	r.MergeMs, r.MergeWrittenMB = float64(time.Since(start).Microseconds())/1000, mb
-	r.MergePeakRSSMiB = peakRSSMiB()
+	r.MergePeakRSSMiB = selfPeakRSSMiB()
 	m.logf("merge of %d deltas: %.0f ms, %.1f MB written, peak RSS %.0f MiB", res.Merged, r.MergeMs, r.MergeWrittenMB, r.MergePeakRSSMiB)
 	merged := &report{}
 	if err := m.queries(ctx, merged, n); err != nil {
@@ -611,9 +612,6 @@ func (m *measurer) merge(ctx context.Context, r *report, n int) error {
 	r.ToolsMerged, _, err = m.tools(ctx)
 	return err
 }
-
-// peakRSSMiB is this process's peak resident set (Linux's VmHWM), or 0 where unknown.
-func peakRSSMiB() float64 { return procStatusMiB("VmHWM:") }
 
 // procStatusMiB reads one memory figure of this process from /proc/self/status (Linux), in
 // MiB, or 0 where unknown.

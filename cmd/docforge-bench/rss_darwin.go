@@ -2,5 +2,12 @@ package main
 
 import "syscall"
 
-// maxrssBytes converts ru_maxrss, which macOS reports in bytes.
-func maxrssBytes(ru *syscall.Rusage) int64 { return ru.Maxrss }
+// selfPeakRSSMiB is this process's peak resident set (ru_maxrss, which macOS reports in
+// bytes).
+func selfPeakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / (1 << 20)
+}

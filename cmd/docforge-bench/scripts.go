@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/docforge/docforge/index"
@@ -146,9 +145,6 @@ func measureScriptsChild(ctx context.Context, c scriptCorpus, runs int) (*script
 		return nil, fmt.Errorf("measure %s: bad report: %w", c.name, err)
 	}
 	rep.Name = c.name
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rep.PeakRSSMiB = float64(maxrssBytes(ru)) / (1 << 20)
-	}
 	return &rep, nil
 }
 
@@ -226,6 +222,7 @@ func measureCorpusCommand(ctx context.Context, args []string) error {
 	if _, err := index.Sync(ctx, d, opts); err != nil {
 		return err
 	}
+	rep.PeakRSSMiB = selfPeakRSSMiB() // the child's own peak, not its inherited rusage
 	return json.NewEncoder(os.Stdout).Encode(rep)
 }
 
