@@ -57,63 +57,13 @@ const (
 // their ancestor), the smallest merged into "other" past that. It reads every node and
 // relation once.
 func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
-	type nodeRow struct {
-		id, family, kind, title, dir string
-		code                         bool
-	}
-	nodes := map[int64]*nodeRow{}
-	type edgeRow struct{ src, dst, rel int64 }
-	var edges []edgeRow
-	relName := map[int64]string{}
-	err := s.with(ctx, func(conn *sqlite.Conn) error {
-		if err := sqlitex.Execute(conn, `SELECT key, id, family, kind, title, source_path FROM nodes`, &sqlitex.ExecOptions{
-			ResultFunc: func(st *sqlite.Stmt) error {
-				n := &nodeRow{id: st.ColumnText(1), family: st.ColumnText(2), kind: st.ColumnText(3), title: st.ColumnText(4)}
-				n.code = graph.IsCode(n.id)
-				if n.code {
-					n.dir = codeFolder(st.ColumnText(5), n.kind)
-				}
-				nodes[st.ColumnInt64(0)] = n
-				return nil
-			}}); err != nil {
-			return fmt.Errorf("read nodes: %w", err)
-		}
-		if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{
-			ResultFunc: func(st *sqlite.Stmt) error { relName[st.ColumnInt64(0)] = st.ColumnText(1); return nil }}); err != nil {
-			return fmt.Errorf("read relations: %w", err)
-		}
-		return sqlitex.Execute(conn, `SELECT src, dst, rel FROM edges`, &sqlitex.ExecOptions{
-			ResultFunc: func(st *sqlite.Stmt) error {
-				edges = append(edges, edgeRow{st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)})
-				return nil
-			}})
-	})
+	g, err := s.readClusterGraph(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cluster map: %w", err)
 	}
-	// The folder depth: the deepest at which the families and folders together stay within
-	// MaxClusters.
-	families, dirs := map[string]bool{}, map[string]bool{}
-	maxDepth := 0
-	for _, n := range nodes {
-		if !n.code {
-			families[n.family] = true
-		} else if !dirs[n.dir] {
-			dirs[n.dir] = true
-			maxDepth = max(maxDepth, strings.Count(n.dir, "/")+1)
-		}
-	}
-	depth := maxDepth
-	for ; depth > 1; depth-- {
-		folders := map[string]bool{}
-		for dir := range dirs {
-			folders[cutFolder(dir, depth)] = true
-		}
-		if len(folders)+len(families) <= MaxClusters {
-			break
-		}
-	}
-	clusterOf := func(n *nodeRow) string {
+	nodes := g.nodes
+	depth := g.folderDepth()
+	clusterOf := func(n *clusterNode) string {
 		if n.code {
 			return "code:" + cutFolder(n.dir, depth)
 		}
@@ -131,7 +81,7 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 			keep[id] = true
 		}
 	}
-	final := func(n *nodeRow) string {
+	final := func(n *clusterNode) string {
 		if id := clusterOf(n); keep[id] {
 			return id
 		}
@@ -143,7 +93,7 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 	count := map[pair]int{}
 	rels := map[pair]map[int64]int{}
 	internal := map[string]int{}
-	for _, e := range edges {
+	for _, e := range g.edges {
 		a, b := nodes[e.src], nodes[e.dst]
 		if a == nil || b == nil {
 			continue
@@ -168,52 +118,124 @@ func (s *Snapshot) Clusters(ctx context.Context) (*ClusterMap, error) {
 		members[c] = append(members[c], key)
 	}
 	for _, id := range append(slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] }), "other") {
-		keys := members[id]
-		if len(keys) == 0 {
-			continue
+		if keys := members[id]; len(keys) > 0 {
+			out.Clusters = append(out.Clusters, g.cluster(id, keys, degree, internal[id]))
 		}
-		slices.SortFunc(keys, func(a, b int64) int {
-			return cmp.Or(degree[b]-degree[a], strings.Compare(nodes[a].id, nodes[b].id))
-		})
-		c := Cluster{ID: id, Nodes: len(keys), Internal: internal[id], Top: []NodeSummary{}}
-		switch {
-		case id == "other":
-			c.Label, c.Kind = "other", "other"
-		case strings.HasPrefix(id, "family:"):
-			c.Label, c.Kind = strings.TrimPrefix(id, "family:"), "family"
-		case id == "code:.":
-			c.Label, c.Kind = "top level", "code" // a "." drawn alone reads as no name
-		default:
-			c.Label, c.Kind = strings.TrimPrefix(id, "code:"), "code"
-		}
-		for _, k := range keys[:min(len(keys), clusterTop)] {
-			n := nodes[k]
-			c.Top = append(c.Top, NodeSummary{ID: n.id, Title: n.title, Kind: n.kind, Family: n.family})
-		}
-		out.Clusters = append(out.Clusters, c)
 	}
-	pairs := make([]pair, 0, len(count))
-	for p := range count {
-		pairs = append(pairs, p)
-	}
-	slices.SortFunc(pairs, func(a, b pair) int {
+	pairs := slices.SortedFunc(maps.Keys(count), func(a, b pair) int {
 		return cmp.Or(count[b]-count[a], strings.Compare(a.from, b.from), strings.Compare(a.to, b.to))
 	})
 	if len(pairs) > maxClusterLinks {
 		pairs, out.Truncated = pairs[:maxClusterLinks], true
 	}
 	for _, p := range pairs {
-		bestN := 0
-		best := ""
-		for rel, n := range rels[p] {
-			name := relName[rel]
-			if best == "" || n > bestN || n == bestN && name < best {
-				best, bestN = name, n
-			}
-		}
-		out.Links = append(out.Links, ClusterLink{From: p.from, To: p.to, Count: count[p], Relation: best})
+		out.Links = append(out.Links, ClusterLink{From: p.from, To: p.to, Count: count[p], Relation: g.commonest(rels[p])})
 	}
 	return out, nil
+}
+
+// clusterNode is what the cluster map reads of a node: code nodes by their folder, documents
+// by their family.
+type clusterNode struct {
+	id, family, kind, title, dir string
+	code                         bool
+}
+
+// clusterGraph is the whole graph as the cluster map reads it.
+type clusterGraph struct {
+	nodes   map[int64]*clusterNode
+	edges   []struct{ src, dst, rel int64 }
+	relName map[int64]string
+}
+
+// readClusterGraph reads every node, edge and relation name of the generation.
+func (s *Snapshot) readClusterGraph(ctx context.Context) (*clusterGraph, error) {
+	g := &clusterGraph{nodes: map[int64]*clusterNode{}, relName: map[int64]string{}}
+	err := s.with(ctx, func(conn *sqlite.Conn) error {
+		if err := sqlitex.Execute(conn, `SELECT key, id, family, kind, title, source_path FROM nodes`, &sqlitex.ExecOptions{
+			ResultFunc: func(st *sqlite.Stmt) error {
+				n := &clusterNode{id: st.ColumnText(1), family: st.ColumnText(2), kind: st.ColumnText(3), title: st.ColumnText(4)}
+				n.code = graph.IsCode(n.id)
+				if n.code {
+					n.dir = codeFolder(st.ColumnText(5), n.kind)
+				}
+				g.nodes[st.ColumnInt64(0)] = n
+				return nil
+			}}); err != nil {
+			return fmt.Errorf("read nodes: %w", err)
+		}
+		if err := sqlitex.Execute(conn, `SELECT rel, name FROM relations`, &sqlitex.ExecOptions{
+			ResultFunc: func(st *sqlite.Stmt) error { g.relName[st.ColumnInt64(0)] = st.ColumnText(1); return nil }}); err != nil {
+			return fmt.Errorf("read relations: %w", err)
+		}
+		return sqlitex.Execute(conn, `SELECT src, dst, rel FROM edges`, &sqlitex.ExecOptions{
+			ResultFunc: func(st *sqlite.Stmt) error {
+				g.edges = append(g.edges, struct{ src, dst, rel int64 }{st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)})
+				return nil
+			}})
+	})
+	return g, err
+}
+
+// folderDepth is the deepest folder level at which the families and the code folders
+// together stay within MaxClusters.
+func (g *clusterGraph) folderDepth() int {
+	families, dirs := map[string]bool{}, map[string]bool{}
+	maxDepth := 0
+	for _, n := range g.nodes {
+		if !n.code {
+			families[n.family] = true
+		} else if !dirs[n.dir] {
+			dirs[n.dir] = true
+			maxDepth = max(maxDepth, strings.Count(n.dir, "/")+1)
+		}
+	}
+	depth := maxDepth
+	for ; depth > 1; depth-- {
+		folders := map[string]bool{}
+		for dir := range dirs {
+			folders[cutFolder(dir, depth)] = true
+		}
+		if len(folders)+len(families) <= MaxClusters {
+			break
+		}
+	}
+	return depth
+}
+
+// cluster describes one cluster: its label and kind, and its best-connected members first.
+func (g *clusterGraph) cluster(id string, keys []int64, degree map[int64]int, internal int) Cluster {
+	slices.SortFunc(keys, func(a, b int64) int {
+		return cmp.Or(degree[b]-degree[a], strings.Compare(g.nodes[a].id, g.nodes[b].id))
+	})
+	c := Cluster{ID: id, Nodes: len(keys), Internal: internal, Top: []NodeSummary{}}
+	switch {
+	case id == "other":
+		c.Label, c.Kind = "other", "other"
+	case strings.HasPrefix(id, "family:"):
+		c.Label, c.Kind = strings.TrimPrefix(id, "family:"), "family"
+	case id == "code:.":
+		c.Label, c.Kind = "top level", "code" // a "." drawn alone reads as no name
+	default:
+		c.Label, c.Kind = strings.TrimPrefix(id, "code:"), "code"
+	}
+	for _, k := range keys[:min(len(keys), clusterTop)] {
+		n := g.nodes[k]
+		c.Top = append(c.Top, NodeSummary{ID: n.id, Title: n.title, Kind: n.kind, Family: n.family})
+	}
+	return c
+}
+
+// commonest names the relation most edges of a link hold (ties to the first name).
+func (g *clusterGraph) commonest(rels map[int64]int) string {
+	bestN, best := 0, ""
+	for rel, n := range rels {
+		name := g.relName[rel]
+		if best == "" || n > bestN || n == bestN && name < best {
+			best, bestN = name, n
+		}
+	}
+	return best
 }
 
 // codeFolder is the folder a code node belongs to: a package's own folder (its source is the

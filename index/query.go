@@ -307,6 +307,27 @@ type SearchResult struct {
 func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *SearchResult, retErr error) {
 	limit = s.capLimit(limit, DefaultSearchLimit)
 	query = strings.TrimSpace(query)
+	terms, err := searchTerms(query)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, searchDeadline)
+	defer cancel()
+	defer func() {
+		if retErr != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			res, retErr = nil, problem.Errorf(problem.InvalidArgument, "the search did not finish within %s; use fewer or rarer words", searchDeadline)
+		}
+	}()
+	q := &searcher{s: s, query: query, terms: terms, limit: limit, more: true, seen: map[string]bool{},
+		out: &SearchResult{Query: query, Hits: []SearchHit{}, Limit: limit}}
+	if err := s.withReader(ctx, func(r *reader) error { q.r = r; return q.run() }); err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	return q.out, nil
+}
+
+// searchTerms checks a query against the search's bounds and returns its terms.
+func searchTerms(query string) ([]term, error) {
 	if query == "" {
 		return nil, problem.Errorf(problem.InvalidArgument, "search needs a non-empty query")
 	}
@@ -322,137 +343,152 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 			return nil, problem.Errorf(problem.InvalidArgument, "a prefix search needs at least %d characters before the *; %q matches too much to rank", MinPrefixChars, t.text+"*")
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, searchDeadline)
-	defer cancel()
-	defer func() {
-		if retErr != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			res, retErr = nil, problem.Errorf(problem.InvalidArgument, "the search did not finish within %s; use fewer or rarer words", searchDeadline)
+	return terms, nil
+}
+
+// searcher is one search on one read connection: its stages add hits in order, each node
+// once, until the limit.
+type searcher struct {
+	s     *Snapshot
+	r     *reader
+	query string
+	terms []term
+	limit int
+	out   *SearchResult
+	seen  map[string]bool
+	more  bool // false once the limit is reached
+}
+
+// searchBody reads a node's body by a correlated subquery, not a join: over deltas both
+// tables are views of two parts each, and SQLite runs a join of them as four parts.
+const searchBody = `(SELECT b.body FROM bodies b WHERE b.key = n.key)`
+
+// run runs the stages: exact ID, ID prefix, exact name, the words of a name, then full text
+// holding every word and, for fewer hits than the limit, any word.
+func (q *searcher) run() error {
+	if err := sqlitex.Execute(q.r.conn, `SELECT `+summaryColumns+`, 0, `+searchBody+` FROM nodes n WHERE n.id = ?`,
+		&sqlitex.ExecOptions{Args: []any{q.query}, ResultFunc: q.collect("id")}); err != nil {
+		return err
+	}
+	if q.more && isIDLike(q.query) {
+		if err := sqlitex.Execute(q.r.conn, `SELECT `+summaryColumns+`, 0, `+searchBody+` FROM nodes n WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT `+strconv.Itoa(q.limit+1),
+			&sqlitex.ExecOptions{Args: []any{q.query, q.query + "\U0010FFFF"}, ResultFunc: q.collect("id_prefix")}); err != nil {
+			return err
 		}
-	}()
-	out := &SearchResult{Query: query, Hits: []SearchHit{}, Limit: limit}
-	seen := map[string]bool{}
-	add := func(h SearchHit) bool {
-		if seen[h.ID] {
-			return true
+	}
+	if !q.more || len(q.terms) == 0 {
+		return nil
+	}
+	// The nodes named exactly so (a one-word query).
+	if fts := nameQuery(q.query); fts != "" {
+		if goOn, err := q.byName(fts, func(n NodeSummary) int { return nameExactness(n, q.query) }); !goOn {
+			return err
 		}
-		if len(out.Hits) == limit {
-			out.Truncated = true
-			return false
+	}
+	// Words that together spell a declaration's name ("subscription bus" for
+	// SubscriptionBus, "mcp express app" for createMcpExpressApp): the titles holding them
+	// all, kept where the name holds them all, fewest other words first.
+	if fts, words := wordsNameQuery(q.terms); fts != "" {
+		if goOn, err := q.byName(fts, func(n NodeSummary) int { return nameExtra(n, words) }); !goOn {
+			return err
 		}
-		seen[h.ID] = true
-		out.Hits = append(out.Hits, h)
+	}
+	pairs := map[[2]string]bool{}
+	for _, p := range lexicon.Pairs(q.query) {
+		pairs[[2]string{p.A, p.B}] = true
+	}
+	if err := q.text(ftsQuery(q.terms, pairs, true)); err != nil || !q.more || len(q.terms) < 2 {
+		return err
+	}
+	// Fewer than limit nodes hold every word: fill with those holding any, best first.
+	return q.text(ftsQuery(q.terms, pairs, false))
+}
+
+// add appends a hit unless its node is already in; it reports false once the limit is
+// reached, and the search stops.
+func (q *searcher) add(h SearchHit) bool {
+	if q.seen[h.ID] {
 		return true
 	}
-	err := s.withReader(ctx, func(r *reader) error {
-		conn := r.conn
-		more := true
-		scan := func(match string, st *sqlite.Stmt) SearchHit {
-			h := SearchHit{NodeSummary: scanSummary(st, 0), Match: match}
-			if match == "text" || match == "name" {
-				h.Score = -st.ColumnFloat(9)
-			}
-			h.Snippet = snippet(st.ColumnText(10), terms)
-			return h
-		}
-		collect := func(match string) func(st *sqlite.Stmt) error {
-			return func(st *sqlite.Stmt) error {
-				if more {
-					more = add(scan(match, st))
-				}
-				return nil
-			}
-		}
-		// Bodies are read by a correlated subquery, not a join: over deltas both tables are
-		// views of two parts each, and SQLite runs a join of them as four parts.
-		body := `(SELECT b.body FROM bodies b WHERE b.key = n.key)`
-		if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, `+body+` FROM nodes n WHERE n.id = ?`,
-			&sqlitex.ExecOptions{Args: []any{query}, ResultFunc: collect("id")}); err != nil {
-			return err
-		}
-		if more && isIDLike(query) {
-			if err := sqlitex.Execute(conn, `SELECT `+summaryColumns+`, 0, `+body+` FROM nodes n WHERE n.id > ? AND n.id < ? ORDER BY n.id LIMIT `+strconv.Itoa(limit+1),
-				&sqlitex.ExecOptions{Args: []any{query, query + "\U0010FFFF"}, ResultFunc: collect("id_prefix")}); err != nil {
-				return err
-			}
-		}
-		if !more || len(terms) == 0 {
-			return nil
-		}
-		ranked := func(match, fts string, n int) ([]SearchHit, error) {
-			// The matches are ranked first (rowid and rank only); just the best few are joined
-			// to their nodes and bodies, and sorted here, best first, equal ranks by ID (over
-			// deltas an ORDER BY sorted each part of the views' join in a temporary table).
-			from, err := s.rankedMatches(r, fts, n)
-			if err != nil {
-				return nil, err
-			}
-			var hits []SearchHit
-			err = sqlitex.Execute(conn, `SELECT `+summaryColumns+`, s.rank, `+body+`
-				FROM `+from+` s JOIN nodes n ON n.key = s.rowid`,
-				&sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-					hits = append(hits, scan(match, st))
-					return nil
-				}})
-			slices.SortFunc(hits, func(a, b SearchHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
-			return hits, err
-		}
-		text := func(fts string) error {
-			hits, err := ranked("text", fts, limit+len(out.Hits)+1)
-			for _, h := range hits {
-				if more = add(h); !more {
-					break
-				}
-			}
-			return err
-		}
-		// byName adds the name matches of fts, nearest first (distance; a negative one is no
-		// match), then declarations before tests, files and documents (nameGroup), then rank.
-		// bm25 weighs a name match down in a node with a long body (a class with many
-		// members), so nameCandidates are ranked before distance picks the first.
-		byName := func(fts string, distance func(NodeSummary) int) (bool, error) {
-			hits, err := ranked("name", fts, max(4*limit+1, nameCandidates))
-			if err != nil {
-				return false, err
-			}
-			hits = slices.DeleteFunc(hits, func(h SearchHit) bool { return distance(h.NodeSummary) < 0 })
-			slices.SortStableFunc(hits, func(a, b SearchHit) int {
-				return cmp.Or(distance(a.NodeSummary)-distance(b.NodeSummary), nameGroup(a.NodeSummary)-nameGroup(b.NodeSummary))
-			})
-			for _, h := range hits {
-				if !add(h) {
-					return false, nil
-				}
-			}
-			return true, nil
-		}
-		// The nodes named exactly so (a one-word query).
-		if q := nameQuery(query); q != "" {
-			if goOn, err := byName(q, func(n NodeSummary) int { return nameExactness(n, query) }); !goOn {
-				return err
-			}
-		}
-		// Words that together spell a declaration's name ("subscription bus" for
-		// SubscriptionBus, "mcp express app" for createMcpExpressApp): the titles holding them
-		// all, kept where the name holds them all, fewest other words first.
-		if q, words := wordsNameQuery(terms); q != "" {
-			if goOn, err := byName(q, func(n NodeSummary) int { return nameExtra(n, words) }); !goOn {
-				return err
-			}
-		}
-		pairs := map[[2]string]bool{}
-		for _, p := range lexicon.Pairs(query) {
-			pairs[[2]string{p.A, p.B}] = true
-		}
-		if err := text(ftsQuery(terms, pairs, true)); err != nil || !more || len(terms) < 2 {
-			return err
-		}
-		// Fewer than limit nodes hold every word: fill with those holding any, best first.
-		return text(ftsQuery(terms, pairs, false))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
+	if len(q.out.Hits) == q.limit {
+		q.out.Truncated = true
+		return false
 	}
-	return out, nil
+	q.seen[h.ID] = true
+	q.out.Hits = append(q.out.Hits, h)
+	return true
+}
+
+// scan reads one hit of a stage.
+func (q *searcher) scan(match string, st *sqlite.Stmt) SearchHit {
+	h := SearchHit{NodeSummary: scanSummary(st, 0), Match: match}
+	if match == "text" || match == "name" {
+		h.Score = -st.ColumnFloat(9)
+	}
+	h.Snippet = snippet(st.ColumnText(10), q.terms)
+	return h
+}
+
+// collect adds each row of a stage as a hit while the search goes on.
+func (q *searcher) collect(match string) func(st *sqlite.Stmt) error {
+	return func(st *sqlite.Stmt) error {
+		if q.more {
+			q.more = q.add(q.scan(match, st))
+		}
+		return nil
+	}
+}
+
+// ranked returns the n best full-text matches of fts. The matches are ranked first (rowid and
+// rank only); just the best few are joined to their nodes and bodies, and sorted here, best
+// first, equal ranks by ID (over deltas an ORDER BY sorted each part of the views' join in a
+// temporary table).
+func (q *searcher) ranked(match, fts string, n int) ([]SearchHit, error) {
+	from, err := q.s.rankedMatches(q.r, fts, n)
+	if err != nil {
+		return nil, err
+	}
+	var hits []SearchHit
+	err = sqlitex.Execute(q.r.conn, `SELECT `+summaryColumns+`, s.rank, `+searchBody+`
+		FROM `+from+` s JOIN nodes n ON n.key = s.rowid`,
+		&sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			hits = append(hits, q.scan(match, st))
+			return nil
+		}})
+	slices.SortFunc(hits, func(a, b SearchHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
+	return hits, err
+}
+
+// text adds the full-text matches of fts, best first.
+func (q *searcher) text(fts string) error {
+	hits, err := q.ranked("text", fts, q.limit+len(q.out.Hits)+1)
+	for _, h := range hits {
+		if q.more = q.add(h); !q.more {
+			break
+		}
+	}
+	return err
+}
+
+// byName adds the name matches of fts, nearest first (distance; a negative one is no match),
+// then declarations before tests, files and documents (nameGroup), then rank. bm25 weighs a
+// name match down in a node with a long body (a class with many members), so nameCandidates
+// are ranked before distance picks the first. It reports false when the search is done.
+func (q *searcher) byName(fts string, distance func(NodeSummary) int) (bool, error) {
+	hits, err := q.ranked("name", fts, max(4*q.limit+1, nameCandidates))
+	if err != nil {
+		return false, err
+	}
+	hits = slices.DeleteFunc(hits, func(h SearchHit) bool { return distance(h.NodeSummary) < 0 })
+	slices.SortStableFunc(hits, func(a, b SearchHit) int {
+		return cmp.Or(distance(a.NodeSummary)-distance(b.NodeSummary), nameGroup(a.NodeSummary)-nameGroup(b.NodeSummary))
+	})
+	for _, h := range hits {
+		if !q.add(h) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // nameCandidates bounds the name matches a search orders by exactness.
@@ -558,19 +594,7 @@ func ftsQuery(terms []term, pairs map[[2]string]bool, all bool) string {
 		if len(ts) == 0 {
 			continue
 		}
-		var g string
-		if ts[0].Whole {
-			parts := make([]string, 0, len(ts)-1)
-			for _, p := range ts[1:] {
-				parts = append(parts, quote(p.Text))
-			}
-			g = quote(ts[0].Text)
-			if len(parts) > 0 {
-				g = "(" + g + " OR (" + strings.Join(parts, " AND ") + "))"
-			}
-		} else {
-			g = quote(ts[0].Text)
-		}
+		g := wordGroup(ts)
 		switch {
 		case pairWith == i-1 && i > 0:
 			// The second word of a pair: both words, or their joined form.
@@ -593,6 +617,20 @@ func ftsQuery(terms []term, pairs map[[2]string]bool, all bool) string {
 		return strings.Join(groups, " AND ")
 	}
 	return strings.Join(any, " OR ")
+}
+
+// wordGroup is the FTS5 group one analyzed word matches by: an identifier by its whole form or
+// by all its parts, any other word by its term.
+func wordGroup(ts []lexicon.Term) string {
+	g := quoteTerm(ts[0].Text)
+	if !ts[0].Whole || len(ts) == 1 {
+		return g
+	}
+	parts := make([]string, 0, len(ts)-1)
+	for _, p := range ts[1:] {
+		parts = append(parts, quoteTerm(p.Text))
+	}
+	return "(" + g + " OR (" + strings.Join(parts, " AND ") + "))"
 }
 
 // plainWord reports whether a query word is one plain word of two letters or more: no
@@ -803,15 +841,7 @@ func impactFollowsForward(relation string) bool {
 // so every examined edge is a candidate and counts against the work budget, and the whole
 // edge table is never read. Results are ordered by depth, then ID.
 func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*ImpactResult, error) {
-	depth := opts.Depth
-	if depth <= 0 {
-		depth = 3
-	}
-	depth = min(depth, MaxImpactDepth)
-	budget := opts.Budget
-	if budget <= 0 {
-		budget = DefaultImpactBudget
-	}
+	depth, budget := opts.bounds()
 	limit := s.capLimit(opts.Limit, DefaultListLimit)
 	out := &ImpactResult{NodeID: id, Nodes: []ImpactHit{}, Depth: depth, Limit: limit, Budget: budget}
 	roots, err := s.Resolve(ctx, []string{id})
@@ -822,18 +852,7 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	var forward, backward []string
-	for _, rel := range vocabulary {
-		if impactFollowsForward(rel) {
-			forward = append(forward, rel)
-		} else {
-			backward = append(backward, rel)
-		}
-	}
-	directions := []struct {
-		outgoing bool
-		rels     []string
-	}{{false, backward}, {true, forward}}
+	directions := impactDirections(vocabulary)
 	visited := map[int64]bool{roots[0].Key: true}
 	level := roots
 	for d := 1; d <= depth && len(level) > 0; d++ {
@@ -887,6 +906,39 @@ func (s *Snapshot) Impact(ctx context.Context, id string, opts ImpactOptions) (*
 		level = refs
 	}
 	return out, nil
+}
+
+// bounds are the impact's depth and work budget: the defaults for unset ones, the depth
+// within MaxImpactDepth.
+func (o ImpactOptions) bounds() (depth, budget int) {
+	depth, budget = o.Depth, o.Budget
+	if depth <= 0 {
+		depth = 3
+	}
+	if budget <= 0 {
+		budget = DefaultImpactBudget
+	}
+	return min(depth, MaxImpactDepth), budget
+}
+
+// impactDirection is the relations an impact follows one way.
+type impactDirection struct {
+	outgoing bool
+	rels     []string
+}
+
+// impactDirections splits the vocabulary by the way impact flows along each relation:
+// against it (a change to a target reaches its sources) or with it.
+func impactDirections(vocabulary []string) []impactDirection {
+	var forward, backward []string
+	for _, rel := range vocabulary {
+		if impactFollowsForward(rel) {
+			forward = append(forward, rel)
+		} else {
+			backward = append(backward, rel)
+		}
+	}
+	return []impactDirection{{false, backward}, {true, forward}}
 }
 
 // summaryOf is a record as collections list it.

@@ -110,33 +110,44 @@ func CheckDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identi
 	return checkDiffReceipt(ctx, d, policy, identity)
 }
 
+// readDiffReceipt reads the project's generation-diff receipt, or says why it cannot be
+// trusted: its directory resolving outside the project, no regular file, a corrupt one, or
+// one of another project, root, schema or adapter.
+func readDiffReceipt(d *project.Descriptor, paths publication.Paths) (*GenerationDiff, string, string) {
+	if real, err := filepath.EvalSymlinks(paths.Dir); err == nil {
+		root, rerr := filepath.EvalSymlinks(d.Root)
+		if rerr != nil || !project.Within(root, real) {
+			return nil, ReceiptUnsafe, "the index directory resolves outside the project"
+		}
+	}
+	st, err := os.Lstat(paths.Diff)
+	switch {
+	case isNotExist(err):
+		return nil, ReceiptMissing, "no generation-diff receipt has been written; sync first"
+	case err != nil:
+		return nil, ReceiptUnverified, "the receipt cannot be read"
+	case !st.Mode().IsRegular():
+		return nil, ReceiptUnsafe, "the receipt is not a regular file"
+	}
+	r, err := ReadGenerationDiff(paths.Diff)
+	if err != nil {
+		return nil, ReceiptUnverified, "the receipt is corrupt, oversized or of another version"
+	}
+	if r.ProjectID != d.Project.ID || r.ProjectRoot != d.Root || r.IndexSchemaVersion != SchemaVersion || r.Adapter != publication.AdapterName+"@"+publication.AdapterVersion {
+		return nil, ReceiptUnverified, "the receipt belongs to another project, root, schema or adapter"
+	}
+	return r, "", ""
+}
+
 func checkDiffReceipt(ctx context.Context, d *project.Descriptor, policy, identity string) *DiffReceiptStatus {
 	paths := publication.PathsFor(d, policy)
 	out := func(state, reason string, r *GenerationDiff) *DiffReceiptStatus {
 		return &DiffReceiptStatus{State: state, Reason: reason, Receipt: r}
 	}
 	concurrent := func(st *DiffReceiptStatus) *DiffReceiptStatus { st.concurrent = true; return st }
-	if real, err := filepath.EvalSymlinks(paths.Dir); err == nil {
-		root, rerr := filepath.EvalSymlinks(d.Root)
-		if rerr != nil || !project.Within(root, real) {
-			return out(ReceiptUnsafe, "the index directory resolves outside the project", nil)
-		}
-	}
-	st, err := os.Lstat(paths.Diff)
-	switch {
-	case isNotExist(err):
-		return out(ReceiptMissing, "no generation-diff receipt has been written; sync first", nil)
-	case err != nil:
-		return out(ReceiptUnverified, "the receipt cannot be read", nil)
-	case !st.Mode().IsRegular():
-		return out(ReceiptUnsafe, "the receipt is not a regular file", nil)
-	}
-	r, err := ReadGenerationDiff(paths.Diff)
-	if err != nil {
-		return out(ReceiptUnverified, "the receipt is corrupt, oversized or of another version", nil)
-	}
-	if r.ProjectID != d.Project.ID || r.ProjectRoot != d.Root || r.IndexSchemaVersion != SchemaVersion || r.Adapter != publication.AdapterName+"@"+publication.AdapterVersion {
-		return out(ReceiptUnverified, "the receipt belongs to another project, root, schema or adapter", nil)
+	r, state, reason := readDiffReceipt(d, paths)
+	if r == nil {
+		return out(state, reason, nil)
 	}
 	sig, err := publication.Stat(paths.Index)
 	if err != nil {

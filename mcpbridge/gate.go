@@ -35,71 +35,95 @@ type message struct {
 // a line too long, a member named twice, or a member of the wrong type.
 func admit(line []byte, tooLong bool) (*message, []byte) {
 	trimmed := bytes.TrimSpace(line)
-	switch {
-	case tooLong:
-		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message holds at most %d bytes; this line was longer and was dropped", MaxLineBytes))
-	case len(trimmed) == 0:
+	if !tooLong && len(trimmed) == 0 {
 		return nil, nil
-	case depth(trimmed) > MaxDepth:
-		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message nests objects and arrays at most %d deep", MaxDepth))
-	case !json.Valid(trimmed):
-		return nil, rpcError(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON; send one JSON-RPC message per line")
-	case trimmed[0] == '[':
-		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per line")
-	case trimmed[0] != '{':
-		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "a JSON-RPC message is a JSON object")
+	}
+	if code, reason := refuseLine(trimmed, tooLong); reason != "" {
+		return nil, rpcError(nil, code, reason)
 	}
 	members, dup := objectMembers(trimmed)
 	id, hasID := members["id"]
 	usable := hasID && usableID(id)
-	reply := id
-	if !usable || dup != "" {
-		reply = nil // the line's id cannot name it, or could name the wrong one
-	}
-	invalid := func(format string, args ...any) (*message, []byte) {
-		return nil, rpcError(reply, jsonrpc.CodeInvalidRequest, fmt.Sprintf(format, args...))
-	}
+	m, reason := &message{id: id}, ""
 	switch {
 	case dup != "":
-		return invalid("the member %q appears more than once", dup)
+		reason = fmt.Sprintf("the member %q appears more than once", dup)
 	case !jsonStringIs(members["jsonrpc"], "2.0"):
-		return invalid(`a JSON-RPC message has "jsonrpc": "2.0"`)
+		reason = `a JSON-RPC message has "jsonrpc": "2.0"`
 	case hasID && !usable:
-		return invalid("an id is a string, a number or null")
+		reason = "an id is a string, a number or null"
+	case members["method"] != nil:
+		reason = m.readRequest(members)
+	default:
+		reason = m.readResponse(members, hasID)
 	}
-	m := &message{id: id}
+	if reason != "" {
+		reply := id
+		if !usable || dup != "" {
+			reply = nil // the line's id cannot name it, or could name the wrong one
+		}
+		return nil, rpcError(reply, jsonrpc.CodeInvalidRequest, reason)
+	}
+	return m, nil
+}
+
+// refuseLine is the error code and reason for a line that is no single JSON-RPC object
+// (too long, nested too deep, not JSON, a batch, not an object), or "" for one that is.
+func refuseLine(trimmed []byte, tooLong bool) (int64, string) {
+	switch {
+	case tooLong:
+		return jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message holds at most %d bytes; this line was longer and was dropped", MaxLineBytes)
+	case depth(trimmed) > MaxDepth:
+		return jsonrpc.CodeInvalidRequest, fmt.Sprintf("a message nests objects and arrays at most %d deep", MaxDepth)
+	case !json.Valid(trimmed):
+		return jsonrpc.CodeParseError, "parse error: the line is not valid JSON; send one JSON-RPC message per line"
+	case trimmed[0] == '[':
+		return jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per line"
+	case trimmed[0] != '{':
+		return jsonrpc.CodeInvalidRequest, "a JSON-RPC message is a JSON object"
+	}
+	return 0, ""
+}
+
+// readRequest reads a request's members into m, or says why they are not a request.
+func (m *message) readRequest(members map[string]json.RawMessage) string {
 	_, hasResult := members["result"]
 	_, hasError := members["error"]
-	if raw, ok := members["method"]; ok {
-		if err := json.Unmarshal(raw, &m.method); err != nil || raw[0] != '"' {
-			return invalid("a method is a string")
-		}
-		if hasResult || hasError {
-			return invalid("a request has no result or error")
-		}
-		if p, ok := members["params"]; ok {
-			if p[0] != '{' && p[0] != '[' && string(p) != "null" {
-				return invalid("params is an object or an array")
-			}
-			m.params = p
-		}
-		m.request = true
-		return m, nil
+	raw := members["method"]
+	if err := json.Unmarshal(raw, &m.method); err != nil || raw[0] != '"' {
+		return "a method is a string"
 	}
-	// A response, to a request this server sent: its id is one the server issued (a string
-	// or an integer) or null, and it holds a result or a well-formed error, not both.
+	if hasResult || hasError {
+		return "a request has no result or error"
+	}
+	if p, ok := members["params"]; ok {
+		if p[0] != '{' && p[0] != '[' && string(p) != "null" {
+			return "params is an object or an array"
+		}
+		m.params = p
+	}
+	m.request = true
+	return ""
+}
+
+// readResponse reads a response's members into m, or says why they are not one. A response
+// answers a request this server sent: its id is one the server issued (a string or an
+// integer) or null, and it holds a result or a well-formed error, not both.
+func (m *message) readResponse(members map[string]json.RawMessage, hasID bool) string {
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
 	switch {
 	case !hasID:
-		return invalid("a message without a method is a response, and a response has an id")
+		return "a message without a method is a response, and a response has an id"
 	case hasResult == hasError:
-		return invalid("a response has either a result or an error")
-	case id[0] != '"' && string(id) != "null" && !canonicalInt(id):
-		return invalid("no request of this server has the id %s", id)
+		return "a response has either a result or an error"
+	case m.id[0] != '"' && string(m.id) != "null" && !canonicalInt(m.id):
+		return fmt.Sprintf("no request of this server has the id %s", m.id)
 	case hasError && !wellFormedError(members["error"]):
-		return invalid(`an error is an object with an integer "code" and a string "message"`)
+		return `an error is an object with an integer "code" and a string "message"`
 	}
 	m.result, m.err = members["result"], members["error"]
-	return m, nil
+	return ""
 }
 
 // objectMembers returns the members of a valid JSON object, as sent, and the name of the first

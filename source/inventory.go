@@ -292,15 +292,9 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 	goOnly := code && outputPath(rel)
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") && !(code && keptHidden(name)) {
-			continue
-		}
 		childRel := path.Join(rel, name)
-		if excluded(d, childRel) {
-			continue
-		}
 		typ := e.Type()
-		if ignore.ignored(childRel, typ.IsDir()) {
+		if leftOut(d, name, childRel, typ, code, ignore) {
 			continue
 		}
 		switch {
@@ -311,18 +305,9 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 				l.subdirs = append(l.subdirs, name)
 			}
 		case typ.IsRegular():
-			format := rootFormatOf(name, code)
-			if code && name == ".gitignore" {
-				format = GitIgnore
-			}
-			if code && goIgnored {
-				format = codeFormatIn(name, true)
-			}
-			if goOnly && format != GoFile && format != GoMod {
+			format := listedFormat(name, childRel, code, goIgnored, goOnly)
+			if format == 0 {
 				continue
-			}
-			if format == 0 || childRel == project.FileName {
-				continue // the descriptor is configuration, never a source, even under a root of "."
 			}
 			st, err := lstatAt(fd, name)
 			if err != nil {
@@ -341,6 +326,30 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 		l.files = append(l.files, fileOf(rel, GoPackage, dirStat))
 	}
 	return l
+}
+
+// leftOut reports whether a listing leaves an entry out: a hidden one (but the few kept
+// under a code root), one the descriptor excludes, one .gitignore leaves out.
+func leftOut(d *project.Descriptor, name, rel string, typ fs.FileMode, code bool, ignore *ignoreRules) bool {
+	return strings.HasPrefix(name, ".") && !(code && keptHidden(name)) || excluded(d, rel) || ignore.ignored(rel, typ.IsDir())
+}
+
+// listedFormat is the format a listed regular file is read as, or 0 when it is no source: in
+// a folder the go tool ignores (testdata, _name) Go files are fixtures, read as text; under
+// build output only Go files count; the descriptor is configuration, never a source, even
+// under a root of ".".
+func listedFormat(name, rel string, code, goIgnored, goOnly bool) Format {
+	format := rootFormatOf(name, code)
+	if code && name == ".gitignore" {
+		format = GitIgnore
+	}
+	if code && goIgnored {
+		format = codeFormatIn(name, true)
+	}
+	if goOnly && format != GoFile && format != GoMod || rel == project.FileName {
+		return 0
+	}
+	return format
 }
 
 // symlink follows a link only when it resolves inside the current content root.

@@ -107,50 +107,35 @@ func textNode(id, rel, lang string, data []byte) graph.Node {
 // "text" when the name says nothing.
 func TextLanguage(rel string) string {
 	base := path.Base(rel)
-	switch base {
-	case "Makefile", "GNUmakefile", "makefile":
+	switch {
+	case base == "Makefile" || base == "GNUmakefile" || base == "makefile":
 		return "make"
-	case "Dockerfile", "Containerfile":
+	case base == "Dockerfile" || base == "Containerfile" || strings.HasPrefix(base, "Dockerfile."):
 		return "dockerfile"
 	}
-	if strings.HasPrefix(base, "Dockerfile.") {
-		return "dockerfile"
-	}
-	switch strings.ToLower(path.Ext(base)) {
-	case ".yaml", ".yml":
-		return "yaml"
-	case ".json", ".jsonc", ".json5":
-		return "json"
-	case ".toml":
-		return "toml"
-	case ".sh", ".bash", ".zsh":
-		return "shell"
-	case ".proto":
-		return "protobuf"
-	case ".sql":
-		return "sql"
-	case ".txtar":
-		return "txtar"
-	case ".md", ".markdown":
-		return "markdown"
-	case ".html", ".htm":
-		return "html"
-	case ".css", ".scss":
-		return "css"
-	case ".mk":
-		return "make"
-	case ".rs":
-		return "rust"
-	case ".c", ".h":
-		return "c"
-	case ".java":
-		return "java"
-	case ".rb":
-		return "ruby"
-	case ".cfg", ".ini", ".conf":
-		return "ini"
-	case ".txt", ".rst":
-		return "text"
+	if lang, ok := textLanguageByExt[strings.ToLower(path.Ext(base))]; ok {
+		return lang
 	}
 	return "text"
+}
+
+// textLanguageByExt names a text file's language by its extension (lowercase). Read only.
+var textLanguageByExt = map[string]string{
+	".yaml": "yaml", ".yml": "yaml",
+	".json": "json", ".jsonc": "json", ".json5": "json",
+	".toml": "toml",
+	".sh":   "shell", ".bash": "shell", ".zsh": "shell",
+	".proto": "protobuf",
+	".sql":   "sql",
+	".txtar": "txtar",
+	".md":    "markdown", ".markdown": "markdown",
+	".html": "html", ".htm": "html",
+	".css": "css", ".scss": "css",
+	".mk": "make",
+	".rs": "rust",
+	".c":  "c", ".h": "c",
+	".java": "java",
+	".rb":   "ruby",
+	".cfg":  "ini", ".ini": "ini", ".conf": "ini",
+	".txt": "text", ".rst": "text",
 }

@@ -2,6 +2,7 @@ package changeset
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -129,90 +130,119 @@ type nodeEdit struct {
 // editRegion applies e to the node whose TOML occupies lines[from:to]; relTable is the name
 // of its relations table ("relations" in front matter, "node.relations" in a record).
 func editRegion(lines []string, from, to int, relTable string, e nodeEdit) []string {
-	items := scanItems(lines, from, to)
-	var scalars, rels []item
-	relHeader := -1
+	r := splitRegion(scanItems(lines, from, to), relTable)
+	edits := r.scalarEdits(e, from)
+	if len(e.relations) > 0 {
+		names := slices.Sorted(maps.Keys(e.relations))
+		if r.relHeader < 0 {
+			edits = append(edits, r.relationTable(lines, from, to, relTable, e, names)...)
+		} else {
+			edits = append(edits, r.relationEdits(e, names)...)
+		}
+	}
+	return applyEdits(lines, edits)
+}
+
+// region is one node's TOML split into its scalar items and its relations table's items.
+type region struct {
+	scalars, rels []item
+	relHeader     int // the relations table's header line; -1 when there is none
+}
+
+// splitRegion sorts a node's items into scalars (before any table), the relations table's
+// entries, and the rest, which no edit touches.
+func splitRegion(items []item, relTable string) region {
+	r := region{relHeader: -1}
 	section := 0 // 0 scalars, 1 relations, 2 anything else
 	for _, it := range items {
 		switch {
 		case it.header == relTable:
-			section, relHeader = 1, it.start
+			section, r.relHeader = 1, it.start
 		case it.header != "":
 			section = 2
 		case section == 0:
-			scalars = append(scalars, it)
+			r.scalars = append(r.scalars, it)
 		case section == 1:
-			rels = append(rels, it)
+			r.rels = append(r.rels, it)
 		}
 	}
+	return r
+}
+
+// scalarEdits sets, replaces or removes each scalar key in place; a new key goes after the
+// last scalar.
+func (r region) scalarEdits(e nodeEdit, from int) []edit {
 	var edits []edit
 	scalarEnd := from
-	if len(scalars) > 0 {
-		scalarEnd = scalars[len(scalars)-1].end
+	if len(r.scalars) > 0 {
+		scalarEnd = r.scalars[len(r.scalars)-1].end
 	}
 	for _, key := range e.order {
 		v := e.set[key]
-		i := slices.IndexFunc(scalars, func(it item) bool { return it.key == key })
+		i := slices.IndexFunc(r.scalars, func(it item) bool { return it.key == key })
 		switch {
 		case i >= 0 && v == nil:
-			edits = append(edits, edit{scalars[i].start, scalars[i].end, nil})
+			edits = append(edits, edit{r.scalars[i].start, r.scalars[i].end, nil})
 		case i >= 0:
-			edits = append(edits, edit{scalars[i].start, scalars[i].end, []string{key + " = " + *v}})
+			edits = append(edits, edit{r.scalars[i].start, r.scalars[i].end, []string{key + " = " + *v}})
 		case v != nil:
 			edits = append(edits, edit{scalarEnd, scalarEnd, []string{key + " = " + *v}})
 		}
 	}
-	if len(e.relations) > 0 {
-		names := make([]string, 0, len(e.relations))
-		for r := range e.relations {
-			names = append(names, r)
-		}
-		slices.Sort(names)
-		if relHeader < 0 {
-			// Relations given inline or as dotted keys become one table; nothing else moves.
-			var current map[string][]string
-			for _, it := range scalars {
-				if it.key == "relations" {
-					current = mergeRelations(current, decodeEntry(lines, it))
-					edits = append(edits, edit{it.start, it.end, nil})
-				}
-			}
-			for _, r := range names {
-				if current == nil {
-					current = map[string][]string{}
-				}
-				current[r] = e.relations[r]
-			}
-			block := []string{"[" + relTable + "]"}
-			for _, r := range sortedKeys(current) {
-				if len(current[r]) > 0 {
-					block = append(block, r+" = "+tomlArray(current[r]))
-				}
-			}
-			if len(block) > 1 {
-				end := lastContent(lines, from, to)
-				edits = append(edits, edit{end, end, block})
-			}
-		} else {
-			relEnd := relHeader + 1
-			if len(rels) > 0 {
-				relEnd = rels[len(rels)-1].end
-			}
-			for _, r := range names {
-				list := e.relations[r]
-				i := slices.IndexFunc(rels, func(it item) bool { return it.key == r })
-				switch {
-				case i >= 0 && len(list) == 0:
-					edits = append(edits, edit{rels[i].start, rels[i].end, nil})
-				case i >= 0:
-					edits = append(edits, edit{rels[i].start, rels[i].end, []string{r + " = " + tomlArray(list)}})
-				case len(list) > 0:
-					edits = append(edits, edit{relEnd, relEnd, []string{r + " = " + tomlArray(list)}})
-				}
-			}
+	return edits
+}
+
+// relationTable writes the relations as one new table after the node's last content line,
+// when the node has none: relations given inline or as dotted keys move into it; nothing
+// else moves.
+func (r region) relationTable(lines []string, from, to int, relTable string, e nodeEdit, names []string) []edit {
+	var edits []edit
+	var current map[string][]string
+	for _, it := range r.scalars {
+		if it.key == "relations" {
+			current = mergeRelations(current, decodeEntry(lines, it))
+			edits = append(edits, edit{it.start, it.end, nil})
 		}
 	}
-	return applyEdits(lines, edits)
+	for _, name := range names {
+		if current == nil {
+			current = map[string][]string{}
+		}
+		current[name] = e.relations[name]
+	}
+	block := []string{"[" + relTable + "]"}
+	for _, name := range sortedKeys(current) {
+		if len(current[name]) > 0 {
+			block = append(block, name+" = "+tomlArray(current[name]))
+		}
+	}
+	if len(block) > 1 {
+		end := lastContent(lines, from, to)
+		edits = append(edits, edit{end, end, block})
+	}
+	return edits
+}
+
+// relationEdits sets, replaces or removes each relation list in the node's relations table.
+func (r region) relationEdits(e nodeEdit, names []string) []edit {
+	var edits []edit
+	relEnd := r.relHeader + 1
+	if len(r.rels) > 0 {
+		relEnd = r.rels[len(r.rels)-1].end
+	}
+	for _, name := range names {
+		list := e.relations[name]
+		i := slices.IndexFunc(r.rels, func(it item) bool { return it.key == name })
+		switch {
+		case i >= 0 && len(list) == 0:
+			edits = append(edits, edit{r.rels[i].start, r.rels[i].end, nil})
+		case i >= 0:
+			edits = append(edits, edit{r.rels[i].start, r.rels[i].end, []string{name + " = " + tomlArray(list)}})
+		case len(list) > 0:
+			edits = append(edits, edit{relEnd, relEnd, []string{name + " = " + tomlArray(list)}})
+		}
+	}
+	return edits
 }
 
 // lastContent is the line after the last non-blank, non-comment line of lines[from:to].

@@ -59,27 +59,7 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		return nil, err
 	}
 	for i, h := range recs {
-		weight := map[string]float64{}
-		mark := func(text string, w float64) {
-			lexicon.Terms(text, func(t string) {
-				if idf[t] > 0 && w > weight[t] {
-					weight[t] = w
-				}
-			})
-		}
-		for _, t := range strings.Fields(h.CodeTerms) {
-			if idf[t] > 0 && weight[t] < codeWeight {
-				weight[t] = codeWeight
-			}
-		}
-		mark(h.Excerpt, bodyWeight)
-		mark(h.Title, titleWeight)
-		mark(index.NameOf(h.ID, h.Kind), nameWeight)
-		score := 0.0
-		for t, w := range weight {
-			score += idf[t] * w
-		}
-		score /= 1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(h.CodeTerms))/1000)
+		score := termCoverage(h, idf)
 		if kind != KindTest && code.IsTestPath(h.SourcePath) {
 			score *= testWeight // a test tells what the code does; the code is what the task is about
 		}
@@ -103,6 +83,32 @@ func coverage(ctx context.Context, snap *index.Snapshot, hits []index.RankedHit,
 		}
 	}
 	return out, nil
+}
+
+// termCoverage is the sum, over the task terms a node holds, of each term's rarity times the
+// weight of the best field holding it, damped by the length of its body and code.
+func termCoverage(h index.Hydrated, idf map[string]float64) float64 {
+	weight := map[string]float64{}
+	mark := func(text string, w float64) {
+		lexicon.Terms(text, func(t string) {
+			if idf[t] > 0 && w > weight[t] {
+				weight[t] = w
+			}
+		})
+	}
+	for _, t := range strings.Fields(h.CodeTerms) {
+		if idf[t] > 0 && weight[t] < codeWeight {
+			weight[t] = codeWeight
+		}
+	}
+	mark(h.Excerpt, bodyWeight)
+	mark(h.Title, titleWeight)
+	mark(index.NameOf(h.ID, h.Kind), nameWeight)
+	score := 0.0
+	for t, w := range weight {
+		score += idf[t] * w
+	}
+	return score / (1 + lengthDamping*math.Log1p(float64(h.BodyChars+len(h.CodeTerms))/1000))
 }
 
 // rarity is a term's weight among total documents (nodes, or files) when n of them hold it:
