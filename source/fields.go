@@ -1,6 +1,7 @@
 package source
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,65 +116,93 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 		Authority: f.Authority, Tags: f.Tags, Language: f.Language, Capabilities: f.Capabilities,
 		SourcePath: b.rel,
 	}}
-	ok = true
 	if f.Slug != "" && (!b.d.Sources.Defaults.LocalIDs || b.keyPrefix != "") && !b.lenient {
 		// A slug names a Docusaurus page's URL; elsewhere it is no node field.
 		at := b.at("slug")
 		b.add(unknownField(b.rel, tomlpos.Pos{Line: at.Line, Column: at.Column}, "slug"))
 	}
-	switch {
-	case f.ID == "":
-		b.add(problem.New(problem.MissingField, b.at("id"), "node has no id"))
-		ok = false
-	case graph.IsCode(f.ID):
-		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q uses the prefix %s, which is reserved for code nodes", f.ID, f.ID[:strings.IndexByte(f.ID, ':')+1]))
-		ok = false
-	case !ValidDocID(f.ID):
-		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q is not a valid node ID", f.ID))
-		ok = false
-	}
+	ok = b.checkID(f.ID)
 	label := f.ID
 	if label == "" {
 		label = "(no id)"
 	}
+	b.checkClass(f, label)
+	b.checkOneLineFields(&n, label)
+	if f.Authority != "" && !b.d.HasAuthority(f.Authority) {
+		b.add(withNode(problem.New(problem.UnknownAuthority, b.atValue("authority", 0), "node %s: authority %q is not declared%s (declared: %s)", label, f.Authority, problem.Suggest(f.Authority, b.d.Authority.Allowed), strings.Join(b.d.Authority.Allowed, ", ")), f.ID))
+	}
+	f.Tags = b.checkTags(f, label)
+	n.Tags = sortedUnique(f.Tags)
+	n.Capabilities = sortedUnique(f.Capabilities)
+	edges = b.relations(f, label)
+	n.Stamps = b.stamps(label, f.Stamps)
+	return n, edges, ok
+}
+
+// checkID reports whether a node's ID is usable, reporting why when it is not: missing,
+// under a code prefix, or not a valid document ID.
+func (b *nodeBuilder) checkID(id string) bool {
+	switch {
+	case id == "":
+		b.add(problem.New(problem.MissingField, b.at("id"), "node has no id"))
+	case graph.IsCode(id):
+		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q uses the prefix %s, which is reserved for code nodes", id, id[:strings.IndexByte(id, ':')+1]))
+	case !ValidDocID(id):
+		b.add(problem.New(problem.InvalidID, b.atValue("id", 0), "id %q is not a valid node ID", id))
+	default:
+		return true
+	}
+	return false
+}
+
+// checkClass reports a missing family or kind, and a family or kind the descriptor does not
+// declare.
+func (b *nodeBuilder) checkClass(f *nodeFields, label string) {
 	switch {
 	case f.Family == "":
 		b.add(problem.New(problem.MissingField, b.at("family"), "node %s has no family", label))
+		return
 	case f.Kind == "":
 		b.add(problem.New(problem.MissingField, b.at("kind"), "node %s has no kind", label))
 	}
-	if f.Family != "" {
-		famOK, kindOK := b.d.FamilyAllows(f.Family, f.Kind)
-		switch {
-		case !famOK:
-			b.add(withNode(problem.New(problem.UnknownFamily, b.atValue("family", 0), "node %s: family %q is not declared%s (declared: %s)", label, f.Family, problem.Suggest(f.Family, b.d.FamilyNames()), strings.Join(b.d.FamilyNames(), ", ")), f.ID))
-		case f.Kind != "" && !kindOK:
-			b.add(withNode(problem.New(problem.UnknownKind, b.atValue("kind", 0), "node %s: kind %q is not allowed in family %q%s (allowed: %s)", label, f.Kind, f.Family, problem.Suggest(f.Kind, b.d.Families[f.Family].Kinds), strings.Join(b.d.Families[f.Family].Kinds, ", ")), f.ID))
-		}
+	famOK, kindOK := b.d.FamilyAllows(f.Family, f.Kind)
+	switch {
+	case !famOK:
+		b.add(withNode(problem.New(problem.UnknownFamily, b.atValue("family", 0), "node %s: family %q is not declared%s (declared: %s)", label, f.Family, problem.Suggest(f.Family, b.d.FamilyNames()), strings.Join(b.d.FamilyNames(), ", ")), f.ID))
+	case f.Kind != "" && !kindOK:
+		b.add(withNode(problem.New(problem.UnknownKind, b.atValue("kind", 0), "node %s: kind %q is not allowed in family %q%s (allowed: %s)", label, f.Kind, f.Family, problem.Suggest(f.Kind, b.d.Families[f.Family].Kinds), strings.Join(b.d.Families[f.Family].Kinds, ", ")), f.ID))
 	}
-	// One-line fields never hold control characters: a terminal acts on them (an ESC
-	// sequence clears a line and draws a fake status), and a NUL cuts a C string.
+}
+
+// checkOneLineFields refuses control characters in one-line fields (leniently, drops them
+// with a warning): a terminal acts on them (an ESC sequence clears a line and draws a fake
+// status), and a NUL cuts a C string.
+func (b *nodeBuilder) checkOneLineFields(n *graph.Node, label string) {
 	for _, fl := range []struct {
 		key string
 		val *string
 	}{{"title", &n.Title}, {"status", &n.Status}, {"language", &n.Language}} {
-		if i := strings.IndexFunc(*fl.val, unicode.IsControl); i >= 0 {
-			r, _ := utf8.DecodeRuneInString((*fl.val)[i:])
-			if b.lenient {
-				*fl.val = strings.Join(strings.FieldsFunc(*fl.val, unicode.IsControl), " ")
-				b.add(withNode(problem.Warn(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X, which is left out", label, fl.key, r), f.ID))
-				continue
-			}
-			b.add(withNode(problem.New(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X at byte %d; a %s is one line of plain text", label, fl.key, r, i, fl.key), f.ID))
+		i := strings.IndexFunc(*fl.val, unicode.IsControl)
+		if i < 0 {
+			continue
 		}
+		r, _ := utf8.DecodeRuneInString((*fl.val)[i:])
+		if b.lenient {
+			*fl.val = strings.Join(strings.FieldsFunc(*fl.val, unicode.IsControl), " ")
+			b.add(withNode(problem.Warn(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X, which is left out", label, fl.key, r), n.ID))
+			continue
+		}
+		b.add(withNode(problem.New(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X at byte %d; a %s is one line of plain text", label, fl.key, r, i, fl.key), n.ID))
 	}
-	if f.Authority != "" && !b.d.HasAuthority(f.Authority) {
-		b.add(withNode(problem.New(problem.UnknownAuthority, b.atValue("authority", 0), "node %s: authority %q is not declared%s (declared: %s)", label, f.Authority, problem.Suggest(f.Authority, b.d.Authority.Allowed), strings.Join(b.d.Authority.Allowed, ", ")), f.ID))
-	}
+}
+
+// checkTags returns the node's usable tags (leniently, a tag of several words joined by
+// dashes, as Hugo's "Getting Started") and reports the others and bad capabilities.
+func (b *nodeBuilder) checkTags(f *nodeFields, label string) []string {
 	var tags []string
 	for i, t := range f.Tags {
 		if b.lenient {
-			t = strings.Join(strings.Fields(t), "-") // Hugo's "Getting Started" becomes Getting-Started
+			t = strings.Join(strings.Fields(t), "-")
 		}
 		switch {
 		case tagPattern.MatchString(t):
@@ -184,21 +213,19 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 			b.add(withNode(problem.New(problem.InvalidField, b.atValue("tags", i), "node %s: tag %q must be one word of letters, digits and . _ / : -", label, t), f.ID))
 		}
 	}
-	f.Tags = tags
 	for i, c := range f.Capabilities {
 		if !tagPattern.MatchString(c) {
 			b.add(withNode(problem.New(problem.InvalidField, b.atValue("capabilities", i), "node %s: capability %q must be one word of letters, digits and . _ / : -", label, c), f.ID))
 		}
 	}
-	n.Tags = sortedUnique(f.Tags)
-	n.Capabilities = sortedUnique(f.Capabilities)
+	return tags
+}
 
-	rels := make([]string, 0, len(f.Relations))
-	for r := range f.Relations {
-		rels = append(rels, r)
-	}
-	slices.Sort(rels)
-	for _, rel := range rels {
+// relations returns the node's declared edges, in relation then list order, reporting
+// relations the descriptor does not declare and targets that are no valid node ID.
+func (b *nodeBuilder) relations(f *nodeFields, label string) []graph.EdgeAt {
+	var edges []graph.EdgeAt
+	for _, rel := range slices.Sorted(maps.Keys(f.Relations)) {
 		key := "relations." + rel
 		declared := slices.Index(b.d.Relations.Allowed, rel)
 		if declared < 0 {
@@ -214,8 +241,7 @@ func (b *nodeBuilder) build(f *nodeFields) (n graph.Node, edges []graph.EdgeAt, 
 			edges = append(edges, graph.EdgeAt{Edge: graph.Edge{Source: f.ID, Relation: rel, Target: target}, At: b.atValue(key, i)})
 		}
 	}
-	n.Stamps = b.stamps(label, f.Stamps)
-	return n, edges, ok
+	return edges
 }
 
 // stamps validates the review stamps of a node. Whether each names a relation of the node

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net/url"
 	"time"
-	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
@@ -15,12 +14,6 @@ import (
 	"github.com/docforge/docforge/web"
 	"github.com/docforge/docforge/worker/protocol"
 )
-
-// maxVisualizeQuery bounds the one lexical query a visualization may open with.
-const maxVisualizeQuery = 200
-
-// Viewer views the page can open with.
-var viewerViews = []string{"nodes", "flow", "web", "logic"}
 
 // viewerHost is a running viewer: the snapshot reference it holds (released when it stops)
 // and how to stop it.
@@ -127,78 +120,29 @@ type visualizeArgs struct {
 }
 
 func runVisualize(c *call, a visualizeArgs) (any, error) {
-	if !c.svc.watch {
+	// The schema bounds the query and names the views (visualizeArgs' tags); what it cannot
+	// say is checked here.
+	switch {
+	case !c.svc.watch:
 		return nil, problem.Errorf(problem.ViewerUnavailable, "this is a one-shot process: a viewer would stop with it")
-	}
-	if !web.PageBuilt(c.svc.page) {
+	case !web.PageBuilt(c.svc.page):
 		return nil, problem.Errorf(problem.ViewerUnavailable, "the graph browser page was not built into this binary")
-	}
-	if a.NodeID != "" && a.Query != "" {
+	case a.NodeID != "" && a.Query != "":
 		return nil, problem.Errorf(problem.InvalidArgument, "give node_id or query, not both")
-	}
-	if n := utf8.RuneCountInString(a.Query); n > maxVisualizeQuery {
-		return nil, problem.Errorf(problem.InvalidArgument, "query is %d characters; at most %d", n, maxVisualizeQuery)
+	case a.View != "" && a.View != "nodes" && a.NodeID == "":
+		return nil, problem.Errorf(problem.InvalidArgument, "the %s view needs a focus: give node_id", a.View)
 	}
 	if a.View == "" {
 		a.View = "nodes"
 	}
-	known := false
-	for _, v := range viewerViews {
-		known = known || v == a.View
+	focus, q, err := c.visualizeFocus(a)
+	if err != nil {
+		return nil, err
 	}
-	if !known {
-		return nil, problem.Errorf(problem.InvalidArgument, "view %q is not one of nodes, flow, web, logic", a.View)
-	}
-	if a.View != "nodes" && a.NodeID == "" {
-		return nil, problem.Errorf(problem.InvalidArgument, "the %s view needs a focus: give node_id", a.View)
-	}
-	focus := map[string]any{"mode": "overview", "view": a.View}
-	q := url.Values{}
-	switch {
-	case a.NodeID != "":
-		if _, err := c.snap.Resolve(c.ctx, []string{a.NodeID}); err != nil {
-			return nil, err
-		}
-		if a.View == "logic" {
-			if _, err := c.snap.Logic(c.ctx, a.NodeID); err != nil {
-				return nil, err
-			}
-		}
-		focus["mode"], focus["node_id"] = "node", a.NodeID
-		q.Set("focus", a.NodeID)
-		if a.View != "nodes" {
-			q.Set("view", a.View)
-		}
-	case a.Query != "":
-		res, err := c.snap.Search(c.ctx, a.Query, 0)
-		if err != nil {
-			return nil, err
-		}
-		focus["mode"], focus["query"], focus["matches"], focus["matches_truncated"] = "query", a.Query, len(res.Hits), res.Truncated
-		q.Set("q", a.Query)
-	}
-
-	key := bindingKey(c.b)
-	s := c.svc
-	s.viewerMu.Lock()
-	defer s.viewerMu.Unlock()
-	s.mu.Lock()
-	h := s.viewers[key]
-	s.mu.Unlock()
 	served := c.snap.Info()
-	reused := h != nil && h.v.Snapshot() == c.snap
-	if !reused {
-		if h != nil {
-			// A viewer of an older snapshot is never reused; this one replaces it.
-			s.stopViewer(c.b)
-		}
-		var err error
-		if h, err = s.startViewer(c, s.page); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		s.viewers[key] = h
-		s.mu.Unlock()
+	h, reused, err := c.svc.viewerFor(c)
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{
 		"template": web.Template,
@@ -209,6 +153,62 @@ func runVisualize(c *call, a visualizeArgs) (any, error) {
 		"viewer":   viewerRecord(h, publication.Current),
 		"note":     "open the URL in a browser on this machine; the viewer serves exactly this snapshot, and after the index changes the page says so: call docforge_visualize again",
 	}, nil
+}
+
+// visualizeFocus checks what the viewer opens on (a node that exists, with Logic for the
+// logic view; a query's matches; or the overview) and returns its description and the page
+// URL's query.
+func (c *call) visualizeFocus(a visualizeArgs) (map[string]any, url.Values, error) {
+	focus := map[string]any{"mode": "overview", "view": a.View}
+	q := url.Values{}
+	switch {
+	case a.NodeID != "":
+		if _, err := c.snap.Resolve(c.ctx, []string{a.NodeID}); err != nil {
+			return nil, nil, err
+		}
+		if a.View == "logic" {
+			if _, err := c.snap.Logic(c.ctx, a.NodeID); err != nil {
+				return nil, nil, err
+			}
+		}
+		focus["mode"], focus["node_id"] = "node", a.NodeID
+		q.Set("focus", a.NodeID)
+		if a.View != "nodes" {
+			q.Set("view", a.View)
+		}
+	case a.Query != "":
+		res, err := c.snap.Search(c.ctx, a.Query, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		focus["mode"], focus["query"], focus["matches"], focus["matches_truncated"] = "query", a.Query, len(res.Hits), res.Truncated
+		q.Set("q", a.Query)
+	}
+	return focus, q, nil
+}
+
+// viewerFor returns the binding's viewer of the call's snapshot: the running one when it
+// serves that snapshot, else a new one, which replaces a viewer of an older snapshot.
+func (s *Service) viewerFor(c *call) (h *viewerHost, reused bool, err error) {
+	key := bindingKey(c.b)
+	s.viewerMu.Lock()
+	defer s.viewerMu.Unlock()
+	s.mu.Lock()
+	h = s.viewers[key]
+	s.mu.Unlock()
+	if h != nil && h.v.Snapshot() == c.snap {
+		return h, true, nil
+	}
+	if h != nil {
+		s.stopViewer(c.b)
+	}
+	if h, err = s.startViewer(c, s.page); err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	s.viewers[key] = h
+	s.mu.Unlock()
+	return h, false, nil
 }
 
 func snapshotIdentity(info index.Info) map[string]any {

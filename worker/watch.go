@@ -238,15 +238,7 @@ func readWatchHealth(path string) (WatchHealth, bool) {
 
 func (wt *watch) event(ev fsnotify.Event) {
 	if filepath.Dir(ev.Name) == wt.barrierDir {
-		if ev.Has(fsnotify.Create) && strings.HasPrefix(filepath.Base(ev.Name), barrierPrefix) {
-			wt.mu.Lock()
-			if ch, ok := wt.waiting[filepath.Base(ev.Name)]; ok {
-				close(ch)
-				delete(wt.waiting, filepath.Base(ev.Name))
-			}
-			wt.mu.Unlock()
-			os.Remove(ev.Name)
-		}
+		wt.barrierEvent(ev)
 		return
 	}
 	toRoot := wt.leadsToRoot(ev.Name)
@@ -259,17 +251,8 @@ func (wt *watch) event(ev fsnotify.Event) {
 		delete(wt.dirs, ev.Name)
 	}
 	wt.mu.Unlock()
-	if ev.Has(fsnotify.Create) && (wt.inRoots(ev.Name) || toRoot) {
-		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() && !strings.HasPrefix(filepath.Base(ev.Name), ".") {
-			// Watched at once, so that what is written into it next is seen; the rescan
-			// before the next sync makes sure (fsnotify may yet drop it, if it moved here).
-			structural = true
-			if toRoot && !wt.inRoots(ev.Name) {
-				wt.w.Add(ev.Name)
-			} else {
-				wt.addTree(ev.Name)
-			}
-		}
+	if ev.Has(fsnotify.Create) && (wt.inRoots(ev.Name) || toRoot) && wt.watchNewFolder(ev.Name, toRoot) {
+		structural = true
 	}
 	// A .gitignore changes what the folders below it hold: walk.
 	if rel, err := filepath.Rel(wt.root, filepath.Dir(ev.Name)); err == nil && !structural && wt.inRoots(ev.Name) &&
@@ -285,6 +268,36 @@ func (wt *watch) event(ev fsnotify.Event) {
 	if wt.changed != nil {
 		wt.changed()
 	}
+}
+
+// barrierEvent releases the waiter of a barrier file whose creation arrived, and removes it.
+func (wt *watch) barrierEvent(ev fsnotify.Event) {
+	if !ev.Has(fsnotify.Create) || !strings.HasPrefix(filepath.Base(ev.Name), barrierPrefix) {
+		return
+	}
+	wt.mu.Lock()
+	if ch, ok := wt.waiting[filepath.Base(ev.Name)]; ok {
+		close(ch)
+		delete(wt.waiting, filepath.Base(ev.Name))
+	}
+	wt.mu.Unlock()
+	os.Remove(ev.Name)
+}
+
+// watchNewFolder watches a folder created under a root (or on the way to one) at once, so
+// that what is written into it next is seen; the rescan before the next sync makes sure
+// (fsnotify may yet drop it, if it moved here). It reports whether p is such a folder.
+func (wt *watch) watchNewFolder(p string, toRoot bool) bool {
+	st, err := os.Lstat(p)
+	if err != nil || !st.IsDir() || strings.HasPrefix(filepath.Base(p), ".") {
+		return false
+	}
+	if toRoot && !wt.inRoots(p) {
+		wt.w.Add(p)
+	} else {
+		wt.addTree(p)
+	}
+	return true
 }
 
 // leadsToRoot reports whether p is a root or one of the roots' ancestors below the project
