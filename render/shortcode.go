@@ -56,38 +56,49 @@ func shortcodes(body string, link func(dest string) string, removed func(name st
 			out.WriteString("```\n")
 			continue
 		}
-		text := strings.ReplaceAll(strings.ReplaceAll(line, "{{</*", "\x00lt"), "{{%/*", "\x00pc")
-		text = rewriteTags(text, func(t shortcode.Tag) string {
-			if dest, _, ok := t.Ref(); ok {
-				if href := link(dest); href != "" {
-					return refMark + href
-				}
-				return dest
-			}
-			switch kind := t.Callout(); {
-			case kind != "":
-				callout = t.Name
-				return "\n> [!" + strings.ToUpper(kind) + "]\n> "
-			case t.Closing && t.Name == callout:
-				callout = ""
-				return "\n"
-			case t.Name == "ref" || t.Name == "relref":
-				return "" // a ref that names no page
-			}
-			removed(t.Name)
-			return ""
-		})
-		text = strings.ReplaceAll(strings.ReplaceAll(text, "\x00lt", "{{<"), "\x00pc", "{{%")
-		// A ref as a link's destination keeps a mark that the link pass takes for resolved;
-		// elsewhere Hugo writes the URL as text.
-		text = strings.ReplaceAll(strings.ReplaceAll(text, "]("+refMark, "]("+resolvedScheme), refMark, "")
-		text = strings.ReplaceAll(strings.ReplaceAll(text, "*/>}}", ">}}"), "*/%}}", "%}}")
+		text := rewriteLine(line, func(t shortcode.Tag) string { return shortcodeText(t, &callout, link, removed) })
 		if callout != "" && !strings.HasPrefix(text, "\n> [!") {
 			text = "> " + text
 		}
 		out.WriteString(strings.ReplaceAll(text, "\n\n", "\n"))
 	}
 	return out.String()
+}
+
+// rewriteLine rewrites a line's shortcode tags with tag, leaving Hugo's escaped ones ({{</*
+// x */>}}) as the text of the tag they show.
+func rewriteLine(line string, tag func(shortcode.Tag) string) string {
+	text := strings.ReplaceAll(strings.ReplaceAll(line, "{{</*", "\x00lt"), "{{%/*", "\x00pc")
+	text = rewriteTags(text, tag)
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\x00lt", "{{<"), "\x00pc", "{{%")
+	// A ref as a link's destination keeps a mark that the link pass takes for resolved;
+	// elsewhere Hugo writes the URL as text.
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "]("+refMark, "]("+resolvedScheme), refMark, "")
+	return strings.ReplaceAll(strings.ReplaceAll(text, "*/>}}", ">}}"), "*/%}}", "%}}")
+}
+
+// shortcodeText is what one tag becomes: a ref its page's URL (or the path when link finds
+// none), a callout's tags the start and end of an alert (callout holds the open one's name),
+// any other tag nothing, counted in removed.
+func shortcodeText(t shortcode.Tag, callout *string, link func(dest string) string, removed func(name string)) string {
+	if dest, _, ok := t.Ref(); ok {
+		if href := link(dest); href != "" {
+			return refMark + href
+		}
+		return dest
+	}
+	switch kind := t.Callout(); {
+	case kind != "":
+		*callout = t.Name
+		return "\n> [!" + strings.ToUpper(kind) + "]\n> "
+	case t.Closing && t.Name == *callout:
+		*callout = ""
+		return "\n"
+	case t.Name == "ref" || t.Name == "relref":
+		return "" // a ref that names no page
+	}
+	removed(t.Name)
+	return ""
 }
 
 // refMark tags a resolved ref while a line is rewritten; resolvedScheme marks a destination

@@ -71,15 +71,7 @@ func contributors(ctx context.Context, snap *index.Snapshot, focus string, categ
 	if err != nil {
 		return nil, err
 	}
-	// The category of each vocabulary relation, once: Category builds the alias map per call.
-	category := map[string]string{}
-	var rels []string
-	for _, r := range vocab {
-		category[r] = graph.Category(r)
-		if categories == nil || slices.Contains(categories, category[r]) {
-			rels = append(rels, r)
-		}
-	}
+	category, rels := flowRelations(vocab, categories)
 	out := &FlowResult{Focus: focus, View: view, Edges: []FlowEdge{}, Depth: depth}
 	nodes, depths, branches := []index.NodeRef{refs[0]}, []int{0}, []bool{false}
 	seen := map[int64]bool{refs[0].Key: true}
@@ -106,16 +98,9 @@ walk:
 			}
 			examined += exp.Examined
 			for _, h := range exp.Hops {
-				// The far end contributes when meaning flows from it into the near end.
-				upstream := flowsForward(h.Relation) != h.Outgoing
-				branch := false
-				if !upstream {
-					// Web shows the focus's own members and callees beside it, unexpanded.
-					cat := category[h.Relation]
-					branch = view == "web" && d == 1 && (cat == graph.Structure || cat == graph.Execution)
-					if !branch {
-						continue
-					}
+				joins, branch := contributes(h, category[h.Relation], view, d)
+				if !joins {
+					continue
 				}
 				if !seen[h.To.Key] {
 					if len(nodes) == maxFlowNodes {
@@ -141,6 +126,31 @@ walk:
 		return nil, err
 	}
 	return out, nil
+}
+
+// flowRelations are the vocabulary's relations of the given categories (all when nil), and
+// the category of each relation, found once: Category builds the alias map per call.
+func flowRelations(vocab, categories []string) (map[string]string, []string) {
+	category := map[string]string{}
+	var rels []string
+	for _, r := range vocab {
+		category[r] = graph.Category(r)
+		if categories == nil || slices.Contains(categories, category[r]) {
+			rels = append(rels, r)
+		}
+	}
+	return category, rels
+}
+
+// contributes reports whether a hop's far end joins the flow at depth d: when meaning flows
+// from it into the near end; and, in Web, the focus's own members and callees, shown beside
+// it as branches that are not expanded.
+func contributes(h index.Hop, category, view string, d int) (joins, branch bool) {
+	if flowsForward(h.Relation) != h.Outgoing {
+		return true, false
+	}
+	branch = view == "web" && d == 1 && (category == graph.Structure || category == graph.Execution)
+	return branch, branch
 }
 
 func (v *Viewer) flow(view string) func(r *http.Request) (any, error) {

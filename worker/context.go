@@ -48,51 +48,13 @@ func runContext(c *call, a contextInput) (any, error) {
 	if c.svc.provider != nil {
 		return c.providedContext(a.NodeID, a.Query, a.pageArgs)
 	}
-	var focus []string
-	switch {
-	case a.NodeID != "" && a.Query != "":
-		return nil, problem.Errorf(problem.InvalidArgument, "give node_id or query, not both")
-	case a.NodeID != "":
-		focus = []string{a.NodeID}
-	case a.Query != "":
-		hits, err := c.snap.Search(c.ctx, a.Query, maxContextFocus)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits.Hits {
-			focus = append(focus, h.ID)
-		}
-	default:
-		return nil, problem.Errorf(problem.InvalidArgument, "node_id or query is required")
+	focus, err := c.contextFocus(a)
+	if err != nil {
+		return nil, err
 	}
-
-	var items []contextItem
-	at := map[string]int{} // node ID -> index in items
-	omitted := map[string]bool{}
-	var omissions []contextItem
-	add := func(id, reason string) error {
-		if i, ok := at[id]; ok {
-			items[i].Reasons = append(items[i].Reasons, reason)
-			return nil
-		}
-		if len(items) >= maxEvidence {
-			if !omitted[id] {
-				omitted[id] = true
-				omissions = append(omissions, contextItem{Type: "omission", NodeID: id, Reasons: []string{reason}, Omitted: "evidence limit"})
-			}
-			return nil
-		}
-		v, err := c.snap.Get(c.ctx, id)
-		if err != nil {
-			return err
-		}
-		at[id] = len(items)
-		items = append(items, contextItem{Type: "entry", NodeID: id, Title: v.Title, Kind: v.Kind, Family: v.Family, SourcePath: v.SourcePath,
-			Anchor: v.Anchor, ContentHash: v.ContentHash, Reasons: []string{reason}, Body: v.Body})
-		return nil
-	}
+	st := &contextStream{c: c, at: map[string]int{}, omitted: map[string]bool{}}
 	for _, id := range focus {
-		if err := add(id, "focus"); err != nil {
+		if err := st.add(id, "focus"); err != nil {
 			return nil, err
 		}
 	}
@@ -101,31 +63,93 @@ func runContext(c *call, a contextInput) (any, error) {
 	// that says how to see the rest.
 	for _, id := range focus {
 		for _, outgoing := range []bool{true, false} {
-			links, err := c.snap.Neighbours(c.ctx, id, outgoing, maxEvidence+1)
-			if err != nil {
+			if err := st.neighbours(id, outgoing); err != nil {
 				return nil, err
-			}
-			for _, l := range links.Links {
-				reason := "incoming " + l.Relation + " to " + id
-				if outgoing {
-					reason = "outgoing " + l.Relation + " from " + id
-				}
-				if err := add(l.NodeID, reason); err != nil {
-					return nil, err
-				}
-			}
-			if links.Truncated {
-				tool := "docforge_backlinks"
-				if outgoing {
-					tool = "docforge_dependencies"
-				}
-				omissions = append(omissions, contextItem{Type: "omission", NodeID: id, Omitted: "evidence limit",
-					Reasons: []string{fmt.Sprintf("more than %d relations of %s that way; list them with %s", maxEvidence, id, tool)}})
 			}
 		}
 	}
-	items = append(items, omissions...)
-	return c.contextPage(focus, items, []any{a.NodeID, a.Query, a.Limit}, a.pageArgs)
+	return c.contextPage(focus, append(st.items, st.omissions...), []any{a.NodeID, a.Query, a.Limit}, a.pageArgs)
+}
+
+// contextFocus is the node the context starts from, or the best hits of its query.
+func (c *call) contextFocus(a contextInput) ([]string, error) {
+	switch {
+	case a.NodeID != "" && a.Query != "":
+		return nil, problem.Errorf(problem.InvalidArgument, "give node_id or query, not both")
+	case a.NodeID != "":
+		return []string{a.NodeID}, nil
+	case a.Query != "":
+		hits, err := c.snap.Search(c.ctx, a.Query, maxContextFocus)
+		if err != nil {
+			return nil, err
+		}
+		var focus []string
+		for _, h := range hits.Hits {
+			focus = append(focus, h.ID)
+		}
+		return focus, nil
+	}
+	return nil, problem.Errorf(problem.InvalidArgument, "node_id or query is required")
+}
+
+// contextStream gathers a context's entries, each node once with every reason it is there,
+// up to the evidence ceiling, and the omissions past it.
+type contextStream struct {
+	c         *call
+	items     []contextItem
+	at        map[string]int // node ID -> index in items
+	omitted   map[string]bool
+	omissions []contextItem
+}
+
+// add makes id an entry for reason, adds the reason to its entry, or records its omission.
+func (st *contextStream) add(id, reason string) error {
+	if i, ok := st.at[id]; ok {
+		st.items[i].Reasons = append(st.items[i].Reasons, reason)
+		return nil
+	}
+	if len(st.items) >= maxEvidence {
+		if !st.omitted[id] {
+			st.omitted[id] = true
+			st.omissions = append(st.omissions, contextItem{Type: "omission", NodeID: id, Reasons: []string{reason}, Omitted: "evidence limit"})
+		}
+		return nil
+	}
+	v, err := st.c.snap.Get(st.c.ctx, id)
+	if err != nil {
+		return err
+	}
+	st.at[id] = len(st.items)
+	st.items = append(st.items, contextItem{Type: "entry", NodeID: id, Title: v.Title, Kind: v.Kind, Family: v.Family, SourcePath: v.SourcePath,
+		Anchor: v.Anchor, ContentHash: v.ContentHash, Reasons: []string{reason}, Body: v.Body})
+	return nil
+}
+
+// neighbours adds id's neighbours one way, and an omission naming the tool that lists the
+// rest when there are more than the ceiling.
+func (st *contextStream) neighbours(id string, outgoing bool) error {
+	links, err := st.c.snap.Neighbours(st.c.ctx, id, outgoing, maxEvidence+1)
+	if err != nil {
+		return err
+	}
+	for _, l := range links.Links {
+		reason := "incoming " + l.Relation + " to " + id
+		if outgoing {
+			reason = "outgoing " + l.Relation + " from " + id
+		}
+		if err := st.add(l.NodeID, reason); err != nil {
+			return err
+		}
+	}
+	if links.Truncated {
+		tool := "docforge_backlinks"
+		if outgoing {
+			tool = "docforge_dependencies"
+		}
+		st.omissions = append(st.omissions, contextItem{Type: "omission", NodeID: id, Omitted: "evidence limit",
+			Reasons: []string{fmt.Sprintf("more than %d relations of %s that way; list them with %s", maxEvidence, id, tool)}})
+	}
+	return nil
 }
 
 // contextPage pages one context stream: entries first, omission evidence second.

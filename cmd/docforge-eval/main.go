@@ -7,6 +7,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -95,20 +96,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := exec.LookPath("rg"); err != nil {
 		return errors.New("ripgrep (rg) is needed for the baseline: apt-get install ripgrep")
 	}
-	raw, err := os.ReadFile(o.set)
+	set, err := readTaskSet(o.set)
 	if err != nil {
-		return fmt.Errorf("read task set: %w", err)
+		return err
 	}
-	var set TaskSet
-	if err := json.Unmarshal(raw, &set); err != nil {
-		return fmt.Errorf("task set %s: %w", o.set, err)
-	}
-	if o.budget == 0 {
-		o.budget = set.Budget
-	}
-	if o.budget == 0 {
-		o.budget = 8000
-	}
+	o.budget = cmp.Or(o.budget, set.Budget, 8000)
 	if o.docforge, err = filepath.Abs(o.docforge); err != nil {
 		return err
 	}
@@ -118,31 +110,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	rep := &report{set: set, budget: o.budget, root: root}
-	for _, t := range set.Tasks {
-		r, err := runTask(ctx, o, root, t)
-		if err != nil {
-			return fmt.Errorf("task %s: %w", t.ID, err)
-		}
-		r.base, err = baseline(ctx, root, t, o.budget)
-		if err != nil {
-			return fmt.Errorf("baseline %s: %w", t.ID, err)
-		}
-		rg, err := rankedBaseline(ctx, root, t.Task)
-		if err != nil {
-			return fmt.Errorf("ranked baseline %s: %w", t.ID, err)
-		}
-		for _, k := range recallCutoffs {
-			r.rgRecall = append(r.rgRecall, recallAt(rg, t.Files, k))
-		}
-		rep.tasks = append(rep.tasks, r)
-	}
-	for _, q := range set.Query {
-		r, err := runQuery(ctx, o, root, q)
-		if err != nil {
-			return fmt.Errorf("query %q: %w", q.Q, err)
-		}
-		rep.queries = append(rep.queries, r)
+	rep, err := measure(ctx, o, set, root)
+	if err != nil {
+		return err
 	}
 	text := rep.markdown()
 	fmt.Fprint(stdout, text)
@@ -152,6 +122,50 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// readTaskSet reads a task set file.
+func readTaskSet(path string) (TaskSet, error) {
+	var set TaskSet
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return set, fmt.Errorf("read task set: %w", err)
+	}
+	if err := json.Unmarshal(raw, &set); err != nil {
+		return set, fmt.Errorf("task set %s: %w", path, err)
+	}
+	return set, nil
+}
+
+// measure runs every task and query of the set on the adopted project at root, with the
+// ripgrep baselines of each task.
+func measure(ctx context.Context, o options, set TaskSet, root string) (*report, error) {
+	rep := &report{set: set, budget: o.budget, root: root}
+	for _, t := range set.Tasks {
+		r, err := runTask(ctx, o, root, t)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		if r.base, err = baseline(ctx, root, t, o.budget); err != nil {
+			return nil, fmt.Errorf("baseline %s: %w", t.ID, err)
+		}
+		rg, err := rankedBaseline(ctx, root, t.Task)
+		if err != nil {
+			return nil, fmt.Errorf("ranked baseline %s: %w", t.ID, err)
+		}
+		for _, k := range recallCutoffs {
+			r.rgRecall = append(r.rgRecall, recallAt(rg, t.Files, k))
+		}
+		rep.tasks = append(rep.tasks, r)
+	}
+	for _, q := range set.Query {
+		r, err := runQuery(ctx, o, root, q)
+		if err != nil {
+			return nil, fmt.Errorf("query %q: %w", q.Q, err)
+		}
+		rep.queries = append(rep.queries, r)
+	}
+	return rep, nil
 }
 
 // adopt extracts the corpus into a fresh directory and adopts it exactly as the README of
