@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -194,12 +195,37 @@ func (s *Snapshot) withReader(ctx context.Context, fn func(r *reader) error) err
 	return fn(r)
 }
 
-// acquire takes a connection for one query.
+// growAfter is how long a query waits for a busy connection before the pool opens another.
+// Opening one (its segments attached, its page cache cold) costs more than most queries, and
+// a snapshot replaced every few hundred milliseconds under edits would otherwise open its
+// whole pool each time. Under the fault suite's 8 bridges calling get_node and an edit every
+// 200 ms (make soak): one connection 37,600 calls a minute, the pool growing at once 22,300,
+// after 3 ms 33,000, after 10 ms 38,100; eight agents' task contexts still spread over the
+// pool (docs/benchmarks.md, "Several agents at once").
+const growAfter = 10 * time.Millisecond
+
+// acquire takes a connection for one query: an idle one, else the first released within
+// growAfter, else a new one while the pool may grow, else the first released.
 func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
 	select {
 	case r := <-s.idle:
 		return s.live(r)
 	default:
+	}
+	if s.mayGrow() {
+		wait := time.NewTimer(growAfter)
+		select {
+		case r := <-s.idle:
+			wait.Stop()
+			return s.live(r)
+		case <-wait.C:
+		case <-s.closing:
+			wait.Stop()
+			return nil, fmt.Errorf("snapshot is closed")
+		case <-ctx.Done():
+			wait.Stop()
+			return nil, ctx.Err()
+		}
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -244,6 +270,13 @@ func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// mayGrow reports whether the pool may open another connection.
+func (s *Snapshot) mayGrow() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.noMore && s.opened < s.maxReaders
 }
 
 // live returns r unless the snapshot was closed while r waited idle (Close took the idle
