@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"time"
 
 	"github.com/docforge/docforge/source/project"
 
@@ -21,6 +22,19 @@ func (s *Snapshot) QueryForTest(ctx context.Context, q string, fn func(*sqlite.S
 // base, whatever the policy says: the run the policy chooses over a large base.
 func MergeDeltasForTest(ctx context.Context, d *project.Descriptor, opts MergeOptions) (*MergeResult, error) {
 	return mergeWith(ctx, d, opts, func(m *Manifest) (int, bool) { return 1, m.Deltas() > 1 })
+}
+
+// SetGrowAfterForTest sets how long a query waits for a busy connection before the pool
+// opens another (0: at once, so that a test's short queries run on several).
+func (s *Snapshot) SetGrowAfterForTest(d time.Duration) { s.growAfter = d }
+
+// HoldReaderForTest takes a read connection as a query does and returns its release.
+func (s *Snapshot) HoldReaderForTest(ctx context.Context) (func(), error) {
+	r, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func() { s.release(r) }, nil
 }
 
 // ReadersForTest is how many read connections the snapshot has open.

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docforge/docforge/index"
 )
@@ -89,6 +90,7 @@ func TestSnapshotAnswersConcurrentQueriesAlike(t *testing.T) {
 		serial.Close()
 		snap, err := index.Open(ctx, d)
 		must(t, err)
+		snap.SetGrowAfterForTest(0)
 		for g, got := range concurrentAnswers(t, snap, 8) {
 			if got != want {
 				t.Fatalf("%d deltas: goroutine %d answered differently:\n%s", deltas, g, firstDiff(got, want))
@@ -170,5 +172,43 @@ func TestSnapshotCloseEndsWaitingQueries(t *testing.T) {
 	wg.Wait()
 	if n := snap.ReadersForTest(); n != 0 {
 		t.Errorf("%d connections open after Close and the queries' end", n)
+	}
+}
+
+// A query waits for a busy connection before the pool opens another: within the wait it
+// takes the released one, past it a new one.
+func TestSnapshotGrowsOnlyAfterAWait(t *testing.T) {
+	ctx := context.Background()
+	d := load(t, genProject(t, 20, rand.New(rand.NewSource(7))))
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	for _, tc := range []struct {
+		wait    time.Duration
+		readers int
+	}{{time.Hour, 1}, {0, 2}} {
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		snap.SetGrowAfterForTest(tc.wait)
+		release, err := snap.HoldReaderForTest(ctx)
+		must(t, err)
+		done := make(chan error, 1)
+		go func() { _, err := snap.Get(ctx, "n000"); done <- err }()
+		if tc.wait == 0 {
+			must(t, <-done) // answered on a second connection while the first is held
+			release()
+		} else {
+			time.Sleep(50 * time.Millisecond)
+			select {
+			case err := <-done:
+				t.Fatalf("answered (%v) while its one connection was held and the wait had not passed", err)
+			default:
+			}
+			release()
+			must(t, <-done)
+		}
+		if n := snap.ReadersForTest(); n != tc.readers {
+			t.Errorf("wait %s: %d read connections, want %d", tc.wait, n, tc.readers)
+		}
+		must(t, snap.Close())
 	}
 }

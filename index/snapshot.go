@@ -32,6 +32,7 @@ type Snapshot struct {
 	// have it keep reading it).
 	opened     int
 	maxReaders int
+	growAfter  time.Duration // growAfter, but in tests
 	noMore     bool
 	closed     bool
 	// dir is where the segment files are.
@@ -123,7 +124,7 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 		conn.Close()
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 	}
-	snap := &Snapshot{memo: NewBaseMemo(), idle: make(chan *reader, MaxReaders), maxReaders: MaxReaders, closing: make(chan struct{}), dir: paths.Dir,
+	snap := &Snapshot{memo: NewBaseMemo(), idle: make(chan *reader, MaxReaders), maxReaders: MaxReaders, growAfter: growAfter, closing: make(chan struct{}), dir: paths.Dir,
 		maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
 		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
@@ -213,7 +214,7 @@ func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
 	default:
 	}
 	if s.mayGrow() {
-		wait := time.NewTimer(growAfter)
+		wait := time.NewTimer(s.growAfter)
 		select {
 		case r := <-s.idle:
 			wait.Stop()
