@@ -12,7 +12,7 @@ import (
 // A function's Logic is one row of the logic table: its steps and edges encoded together.
 // Logic is only ever read whole, by its owner, and a row per step and per edge made it a
 // quarter of GOROOT/src's index and 3.2 s of its cold build's single inserting goroutine
-// (docs/benchmarks.md, "Cold build: Logic as one row per function"). The encoding is made on
+// (docs/benchmarks.md, "Logic as one row per function"). The encoding is made on
 // the goroutine that parsed the file.
 
 // storedLogic is a function's Logic as the logic table holds it.
