@@ -51,14 +51,8 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	if err := createSegment(conn, false); err != nil {
 		return nil, nil, err
 	}
-	for _, cfg := range []string{
-		fmt.Sprintf("INSERT INTO search(search, rank) VALUES ('hashsize', %d)", buildHashBytes),
-		// Merging while inserting costs more than one merge at the end.
-		"INSERT INTO search(search, rank) VALUES ('automerge', 0)",
-	} {
-		if err := sqlitex.ExecuteTransient(conn, cfg, nil); err != nil {
-			return nil, nil, fmt.Errorf("configure full-text index: %w", err)
-		}
+	if err := configureColdFullText(conn); err != nil {
+		return nil, nil, err
 	}
 
 	commit, err := beginBuild(conn)
@@ -84,87 +78,125 @@ func coldBuild(ctx context.Context, path string, d *project.Descriptor, inv *sou
 	if w.rels, err = insertRelations(conn, d.Relations.Allowed); err != nil {
 		return nil, nil, err
 	}
-	list := problem.List{}
-	list.AddAll(inv.Problems)
-	check := source.NewChecker(d)
-	keys := make(map[string]int64, len(inv.Files))
-	var next int64
-	done := 0
+	rows := &coldRows{w: w, st: st, check: source.NewChecker(d), keys: make(map[string]int64, len(inv.Files)),
+		progress: progress, total: len(inv.Files)}
+	rows.list.AddAll(inv.Problems)
 	analyzers := &sync.Pool{New: newAnalyzers(own)}
-	err = source.NewLoader(d, b.policy).CountWork(b.work).WithFiles(inv.Files).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, func(p source.Parsed) error {
-		done++
-		if progress != nil && (done%512 == 0 || done == len(inv.Files)) {
-			progress(done, len(inv.Files))
-		}
-		list.AddAll(p.Fragment.Problems)
-		check.Add(p.Fragment)
-		if list.Errors() > 0 {
-			return nil // keep collecting problems; the build will not be published
-		}
-		if err := w.insertFile(p.File, p.FileHash); err != nil {
-			return err
-		}
-		if len(p.Fragment.Refs) > 0 {
-			if err := w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
-				return err
-			}
-		}
-		if err := w.insertLinkKeys(p.File.Path, p.Fragment.Links); err != nil {
-			return err
-		}
-		st.sources.Add(fileItem(p.File.Path, p.FileHash))
-		prepared := p.Prepared.([]preparedNode)
-		for i := range p.Fragment.Nodes {
-			n := &p.Fragment.Nodes[i]
-			if _, dup := keys[n.ID]; dup {
-				continue // reported by the checker
-			}
-			next++
-			keys[n.ID] = next
-			if err := w.insertNode(next, n, &prepared[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err = source.NewLoader(d, b.policy).CountWork(b.work).WithFiles(inv.Files).Then(prepareNodes(analyzers)).Each(ctx, inv.Files, rows.add)
 	if err != nil {
 		return nil, nil, fmt.Errorf("build index: %w", err)
 	}
 	if err := w.fullText.flush(conn); err != nil { // nil-safe
 		return nil, nil, err
 	}
-	list.AddAll(check.Problems())
-	if list.Errors() > 0 {
-		return list.Problems(), nil, nil
+	rows.list.AddAll(rows.check.Problems())
+	if rows.list.Errors() > 0 {
+		return rows.list.Problems(), nil, nil
 	}
-	if err := w.insertLabels(); err != nil {
+	if err := rows.finish(conn, &candidates, clk); err != nil {
 		return nil, nil, err
+	}
+	st.sources.Add(fileItem(project.FileName, d.Hash))
+	if err := w.writeMeta(b); err != nil {
+		return nil, nil, err
+	}
+	return rows.list.Problems(), w.fullText, nil
+}
+
+// configureColdFullText sizes FTS5's term buffer for a bulk load and leaves merging for the
+// end: merging while inserting costs more than one merge at the end.
+func configureColdFullText(conn *sqlite.Conn) error {
+	for _, cfg := range []string{
+		fmt.Sprintf("INSERT INTO search(search, rank) VALUES ('hashsize', %d)", buildHashBytes),
+		"INSERT INTO search(search, rank) VALUES ('automerge', 0)",
+	} {
+		if err := sqlitex.ExecuteTransient(conn, cfg, nil); err != nil {
+			return fmt.Errorf("configure full-text index: %w", err)
+		}
+	}
+	return nil
+}
+
+// coldRows inserts a cold build's parsed files as they come, each node under the next key,
+// and collects every file's problems; once any is an error it only collects.
+type coldRows struct {
+	w        *writer
+	st       *state
+	check    *source.Checker
+	list     problem.List
+	keys     map[string]int64
+	next     int64
+	progress func(done, total int)
+	done     int
+	total    int
+}
+
+// add takes one parsed file.
+func (c *coldRows) add(p source.Parsed) error {
+	c.done++
+	if c.progress != nil && (c.done%512 == 0 || c.done == c.total) {
+		c.progress(c.done, c.total)
+	}
+	c.list.AddAll(p.Fragment.Problems)
+	c.check.Add(p.Fragment)
+	if c.list.Errors() > 0 {
+		return nil // keep collecting problems; the build will not be published
+	}
+	if err := c.w.insertFile(p.File, p.FileHash); err != nil {
+		return err
+	}
+	if len(p.Fragment.Refs) > 0 {
+		if err := c.w.insertRefs(p.File.Path, p.Fragment.Refs); err != nil {
+			return err
+		}
+	}
+	if err := c.w.insertLinkKeys(p.File.Path, p.Fragment.Links); err != nil {
+		return err
+	}
+	c.st.sources.Add(fileItem(p.File.Path, p.FileHash))
+	prepared := p.Prepared.([]preparedNode)
+	for i := range p.Fragment.Nodes {
+		n := &p.Fragment.Nodes[i]
+		if _, dup := c.keys[n.ID]; dup {
+			continue // reported by the checker
+		}
+		c.next++
+		c.keys[n.ID] = c.next
+		if err := c.w.insertNode(c.next, n, &prepared[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish writes what needs every node first: labels, the node and candidate indexes, the
+// edges, and their indexes.
+func (c *coldRows) finish(conn *sqlite.Conn, candidates *[]candidate, clk *clock) error {
+	w, keys := c.w, c.keys
+	if err := w.insertLabels(); err != nil {
+		return err
 	}
 	// Hashing the declared edges and resolving the relation candidates into hashed edges is
 	// Go's work; it runs while SQLite creates the node and candidate indexes, on the core the
 	// parsing left idle. keys and rels are only read from here on; the channels are buffered,
 	// so a build that fails before reading them leaves no goroutine blocked.
 	declared, resolved := make(chan []hashedEdge, 1), make(chan []hashedEdge, 1)
-	go func() { declared <- hashEdges(check.EdgeRuns(), keys, w.rels) }()
+	go func() { declared <- hashEdges(c.check.EdgeRuns(), keys, w.rels) }()
 	go func() {
-		resolved <- hashEdges([][]graph.EdgeAt{resolvedRefs(keys, w.names, w.rels, candidates)}, keys, w.rels)
+		resolved <- hashEdges([][]graph.EdgeAt{resolvedRefs(keys, w.names, w.rels, *candidates)}, keys, w.rels)
 	}()
 	clk.mark("build")
 	if err := sqlitex.ExecuteScript(conn, nodeIndexes, nil); err != nil {
-		return nil, nil, fmt.Errorf("create index schema: %w", err)
+		return fmt.Errorf("create index schema: %w", err)
 	}
 	clk.mark("indexes")
 	if err := insertEdges(w, <-declared, <-resolved); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if err := sqlitex.ExecuteScript(conn, edgeIndexes, nil); err != nil {
-		return nil, nil, fmt.Errorf("create index schema: %w", err)
+		return fmt.Errorf("create index schema: %w", err)
 	}
-	st.sources.Add(fileItem(project.FileName, d.Hash))
-	if err := w.writeMeta(b); err != nil {
-		return nil, nil, err
-	}
-	return list.Problems(), w.fullText, nil
+	return nil
 }
 
 // maxColdSegments is how many full-text segments (one for each buildHashBytes of pending

@@ -91,37 +91,7 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		if err != nil || len(want) == 0 {
 			return err
 		}
-		// The review state needs the target's ID and hash: the far node's going forwards, the
-		// expanded node's (bound as ?3 and ?4) going backwards. The stamp probe is one primary
-		// key lookup, and the CASE reads the hash only for a stamped edge. A generation without
-		// stamps skips the probe, which made impact on the unstamped 10k-node benchmark
-		// project 1.3 times slower.
-		near, far := "src", "dst"
-		if !outgoing {
-			near, far = "dst", "src"
-		}
-		// The far node is read by a correlated subquery, not a join: over deltas both tables
-		// are views of two parts each, and SQLite runs a join of them as four parts, reading
-		// the base's edges and their dead keys twice (docs/benchmarks.md).
-		farNode := func(col string) string { return `(SELECT n.` + col + ` FROM nodes n WHERE n.key = e.` + far + `)` }
-		targetID, targetHash := farNode("id"), farNode("content_hash")
-		if !outgoing {
-			targetID, targetHash = "?3", "?4"
-		}
-		// A correlated subquery, not a LEFT JOIN: across segments stamps is a view, which
-		// SQLite would materialize whole on the right of a LEFT JOIN.
-		review := `''`
-		if s.stamped {
-			hash := `(SELECT s.hash FROM stamps s WHERE s.src = e.src AND s.target = ` + targetID + `)`
-			review = `CASE WHEN ` + hash + ` IS NULL THEN '' WHEN ` + hash + ` = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END`
-		}
-		// No LIMIT and no ORDER BY: a node's edges are read whole and sorted here. Over deltas
-		// the tables are views of two parts each, and sorting their join in SQL took a
-		// temporary table for each of its four parts (impact at 100k over 4 deltas, 2.1
-		// against 1.2 ms merged, docs/benchmarks.md); a bound LIMIT made SQLite prepare the
-		// statement again at every rebinding.
-		st := conn.Prep(`SELECT e.` + far + `, ` + farNode("id") + `, r.name, e.rel, ` + review + `
-			FROM edges e JOIN relations r ON r.rel = e.rel WHERE e.` + near + ` = ?1`)
+		st := conn.Prep(s.expandSQL(outgoing))
 		var hashOf *sqlite.Stmt
 		if !outgoing && s.stamped {
 			hashOf = conn.Prep(`SELECT content_hash FROM nodes WHERE key = ?`)
@@ -141,32 +111,10 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 				st.BindText(3, f.ID)
 				st.BindText(4, hash)
 			}
-			type edgeRow struct {
-				hop Hop
-				rel int64
-			}
-			var rows []edgeRow
-			for {
-				ok, err := st.Step()
-				if err != nil {
-					st.Reset()
-					return fmt.Errorf("expand %s: %w", f.ID, err)
-				}
-				if !ok {
-					break
-				}
-				if st.ColumnType(1) == sqlite.TypeNull {
-					continue // no live node holds the far key: the join would have dropped the edge
-				}
-				rows = append(rows, edgeRow{rel: st.ColumnInt64(3),
-					hop: Hop{From: f, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing, Review: st.ColumnText(4)}})
-			}
-			if err := st.Reset(); err != nil {
+			rows, err := readHops(st, f, outgoing)
+			if err != nil {
 				return fmt.Errorf("expand %s: %w", f.ID, err)
 			}
-			slices.SortFunc(rows, func(a, b edgeRow) int {
-				return relationOrder(a.hop.Relation, a.hop.To.ID, b.hop.Relation, b.hop.To.ID)
-			})
 			for _, r := range rows {
 				if out.Examined == budget {
 					out.Exhausted = true
@@ -184,6 +132,75 @@ func (s *Snapshot) Expand(ctx context.Context, from []NodeRef, outgoing bool, re
 		return nil
 	})
 	return out, err
+}
+
+// expandSQL is the statement that reads one node's edges one way, with the far node's key
+// and ID, the relation's name and key, and the edge's review state.
+func (s *Snapshot) expandSQL(outgoing bool) string {
+	// The review state needs the target's ID and hash: the far node's going forwards, the
+	// expanded node's (bound as ?3 and ?4) going backwards. The stamp probe is one primary
+	// key lookup, and the CASE reads the hash only for a stamped edge. A generation without
+	// stamps skips the probe, which made impact on the unstamped 10k-node benchmark
+	// project 1.3 times slower.
+	near, far := "src", "dst"
+	if !outgoing {
+		near, far = "dst", "src"
+	}
+	// The far node is read by a correlated subquery, not a join: over deltas both tables
+	// are views of two parts each, and SQLite runs a join of them as four parts, reading
+	// the base's edges and their dead keys twice (docs/benchmarks.md).
+	farNode := func(col string) string { return `(SELECT n.` + col + ` FROM nodes n WHERE n.key = e.` + far + `)` }
+	targetID, targetHash := farNode("id"), farNode("content_hash")
+	if !outgoing {
+		targetID, targetHash = "?3", "?4"
+	}
+	// A correlated subquery, not a LEFT JOIN: across segments stamps is a view, which
+	// SQLite would materialize whole on the right of a LEFT JOIN.
+	review := `''`
+	if s.stamped {
+		hash := `(SELECT s.hash FROM stamps s WHERE s.src = e.src AND s.target = ` + targetID + `)`
+		review = `CASE WHEN ` + hash + ` IS NULL THEN '' WHEN ` + hash + ` = ` + targetHash + ` THEN '` + graph.Confirmed + `' ELSE '` + graph.Suspect + `' END`
+	}
+	// No LIMIT and no ORDER BY: a node's edges are read whole and sorted here. Over deltas
+	// the tables are views of two parts each, and sorting their join in SQL took a
+	// temporary table for each of its four parts (impact at 100k over 4 deltas, 2.1
+	// against 1.2 ms merged, docs/benchmarks.md); a bound LIMIT made SQLite prepare the
+	// statement again at every rebinding.
+	return `SELECT e.` + far + `, ` + farNode("id") + `, r.name, e.rel, ` + review + `
+		FROM edges e JOIN relations r ON r.rel = e.rel WHERE e.` + near + ` = ?1`
+}
+
+// edgeRow is one edge Expand read: its hop, and its relation's key.
+type edgeRow struct {
+	hop Hop
+	rel int64
+}
+
+// readHops steps st, bound to from, through its edges, sorted in the answers' order.
+func readHops(st *sqlite.Stmt, from NodeRef, outgoing bool) ([]edgeRow, error) {
+	var rows []edgeRow
+	for {
+		ok, err := st.Step()
+		if err != nil {
+			st.Reset()
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if st.ColumnType(1) == sqlite.TypeNull {
+			continue // no live node holds the far key: the join would have dropped the edge
+		}
+		rows = append(rows, edgeRow{rel: st.ColumnInt64(3),
+			hop: Hop{From: from, To: NodeRef{Key: st.ColumnInt64(0), ID: st.ColumnText(1)}, Relation: st.ColumnText(2), Outgoing: outgoing, Review: st.ColumnText(4)}})
+	}
+	if err := st.Reset(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b edgeRow) int {
+		return relationOrder(a.hop.Relation, a.hop.To.ID, b.hop.Relation, b.hop.To.ID)
+	})
+	return rows, nil
 }
 
 func nodeHash(st *sqlite.Stmt, key int64) (string, error) {
@@ -336,34 +353,7 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 			}
 			out.Terms = append(out.Terms, TermUse{Term: t, Nodes: n, AtLeast: atLeast})
 		}
-		order := make([]int, len(out.Terms))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			la, lb := late != nil && late(out.Terms[a].Term), late != nil && late(out.Terms[b].Term)
-			if la != lb {
-				if la {
-					return 1
-				}
-				return -1
-			}
-			return out.Terms[a].Nodes - out.Terms[b].Nodes
-		})
-		var chosen, present []string
-		total := 0
-		for _, i := range order {
-			t := &out.Terms[i]
-			if t.Nodes == 0 {
-				continue
-			}
-			present = append(present, quoteTerm(t.Term))
-			if !t.AtLeast && total+t.Nodes <= budget {
-				total += t.Nodes
-				t.Used = true
-				chosen = append(chosen, quoteTerm(t.Term))
-			}
-		}
+		chosen, present := chooseTerms(out.Terms, budget, late)
 		query := strings.Join(chosen, " OR ")
 		out.Mode = "any"
 		if len(chosen) == 0 {
@@ -412,6 +402,40 @@ func (s *Snapshot) RankAny(ctx context.Context, ids, terms []string, limit, budg
 		return nil, fmt.Errorf("rank focus: %w", err)
 	}
 	return out, nil
+}
+
+// chooseTerms marks the terms a ranking uses: rarest first (those late reports true for
+// after all others), while the nodes they match together stay within budget. It returns
+// them quoted, and every term some node holds.
+func chooseTerms(terms []TermUse, budget int, late func(term string) bool) (chosen, present []string) {
+	isLate := func(i int) bool { return late != nil && late(terms[i].Term) }
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if la, lb := isLate(a), isLate(b); la != lb {
+			if la {
+				return 1
+			}
+			return -1
+		}
+		return terms[a].Nodes - terms[b].Nodes
+	})
+	total := 0
+	for _, i := range order {
+		t := &terms[i]
+		if t.Nodes == 0 {
+			continue
+		}
+		present = append(present, quoteTerm(t.Term))
+		if !t.AtLeast && total+t.Nodes <= budget {
+			total += t.Nodes
+			t.Used = true
+			chosen = append(chosen, quoteTerm(t.Term))
+		}
+	}
+	return chosen, present
 }
 
 // relationOrder orders a node's relations by relation name, then the other node's ID, as the

@@ -329,6 +329,19 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 	if ext != "" && !linkExtensions[ext] && !codeFile {
 		return nil, "", nil, false
 	}
+	bases = linkBases(d, rel, dest, ext, ld)
+	for _, b := range bases {
+		paths = appendCandidates(d, paths, b, ext, code, codeFile)
+	}
+	return paths, anchor, bases, len(paths) > 0
+}
+
+// linkBases are the paths a destination may name, before extensions and index files: joined
+// to the page's folder (and, in a Docusaurus site, to its URL's), a site route's folder, and
+// for a root-relative link or a Hugo lookup the project root and each content root; never
+// above the project.
+func linkBases(d *project.Descriptor, rel, dest, ext string, ld linkDest) []string {
+	var bases []string
 	rooted := strings.HasPrefix(dest, "/")
 	if !rooted {
 		bases = append(bases, path.Join(path.Dir(rel), dest))
@@ -354,26 +367,26 @@ func linkPaths(d *project.Descriptor, rel string, ld linkDest) (paths []string, 
 			bases = append(bases, path.Join(r, strings.TrimPrefix(dest, "/")))
 		}
 	}
-	bases = slices.DeleteFunc(bases, func(b string) bool { return b == ".." || strings.HasPrefix(b, "../") || b == "." })
-	for _, b := range bases {
-		var forms []string
-		if ext != "" {
-			forms = []string{b}
-		} else {
-			// A folder or an extension-less page: Docusaurus and Hugo write links that way.
-			forms = []string{b + ".md", b + ".mdx", b + "/_index.md", b + "/index.md", b + "/index.mdx", b + "/README.md"}
-		}
-		for _, f := range forms {
-			if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && !codeFile {
-				paths = append(paths, f)
-			}
-		}
-		// A code file names its file node, a folder of Go files its package node.
-		if code && (codeFile || ext == "") && inCodeRoot(d, b) && !slices.Contains(paths, b) {
-			paths = append(paths, b)
+	return slices.DeleteFunc(bases, func(b string) bool { return b == ".." || strings.HasPrefix(b, "../") || b == "." })
+}
+
+// appendCandidates adds the files a base may be: itself when it has an extension, else the
+// page files Docusaurus and Hugo write extension-less links to, under a content root; and a
+// code file's file node or a folder's package node under a code root.
+func appendCandidates(d *project.Descriptor, paths []string, b, ext string, code, codeFile bool) []string {
+	forms := []string{b}
+	if ext == "" {
+		forms = []string{b + ".md", b + ".mdx", b + "/_index.md", b + "/index.md", b + "/index.mdx", b + "/README.md"}
+	}
+	for _, f := range forms {
+		if _, in := d.ContentRootOf(f); in && !slices.Contains(paths, f) && !codeFile {
+			paths = append(paths, f)
 		}
 	}
-	return paths, anchor, bases, len(paths) > 0
+	if code && (codeFile || ext == "") && inCodeRoot(d, b) && !slices.Contains(paths, b) {
+		paths = append(paths, b)
+	}
+	return paths
 }
 
 // nodeLinks converts a node's link destinations and wiki references into links.
