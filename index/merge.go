@@ -198,6 +198,67 @@ func lowPriority(fn func()) {
 	<-done
 }
 
+// mergedState is what the merged segment must hold: the generation its newest segment
+// describes, which must be the manifest's, and that segment's meta.
+func mergedState(conn *sqlite.Conn, schemas []string, m *Manifest) (map[string]string, *state, error) {
+	meta, err := readMetaFrom(conn, schemas[len(schemas)-1]+".meta")
+	if err != nil {
+		return nil, nil, err
+	}
+	want, err := stateFromMeta(meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want.generation != m.Generation {
+		return nil, nil, fmt.Errorf("the segments hold generation %d, the manifest %d", want.generation, m.Generation)
+	}
+	return meta, want, nil
+}
+
+// applyRun applies each attached delta after the first segment onto it, in one transaction,
+// keeping the full text's totals exact: the sizes of the rows a delta replaces out, its own
+// in. A merged delta's full text is rewritten as one segment.
+func applyRun(conn *sqlite.Conn, schemas []string, base bool) error {
+	commit, err := beginBuild(conn)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	totals, ok, err := fts5seg.ReadTotals(conn, searchTable("main"))
+	if err != nil {
+		return err
+	}
+	if !ok { // a delta that only removed rows holds none: its totals are nothing
+		totals = fts5seg.Totals{Columns: make([]uint64, searchColumns)}
+	}
+	w := &writer{conn: conn}
+	for _, schema := range schemas[1:] {
+		sizesOf := func(keys string) string {
+			return "SELECT sz FROM main.search_docsize WHERE id IN (SELECT key FROM " + schema + "." + keys + ")"
+		}
+		if err := countSizes(conn, &totals, sizesOf("dead_nodes"), true); err != nil {
+			return err
+		}
+		if err := applyDelta(w, schema, !base); err != nil {
+			return err
+		}
+		if err := countSizes(conn, &totals, sizesOf("nodes"), false); err != nil {
+			return err
+		}
+	}
+	if !base {
+		// A delta merged again and again would keep the full-text segments and deletion marks
+		// of every merge; rewritten as one segment it holds only its rows. (A base's full
+		// text is rewritten only by the merges FTS5 itself runs as it grows.)
+		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search) VALUES ('optimize')", nil); err != nil {
+			return fmt.Errorf("optimize the full text: %w", err)
+		}
+	}
+	if err := commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return totals.Write(conn, searchTable("main"))
+}
+
 // writeMerge writes the merged segment, at whatever priority its thread has.
 func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, from int, hook func(string) error) (mb *mergeBuild, retErr error) {
 	base := from == 0
@@ -229,56 +290,11 @@ func writeMerge(ctx context.Context, paths publication.Paths, m *Manifest, from 
 	if err := attachEach(conn, paths.Dir, run, schemas); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	// What the merged base must hold: the generation its newest segment describes.
-	meta, err := readMetaFrom(conn, schemas[len(schemas)-1]+".meta")
+	meta, want, err := mergedState(conn, schemas, m)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	want, err := stateFromMeta(meta)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	if want.generation != m.Generation {
-		return nil, fmt.Errorf("merge: the segments hold generation %d, the manifest %d", want.generation, m.Generation)
-	}
-	commit, err := beginBuild(conn)
-	if err != nil {
-		return nil, fmt.Errorf("merge: begin: %w", err)
-	}
-	totals, ok, err := fts5seg.ReadTotals(conn, searchTable("main"))
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	if !ok { // a delta that only removed rows holds none: its totals are nothing
-		totals = fts5seg.Totals{Columns: make([]uint64, searchColumns)}
-	}
-	w := &writer{conn: conn}
-	for _, schema := range schemas[1:] {
-		sizesOf := func(keys string) string {
-			return "SELECT sz FROM main.search_docsize WHERE id IN (SELECT key FROM " + schema + "." + keys + ")"
-		}
-		if err := countSizes(conn, &totals, sizesOf("dead_nodes"), true); err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-		if err := applyDelta(w, schema, !base); err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-		if err := countSizes(conn, &totals, sizesOf("nodes"), false); err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-	}
-	if !base {
-		// A delta merged again and again would keep the full-text segments and deletion marks
-		// of every merge; rewritten as one segment it holds only its rows. (A base's full
-		// text is rewritten only by the merges FTS5 itself runs as it grows.)
-		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search) VALUES ('optimize')", nil); err != nil {
-			return nil, fmt.Errorf("merge: optimize the full text: %w", err)
-		}
-	}
-	if err := commit(); err != nil {
-		return nil, fmt.Errorf("merge: commit: %w", err)
-	}
-	if err := totals.Write(conn, searchTable("main")); err != nil {
+	if err := applyRun(conn, schemas, base); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	if err := conn.Close(); err != nil {

@@ -85,20 +85,10 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 	var decls []graph.Node
 	var declRefs []graph.Edge
 	for _, d := range f.Decls {
-		name := d.Name
-		if d.Kind == KindFunc && name == "init" {
+		if d.Kind == KindFunc && d.Name == "init" {
 			inits++
-			name = "init." + strings.TrimSuffix(base, ".go") + "." + strconv.Itoa(inits)
 		}
-		id := graph.CodePrefix + declPath + "." + name
-		title := d.Kind + " " + d.Name
-		switch d.Kind {
-		case KindMethod:
-			id = graph.CodePrefix + declPath + "." + d.Recv + "." + d.Name
-			title = "func (" + d.Recv + ") " + d.Name
-		case KindFunc:
-			title = "func " + d.Name
-		}
+		id, title := declIdentity(declPath, base, d, inits)
 		caps := []string{CapUnexported}
 		if IsExported(d.Name) {
 			caps = []string{CapExported}
@@ -112,19 +102,8 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 			SourcePath: rel, Anchor: "L" + strconv.Itoa(d.Line),
 		}, Line: d.Line, EndLine: d.End, CodeTerms: d.Terms, Body: d.Doc, Logic: d.Logic}
 		fileRefs = append(fileRefs, graph.Edge{Source: fileID, Relation: RelDefines, Target: id})
-		var own []graph.Edge
-		for _, c := range d.Calls {
-			target := calleeID(declPath, c)
-			own = append(own, graph.Edge{Source: id, Relation: RelCalls, Target: target})
-			if test {
-				declRefs = append(declRefs, graph.Edge{Source: target, Relation: RelTestedBy, Target: id})
-			}
-		}
-		for _, r := range d.Refs {
-			if target := calleeID(declPath, r); target != id {
-				own = append(own, graph.Edge{Source: id, Relation: RelDependsOn, Target: target})
-			}
-		}
+		own, testedBy := declRelations(id, declPath, d, test)
+		declRefs = append(declRefs, testedBy...)
 		// The calls and references come from the source the digests already cover.
 		n.ContentHash = graph.CodeContentHash(&n, d.Signature, d.Implementation)
 		declRefs = append(declRefs, own...)
@@ -134,6 +113,38 @@ func FileFragment(rel, importPath string, f *Facts) *graph.Fragment {
 	frag.Nodes = append([]graph.Node{file}, decls...)
 	frag.Refs = append(fileRefs, declRefs...)
 	return frag
+}
+
+// declIdentity is a declaration's node ID and title; the nth init function of a file is
+// init.FILE.n, as a package may hold several.
+func declIdentity(declPath, base string, d Decl, inits int) (id, title string) {
+	switch {
+	case d.Kind == KindMethod:
+		return graph.CodePrefix + declPath + "." + d.Recv + "." + d.Name, "func (" + d.Recv + ") " + d.Name
+	case d.Kind == KindFunc && d.Name == "init":
+		return graph.CodePrefix + declPath + ".init." + strings.TrimSuffix(base, ".go") + "." + strconv.Itoa(inits), "func " + d.Name
+	case d.Kind == KindFunc:
+		return graph.CodePrefix + declPath + "." + d.Name, "func " + d.Name
+	}
+	return graph.CodePrefix + declPath + "." + d.Name, d.Kind + " " + d.Name
+}
+
+// declRelations are a declaration's calls and references (not to itself), and for a test
+// function the tested_by edge from each function it calls.
+func declRelations(id, declPath string, d Decl, test bool) (own, testedBy []graph.Edge) {
+	for _, c := range d.Calls {
+		target := calleeID(declPath, c)
+		own = append(own, graph.Edge{Source: id, Relation: RelCalls, Target: target})
+		if test {
+			testedBy = append(testedBy, graph.Edge{Source: target, Relation: RelTestedBy, Target: id})
+		}
+	}
+	for _, r := range d.Refs {
+		if target := calleeID(declPath, r); target != id {
+			own = append(own, graph.Edge{Source: id, Relation: RelDependsOn, Target: target})
+		}
+	}
+	return own, testedBy
 }
 
 func calleeID(declPath string, c Callee) string {

@@ -42,6 +42,24 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 	}
 	f.Package = file.Name.Name
 	f.Doc = docText(file.Doc)
+	imports := f.readImports(fset, file)
+	for _, decl := range file.Decls {
+		switch d := decl.(type) {
+		case *ast.GenDecl:
+			f.Decls = append(f.Decls, genDecls(fset, src, d, imports)...)
+		case *ast.FuncDecl:
+			if d.Name.Name != "_" {
+				f.Decls = append(f.Decls, funcDecl(fset, src, d, imports, logicLimit))
+			}
+		}
+	}
+	addTerms(f, src)
+	return f
+}
+
+// readImports records the file's imports and returns the names they bind in it (blank and
+// dot imports bind none).
+func (f *Facts) readImports(fset *token.FileSet, file *ast.File) map[string]string {
 	imports := map[string]string{} // name in this file -> import path
 	for _, spec := range file.Imports {
 		p, err := strconv.Unquote(spec.Path.Value)
@@ -59,57 +77,56 @@ func Extract(name string, src []byte, logicLimit int) *Facts {
 		}
 		f.Imports = append(f.Imports, imp)
 	}
-	for _, decl := range file.Decls {
-		switch d := decl.(type) {
-		case *ast.GenDecl:
-			if d.Tok == token.VAR || d.Tok == token.CONST {
-				f.Decls = append(f.Decls, valueDecls(fset, src, d, imports)...)
-				continue
-			}
-			if d.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range d.Specs {
-				ts := spec.(*ast.TypeSpec)
-				if ts.Name.Name == "_" {
-					continue
-				}
-				doc := ts.Doc
-				if doc == nil && len(d.Specs) == 1 {
-					doc = d.Doc
-				}
-				f.Decls = append(f.Decls, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, End: fset.Position(ts.End()).Line, Doc: docText(doc),
-					Signature: digestSource(signatureDomain, src, offset(fset, ts.Pos()), offset(fset, ts.End())), Refs: references(ts, imports, ts.Name.Name)})
-			}
-		case *ast.FuncDecl:
-			if d.Name.Name == "_" {
-				continue
-			}
-			dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, End: fset.Position(d.End()).Line, Doc: docText(d.Doc),
-				Signature: digestSource(signatureDomain, src, offset(fset, d.Type.Pos()), offset(fset, d.Type.End()))}
-			if d.Body != nil {
-				dc.Implementation = digestSource(implementationDomain, src, offset(fset, d.Body.Pos()), offset(fset, d.Body.End()))
-			}
-			recvName := ""
-			if d.Recv != nil && len(d.Recv.List) > 0 {
-				dc.Kind = KindMethod
-				dc.Recv = receiverType(d.Recv.List[0].Type)
-				if names := d.Recv.List[0].Names; len(names) > 0 {
-					recvName = names[0].Name
-				}
-			}
-			dc.Refs = references(d, imports, d.Name.Name)
-			if d.Body != nil {
-				dc.Calls = calls(d.Body, imports, recvName, dc.Recv, localTypes(d, imports))
-				if logicLimit > 0 {
-					dc.Logic = buildLogic(fset, src, d, logicLimit)
-				}
-			}
-			f.Decls = append(f.Decls, dc)
+	return imports
+}
+
+// genDecls are the declarations of a var, const or type block (a lone spec's doc comment is
+// the block's).
+func genDecls(fset *token.FileSet, src []byte, d *ast.GenDecl, imports map[string]string) []Decl {
+	if d.Tok == token.VAR || d.Tok == token.CONST {
+		return valueDecls(fset, src, d, imports)
+	}
+	if d.Tok != token.TYPE {
+		return nil
+	}
+	var out []Decl
+	for _, spec := range d.Specs {
+		ts := spec.(*ast.TypeSpec)
+		if ts.Name.Name == "_" {
+			continue
+		}
+		doc := ts.Doc
+		if doc == nil && len(d.Specs) == 1 {
+			doc = d.Doc
+		}
+		out = append(out, Decl{Kind: KindType, Name: ts.Name.Name, Line: fset.Position(ts.Pos()).Line, End: fset.Position(ts.End()).Line, Doc: docText(doc),
+			Signature: digestSource(signatureDomain, src, offset(fset, ts.Pos()), offset(fset, ts.End())), Refs: references(ts, imports, ts.Name.Name)})
+	}
+	return out
+}
+
+// funcDecl is a function or method with its digests, references, calls and Logic.
+func funcDecl(fset *token.FileSet, src []byte, d *ast.FuncDecl, imports map[string]string, logicLimit int) Decl {
+	dc := Decl{Kind: KindFunc, Name: d.Name.Name, Line: fset.Position(d.Pos()).Line, End: fset.Position(d.End()).Line, Doc: docText(d.Doc),
+		Signature: digestSource(signatureDomain, src, offset(fset, d.Type.Pos()), offset(fset, d.Type.End()))}
+	recvName := ""
+	if d.Recv != nil && len(d.Recv.List) > 0 {
+		dc.Kind = KindMethod
+		dc.Recv = receiverType(d.Recv.List[0].Type)
+		if names := d.Recv.List[0].Names; len(names) > 0 {
+			recvName = names[0].Name
 		}
 	}
-	addTerms(f, src)
-	return f
+	dc.Refs = references(d, imports, d.Name.Name)
+	if d.Body == nil {
+		return dc
+	}
+	dc.Implementation = digestSource(implementationDomain, src, offset(fset, d.Body.Pos()), offset(fset, d.Body.End()))
+	dc.Calls = calls(d.Body, imports, recvName, dc.Recv, localTypes(d, imports))
+	if logicLimit > 0 {
+		dc.Logic = buildLogic(fset, src, d, logicLimit)
+	}
+	return dc
 }
 
 // maxDeclTerms bounds the distinct terms kept of one declaration's source.
@@ -282,21 +299,8 @@ func calls(body *ast.BlockStmt, imports map[string]string, recvName, recvType st
 // an imported type, Name the type's name. Shadowing is not tracked, as for calls.
 func localTypes(d *ast.FuncDecl, imports map[string]string) map[string]Callee {
 	out := map[string]Callee{}
-	typeOf := func(e ast.Expr) (Callee, bool) {
-		switch t := baseType(e).(type) {
-		case *ast.Ident:
-			return Callee{Name: t.Name}, !predeclared[t.Name]
-		case *ast.SelectorExpr:
-			if x, ok := t.X.(*ast.Ident); ok {
-				if p, ok := imports[x.Name]; ok {
-					return Callee{Pkg: p, Name: t.Sel.Name}, true
-				}
-			}
-		}
-		return Callee{}, false
-	}
 	bind := func(names []*ast.Ident, typ ast.Expr) {
-		if c, ok := typeOf(typ); ok {
+		if c, ok := namedType(typ, imports); ok {
 			for _, n := range names {
 				out[n.Name] = c
 			}
@@ -321,20 +325,9 @@ func localTypes(d *ast.FuncDecl, imports map[string]string) map[string]Callee {
 				break
 			}
 			for i, r := range x.Rhs {
-				id, ok := x.Lhs[i].(*ast.Ident)
-				if !ok {
-					continue
-				}
-				switch v := r.(type) {
-				case *ast.CompositeLit:
-					bind([]*ast.Ident{id}, v.Type)
-				case *ast.UnaryExpr:
-					if lit, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND {
-						bind([]*ast.Ident{id}, lit.Type)
-					}
-				case *ast.CallExpr:
-					if fn, ok := v.Fun.(*ast.Ident); ok && fn.Name == "new" && len(v.Args) == 1 {
-						bind([]*ast.Ident{id}, v.Args[0])
+				if id, ok := x.Lhs[i].(*ast.Ident); ok {
+					if typ := evidentType(r); typ != nil {
+						bind([]*ast.Ident{id}, typ)
 					}
 				}
 			}
@@ -342,6 +335,39 @@ func localTypes(d *ast.FuncDecl, imports map[string]string) map[string]Callee {
 		return true
 	})
 	return out
+}
+
+// namedType is the named type an expression names (through pointers), as a Callee: Pkg for
+// an imported type; a predeclared type is none.
+func namedType(e ast.Expr, imports map[string]string) (Callee, bool) {
+	switch t := baseType(e).(type) {
+	case *ast.Ident:
+		return Callee{Name: t.Name}, !predeclared[t.Name]
+	case *ast.SelectorExpr:
+		if x, ok := t.X.(*ast.Ident); ok {
+			if p, ok := imports[x.Name]; ok {
+				return Callee{Pkg: p, Name: t.Sel.Name}, true
+			}
+		}
+	}
+	return Callee{}, false
+}
+
+// evidentType is the type an initializer shows: T{...}, &T{...} or new(T); nil otherwise.
+func evidentType(r ast.Expr) ast.Expr {
+	switch v := r.(type) {
+	case *ast.CompositeLit:
+		return v.Type
+	case *ast.UnaryExpr:
+		if lit, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND {
+			return lit.Type
+		}
+	case *ast.CallExpr:
+		if fn, ok := v.Fun.(*ast.Ident); ok && fn.Name == "new" && len(v.Args) == 1 {
+			return v.Args[0]
+		}
+	}
+	return nil
 }
 
 // unwrapCall strips generic instantiation and parentheses from a called expression.
