@@ -199,21 +199,7 @@ func (k *Desk) Apply(ctx context.Context, applier, id, hash string) (*Applicatio
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case rec.Status == Applied:
-		return nil, problem.Errorf(problem.ChangesetState, "changeset %s was already applied (hash %s); applying it again is refused", id, rec.Hash)
-	case !Open(rec.Status):
-		return nil, problem.Errorf(problem.ChangesetState, "changeset %s is %s", id, rec.Status)
-	case hash != rec.Hash:
-		pe := problem.Errorf(problem.ChangesetStale, "hash %s is not changeset %s's current hash %s; review the current version and apply that hash", hash, id, rec.Hash)
-		pe.Problem.Remediation = "fetch the changeset with docforge_get_changeset, review it, and pass its changeset_hash"
-		return nil, pe
-	}
-	if rec.Changeset.ProjectID != k.d.Project.ID {
-		return nil, problem.Errorf(problem.OperationNotPermitted, "changeset %s was written for project %q, not %q", id, rec.Changeset.ProjectID, k.d.Project.ID)
-	}
-	// The author must still be a declared writer allowed every operation it queued.
-	if err := k.permit(rec.Changeset.Writer, rec.Changeset.Operations); err != nil {
+	if err := k.applicable(rec, id, hash); err != nil {
 		return nil, err
 	}
 	all, _, err := k.Store.List()
@@ -248,18 +234,7 @@ func (k *Desk) Apply(ctx context.Context, applier, id, hash string) (*Applicatio
 		}
 		return nil, cause
 	}
-	for i, f := range j.Files {
-		if err := k.step(fmt.Sprintf("write:%d", i)); err != nil {
-			return fail(err)
-		}
-		if err := k.writeCanonical(src, f, c.Projection.Overlay.Files[f.Path]); err != nil {
-			return fail(err)
-		}
-	}
-	if err := k.step("verify"); err != nil {
-		return fail(err)
-	}
-	if err := k.verify(ctx, src, c); err != nil {
+	if err := k.writeAndVerify(ctx, src, c, j); err != nil {
 		return fail(err)
 	}
 	if err := k.step("receipt"); err != nil {
@@ -276,6 +251,42 @@ func (k *Desk) Apply(ctx context.Context, applier, id, hash string) (*Applicatio
 	}
 	_ = k.clearJournal()
 	return out, nil
+}
+
+// applicable refuses a changeset that may not be applied: already applied or closed, not at
+// the reviewed hash, of another project, or by an author no longer allowed every operation it
+// queued.
+func (k *Desk) applicable(rec *Record, id, hash string) error {
+	switch {
+	case rec.Status == Applied:
+		return problem.Errorf(problem.ChangesetState, "changeset %s was already applied (hash %s); applying it again is refused", id, rec.Hash)
+	case !Open(rec.Status):
+		return problem.Errorf(problem.ChangesetState, "changeset %s is %s", id, rec.Status)
+	case hash != rec.Hash:
+		pe := problem.Errorf(problem.ChangesetStale, "hash %s is not changeset %s's current hash %s; review the current version and apply that hash", hash, id, rec.Hash)
+		pe.Problem.Remediation = "fetch the changeset with docforge_get_changeset, review it, and pass its changeset_hash"
+		return pe
+	case rec.Changeset.ProjectID != k.d.Project.ID:
+		return problem.Errorf(problem.OperationNotPermitted, "changeset %s was written for project %q, not %q", id, rec.Changeset.ProjectID, k.d.Project.ID)
+	}
+	return k.permit(rec.Changeset.Writer, rec.Changeset.Operations)
+}
+
+// writeAndVerify writes every journaled file, then checks that the files reproduce the
+// approved projection; a step hook may stop it between files, as a crash would.
+func (k *Desk) writeAndVerify(ctx context.Context, src *Sources, c *Checked, j *journal) error {
+	for i, f := range j.Files {
+		if err := k.step(fmt.Sprintf("write:%d", i)); err != nil {
+			return err
+		}
+		if err := k.writeCanonical(src, f, c.Projection.Overlay.Files[f.Path]); err != nil {
+			return err
+		}
+	}
+	if err := k.step("verify"); err != nil {
+		return err
+	}
+	return k.verify(ctx, src, c)
 }
 
 // prepare saves every file the application touches and writes the journal.

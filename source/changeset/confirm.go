@@ -65,13 +65,7 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 	targets := s.relationTargets()
 	explicit := len(ids) > 0
 	if len(ids) == 0 {
-		for _, rel := range s.order {
-			for _, n := range s.frags[rel].Nodes {
-				if !graph.IsCode(n.ID) && (len(targets[n.ID]) > 0 || len(n.Stamps) > 0) && s.nodes[n.ID].path == rel {
-					ids = append(ids, n.ID)
-				}
-			}
-		}
+		ids = s.reviewable(targets)
 	}
 	var out []Confirmation
 	byPath := map[string]map[string][]graph.Stamp{}
@@ -103,28 +97,13 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 		}
 		byPath[at.path][id] = stamps
 	}
-	type write struct{ rel, before, after string }
-	var writes []write
+	var writes []stampWrite
 	for _, rel := range paths {
-		before, ok, err := s.readFile(rel)
+		w, err := s.stampedFile(rel, byPath[rel])
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			return nil, problem.Errorf(problem.NodeNotFound, "%s no longer exists; run the command again", rel)
-		}
-		after := before
-		for _, id := range sortedKeys(byPath[rel]) {
-			if after, err = setStamps(rel, after, id, byPath[rel][id]); err != nil {
-				return nil, err
-			}
-		}
-		// The loaded fragment is before's parse; were the file changed since, the check
-		// would see other nodes or hashes and refuse.
-		if err := s.checkStampEdit(rel, before, after, s.frags[rel], byPath[rel]); err != nil {
-			return nil, err
-		}
-		writes = append(writes, write{rel, before, after})
+		writes = append(writes, w)
 	}
 	if opt.DryRun {
 		return out, nil
@@ -135,6 +114,46 @@ func (s *Sources) confirm(ids []string, opt ConfirmOptions) ([]Confirmation, err
 		}
 	}
 	return out, nil
+}
+
+// reviewable are the documents a confirmation of everything reviews: those with relations
+// or stamps, in source order, each at its own file.
+func (s *Sources) reviewable(targets map[string][]string) []string {
+	var ids []string
+	for _, rel := range s.order {
+		for _, n := range s.frags[rel].Nodes {
+			if !graph.IsCode(n.ID) && (len(targets[n.ID]) > 0 || len(n.Stamps) > 0) && s.nodes[n.ID].path == rel {
+				ids = append(ids, n.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// stampWrite is one file's text before and after its stamps change.
+type stampWrite struct{ rel, before, after string }
+
+// stampedFile is the file at rel with its nodes' stamps set, checked to change nothing else.
+func (s *Sources) stampedFile(rel string, stamps map[string][]graph.Stamp) (stampWrite, error) {
+	before, ok, err := s.readFile(rel)
+	if err != nil {
+		return stampWrite{}, err
+	}
+	if !ok {
+		return stampWrite{}, problem.Errorf(problem.NodeNotFound, "%s no longer exists; run the command again", rel)
+	}
+	after := before
+	for _, id := range sortedKeys(stamps) {
+		if after, err = setStamps(rel, after, id, stamps[id]); err != nil {
+			return stampWrite{}, err
+		}
+	}
+	// The loaded fragment is before's parse; were the file changed since, the check would
+	// see other nodes or hashes and refuse.
+	if err := s.checkStampEdit(rel, before, after, s.frags[rel], stamps); err != nil {
+		return stampWrite{}, err
+	}
+	return stampWrite{rel, before, after}, nil
 }
 
 // hasFrontMatter reports whether the file at rel can hold stamps: a record file always, a

@@ -480,7 +480,7 @@ func (v *validator) check(d *Descriptor, md toml.MetaData) {
 	v.proposals(&d.Proposals)
 }
 
-// defaults checks [sources.defaults] and [sources.links], filling in the links defaults.
+// defaults checks [sources.defaults], then [sources.links].
 func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool) {
 	df := &d.Sources.Defaults
 	if df.ID != "" && df.ID != DeriveFromPath {
@@ -497,7 +497,13 @@ func (v *validator) defaults(d *Descriptor, linksDeclared, enabledDeclared bool)
 		v.add(problem.InvalidDescriptor, "sources.defaults", "sources.defaults derives IDs but names no default family and kind; set family and kind so that files stating neither still validate")
 	}
 	v.choice("sources.defaults.foreign_fields", &df.ForeignFields, "error", "ignore")
+	v.links(d, linksDeclared, enabledDeclared)
+}
 
+// links checks [sources.links], filling in its defaults: on when the table is declared
+// without enabled, relates_to links, links to code on with code roots, as documents
+// relations where the vocabulary has them.
+func (v *validator) links(d *Descriptor, linksDeclared, enabledDeclared bool) {
 	l := &d.Sources.Links
 	if linksDeclared && !enabledDeclared {
 		on := true
