@@ -113,12 +113,8 @@ func schemaType(p map[string]any) string {
 func propertyText(p map[string]any) string {
 	text, _ := p["description"].(string)
 	var bounds []string
-	if enum, ok := p["enum"].([]any); ok {
-		values := make([]string, len(enum))
-		for i, v := range enum {
-			values[i] = fmt.Sprintf("`%v`", v)
-		}
-		bounds = append(bounds, "one of "+strings.Join(values, ", "))
+	if values := enumValues(p); values != nil {
+		bounds = append(bounds, "one of `"+strings.Join(values, "`, `")+"`")
 	}
 	if v, ok := p["minimum"]; ok {
 		bounds = append(bounds, fmt.Sprintf("at least %v", v))

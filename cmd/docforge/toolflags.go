@@ -85,11 +85,7 @@ func (tc *toolCommand) define(fs *flag.FlagSet, e *env) {
 // flagUsage is a property's description with its bounds, for --help.
 func flagUsage(p map[string]any, required bool) string {
 	text, _ := p["description"].(string)
-	if enum, ok := p["enum"].([]any); ok {
-		values := make([]string, len(enum))
-		for i, v := range enum {
-			values[i] = fmt.Sprint(v)
-		}
+	if values := enumValues(p); values != nil {
 		text += " (one of " + strings.Join(values, ", ") + ")"
 	}
 	if required {
@@ -161,13 +157,21 @@ func schemaInt(v any) (int, bool) {
 
 // enumHint is ": one of a, b, c" for a property with an enum.
 func enumHint(schema map[string]any) string {
+	if values := enumValues(schema); values != nil {
+		return ": one of " + strings.Join(values, ", ")
+	}
+	return ""
+}
+
+// enumValues are a property's allowed values, or nil when it has no enum.
+func enumValues(schema map[string]any) []string {
 	enum, ok := schema["enum"].([]any)
 	if !ok {
-		return ""
+		return nil
 	}
 	values := make([]string, len(enum))
 	for i, v := range enum {
 		values[i] = fmt.Sprint(v)
 	}
-	return ": one of " + strings.Join(values, ", ")
+	return values
 }
