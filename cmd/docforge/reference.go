@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/docforge/docforge/base/problem"
@@ -117,13 +118,13 @@ func propertyText(p map[string]any) string {
 		bounds = append(bounds, "one of `"+strings.Join(values, "`, `")+"`")
 	}
 	if v, ok := p["minimum"]; ok {
-		bounds = append(bounds, fmt.Sprintf("at least %v", v))
+		bounds = append(bounds, "at least "+schemaNumber(v))
 	}
 	if v, ok := p["maximum"]; ok {
-		bounds = append(bounds, fmt.Sprintf("at most %v", v))
+		bounds = append(bounds, "at most "+schemaNumber(v))
 	}
 	if v, ok := p["maxLength"]; ok {
-		bounds = append(bounds, fmt.Sprintf("at most %v characters", v))
+		bounds = append(bounds, "at most "+schemaNumber(v)+" characters")
 	}
 	if len(bounds) == 0 {
 		return text
@@ -132,6 +133,14 @@ func propertyText(p map[string]any) string {
 		return strings.Join(bounds, "; ")
 	}
 	return text + " (" + strings.Join(bounds, "; ") + ")"
+}
+
+// schemaNumber writes a bound as it is written in the schema: 1000000, not 1e+06.
+func schemaNumber(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // cliReference is the top-level help and every command's --help, as the binary prints them.
