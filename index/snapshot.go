@@ -213,61 +213,33 @@ func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
 		return s.live(r)
 	default:
 	}
-	if s.mayGrow() {
+	if s.growAfter > 0 && s.mayGrow() {
 		wait := time.NewTimer(s.growAfter)
-		select {
-		case r := <-s.idle:
-			wait.Stop()
-			return s.live(r)
-		case <-wait.C:
-		case <-s.closing:
-			wait.Stop()
-			return nil, fmt.Errorf("snapshot is closed")
-		case <-ctx.Done():
-			wait.Stop()
-			return nil, ctx.Err()
+		r, err := s.waitIdle(ctx, wait.C)
+		wait.Stop()
+		if r != nil || err != nil {
+			return r, err
 		}
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("snapshot is closed")
+	if r, err := s.grow(ctx); r != nil || err != nil {
+		return r, err
 	}
-	grow := !s.noMore && s.opened < s.maxReaders
-	if grow {
-		s.opened++ // reserved while it opens
-	}
-	s.mu.Unlock()
-	if grow {
-		conn, err := openSegments(ctx, s.dir, s.segments, nil)
-		s.mu.Lock()
-		s.opened--
-		switch {
-		case err == nil && !s.closed:
-			r := &reader{conn: conn}
-			s.opened++
-			s.mu.Unlock()
-			return r, nil
-		case err == nil:
-			s.mu.Unlock()
-			conn.Close()
-			return nil, fmt.Errorf("snapshot is closed")
-		default:
-			// The segments are not all there any more (or cannot be opened again): make do
-			// with the connections open.
-			s.noMore = true
-			if s.opened == 0 {
-				s.mu.Unlock()
-				return nil, fmt.Errorf("open another connection to the snapshot: %w", err)
-			}
-			s.mu.Unlock()
-		}
-	}
+	return s.waitIdle(ctx, nil)
+}
+
+// errSnapshotClosed answers a query on a snapshot closed before or while it waited.
+var errSnapshotClosed = errors.New("snapshot is closed")
+
+// waitIdle waits for a released connection until timeout fires (nil, nil then; a nil
+// timeout never fires), the snapshot closes or ctx ends.
+func (s *Snapshot) waitIdle(ctx context.Context, timeout <-chan time.Time) (*reader, error) {
 	select {
 	case r := <-s.idle:
 		return s.live(r)
+	case <-timeout:
+		return nil, nil
 	case <-s.closing:
-		return nil, fmt.Errorf("snapshot is closed")
+		return nil, errSnapshotClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -280,6 +252,40 @@ func (s *Snapshot) mayGrow() bool {
 	return !s.noMore && s.opened < s.maxReaders
 }
 
+// grow opens another connection when the pool may have one; nil, nil when it may not, or
+// when the segments cannot be opened again (a merge retired one: the connections open make
+// do, unless there are none).
+func (s *Snapshot) grow(ctx context.Context) (*reader, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errSnapshotClosed
+	}
+	if s.noMore || s.opened >= s.maxReaders {
+		s.mu.Unlock()
+		return nil, nil
+	}
+	s.opened++ // reserved while it opens
+	s.mu.Unlock()
+	conn, err := openSegments(ctx, s.dir, s.segments, nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err == nil && !s.closed:
+		return &reader{conn: conn}, nil // the reservation is this connection
+	case err == nil:
+		s.opened--
+		conn.Close()
+		return nil, errSnapshotClosed
+	}
+	s.opened--
+	s.noMore = true
+	if s.opened == 0 {
+		return nil, fmt.Errorf("open another connection to the snapshot: %w", err)
+	}
+	return nil, nil
+}
+
 // live returns r unless the snapshot was closed while r waited idle (Close took the idle
 // ones it saw; r was released after it).
 func (s *Snapshot) live(r *reader) (*reader, error) {
@@ -287,7 +293,7 @@ func (s *Snapshot) live(r *reader) (*reader, error) {
 	defer s.mu.Unlock()
 	if s.closed {
 		s.closeReader(r)
-		return nil, fmt.Errorf("snapshot is closed")
+		return nil, errSnapshotClosed
 	}
 	return r, nil
 }
