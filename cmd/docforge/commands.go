@@ -116,6 +116,12 @@ var examples = map[string]string{
 }
 
 func commands() map[string]command {
+	cat := &toolCatalogue{}
+	tool := func(name string, positional ...string) *toolCommand {
+		return &toolCommand{cat: cat, tool: name, positional: positional}
+	}
+	taskTool := tool("docforge_get_task_context", "task")
+	taskTool.flagNames = map[string]string{"focus_node_id": "focus"}
 	return map[string]command{
 		"init": {"[DIR]", "Write docforge.toml and a .gitignore entry for the state directory. In a tree that already has Markdown (Hugo, Docusaurus, MkDocs, GitHub docs), the descriptor adopts it as it is: IDs from paths, families from folders, relations from links; init then prints what the first sync will find. In a tree with neither, it starts one: docs/ with a single example node to edit.", 0, 1,
 			func(fs *flag.FlagSet, e *env) {
@@ -140,21 +146,21 @@ func commands() map[string]command {
 		"drift":  {"", driftHelp, 0, 0, nil, runDrift, nil},
 		"status": {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus, nil},
 		"search": {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, nil, runSearch,
-			&toolCommand{tool: "docforge_search", positional: []string{"query"}}},
+			tool("docforge_search", "query")},
 		"get": {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet,
-			&toolCommand{tool: "docforge_get_node", positional: []string{"node_id"}}},
+			tool("docforge_get_node", "node_id")},
 		"filter": {"", "List nodes whose metadata matches every given flag, ordered by ID.", 0, 0, nil, runFilter,
-			&toolCommand{tool: "docforge_filter_nodes"}},
+			tool("docforge_filter_nodes")},
 		"backlinks": {"ID", "List the relations that point at a node.", 1, 1, nil, runBacklinks,
-			&toolCommand{tool: "docforge_backlinks", positional: []string{"node_id"}}},
+			tool("docforge_backlinks", "node_id")},
 		"deps": {"ID", "List the relations a node declares.", 1, 1, nil, runDeps,
-			&toolCommand{tool: "docforge_dependencies", positional: []string{"node_id"}}},
+			tool("docforge_dependencies", "node_id")},
 		"context": {"[ID]", "Bounded context for a node (or --query): the focus with its body, its direct neighbours, then what was left out. The same stream docforge_get_context pages over MCP.", 0, 1, nil, runContext,
-			&toolCommand{tool: "docforge_get_context", positional: []string{"node_id"}}},
+			tool("docforge_get_context", "node_id")},
 		"task-context": {"TASK...", taskContextHelp, 1, taskcontext.MaxTaskChars, nil, runTaskContext,
-			&toolCommand{tool: "docforge_get_task_context", positional: []string{"task"}, flagNames: map[string]string{"focus_node_id": "focus"}}},
+			taskTool},
 		"diff": {"", "Page through the latest generation's changes (nodes and edges added, removed, changed). Never syncs.", 0, 0, nil, runDiff,
-			&toolCommand{tool: "docforge_get_generation_diff"}},
+			tool("docforge_get_generation_diff")},
 		"worker": {"", "Serve the project's tools over --socket (version-2 Worker gRPC service) until SIGTERM. The manager starts workers; run it by hand only to debug.", 0, 0,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.socket, "socket", "", "Unix `PATH` to listen on (required)")
@@ -189,9 +195,9 @@ func commands() map[string]command {
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
 			}, runView, nil},
 		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic,
-			&toolCommand{tool: "docforge_get_logic", positional: []string{"node_id"}}},
+			tool("docforge_get_logic", "node_id")},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1, nil, runImpact,
-			&toolCommand{tool: "docforge_impact", positional: []string{"node_id"}}},
+			tool("docforge_impact", "node_id")},
 	}
 }
 
