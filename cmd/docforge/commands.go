@@ -144,7 +144,7 @@ func commands() map[string]command {
 				fs.BoolVar(&e.dryRun, "dry-run", false, "say what would be stamped; write nothing")
 			}, runStamp, nil},
 		"drift":  {"", driftHelp, 0, 0, nil, runDrift, nil},
-		"status": {"", "Say whether the index is current (stat walk only: no parsing, no SQLite, no writes).", 0, 0, nil, runStatus, nil},
+		"status": {"", "Say whether the index is current (a stat walk: no parsing, no reading of the index, no writes), what a running worker's source watch last reported, and how cold builds write the full text (an in-memory check of the linked SQLite, about 1 ms).", 0, 0, nil, runStatus, nil},
 		"search": {"QUERY", "Find nodes: exact ID first, then ID prefix, then full text ranked by BM25. A word ending in * matches as a prefix.", 1, 1, nil, runSearch,
 			tool("docforge_search", "query")},
 		"get": {"ID", "Show one node with its metadata, relations and body.", 1, 1, nil, runGet,
