@@ -38,7 +38,6 @@ allowed = ["depends_on", "relates_to", "tested_by", "implemented_by"]
 kinds = ["component", "requirement"]
 `
 
-// genProject writes n nodes, each depending on up to two earlier nodes.
 // syncedProject generates a project of n nodes from seed and publishes its first generation.
 func syncedProject(t testing.TB, n int, seed int64) (root string, d *project.Descriptor, r *rand.Rand) {
 	t.Helper()
@@ -50,6 +49,7 @@ func syncedProject(t testing.TB, n int, seed int64) (root string, d *project.Des
 	return root, d, r
 }
 
+// genProject writes n nodes, each depending on up to two earlier nodes.
 func genProject(t testing.TB, n int, r *rand.Rand) string {
 	t.Helper()
 	root := t.TempDir()

@@ -39,11 +39,7 @@ func TestColdBuildThroughFTS5InsertsAnswersAlike(t *testing.T) {
 // has no totals of its own), and the generation answers as a cold build of the same sources.
 func TestDeltasMergeWhenTheOldestOnlyRemoved(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewSource(12))
-	root := genProject(t, 60, r)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	root, d, r := syncedProject(t, 60, 12)
 	must(t, os.Remove(filepath.Join(root, "docs", "n059.md"))) // nothing depends on the newest node
 	res, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand"
 	"sync"
 	"testing"
 	"time"
@@ -70,11 +69,7 @@ func concurrentAnswers(t *testing.T, snap *index.Snapshot, workers int) []string
 // and over deltas, and answer exactly as one query at a time does.
 func TestSnapshotAnswersConcurrentQueriesAlike(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewSource(5))
-	root := genProject(t, 80, r)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	root, d, r := syncedProject(t, 80, 5)
 	for _, deltas := range []int{0, 2} {
 		for k := range deltas {
 			writeNode(t, root, k, r, fmt.Sprintf("concurrent edit %d", k))
@@ -113,11 +108,7 @@ func TestSnapshotAnswersConcurrentQueriesAlike(t *testing.T) {
 // connection to them, and answers on the one it has.
 func TestSnapshotMakesDoWithItsConnectionsOnceSegmentsRetire(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewSource(6))
-	root := genProject(t, 60, r)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	root, d, r := syncedProject(t, 60, 6)
 	for k := range 2 {
 		writeNode(t, root, k, r, fmt.Sprintf("retire edit %d", k))
 		_, err := index.Sync(ctx, d, index.Options{})
@@ -144,11 +135,7 @@ func TestSnapshotMakesDoWithItsConnectionsOnceSegmentsRetire(t *testing.T) {
 // finish, the waiting ones are told the snapshot is closed, and every connection closes.
 func TestSnapshotCloseEndsWaitingQueries(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewSource(8))
-	root := genProject(t, 60, r)
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	_, d, _ := syncedProject(t, 60, 8)
 	snap, err := index.Open(ctx, d)
 	must(t, err)
 	var wg sync.WaitGroup
@@ -179,9 +166,7 @@ func TestSnapshotCloseEndsWaitingQueries(t *testing.T) {
 // takes the released one, past it a new one.
 func TestSnapshotGrowsOnlyAfterAWait(t *testing.T) {
 	ctx := context.Background()
-	d := load(t, genProject(t, 20, rand.New(rand.NewSource(7))))
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
+	_, d, _ := syncedProject(t, 20, 7)
 	for _, tc := range []struct {
 		wait    time.Duration
 		readers int
