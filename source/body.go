@@ -38,7 +38,7 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 	lineNo := firstLine
 	whole := body
 	for len(body) > 0 {
-		line := body
+		line, at := body, len(whole)-len(body) // at: the line's start in whole
 		if i := strings.IndexByte(body, '\n'); i >= 0 {
 			line, body = body[:i], body[i+1:]
 		} else {
@@ -95,12 +95,12 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 			h.Anchor = uniqueSlug(slugs, Slug(h.Text))
 			out.headings = append(out.headings, h)
 			para = paragraph{}
-		} else if h, ok := para.setext(trimmed, indent); ok {
+		} else if h, ok := para.setext(whole, trimmed, indent); ok {
 			h.Anchor = uniqueSlug(slugs, Slug(h.Text))
 			out.headings = append(out.headings, h)
 			para = paragraph{}
 		} else {
-			para.add(trimmed, indent, blank, inList, lineNo)
+			para.add(trimmed, indent, blank, inList, lineNo, at+len(line)-len(trimmed), at+len(line))
 		}
 		out.refs = appendRefs(out.refs, line, lineNo)
 		if withLinks && strings.ContainsAny(line, "[{") {
@@ -118,30 +118,34 @@ func scanBody(body string, firstLine int, withLinks bool) bodyScan {
 // heading of level 1 or 2, as CommonMark and goldmark read it: lines at the top level, not in
 // a list, quote, table or HTML block.
 type paragraph struct {
-	first int      // the file line of its first line; 0 when there is none
-	lines []string // trimmed
+	first int // the file line of its first line; 0 when there is none
+	// start and end are its text's bytes in the body, from its first line's first
+	// non-space to its last line's end: read only when an underline makes it a heading.
+	start, end int
 	// other is set while a block that takes lazy continuation lines (a list item, a quote,
 	// an HTML block, a table) runs: a text line there continues it, and starts no paragraph.
 	other bool
 }
 
-// add extends the paragraph with a line, starts one, or ends it on a line that is not text.
-func (p *paragraph) add(trimmed string, indent int, blank, inList bool, lineNo int) {
+// add extends the paragraph with a line (trimmed, at whole[start:end]), starts one, or ends
+// it on a line that is not text.
+func (p *paragraph) add(trimmed string, indent int, blank, inList bool, lineNo, start, end int) {
 	switch {
-	case blank || thematicBreak.MatchString(trimmed):
+	case blank || isThematicBreak(trimmed):
 		*p = paragraph{}
 	case p.first != 0:
-		p.lines = append(p.lines, trimmed) // a continuation, however indented
+		p.end = end // a continuation, however indented
 	case inList || strings.HasPrefix(trimmed, ">") || strings.HasPrefix(trimmed, "<") || strings.HasPrefix(trimmed, "|"):
 		p.other = true
 	case !p.other && indent < 4:
-		p.first, p.lines = lineNo, []string{trimmed}
+		p.first, p.start, p.end = lineNo, start, end
 	}
 }
 
-// setext reports the heading the paragraph becomes when trimmed is its underline.
-func (p *paragraph) setext(trimmed string, indent int) (graph.Heading, bool) {
-	if p.first == 0 || indent >= 4 {
+// setext reports the heading the paragraph of whole becomes when trimmed is its underline:
+// its lines, each trimmed, joined by spaces.
+func (p *paragraph) setext(whole, trimmed string, indent int) (graph.Heading, bool) {
+	if p.first == 0 || indent >= 4 || trimmed == "" || trimmed[0] != '=' && trimmed[0] != '-' {
 		return graph.Heading{}, false
 	}
 	m := setextUnderline.FindStringSubmatch(trimmed)
@@ -152,8 +156,21 @@ func (p *paragraph) setext(trimmed string, indent int) (graph.Heading, bool) {
 	if m[1][0] == '-' {
 		level = 2
 	}
-	text := strings.TrimSpace(strings.Join(p.lines, " "))
+	lines := strings.Split(whole[p.start:p.end], "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	text := strings.TrimSpace(strings.Join(lines, " "))
 	return graph.Heading{Level: level, Text: text, Line: p.first}, text != ""
+}
+
+// isThematicBreak reports whether a line is ***, --- or ___ (spaced or not); the first byte
+// rules out almost every line before the expression runs.
+func isThematicBreak(trimmed string) bool {
+	if trimmed == "" || trimmed[0] != '-' && trimmed[0] != '*' && trimmed[0] != '_' {
+		return false
+	}
+	return thematicBreak.MatchString(trimmed)
 }
 
 var (
