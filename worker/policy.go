@@ -60,10 +60,13 @@ func PolicyOf(b protocol.Binding) EffectivePolicy {
 
 // CapabilitiesOf states the registered surface and the proposal and application access the
 // binding has.
-func CapabilitiesOf(b protocol.Binding) Capabilities {
+func CapabilitiesOf(b protocol.Binding) Capabilities { return capabilities(b, ToolsFor(b)) }
+
+// capabilities is CapabilitiesOf with the binding's tools given.
+func capabilities(b protocol.Binding, tools []ToolSpec) Capabilities {
 	c := Capabilities{ProposalWriter: b.ProposalWriter, CanonicalApplier: b.CanonicalApplier,
 		ProposalAccess: b.ProposalWriter != "" && b.CapabilityMode != protocol.ModeRead, CanonicalApplication: protocol.ApplicationEnabled(b)}
-	for _, t := range ToolsFor(b) {
+	for _, t := range tools {
 		c.Tools = append(c.Tools, t.Name)
 	}
 	return c
@@ -77,7 +80,7 @@ func runBootstrap(c *call, _ noInput) (any, error) {
 		"index_path":       filepath.ToSlash(publication.PathsFor(c.d, c.b.Policy()).Index),
 		"index":            info,
 		"effective_policy": PolicyOf(c.b),
-		"capabilities":     CapabilitiesOf(c.b),
+		"capabilities":     capabilities(c.b, forBinding(c.svc.toolOrder, c.b)),
 		"session_contract": map[string]any{
 			"version":         ContractVersion,
 			"first_operation": first,
@@ -101,7 +104,8 @@ func runContract(c *call, _ noInput) (any, error) {
 		InputSchema map[string]any `json:"input_schema,omitempty"`
 	}
 	var tools, named []toolInfo
-	for _, t := range ToolsFor(c.b) {
+	bound := forBinding(c.svc.toolOrder, c.b)
+	for _, t := range bound {
 		tools = append(tools, toolInfo{t.Name, t.Description, t.ReadOnly, t.InputSchema})
 		named = append(named, toolInfo{Name: t.Name, ReadOnly: t.ReadOnly})
 	}
@@ -111,13 +115,13 @@ func runContract(c *call, _ noInput) (any, error) {
 		codes[string(e.Code)] = e.Info
 		codeNames = append(codeNames, string(e.Code))
 	}
-	policy, capabilities := PolicyOf(c.b), CapabilitiesOf(c.b)
+	policy, caps := PolicyOf(c.b), capabilities(c.b, bound)
 	contract := func(tools, codes, categories any, omitted []string) map[string]any {
 		m := map[string]any{
 			"contract_version":    ContractVersion,
 			"effective_policy":    policy,
 			"adapter_policy":      map[string]any{"policy": c.b.Policy(), "ast": !c.b.NoAST, "logic": !c.b.NoAST},
-			"capabilities":        capabilities,
+			"capabilities":        caps,
 			"tools":               tools,
 			"error_codes":         codes,
 			"relation_categories": categories,

@@ -30,8 +30,11 @@ type Service struct {
 	mu    sync.Mutex
 	lives map[string]*live  // per binding: source watch and current snapshot
 	descs map[string]loaded // per project root: the descriptor, while its file is unchanged
-	tools map[string]ToolSpec
-	watch bool // start a source watch per binding
+	// tools are every tool, derived once (deriving and resolving their schemas takes about
+	// 10 ms): by name, and in the contract's order.
+	tools     map[string]ToolSpec
+	toolOrder []ToolSpec
+	watch     bool // start a source watch per binding
 
 	stats   counters
 	sources changeset.Cache // parsed sources for proposal checks, per project and policy
@@ -101,12 +104,13 @@ func WithContextProvider(p ContextProvider) Option { return func(s *Service) { s
 // A long-lived process (the MCP server) watches sources so that unchanged calls skip the stat
 // walk; a one-shot command passes watch = false. Close the service to stop its watches.
 func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service {
+	order := Tools()
 	tools := map[string]ToolSpec{}
-	for _, t := range Tools() {
+	for _, t := range order {
 		tools[t.Name] = t
 	}
 	bg, stop := context.WithCancel(context.Background())
-	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools,
+	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools, toolOrder: order,
 		viewers: map[string]*viewerHost{}, page: web.Page(), mergeQuiet: mergeQuiet, bg: bg, stop: stop}
 	for _, o := range opts {
 		o(s)

@@ -64,9 +64,12 @@ func Tools() []ToolSpec {
 // ToolsFor returns the tools a binding registers (protocol.Groups): the read capability mode
 // registers the read surface only; every other mode adds the proposal tools (whose mutations
 // still need a bound writer); the application tool exists only behind its gate.
-func ToolsFor(b protocol.Binding) []ToolSpec {
+func ToolsFor(b protocol.Binding) []ToolSpec { return forBinding(Tools(), b) }
+
+// forBinding keeps the tools of all that b registers.
+func forBinding(all []ToolSpec, b protocol.Binding) []ToolSpec {
 	groups := protocol.Groups(b)
-	return slices.DeleteFunc(Tools(), func(t ToolSpec) bool { return !slices.Contains(groups, t.group) })
+	return slices.DeleteFunc(slices.Clone(all), func(t ToolSpec) bool { return !slices.Contains(groups, t.group) })
 }
 
 // Catalog is the tools as clients see them (protocol.Tool), which the embedded catalogue of
