@@ -28,13 +28,14 @@ func MergeDeltasForTest(ctx context.Context, d *project.Descriptor, opts MergeOp
 // opens another (0: at once, so that a test's short queries run on several).
 func (s *Snapshot) SetGrowAfterForTest(d time.Duration) { s.growAfter = d }
 
-// HoldReaderForTest takes a read connection as a query does and returns its release.
-func (s *Snapshot) HoldReaderForTest(ctx context.Context) (func(), error) {
+// HoldReaderForTest takes a read connection as a query does and returns it with its
+// release.
+func (s *Snapshot) HoldReaderForTest(ctx context.Context) (*sqlite.Conn, func(), error) {
 	r, err := s.acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return func() { s.release(r) }, nil
+	return r.conn, func() { s.release(r) }, nil
 }
 
 // ReadersForTest is how many read connections the snapshot has open.

@@ -174,7 +174,7 @@ func TestSnapshotGrowsOnlyAfterAWait(t *testing.T) {
 		snap, err := index.Open(ctx, d)
 		must(t, err)
 		snap.SetGrowAfterForTest(tc.wait)
-		release, err := snap.HoldReaderForTest(ctx)
+		_, release, err := snap.HoldReaderForTest(ctx)
 		must(t, err)
 		done := make(chan error, 1)
 		go func() { _, err := snap.Get(ctx, "n000"); done <- err }()
@@ -195,5 +195,33 @@ func TestSnapshotGrowsOnlyAfterAWait(t *testing.T) {
 			t.Errorf("wait %s: %d read connections, want %d", tc.wait, n, tc.readers)
 		}
 		must(t, snap.Close())
+	}
+}
+
+// A query takes the connection released last, whose caches the previous query warmed: one
+// query after another keeps to one connection of the pool.
+func TestSnapshotTakesTheConnectionReleasedLast(t *testing.T) {
+	ctx := context.Background()
+	_, d, _ := syncedProject(t, 20, 9)
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	snap.SetGrowAfterForTest(0)
+	first, releaseFirst, err := snap.HoldReaderForTest(ctx)
+	must(t, err)
+	second, releaseSecond, err := snap.HoldReaderForTest(ctx)
+	must(t, err)
+	if first == second {
+		t.Fatal("two held readers share a connection")
+	}
+	releaseFirst()
+	releaseSecond()
+	for range 3 {
+		got, release, err := snap.HoldReaderForTest(ctx)
+		must(t, err)
+		release()
+		if got != second {
+			t.Fatal("a query took the connection idle longest, not the one released last")
+		}
 	}
 }

@@ -22,9 +22,12 @@ import (
 // for concurrent use: queries run in parallel on up to MaxReaders read connections of its
 // own, each opened on the same segment files.
 type Snapshot struct {
-	// idle holds the read connections no query uses; closing is closed by Close, for the
-	// queries waiting for one; mu guards the rest of the pool.
-	idle    chan *reader
+	// idle holds the read connections no query uses, the last released on top: a query takes
+	// the connection whose page cache and temporary tables the previous query warmed. freed
+	// wakes the queries waiting for one (a token may be stale: they look again); closing is
+	// closed by Close. mu guards idle and the rest of the pool.
+	idle    []*reader
+	freed   chan struct{}
 	closing chan struct{}
 	mu      sync.Mutex
 	// opened counts the snapshot's connections, busy or idle, up to maxReaders; noMore is set once a new one
@@ -61,10 +64,14 @@ type Snapshot struct {
 	memo *BaseMemo
 }
 
-// MaxReaders bounds the read connections of one snapshot: each holds its own page cache and
-// its copy of the deltas' overlay, and queries are CPU-bound once the pages are cached (eight
-// agents on 2 cores: docs/benchmarks.md, "Readers in parallel").
-const MaxReaders = 4
+// DefaultReaders bounds the read connections of a snapshot unless SetReaders says otherwise,
+// and MaxReaders bounds what it may say: each connection holds its own page cache and its
+// copy of the deltas' overlay, and queries are CPU-bound once the pages are cached (eight
+// agents on 2 cores: docs/benchmarks.md, "Several agents at once").
+const (
+	DefaultReaders = 4
+	MaxReaders     = 16
+)
 
 // SetReaders bounds the snapshot's read connections to n, within 1 and MaxReaders: 1 answers
 // one query at a time, as a snapshot of one connection does.
@@ -124,7 +131,7 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 		conn.Close()
 		return nil, problem.Wrap(problem.IndexCorrupt, err, "cannot read the review stamps of %s", paths.Index)
 	}
-	snap := &Snapshot{memo: NewBaseMemo(), idle: make(chan *reader, MaxReaders), maxReaders: MaxReaders, growAfter: growAfter, closing: make(chan struct{}), dir: paths.Dir,
+	snap := &Snapshot{memo: NewBaseMemo(), freed: make(chan struct{}, MaxReaders), maxReaders: DefaultReaders, growAfter: growAfter, closing: make(chan struct{}), dir: paths.Dir,
 		maxResults: d.Limits.MaxResults, policy: policy, stamped: stamped == 1, root: d.Root, maxFileBytes: d.Limits.MaxFileBytes,
 		segments: g.manifest.Segments, files: max(st.sources.Count()-1, 0), info: Info{
 			ProjectID: m[metaProjectID], GraphState: graphState(st), Adapter: m[metaAdapter], Policy: m[metaPolicy],
@@ -137,11 +144,10 @@ func OpenWith(ctx context.Context, d *project.Descriptor, policy string) (*Snaps
 
 // adopt adds an open connection to the pool, idle.
 func (s *Snapshot) adopt(conn *sqlite.Conn) {
-	r := &reader{conn: conn}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.opened++
-	s.mu.Unlock()
-	s.idle <- r
+	s.idle = append(s.idle, &reader{conn: conn})
 }
 
 // Info returns the identity of the snapshot's generation.
@@ -157,14 +163,11 @@ func (s *Snapshot) Close() error {
 	s.closed = true
 	close(s.closing)
 	var errs []error
-	for {
-		select {
-		case r := <-s.idle:
-			errs = append(errs, s.closeReader(r))
-		default:
-			return errors.Join(errs...)
-		}
+	for _, r := range s.idle {
+		errs = append(errs, s.closeReader(r))
 	}
+	s.idle = nil
+	return errors.Join(errs...)
 }
 
 // closeReader closes one connection of the pool; the caller holds s.mu.
@@ -208,10 +211,8 @@ const growAfter = 10 * time.Millisecond
 // acquire takes a connection for one query: an idle one, else the first released within
 // growAfter, else a new one while the pool may grow, else the first released.
 func (s *Snapshot) acquire(ctx context.Context) (*reader, error) {
-	select {
-	case r := <-s.idle:
-		return s.live(r)
-	default:
+	if r, err := s.take(); r != nil || err != nil {
+		return r, err
 	}
 	if s.growAfter > 0 && s.mayGrow() {
 		wait := time.NewTimer(s.growAfter)
@@ -233,16 +234,36 @@ var errSnapshotClosed = errors.New("snapshot is closed")
 // waitIdle waits for a released connection until timeout fires (nil, nil then; a nil
 // timeout never fires), the snapshot closes or ctx ends.
 func (s *Snapshot) waitIdle(ctx context.Context, timeout <-chan time.Time) (*reader, error) {
-	select {
-	case r := <-s.idle:
-		return s.live(r)
-	case <-timeout:
-		return nil, nil
-	case <-s.closing:
-		return nil, errSnapshotClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	for {
+		if r, err := s.take(); r != nil || err != nil {
+			return r, err
+		}
+		select {
+		case <-s.freed:
+		case <-timeout:
+			return nil, nil
+		case <-s.closing:
+			return nil, errSnapshotClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
+}
+
+// take pops the idle connection released last; nil, nil when none is idle.
+func (s *Snapshot) take() (*reader, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errSnapshotClosed
+	}
+	n := len(s.idle)
+	if n == 0 {
+		return nil, nil
+	}
+	r := s.idle[n-1]
+	s.idle = s.idle[:n-1]
+	return r, nil
 }
 
 // mayGrow reports whether the pool may open another connection.
@@ -286,18 +307,6 @@ func (s *Snapshot) grow(ctx context.Context) (*reader, error) {
 	return nil, nil
 }
 
-// live returns r unless the snapshot was closed while r waited idle (Close took the idle
-// ones it saw; r was released after it).
-func (s *Snapshot) live(r *reader) (*reader, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		s.closeReader(r)
-		return nil, errSnapshotClosed
-	}
-	return r, nil
-}
-
 // release returns a connection to the pool after a query, or closes it when the snapshot was
 // closed meanwhile.
 func (s *Snapshot) release(r *reader) {
@@ -307,7 +316,11 @@ func (s *Snapshot) release(r *reader) {
 		s.closeReader(r)
 		return
 	}
-	s.idle <- r // never blocks: the channel holds every connection the pool may open
+	s.idle = append(s.idle, r)
+	select {
+	case s.freed <- struct{}{}:
+	default: // as many tokens wait as connections: a waiter finds this one anyway
+	}
 }
 
 // capLimit applies the project's result ceiling; requested <= 0 means def.

@@ -51,11 +51,13 @@ type Service struct {
 	// starts (scheduleQuietMerge); tests lengthen it to see what a call merges itself.
 	mergeQuiet time.Duration
 	// readers bounds the read connections of each snapshot the service opens (0: the
-	// index's own bound, index.MaxReaders).
+	// index's own bound, index.DefaultReaders).
 	readers int
-	bg      context.Context // background rebuilds; cancelled by Close
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	// scans holds a token for each scan running (WithScanLanes); nil: unbounded.
+	scans chan struct{}
+	bg    context.Context // background rebuilds; cancelled by Close
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -230,6 +232,13 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 		// proves currency without a walk; this must not add one).
 		c.identify(nil)
 	}
+	// The lane is taken after the sync: a scan waiting for the watch's barrier or for
+	// another call's sync would hold a core's lane and use none of it.
+	leave, err := c.svc.enterLane(c.ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	start := time.Now()
 	out, err := spec.run(c, args)
 	c.stage("tool", start)

@@ -29,6 +29,7 @@ type ToolSpec struct {
 	preview     bool                 // writes only below preview_root
 	destructive bool                 // changes canonical files (the application tool)
 	corePlanner bool                 // answered by the core task planner, which a custom context provider replaces
+	scan        bool                 // its work grows with the project (ranking, traversal, every source): it takes a scan lane
 	validator   *jsonschema.Resolved // InputSchema, resolved for validating arguments
 	group       string               // protocol.GroupRead, GroupProposal or GroupApplication: set by Tools
 	run         func(c *call, args json.RawMessage) (any, error)
@@ -88,7 +89,7 @@ func readTools() []ToolSpec {
 		define(ToolSpec{Name: "docforge_bootstrap", Description: "Synchronize the index and return the fixed binding, index path, effective policy, capabilities and the session contract. Call first.",
 			ReadOnly: true, syncs: true}, runBootstrap),
 		define(ToolSpec{Name: "docforge_sync", Description: "Bring the disposable index up to date with the canonical sources (idempotent; never changes sources).",
-			ReadOnly: true}, runSync),
+			ReadOnly: true, scan: true}, runSync),
 		define(ToolSpec{Name: "docforge_project_info", Description: "The project descriptor: identity, roots, families and kinds, relation vocabulary, limits, views, counts.",
 			ReadOnly: true, syncs: true}, runProjectInfo),
 		define(ToolSpec{Name: "docforge_get_contract", Description: "The version-1 contract of this server: tools, effective policy, capabilities, error codes, relation categories, limits.",
@@ -98,23 +99,23 @@ func readTools() []ToolSpec {
 		define(ToolSpec{Name: "docforge_get_logic", Description: "The possible static control paths of one Go func or method node (steps and edges). Refused under the no-AST policy.",
 			ReadOnly: true, syncs: true}, runGetLogic),
 		define(ToolSpec{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some. A word ending in * matches as a prefix (of 2 letters or more). A query holds at most 1,000 characters and 32 words.",
-			ReadOnly: true, syncs: true}, runSearch),
+			ReadOnly: true, scan: true, syncs: true}, runSearch),
 		define(ToolSpec{Name: "docforge_filter_nodes", Description: "Nodes whose metadata matches every given field, ordered by ID.",
-			ReadOnly: true, syncs: true}, runFilter),
+			ReadOnly: true, scan: true, syncs: true}, runFilter),
 		define(ToolSpec{Name: "docforge_backlinks", Description: "Relations that point at a node.",
 			ReadOnly: true, syncs: true}, runBacklinks),
 		define(ToolSpec{Name: "docforge_dependencies", Description: "Relations a node declares (its outgoing edges).",
 			ReadOnly: true, syncs: true}, runDependencies),
 		define(ToolSpec{Name: "docforge_impact", Description: "Nodes a change to node_id may affect, breadth first, bounded by depth, result limit and a candidate-edge work budget; says which bound truncated it.",
-			ReadOnly: true, syncs: true}, runImpact),
+			ReadOnly: true, scan: true, syncs: true}, runImpact),
 		define(ToolSpec{Name: "docforge_get_context", Description: "Bounded context for a node (node_id) or a lexical query: the focus nodes with bodies, then their direct neighbours, then explicit omission evidence; paged with limit and cursor.",
-			ReadOnly: true, syncs: true}, runContext),
+			ReadOnly: true, scan: true, syncs: true}, runContext),
 		define(ToolSpec{Name: "docforge_get_task_context", Description: "Evidence for one task, within a token budget that covers the whole response: a derived plan (exact or lexical focus, traversal by relation category chosen by the task kind, hydration), then evidence items ranked best first, each with source path, line span, content hash, graph path, relationship reasons, what the graph cannot prove and its content (a declaration's signature, doc comment and, for the best ranked, source lines; a document's best-matching section), then ranked pointers to more evidence and explicit gaps; paged with limit and cursor.",
-			ReadOnly: true, syncs: true, corePlanner: true}, runTaskContext),
+			ReadOnly: true, scan: true, syncs: true, corePlanner: true}, runTaskContext),
 		define(ToolSpec{Name: "docforge_validate_project", Description: "Load every source and report every problem (bounded) with file, line, column, code and remediation. Writes nothing.",
-			ReadOnly: true}, runValidate),
+			ReadOnly: true, scan: true}, runValidate),
 		define(ToolSpec{Name: "docforge_render_status", Description: "Whether each declared view's rendered page is current: by default from publication receipts and cheap file and source identities only (no parsing, no HTML, no index rebuild, no writes); deep = true re-renders in memory and compares byte for byte, still writing nothing.",
-			ReadOnly: true}, runRenderStatus),
+			ReadOnly: true, scan: true}, runRenderStatus),
 	}
 	tools = append(tools, visualizationTools()...)
 	return append(tools, define(ToolSpec{Name: "docforge_get_generation_diff", Description: "Page through the latest generation-transition receipt (node and edge changes). Non-repairing: it never syncs; only a current receipt returns a page.",

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -657,16 +658,26 @@ func runWorker(e *env) error {
 			cancel()
 		}()
 	}
-	svc := worker.NewService(impl, true)
+	// As many scans at once as the process has cores, and two goroutine slots more than
+	// cores: a point lookup sent while every core scans runs on a spare slot at once, as do
+	// the watch's and the connection's own goroutines, and the kernel shares the cores
+	// among the threads at a finer grain than Go's 10 ms preemption of a goroutine. Each
+	// snapshot has a read connection for each scan and for two point lookups beside them
+	// (docs/benchmarks.md, "Several agents at once").
+	cores := runtime.GOMAXPROCS(0)
+	svc := worker.NewService(impl, true, worker.WithScanLanes(cores))
 	defer svc.Close()
+	runtime.GOMAXPROCS(cores + 2)
+	readers := cores + 2
 	if n, err := strconv.Atoi(os.Getenv(readersEnv)); err == nil {
-		svc.SetReaders(n)
+		readers = n
 	}
+	svc.SetReaders(readers)
 	return worker.Serve(ctx, e.socket, b, svc)
 }
 
 // readersEnv, when set in the worker's environment (inherited from the manager), bounds the
-// read connections each snapshot answers on; unset, the index's own bound holds. It exists
+// read connections each snapshot answers on; unset, the cores and two. It exists
 // so that 'make bench' can compare the pool with one connection in one run.
 const readersEnv = "DOCFORGE_READERS"
 
