@@ -2,12 +2,17 @@ package index_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"zombiezen.com/go/sqlite"
+
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/fts5seg"
+	"github.com/docforge/docforge/index/publication"
 )
 
 // A cold build writes its full text with its own segment writer where the linked SQLite and
@@ -54,5 +59,36 @@ func TestDeltasMergeWhenTheOldestOnlyRemoved(t *testing.T) {
 	}
 	if got, want := dump(t, d, ""), dump(t, coldCopy(t, root), ""); got != want {
 		t.Fatalf("merged deltas and a cold build differ:\n%s", firstDiff(got, want))
+	}
+}
+
+// A merge into the base rewrites the base's full text as one segment without deletion marks
+// (the rows the deltas replaced leave marks in it otherwise, and every query checks them), and
+// the generation answers as a cold build of the same sources.
+func TestBaseMergeLeavesItsFullTextWithoutDeletionMarks(t *testing.T) {
+	ctx := context.Background()
+	root, d, r := syncedProject(t, 80, 13)
+	for k := range 3 {
+		writeNode(t, root, 5+k, r, fmt.Sprintf("base merge edit %d", k))
+		_, err := index.Sync(ctx, d, index.Options{})
+		must(t, err)
+	}
+	m, err := index.Merge(ctx, d, index.MergeOptions{Full: true})
+	must(t, err)
+	if !m.Base || m.Deltas != 0 {
+		t.Fatalf("merge %+v", m)
+	}
+	manifest, err := index.ReadManifest(publication.PathsFor(d, "").Index)
+	must(t, err)
+	conn, err := sqlite.OpenConn(filepath.Join(filepath.Dir(publication.PathsFor(d, "").Index), manifest.Segments[0].Name), sqlite.OpenReadOnly)
+	must(t, err)
+	defer conn.Close()
+	shape, err := fts5seg.ReadShape(conn, fts5seg.Table{Schema: "main", Name: "search"})
+	must(t, err)
+	if shape.Segments != 1 || shape.Tombstones != 0 || shape.Entries != 80 {
+		t.Errorf("the merged base's full text: %+v, want one segment of 80 rows and no marks", shape)
+	}
+	if got, want := dump(t, d, ""), dump(t, coldCopy(t, root), ""); got != want {
+		t.Fatalf("the merged base and a cold build differ:\n%s", firstDiff(got, want))
 	}
 }

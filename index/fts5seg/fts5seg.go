@@ -703,3 +703,34 @@ func ReadVarint(b []byte) (uint64, int) {
 }
 
 func putU16(b []byte, v int) { binary.BigEndian.PutUint16(b, uint16(v)) }
+
+// Shape is how a full-text index is laid out: its segments, the rows its segments hold, and
+// the deletion marks (tombstones) they carry for rows removed since they were written. Every
+// query checks each posting of a segment with marks against them, and looks in every
+// segment.
+type Shape struct {
+	Segments   int
+	Entries    uint64
+	Tombstones uint64
+}
+
+// ReadShape reads the shape of table t from its structure record.
+func ReadShape(conn *sqlite.Conn, t Table) (Shape, error) {
+	b, err := readBlock(conn, t.shadow("data"), structureRowid)
+	if err != nil {
+		return Shape{}, err
+	}
+	st, err := decodeStructure(b)
+	if err != nil {
+		return Shape{}, err
+	}
+	var sh Shape
+	for _, l := range st.levels {
+		for _, s := range l.segs {
+			sh.Segments++
+			sh.Entries += s.entries
+			sh.Tombstones += s.tombRows
+		}
+	}
+	return sh, nil
+}
