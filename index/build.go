@@ -202,8 +202,8 @@ func (c *coldRows) finish(conn *sqlite.Conn, candidates *[]candidate, clk *clock
 // maxColdSegments is how many full-text segments (one for each buildHashBytes of pending
 // terms) a cold build leaves as they are: searches over them measured within 4% of one merged
 // segment, where merging them was an eighth of the 100k benchmark's cold sync, on one core
-// (docs/benchmarks.md). A merged base routinely holds as many, from the deltas merged into it;
-// the merge that fills the base's lowest level folds these in too, once, off the first build.
+// (docs/benchmarks.md). The first merge into the base that replaces rows rewrites them as one
+// (applyRun, merge.go).
 const maxColdSegments = 8
 
 // finishFullText merges the full-text segments into one when a cold build left more than

@@ -252,11 +252,15 @@ func applyRun(conn *sqlite.Conn, schemas []string, base bool) error {
 	// and its full-text query took 1.02 ms where the same index rewritten as one segment took
 	// 0.47 (docs/benchmarks.md, "A merged base's full text is one segment"). A delta is
 	// rewritten always, a base when the rows it replaced left marks.
-	shape, err := fts5seg.ReadShape(conn, searchTable("main"))
-	if err != nil {
-		return err
+	optimize := !base
+	if base {
+		shape, err := fts5seg.ReadShape(conn, searchTable("main"))
+		if err != nil {
+			return err
+		}
+		optimize = shape.Tombstones > 0
 	}
-	if !base || shape.Tombstones > 0 {
+	if optimize {
 		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO search(search) VALUES ('optimize')", nil); err != nil {
 			return fmt.Errorf("optimize the full text: %w", err)
 		}
