@@ -3,8 +3,8 @@ package index
 import "sync"
 
 // BaseMemo remembers what ranking over deltas learns of a base segment (layerrank.go): its
-// rows' texts analyzed again and how many of its rows hold a phrase. Both depend on the base
-// alone, which never changes, so a worker keeps one per binding and shares it with every
+// rows' texts analyzed again, each row's frequency of the phrases it was ranked for, and how
+// many of its rows hold a phrase. All depend on the base alone, which never changes, so a worker keeps one per binding and shares it with every
 // snapshot it opens: a capsule asked again after an edit does not analyze the same pool of
 // rows again. A snapshot has its own until one is shared; a snapshot over another base (after
 // a merge) starts the memo afresh.
@@ -13,6 +13,18 @@ type BaseMemo struct {
 	base  string // the base segment's name, unique to its file
 	texts map[int64]storedText
 	hits  map[string]phraseHits
+	// counts are rows' frequencies by key, then phrase; counted is how many are held.
+	counts  map[int64]*countedRow
+	counted int
+}
+
+// countedRow is what is known of a base row's phrases: its size and frequency of each phrase
+// counted, or that it did not analyze again to its indexed size (unranked), so that its
+// base rank stands.
+type countedRow struct {
+	size     int64
+	unranked bool
+	freq     map[string]float64
 }
 
 // NewBaseMemo returns an empty memo.
@@ -30,6 +42,7 @@ func (s *Snapshot) ShareBaseMemo(m *BaseMemo) { s.memo = m }
 func (m *BaseMemo) of(base string) *BaseMemo {
 	if m.base != base || m.hits == nil {
 		m.base, m.texts, m.hits = base, map[int64]storedText{}, map[string]phraseHits{}
+		m.counts, m.counted = map[int64]*countedRow{}, 0
 	}
 	return m
 }
@@ -68,5 +81,57 @@ func (m *BaseMemo) keepTexts(base string, xs []storedText) {
 	}
 	for _, x := range xs {
 		texts[x.key] = x
+	}
+}
+
+// freqs returns base's row key's size and frequency of each of phrases, if all are
+// remembered; f is nil for a row that keeps its base rank.
+func (m *BaseMemo) freqs(base string, key int64, phrases []string) (f *rowFreqs, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.of(base).counts[key]
+	if c == nil {
+		return nil, false
+	}
+	if c.unranked {
+		return nil, true
+	}
+	f = &rowFreqs{size: c.size, freq: make([]float64, len(phrases))}
+	for j, ph := range phrases {
+		if f.freq[j], ok = c.freq[ph]; !ok {
+			return nil, false
+		}
+	}
+	return f, true
+}
+
+// keepFreqs remembers base's rows' frequencies of phrases (a nil one: the row keeps its base
+// rank), forgetting all others first when they would pass maxRememberedFreqs.
+func (m *BaseMemo) keepFreqs(base string, phrases []string, rows map[int64]*rowFreqs) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.of(base)
+	if m.counted+len(rows)*(len(phrases)+1) > maxRememberedFreqs {
+		clear(m.counts)
+		m.counted = 0
+	}
+	for key, f := range rows {
+		c := m.counts[key]
+		if c == nil {
+			c = &countedRow{freq: map[string]float64{}}
+			m.counts[key] = c
+			m.counted++
+		}
+		if f == nil {
+			c.unranked = true
+			continue
+		}
+		c.size = f.size
+		for j, ph := range phrases {
+			if _, ok := c.freq[ph]; !ok {
+				m.counted++
+			}
+			c.freq[ph] = f.freq[j]
+		}
 	}
 }

@@ -44,3 +44,17 @@ func (s *Snapshot) ReadersForTest() int {
 	defer s.mu.Unlock()
 	return s.opened
 }
+
+// TextsForTest is how many base rows analyzed again the memo holds; ForgetTextsForTest
+// forgets them, and only them.
+func (m *BaseMemo) TextsForTest() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.texts)
+}
+
+func (m *BaseMemo) ForgetTextsForTest() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.texts)
+}

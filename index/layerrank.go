@@ -346,13 +346,29 @@ func (r *layeredRanking) readFreqs(rows []rankedRow) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	freqs, err := r.freqsOf(todo)
+	// Rows counted for these phrases by an earlier ranking over the same base are not
+	// analyzed again (a search's rows are mostly the last search's).
+	count := todo[:0:0]
+	for _, k := range todo {
+		if f, ok := r.memo.freqs(r.baseName, k, r.phrases); ok {
+			r.freqs[k] = f
+		} else {
+			count = append(count, k)
+		}
+	}
+	if len(count) == 0 {
+		return nil
+	}
+	freqs, err := r.freqsOf(count)
 	if err != nil {
 		return err
 	}
-	for _, k := range todo {
+	counted := make(map[int64]*rowFreqs, len(count))
+	for _, k := range count {
 		r.freqs[k] = freqs[k] // nil: keeps the base's rank
+		counted[k] = freqs[k]
 	}
+	r.memo.keepFreqs(r.baseName, r.phrases, counted)
 	return nil
 }
 
@@ -462,6 +478,10 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 // shares, remembers: a search ranks the best rows of its name query, then of its text query,
 // mostly the same nodes, and a capsule asked again after an edit its pool of 200.
 const maxRememberedTexts = 1024
+
+// maxRememberedFreqs bounds the rows' phrase frequencies the base memo remembers (a row and
+// a phrase each, and a row each): a few megabytes.
+const maxRememberedFreqs = 1 << 16
 
 // storedText is a base row analyzed again from its node's stored fields: its key, its size in
 // the base and its text.

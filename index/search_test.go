@@ -456,6 +456,45 @@ func TestBaseMemoAcrossGenerations(t *testing.T) {
 	check("over the merged base")
 }
 
+// A base row counted for a query's phrases is not analyzed again: a later snapshot over the
+// same base, asked the same, reads the counts from the memo (its analyzed texts forgotten,
+// only the row the delta replaced is read back, as each snapshot does to count the replaced
+// rows' phrases) and ranks as a cold build does; another query's phrases are counted.
+func TestBaseMemoKeepsCountedRows(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		body := strings.Repeat("The ledger keeps accounts. ", 1+i%5) + strings.Repeat("Naïve words fill the page. ", i%3)
+		files[fmt.Sprintf("docs/n%02d.md", i)] = componentNode(fmt.Sprintf("n%02d", i), body)
+	}
+	root, d := withDelta(t, files, map[string]string{"docs/n00.md": componentNode("n00", "A ledger, at last.")})
+	cold := coldCopy(t, root)
+	memo := index.NewBaseMemo()
+	search := func(q string) {
+		t.Helper()
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		snap.ShareBaseMemo(memo)
+		res, err := snap.Search(ctx, q, 10)
+		must(t, err)
+		sameHits(t, q, res.Hits, searchOf(t, cold, q, 10))
+	}
+	search("ledger accounts")
+	if memo.TextsForTest() == 0 {
+		t.Fatal("the first ranking over the delta analyzed no base row again")
+	}
+	memo.ForgetTextsForTest()
+	search("ledger accounts")
+	if n := memo.TextsForTest(); n != 1 {
+		t.Errorf("the same query over the same base analyzed %d rows again, want the replaced one", n)
+	}
+	search("page words")
+	if memo.TextsForTest() == 0 {
+		t.Error("a query of other phrases took counts it never made from the memo")
+	}
+}
+
 // Words that spell a declaration's name find it before the prose that says them more often,
 // and before names that hold other words besides.
 func TestSearchWordsSpellAName(t *testing.T) {
