@@ -4,7 +4,9 @@ import "sync"
 
 // BaseMemo remembers what ranking over deltas learns of a base segment (layerrank.go): its
 // rows' texts analyzed again, each row's frequency of the phrases it was ranked for, and how
-// many of its rows hold a phrase. All depend on the base alone, which never changes, so a worker keeps one per binding and shares it with every
+// many of its rows hold a phrase; and of each delta over it, which of its rows match a query
+// and hold a phrase (which of those later segments replaced is the generation's to say, and is
+// not remembered). All depend on the segment alone, which never changes, so a worker keeps one per binding and shares it with every
 // snapshot it opens: a capsule asked again after an edit does not analyze the same pool of
 // rows again. A snapshot has its own until one is shared; a snapshot over another base (after
 // a merge) starts the memo afresh.
@@ -16,6 +18,28 @@ type BaseMemo struct {
 	// counts are rows' frequencies by key, then phrase; counted is how many are held.
 	counts  map[int64]*countedRow
 	counted int
+	// deltas are the deltas' rows that match an expression or hold a phrase, by the delta
+	// segment's name, then by deltaQuery; deltaHeld is how many rows they hold in all, and
+	// deltaReads how many lists were read from FTS5 and kept.
+	deltas     map[string]map[string][]deltaRow
+	deltaHeld  int
+	deltaReads int
+}
+
+// deltaRow is a row of a delta's full-text table: its key, its size, and its weighted
+// frequency of the phrase it was read for (0 for a query's matches).
+type deltaRow struct {
+	key, size int64
+	freq      float64
+}
+
+// deltaQuery names what a list of a delta's rows answers: the matches of an expression, or
+// the holders of a phrase.
+func deltaQuery(phrase bool, text string) string {
+	if phrase {
+		return "phrase\x00" + text
+	}
+	return "match\x00" + text
 }
 
 // countedRow is what is known of a base row's phrases: its size and frequency of each phrase
@@ -43,6 +67,7 @@ func (m *BaseMemo) of(base string) *BaseMemo {
 	if m.base != base || m.hits == nil {
 		m.base, m.texts, m.hits = base, map[int64]storedText{}, map[string]phraseHits{}
 		m.counts, m.counted = map[int64]*countedRow{}, 0
+		m.deltas, m.deltaHeld = map[string]map[string][]deltaRow{}, 0
 	}
 	return m
 }
@@ -134,4 +159,39 @@ func (m *BaseMemo) keepFreqs(base string, phrases []string, rows map[int64]*rowF
 			c.freq[ph] = f.freq[j]
 		}
 	}
+}
+
+// deltaRows returns the rows of the delta segment named delta that answer q, if remembered.
+func (m *BaseMemo) deltaRows(base, delta, q string) ([]deltaRow, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rows, ok := m.of(base).deltas[delta][q]
+	return rows, ok
+}
+
+// keepDeltaRows remembers the rows of delta that answer q, forgetting every delta's first
+// when they would pass maxRememberedDeltaRows; a list longer than a quarter of that is not
+// kept (a delta of a large change, and a common word).
+func (m *BaseMemo) keepDeltaRows(base, delta, q string, rows []deltaRow) {
+	if len(rows) > maxRememberedDeltaRows/4 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.of(base)
+	if m.deltaHeld+len(rows)+1 > maxRememberedDeltaRows {
+		clear(m.deltas)
+		m.deltaHeld = 0
+	}
+	lists := m.deltas[delta]
+	if lists == nil {
+		lists = map[string][]deltaRow{}
+		m.deltas[delta] = lists
+	}
+	if old, ok := lists[q]; ok {
+		m.deltaHeld -= len(old) + 1
+	}
+	lists[q] = rows
+	m.deltaHeld += len(rows) + 1
+	m.deltaReads++
 }

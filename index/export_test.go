@@ -58,3 +58,10 @@ func (m *BaseMemo) ForgetTextsForTest() {
 	defer m.mu.Unlock()
 	clear(m.texts)
 }
+
+// DeltaReadsForTest is how many lists of a delta's rows the memo read from FTS5 and kept.
+func (m *BaseMemo) DeltaReadsForTest() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.deltaReads
+}

@@ -32,7 +32,10 @@ func (s *Snapshot) segmentRanks(rd *reader, expr string, n int) ([]rankedRow, er
 	}
 	p := newBM25()
 	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
-		scratch: &rd.scratch, memo: s.memo, baseName: s.segments[0].Name, freqs: map[int64]*rowFreqs{}}
+		scratch: &rd.scratch, memo: s.memo, baseName: s.segments[0].Name, names: make([]string, len(s.segments)), freqs: map[int64]*rowFreqs{}}
+	for i, seg := range s.segments {
+		r.names[i] = seg.Name
+	}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
 	}
@@ -104,6 +107,8 @@ type layeredRanking struct {
 	freqs    map[int64]*rowFreqs
 	memo     *BaseMemo
 	baseName string
+	// names are the segments' names, the base's first: the memo knows a delta by its name.
+	names []string
 	// counter counts the phrases in a row's text where it is ASCII (nil when a phrase is not);
 	// scratch is the state of the connection's scratch tables, for the other rows.
 	counter *phraseCounter
@@ -130,47 +135,66 @@ func (r *layeredRanking) deltaMatches() error {
 	r.deltas = map[int64]*rowFreqs{}
 	for i := 1; i < len(r.g.segs); i++ {
 		t := &r.g.segs[i]
-		err := sqlitex.Execute(r.conn, "SELECT f.rowid, (SELECT sz FROM "+t.schema+".search_docsize WHERE id = f.rowid) FROM "+t.schema+".search f WHERE f.search MATCH ?1"+t.live,
-			&sqlitex.ExecOptions{Args: []any{r.expr}, ResultFunc: func(st *sqlite.Stmt) error {
-				r.deltas[st.ColumnInt64(0)] = &rowFreqs{size: rowSize(st, 1), freq: make([]float64, len(r.phrases))}
-				return nil
-			}})
+		rows, err := r.deltaRows(i, false, r.expr)
 		if err != nil {
-			return fmt.Errorf("match %s: %w", t.schema, err)
+			return err
+		}
+		for _, x := range rows {
+			if !t.dead[x.key] {
+				r.deltas[x.key] = &rowFreqs{size: x.size, freq: make([]float64, len(r.phrases))}
+			}
 		}
 	}
 	r.deltaHits = make([]int64, len(r.phrases))
 	for j, ph := range r.phrases {
 		for i := 1; i < len(r.g.segs); i++ {
-			h, err := r.deltaPhrase(&r.g.segs[i], ph, j)
+			t := &r.g.segs[i]
+			rows, err := r.deltaRows(i, true, ph)
 			if err != nil {
 				return err
 			}
-			r.deltaHits[j] += h
+			for _, x := range rows {
+				if t.dead[x.key] {
+					continue
+				}
+				r.deltaHits[j]++
+				if m := r.deltas[x.key]; m != nil {
+					m.freq[j] = x.freq
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// deltaPhrase reads every row of delta t that holds the j-th phrase: the frequency of each
-// live match of the query among them, and how many of them are live.
-func (r *layeredRanking) deltaPhrase(t *segmentText, phrase string, j int) (int64, error) {
-	var live int64
-	err := sqlitex.Execute(r.conn, r.p.phraseRanks(t.schema, "search", ""), &sqlitex.ExecOptions{Args: []any{phrase}, ResultFunc: func(st *sqlite.Stmt) error {
-		key := st.ColumnInt64(0)
-		if t.dead[key] {
-			return nil
+// deltaRows returns every row of delta i that matches text (an expression), or that holds it
+// (a phrase) with its frequency of it, replaced or not: remembered by the memo, which keeps
+// them for every generation the delta is in, or read from FTS5.
+func (r *layeredRanking) deltaRows(i int, phrase bool, text string) ([]deltaRow, error) {
+	t, name, q := &r.g.segs[i], r.names[i], deltaQuery(phrase, text)
+	if rows, ok := r.memo.deltaRows(r.baseName, name, q); ok {
+		return rows, nil
+	}
+	var rows []deltaRow
+	query := "SELECT f.rowid, (SELECT sz FROM " + t.schema + ".search_docsize WHERE id = f.rowid) FROM " + t.schema + ".search f WHERE f.search MATCH ?1"
+	if phrase {
+		query = r.p.phraseRanks(t.schema, "search", "")
+	}
+	err := sqlitex.Execute(r.conn, query, &sqlitex.ExecOptions{Args: []any{text}, ResultFunc: func(st *sqlite.Stmt) error {
+		x := deltaRow{key: st.ColumnInt64(0)}
+		if phrase {
+			x.freq, x.size = r.p.phraseFreq(st, t.avgdl())
+		} else {
+			x.size = rowSize(st, 1)
 		}
-		live++
-		if m := r.deltas[key]; m != nil {
-			m.freq[j], _ = r.p.phraseFreq(st, t.avgdl())
-		}
+		rows = append(rows, x)
 		return nil
 	}})
 	if err != nil {
-		return 0, fmt.Errorf("%s in %s: %w", phrase, t.schema, err)
+		return nil, fmt.Errorf("%s in %s: %w", text, t.schema, err)
 	}
-	return live, nil
+	r.memo.keepDeltaRows(r.baseName, name, q, rows)
+	return rows, nil
 }
 
 // setIDFs sets every phrase's IDFs, ranks the deltas' matches with them and sets the growth
@@ -482,6 +506,10 @@ const maxRememberedTexts = 1024
 // maxRememberedFreqs bounds the rows' phrase frequencies the base memo remembers (a row and
 // a phrase each, and a row each): a few megabytes.
 const maxRememberedFreqs = 1 << 16
+
+// maxRememberedDeltaRows bounds the deltas' rows the base memo remembers, in every list of
+// them together.
+const maxRememberedDeltaRows = 1 << 16
 
 // storedText is a base row analyzed again from its node's stored fields: its key, its size in
 // the base and its text.

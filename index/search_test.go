@@ -459,15 +459,20 @@ func TestBaseMemoAcrossGenerations(t *testing.T) {
 // A base row counted for a query's phrases is not analyzed again: a later snapshot over the
 // same base, asked the same, reads the counts from the memo (its analyzed texts forgotten,
 // only the row the delta replaced is read back, as each snapshot does to count the replaced
-// rows' phrases) and ranks as a cold build does; another query's phrases are counted.
+// rows' phrases) and ranks as a cold build does; another query's phrases are counted. A
+// delta's matches and phrase holders are read once too, and stay right when a later delta
+// replaces one of its rows.
 func TestBaseMemoKeepsCountedRows(t *testing.T) {
 	ctx := context.Background()
 	files := map[string]string{}
 	for i := 0; i < 30; i++ {
 		body := strings.Repeat("The ledger keeps accounts. ", 1+i%5) + strings.Repeat("Naïve words fill the page. ", i%3)
+		if i%10 == 1 {
+			body += "A quokka signs it."
+		}
 		files[fmt.Sprintf("docs/n%02d.md", i)] = componentNode(fmt.Sprintf("n%02d", i), body)
 	}
-	root, d := withDelta(t, files, map[string]string{"docs/n00.md": componentNode("n00", "A ledger, at last.")})
+	root, d := withDelta(t, files, map[string]string{"docs/n00.md": componentNode("n00", "A quokka ledger, at last.")})
 	cold := coldCopy(t, root)
 	memo := index.NewBaseMemo()
 	search := func(q string) {
@@ -484,15 +489,35 @@ func TestBaseMemoKeepsCountedRows(t *testing.T) {
 	if memo.TextsForTest() == 0 {
 		t.Fatal("the first ranking over the delta analyzed no base row again")
 	}
+	reads := memo.DeltaReadsForTest()
+	if reads == 0 {
+		t.Fatal("the first ranking over the delta kept none of its rows")
+	}
 	memo.ForgetTextsForTest()
 	search("ledger accounts")
 	if n := memo.TextsForTest(); n != 1 {
 		t.Errorf("the same query over the same base analyzed %d rows again, want the replaced one", n)
 	}
+	if n := memo.DeltaReadsForTest(); n != reads {
+		t.Errorf("the same query over the same delta read %d lists of its rows again", n-reads)
+	}
 	search("page words")
 	if memo.TextsForTest() == 0 {
 		t.Error("a query of other phrases took counts it never made from the memo")
 	}
+	search("quokka")
+	search("quokka ledger")
+	// A second delta replaces the first one's row: the first delta's remembered rows serve,
+	// that row no longer a match nor a holder of its words.
+	fixture.WriteTree(t, root, map[string]string{"docs/n00.md": componentNode("n00", "No accounts here.")})
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Deltas < 2 {
+		t.Fatalf("the second edit left %d deltas, want 2", res.Deltas)
+	}
+	cold = coldCopy(t, root)
+	search("quokka")
+	search("quokka ledger")
 }
 
 // Words that spell a declaration's name find it before the prose that says them more often,
