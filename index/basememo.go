@@ -5,11 +5,11 @@ import "sync"
 // BaseMemo remembers what ranking over deltas learns of a base segment (layerrank.go): its
 // rows' texts analyzed again, each row's frequency of the phrases it was ranked for, and how
 // many of its rows hold a phrase; and of each delta over it, which of its rows match a query
-// and hold a phrase (which of those later segments replaced is the generation's to say, and is
-// not remembered). All depend on the segment alone, which never changes, so a worker keeps one per binding and shares it with every
-// snapshot it opens: a capsule asked again after an edit does not analyze the same pool of
-// rows again. A snapshot has its own until one is shared; a snapshot over another base (after
-// a merge) starts the memo afresh.
+// and hold a phrase (which of those later segments replaced is each generation's to say, and
+// is not remembered). All depend on their segment alone, which never changes, so a worker
+// keeps one per binding and shares it with every snapshot it opens: a capsule asked again
+// after an edit does not analyze the same pool of rows again. A snapshot has its own until
+// one is shared; a snapshot over another base (after a merge) starts the memo afresh.
 type BaseMemo struct {
 	mu    sync.Mutex
 	base  string // the base segment's name, unique to its file

@@ -418,13 +418,7 @@ func TestBaseMemoAcrossGenerations(t *testing.T) {
 	memo := index.NewBaseMemo()
 	search := func(q string) []index.SearchHit {
 		t.Helper()
-		snap, err := index.Open(ctx, d)
-		must(t, err)
-		defer snap.Close()
-		snap.ShareBaseMemo(memo)
-		res, err := snap.Search(ctx, q, 10)
-		must(t, err)
-		return res.Hits
+		return memoSearch(t, d, memo, q)
 	}
 	check := func(stage string) {
 		t.Helper()
@@ -477,13 +471,7 @@ func TestBaseMemoKeepsCountedRows(t *testing.T) {
 	memo := index.NewBaseMemo()
 	search := func(q string) {
 		t.Helper()
-		snap, err := index.Open(ctx, d)
-		must(t, err)
-		defer snap.Close()
-		snap.ShareBaseMemo(memo)
-		res, err := snap.Search(ctx, q, 10)
-		must(t, err)
-		sameHits(t, q, res.Hits, searchOf(t, cold, q, 10))
+		sameHits(t, q, memoSearch(t, d, memo, q), searchOf(t, cold, q, 10))
 	}
 	search("ledger accounts")
 	if memo.TextsForTest() == 0 {
@@ -518,6 +506,20 @@ func TestBaseMemoKeepsCountedRows(t *testing.T) {
 	cold = coldCopy(t, root)
 	search("quokka")
 	search("quokka ledger")
+}
+
+// memoSearch opens the published generation, shares memo with it, as a worker's snapshots
+// do, and returns its first 10 hits for q.
+func memoSearch(t *testing.T, d *project.Descriptor, memo *index.BaseMemo, q string) []index.SearchHit {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := index.Open(ctx, d)
+	must(t, err)
+	defer snap.Close()
+	snap.ShareBaseMemo(memo)
+	res, err := snap.Search(ctx, q, 10)
+	must(t, err)
+	return res.Hits
 }
 
 // Words that spell a declaration's name find it before the prose that says them more often,
