@@ -18,10 +18,10 @@ type BaseMemo struct {
 	// counts are rows' frequencies by key, then phrase; counted is how many are held.
 	counts  map[int64]*countedRow
 	counted int
-	// deltas are the deltas' rows that match an expression or hold a phrase, by the delta
-	// segment's name, then by deltaQuery; deltaHeld is how many rows they hold in all, and
-	// deltaReads how many lists were read from FTS5 and kept.
-	deltas     map[string]map[string][]deltaRow
+	// deltas are the deltas' rows that match an expression or hold a phrase; deltaHeld is
+	// how many rows they hold in all, and deltaReads how many lists were read from FTS5 and
+	// kept.
+	deltas     map[deltaQuery][]deltaRow
 	deltaHeld  int
 	deltaReads int
 }
@@ -33,13 +33,12 @@ type deltaRow struct {
 	freq      float64
 }
 
-// deltaQuery names what a list of a delta's rows answers: the matches of an expression, or
-// the holders of a phrase.
-func deltaQuery(phrase bool, text string) string {
-	if phrase {
-		return "phrase\x00" + text
-	}
-	return "match\x00" + text
+// deltaQuery names what a list of a delta's rows answers: in the delta segment named delta,
+// the matches of an expression text, or the holders of a phrase text.
+type deltaQuery struct {
+	delta  string
+	phrase bool
+	text   string
 }
 
 // countedRow is what is known of a base row's phrases: its size and frequency of each phrase
@@ -67,7 +66,7 @@ func (m *BaseMemo) of(base string) *BaseMemo {
 	if m.base != base || m.hits == nil {
 		m.base, m.texts, m.hits = base, map[int64]storedText{}, map[string]phraseHits{}
 		m.counts, m.counted = map[int64]*countedRow{}, 0
-		m.deltas, m.deltaHeld = map[string]map[string][]deltaRow{}, 0
+		m.deltas, m.deltaHeld = map[deltaQuery][]deltaRow{}, 0
 	}
 	return m
 }
@@ -109,44 +108,56 @@ func (m *BaseMemo) keepTexts(base string, xs []storedText) {
 	}
 }
 
-// freqs returns base's row key's size and frequency of each of phrases, if all are
-// remembered; f is nil for a row that keeps its base rank.
-func (m *BaseMemo) freqs(base string, key int64, phrases []string) (f *rowFreqs, ok bool) {
+// freqs sets into out the size and frequency of each of phrases of those of base's rows keys
+// for which all are remembered (nil for a row that keeps its base rank), and returns the
+// others.
+func (m *BaseMemo) freqs(base string, keys []int64, phrases []string, out map[int64]*rowFreqs) (missing []int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := m.of(base).counts[key]
-	if c == nil {
-		return nil, false
-	}
-	if c.unranked {
-		return nil, true
-	}
-	f = &rowFreqs{size: c.size, freq: make([]float64, len(phrases))}
-	for j, ph := range phrases {
-		if f.freq[j], ok = c.freq[ph]; !ok {
-			return nil, false
+	counts := m.of(base).counts
+next:
+	for _, key := range keys {
+		c := counts[key]
+		switch {
+		case c == nil:
+			missing = append(missing, key)
+		case c.unranked:
+			out[key] = nil
+		default:
+			f := &rowFreqs{size: c.size, freq: make([]float64, len(phrases))}
+			for j, ph := range phrases {
+				v, ok := c.freq[ph]
+				if !ok {
+					missing = append(missing, key)
+					continue next
+				}
+				f.freq[j] = v
+			}
+			out[key] = f
 		}
 	}
-	return f, true
+	return missing
 }
 
-// keepFreqs remembers base's rows' frequencies of phrases (a nil one: the row keeps its base
-// rank), forgetting all others first when they would pass maxRememberedFreqs.
-func (m *BaseMemo) keepFreqs(base string, phrases []string, rows map[int64]*rowFreqs) {
+// keepFreqs remembers base's rows keys' frequencies of phrases, read from freqs (a row not
+// in it keeps its base rank), forgetting all others first when they would pass
+// maxRememberedFreqs.
+func (m *BaseMemo) keepFreqs(base string, phrases []string, keys []int64, freqs map[int64]*rowFreqs) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.of(base)
-	if m.counted+len(rows)*(len(phrases)+1) > maxRememberedFreqs {
+	if m.counted+len(keys)*(len(phrases)+1) > maxRememberedFreqs {
 		clear(m.counts)
 		m.counted = 0
 	}
-	for key, f := range rows {
+	for _, key := range keys {
 		c := m.counts[key]
 		if c == nil {
 			c = &countedRow{freq: map[string]float64{}}
 			m.counts[key] = c
 			m.counted++
 		}
+		f := freqs[key]
 		if f == nil {
 			c.unranked = true
 			continue
@@ -161,18 +172,18 @@ func (m *BaseMemo) keepFreqs(base string, phrases []string, rows map[int64]*rowF
 	}
 }
 
-// deltaRows returns the rows of the delta segment named delta that answer q, if remembered.
-func (m *BaseMemo) deltaRows(base, delta, q string) ([]deltaRow, bool) {
+// deltaRows returns the rows of a delta that answer q, if remembered.
+func (m *BaseMemo) deltaRows(base string, q deltaQuery) ([]deltaRow, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rows, ok := m.of(base).deltas[delta][q]
+	rows, ok := m.of(base).deltas[q]
 	return rows, ok
 }
 
-// keepDeltaRows remembers the rows of delta that answer q, forgetting every delta's first
+// keepDeltaRows remembers the rows of a delta that answer q, forgetting every delta's first
 // when they would pass maxRememberedDeltaRows; a list longer than a quarter of that is not
 // kept (a delta of a large change, and a common word).
-func (m *BaseMemo) keepDeltaRows(base, delta, q string, rows []deltaRow) {
+func (m *BaseMemo) keepDeltaRows(base string, q deltaQuery, rows []deltaRow) {
 	if len(rows) > maxRememberedDeltaRows/4 {
 		return
 	}
@@ -183,15 +194,10 @@ func (m *BaseMemo) keepDeltaRows(base, delta, q string, rows []deltaRow) {
 		clear(m.deltas)
 		m.deltaHeld = 0
 	}
-	lists := m.deltas[delta]
-	if lists == nil {
-		lists = map[string][]deltaRow{}
-		m.deltas[delta] = lists
-	}
-	if old, ok := lists[q]; ok {
+	if old, ok := m.deltas[q]; ok {
 		m.deltaHeld -= len(old) + 1
 	}
-	lists[q] = rows
+	m.deltas[q] = rows
 	m.deltaHeld += len(rows) + 1
 	m.deltaReads++
 }

@@ -32,10 +32,7 @@ func (s *Snapshot) segmentRanks(rd *reader, expr string, n int) ([]rankedRow, er
 	}
 	p := newBM25()
 	r := &layeredRanking{conn: conn, p: p, g: g, expr: expr, phrases: phrases, tree: tree, counter: newPhraseCounter(phrases, p.columns),
-		scratch: &rd.scratch, memo: s.memo, baseName: s.segments[0].Name, names: make([]string, len(s.segments)), freqs: map[int64]*rowFreqs{}}
-	for i, seg := range s.segments {
-		r.names[i] = seg.Name
-	}
+		scratch: &rd.scratch, memo: s.memo, segments: s.segments, freqs: map[int64]*rowFreqs{}}
 	if err := r.deltaMatches(); err != nil {
 		return nil, err
 	}
@@ -104,11 +101,11 @@ type layeredRanking struct {
 	// freqs are the base rows' frequencies read so far, by key, and memo what is known of the
 	// base, by its segment's name: how many of its rows hold a phrase, and its rows analyzed
 	// again.
-	freqs    map[int64]*rowFreqs
-	memo     *BaseMemo
-	baseName string
-	// names are the segments' names, the base's first: the memo knows a delta by its name.
-	names []string
+	freqs map[int64]*rowFreqs
+	memo  *BaseMemo
+	// segments are the generation's segment files, the base first: the memo knows a segment
+	// by its name.
+	segments []Segment
 	// counter counts the phrases in a row's text where it is ASCII (nil when a phrase is not);
 	// scratch is the state of the connection's scratch tables, for the other rows.
 	counter *phraseCounter
@@ -122,6 +119,9 @@ type phraseHits struct {
 	hits    int64
 	floored bool
 }
+
+// baseName is the name of the generation's base segment.
+func (r *layeredRanking) baseName() string { return r.segments[0].Name }
 
 // rowFreqs is a row's frequency of each phrase and its size.
 type rowFreqs struct {
@@ -171,8 +171,8 @@ func (r *layeredRanking) deltaMatches() error {
 // (a phrase) with its frequency of it, replaced or not: remembered by the memo, which keeps
 // them for every generation the delta is in, or read from FTS5.
 func (r *layeredRanking) deltaRows(i int, phrase bool, text string) ([]deltaRow, error) {
-	t, name, q := &r.g.segs[i], r.names[i], deltaQuery(phrase, text)
-	if rows, ok := r.memo.deltaRows(r.baseName, name, q); ok {
+	t, q := &r.g.segs[i], deltaQuery{delta: r.segments[i].Name, phrase: phrase, text: text}
+	if rows, ok := r.memo.deltaRows(r.baseName(), q); ok {
 		return rows, nil
 	}
 	var rows []deltaRow
@@ -193,7 +193,7 @@ func (r *layeredRanking) deltaRows(i int, phrase bool, text string) ([]deltaRow,
 	if err != nil {
 		return nil, fmt.Errorf("%s in %s: %w", text, t.schema, err)
 	}
-	r.memo.keepDeltaRows(r.baseName, name, q, rows)
+	r.memo.keepDeltaRows(r.baseName(), q, rows)
 	return rows, nil
 }
 
@@ -279,7 +279,7 @@ func (r *layeredRanking) phraseIDF(j int, best []rankedRow) error {
 // back from the rank of a row of best that holds that phrase alone, or from FTS5.
 func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) {
 	phrase := r.phrases[j]
-	if c, ok := r.memo.hit(r.baseName, phrase); ok {
+	if c, ok := r.memo.hit(r.baseName(), phrase); ok {
 		return c, nil
 	}
 	t := &r.g.segs[0]
@@ -293,7 +293,7 @@ func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) 
 			return phraseHits{}, err
 		}
 		if ok {
-			r.memo.keepHit(r.baseName, phrase, phraseHits{hits, floored})
+			r.memo.keepHit(r.baseName(), phrase, phraseHits{hits, floored})
 			return phraseHits{hits, floored}, nil
 		}
 	}
@@ -301,7 +301,7 @@ func (r *layeredRanking) baseCount(j int, best []rankedRow) (phraseHits, error) 
 	if err != nil {
 		return phraseHits{}, err
 	}
-	r.memo.keepHit(r.baseName, phrase, phraseHits{hits, floored})
+	r.memo.keepHit(r.baseName(), phrase, phraseHits{hits, floored})
 	return phraseHits{hits, floored}, nil
 }
 
@@ -359,7 +359,9 @@ func (r *layeredRanking) rank(f *rowFreqs) float64 {
 	return float64(-1 * r.p.score(r.idf, r.tree.counted(f.freq), r.p.lengthNorm(f.size, r.g.avgdl())))
 }
 
-// readFreqs reads the frequencies of those of rows not read yet.
+// readFreqs reads the frequencies of those of rows not read yet: from the memo where an
+// earlier ranking over the same base counted them for these phrases (a search's rows are
+// mostly the last search's), else analyzed again.
 func (r *layeredRanking) readFreqs(rows []rankedRow) error {
 	var todo []int64
 	for _, x := range rows {
@@ -370,16 +372,7 @@ func (r *layeredRanking) readFreqs(rows []rankedRow) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	// Rows counted for these phrases by an earlier ranking over the same base are not
-	// analyzed again (a search's rows are mostly the last search's).
-	count := todo[:0:0]
-	for _, k := range todo {
-		if f, ok := r.memo.freqs(r.baseName, k, r.phrases); ok {
-			r.freqs[k] = f
-		} else {
-			count = append(count, k)
-		}
-	}
+	count := r.memo.freqs(r.baseName(), todo, r.phrases, r.freqs)
 	if len(count) == 0 {
 		return nil
 	}
@@ -387,12 +380,10 @@ func (r *layeredRanking) readFreqs(rows []rankedRow) error {
 	if err != nil {
 		return err
 	}
-	counted := make(map[int64]*rowFreqs, len(count))
 	for _, k := range count {
 		r.freqs[k] = freqs[k] // nil: keeps the base's rank
-		counted[k] = freqs[k]
 	}
-	r.memo.keepFreqs(r.baseName, r.phrases, counted)
+	r.memo.keepFreqs(r.baseName(), r.phrases, count, freqs)
 	return nil
 }
 
@@ -462,7 +453,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	rows := make([]storedText, 0, len(keys))
 	var todo []int64
 	for _, k := range keys {
-		if x, ok := r.memo.text(r.baseName, k); ok {
+		if x, ok := r.memo.text(r.baseName(), k); ok {
 			rows = append(rows, x)
 		} else {
 			todo = append(todo, k)
@@ -494,7 +485,7 @@ func (r *layeredRanking) readStored(keys []int64) ([]storedText, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the stored fields of base rows: %w", err)
 	}
-	r.memo.keepTexts(r.baseName, rows[read:])
+	r.memo.keepTexts(r.baseName(), rows[read:])
 	return rows, nil
 }
 

@@ -7,9 +7,10 @@ import (
 // WithScanLanes lets at most n scans (a tool whose work grows with the project: ranking,
 // traversal, reading every source) run at once; the calls past n wait for one to end. A
 // point lookup (a node, its links) never waits for a lane. With n set to the cores the
-// process may use, and one more goroutine slot than that (runtime.GOMAXPROCS), a get_node
-// sent while every core scans finds a slot free instead of queueing behind the scans' time
-// slices (docs/benchmarks.md, "Several agents at once"). n <= 0 leaves scans unbounded.
+// process may use, and goroutine slots to spare beyond them (runtime.GOMAXPROCS; the worker
+// command runs two), a get_node sent while every core scans finds a slot free instead of
+// queueing behind the scans' time slices (docs/benchmarks.md, "Several agents at once").
+// n <= 0 leaves scans unbounded.
 func WithScanLanes(n int) Option {
 	return func(s *Service) {
 		if n > 0 {
