@@ -381,3 +381,30 @@ func TestCLIAsksTheRunningWorker(t *testing.T) {
 		t.Errorf("the answer after an edit: %d %s", code, out)
 	}
 }
+
+// No program that the repository or the environment configures runs during a sync, a task
+// context in the CLI, or a task context through the manager's worker (a child of a child,
+// with the environment the CLI had), and each reads the history as committed.
+func TestNoProgramARepositoryConfiguresRuns(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	fixture.Git(t, root, "init", "-q")
+	fixture.Git(t, root, "add", "-A")
+	fixture.Git(t, root, "commit", "-q", "-m", "Import the courier")
+	armed := fixture.ArmGitTraps(t, root)
+	read := "1 commits to " + armed.Head[:12]
+	if out, _, code := docforge(t, root, "sync", "--rebuild"); code != 0 || !strings.Contains(out, read) {
+		t.Errorf("sync: %d %s, want the history %q", code, out, read)
+	}
+	task := `{"kind":"change","task":"make the store keep late events"}`
+	read = "the messages of 1 commits to " + armed.Head
+	if out, _, code := docforge(t, root, "task-context", "--kind", "change", "--json", "make the store keep late events"); code != 0 || !strings.Contains(out, read) {
+		t.Errorf("task-context: %d %s, want %q", code, out, read)
+	}
+	run, _ := managerEnv(t)
+	if out, code := run("call", "--project-root", root, "--json", "docforge_get_task_context", task); code != 0 || !strings.Contains(out, read) {
+		t.Errorf("docforge_get_task_context through the worker: %d %s, want %q", code, out, read)
+	}
+	if ran := armed.Ran(t); ran != "" {
+		t.Errorf("a trap ran:\n%s", ran)
+	}
+}

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // commit is one first-parent commit as git log gives it, with its diff against its first
@@ -29,10 +31,71 @@ type fileDiff struct {
 	hunks      []hunk
 }
 
-// git runs git in dir and returns its standard output, or an error carrying its standard
-// error.
+// command is git run in dir on a repository DocForge does not trust: nothing that the
+// repository, the user or the environment configures may run a program or change what is
+// read. Every git DocForge runs is made here.
+//
+// No system or user configuration is read and no GIT_* variable is inherited. The
+// repository's own configuration (and whatever it includes) cannot be left out, so each key
+// that names a program git could run on a read, or that changes the output parsed here, is
+// set on the command line, which takes precedence over every file. Transports are all
+// disallowed, so a partial clone's missing object is an error rather than a fetch from a
+// remote the repository names (an ext:: URL runs any command). Standard input is empty.
+func command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	full := make([]string, 0, 4+2*len(isolated)+len(args))
+	full = append(full, "--no-pager", "--no-replace-objects", "-C", dir)
+	for _, kv := range isolated {
+		full = append(full, "-c", kv)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Env = isolatedEnv(os.Environ())
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// isolated are the configuration keys set on every git command line (see command). Programs
+// are set to the empty value, which git reads as none, or to "false" where an empty value is
+// not accepted; keys that shape log's output are set to what parseLog reads.
+var isolated = [...]string{
+	// Programs a read can reach: signature checks, fsmonitor, pagers, hooks, diff drivers
+	// (also refused by --no-ext-diff and --no-textconv), remote helpers and credentials.
+	"log.showSignature=false",
+	"gpg.program=false", "gpg.openpgp.program=false", "gpg.x509.program=false",
+	"gpg.ssh.program=false", "gpg.ssh.defaultKeyCommand=false",
+	"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat",
+	"core.sshCommand=false", "core.askPass=false", "credential.helper=",
+	"diff.external=", "core.alternateRefsCommand=false",
+	"protocol.allow=never",
+	// Files a read can be made to open besides the repository's own.
+	"core.attributesFile=/dev/null", "diff.orderFile=/dev/null",
+	// The output parseLog reads.
+	"core.quotePath=false", "core.useReplaceRefs=false", "log.showRoot=true",
+	"diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.interHunkContext=0",
+	"diff.algorithm=myers", "i18n.logOutputEncoding=UTF-8", "color.ui=false",
+	"log.mailmap=false",
+}
+
+// isolatedEnv is environ less every GIT_* variable, with those added that keep git from
+// reading system and user configuration, prompting, taking optional locks, following grafts
+// or replace refs, and fetching.
+func isolatedEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+10)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_ATTR_NOSYSTEM=1",
+		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_GRAFT_FILE=/dev/null", "GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL=none",
+		"GIT_PAGER=cat", "PAGER=cat")
+}
+
+// git runs git in dir (through command) and returns its standard output, or an error
+// carrying its standard error.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd := command(ctx, dir, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -50,8 +113,9 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 func logArgs(extra ...string) []string {
 	// A 16 MiB delta base cache instead of git's 96: git log -p over 5,000 commits then peaks
 	// at 40 MiB instead of 106, no slower (docs/benchmarks.md, "History").
-	args := []string{"-c", "core.quotePath=false", "-c", "core.deltaBaseCacheLimit=16m", "log", "--first-parent", "-M", "--no-color",
-		"--no-ext-diff", "--no-textconv", "-U0", "--relative", "-p",
+	args := []string{"-c", "core.deltaBaseCacheLimit=16m", "log", "--first-parent", "-M", "--no-color",
+		"--no-ext-diff", "--no-textconv", "--no-show-signature", "--no-notes", "--encoding=UTF-8",
+		"--src-prefix=a/", "--dst-prefix=b/", "-U0", "--relative", "-p",
 		"--format=" + recordStart + "%H %P%n%ct%n%B" + messageEnd}
 	return append(args, extra...)
 }
@@ -66,7 +130,7 @@ const (
 func readLog(ctx context.Context, dir string, revs []string, fn func(*commit) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, logArgs(revs...)...)...)
+	cmd := command(ctx, dir, logArgs(revs...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

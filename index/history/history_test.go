@@ -339,3 +339,71 @@ func TestUnusualPaths(t *testing.T) {
 		}
 	}
 }
+
+// Reading history runs no program that the repository or the environment configures, and
+// nothing configured changes what is read: the history of a repository armed with each trap,
+// and with all of them, is the one of the same repository unarmed.
+func TestNoProgramTheRepositoryConfiguresRuns(t *testing.T) {
+	build := func(t *testing.T) *repo {
+		r := newRepo(t)
+		r.commit("add the store", map[string]string{"store.go": lines(5, "a"), "notes.txt": "n\n"})
+		r.commit("grow the store", map[string]string{"store.go": lines(40, "a")})
+		r.commit("déplacer les notes", map[string]string{"notes.txt": "", "sub/x.go": "x\n"})
+		return r
+	}
+	clean := t.TempDir()
+	update(t, build(t).dir, clean, history.DefaultWindow)
+	want := dump(t, clean)
+	check := func(t *testing.T, name string, traps ...fixture.GitTrap) {
+		r := build(t)
+		armed := fixture.ArmGitTraps(t, r.dir, traps...)
+		dir := t.TempDir()
+		res, err := history.Update(context.Background(), r.dir, dir, history.DefaultWindow)
+		if ran := armed.Ran(t); ran != "" {
+			t.Fatalf("%s: a trap ran:\n%s", name, ran)
+		}
+		if err != nil || res.State != history.StateRebuilt || res.Head != armed.Head || res.Commits != 3 {
+			t.Fatalf("%s: %+v %v, want a rebuild of 3 commits to %s", name, res, err, armed.Head)
+		}
+		// The same commits touching the same lines; the signature trap re-signs the last one.
+		got := dump(t, dir)
+		same := len(got) == len(want)
+		for i := 0; same && i < len(got); i++ {
+			same = got[i][7:] == want[i][7:]
+		}
+		if !same {
+			t.Errorf("%s: read\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	for _, trap := range fixture.GitTraps() {
+		t.Run(trap.Name, func(t *testing.T) { check(t, trap.Name, trap) })
+	}
+	t.Run("every trap", func(t *testing.T) { check(t, "every trap") })
+}
+
+// A partial clone's missing object is an error, not a fetch from the remote the repository
+// names (an ext:: URL runs a command of the repository's choosing).
+func TestPartialCloneFetchesNothing(t *testing.T) {
+	r := newRepo(t)
+	r.commit("first", map[string]string{"store.go": lines(5, "a")})
+	r.commit("second", map[string]string{"store.go": lines(6, "a")})
+	// The first version's blob removed: reading the first diff needs it.
+	blob := r.git("rev-parse", "HEAD~1:store.go")
+	if err := os.Remove(filepath.Join(r.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	var promisor []fixture.GitTrap
+	for _, trap := range fixture.GitTraps() {
+		if trap.Name == "promisor remote" {
+			promisor = append(promisor, trap)
+		}
+	}
+	armed := fixture.ArmGitTraps(t, r.dir, promisor...)
+	_, err := history.Update(context.Background(), r.dir, t.TempDir(), history.DefaultWindow)
+	if ran := armed.Ran(t); ran != "" {
+		t.Errorf("a trap ran:\n%s", ran)
+	}
+	if err == nil {
+		t.Errorf("a history with a missing object read without error")
+	}
+}

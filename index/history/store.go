@@ -116,6 +116,11 @@ func headOf(ctx context.Context, root string) (head string, when int64, why stri
 		if ctx.Err() != nil {
 			return "", 0, "", ctx.Err()
 		}
+		if strings.Contains(err.Error(), "dubious ownership") {
+			// No user configuration is read (see command), so a safe.directory there does not
+			// apply: git's own guard against another user's repository stands.
+			return "", 0, "git refuses the repository: another user owns it; run DocForge as its owner", nil
+		}
 		return "", 0, "the project is not in a git repository with a commit", nil
 	}
 	lines := strings.Fields(out)
@@ -125,7 +130,7 @@ func headOf(ctx context.Context, root string) (head string, when int64, why stri
 	if lines[0] == "true" {
 		return "", 0, "the repository is a shallow clone: its history is cut short", nil
 	}
-	t, err := git(ctx, root, "log", "-1", "--format=%ct", lines[1])
+	t, err := git(ctx, root, "log", "-1", "--no-show-signature", "--format=%ct", lines[1])
 	if err != nil {
 		return "", 0, "", err
 	}
