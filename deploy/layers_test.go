@@ -22,7 +22,7 @@ var layers = [][]string{
 // sameLayer are the imports allowed within a layer.
 var sameLayer = map[string][]string{
 	"source/project":    {"source/golang"},
-	"source":            {"source/golang", "source/code", "source/python", "source/ecma", "source/project"},
+	"source":            {"source/golang", "source/code", "source/treesit", "source/python", "source/ecma", "source/project"},
 	"source/code":       {"source/golang"},
 	"source/python":     {"source/code", "source/treesit"},
 	"source/ecma":       {"source/code", "source/treesit"},

@@ -20,10 +20,12 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/source/python"
+	"github.com/docforge/docforge/source/treesit"
 )
 
 // Parsed is one file's fragment together with the file it came from and the SHA-256 of the
@@ -58,6 +60,15 @@ type Loader struct {
 	layoutOnce sync.Once
 	python     *python.Layout
 	ecma       *ecma.Layout
+	// bounds bound a code file's parse by its size (treesit.DefaultBounds).
+	bounds func(size int) treesit.Bounds
+}
+
+// WithBounds makes the loader bound each code file's parse by bounds(size) instead of
+// treesit.DefaultBounds.
+func (l *Loader) WithBounds(bounds func(size int) treesit.Bounds) *Loader {
+	l.bounds = bounds
+	return l
 }
 
 // WithFiles gives the loader the whole inventory, which resolving Python imports needs even
@@ -146,7 +157,7 @@ func (l *Loader) unchanged(out *Parsed) bool {
 // NewLoader returns a loader for d under policy (golang.PolicyAST or golang.PolicyNoAST; empty
 // means AST).
 func NewLoader(d *project.Descriptor, policy string) *Loader {
-	return &Loader{d: d, noAST: policy == golang.PolicyNoAST, modules: golang.NewModules(d.Root, d.Project.ID)}
+	return &Loader{d: d, noAST: policy == golang.PolicyNoAST, modules: golang.NewModules(d.Root, d.Project.ID), bounds: treesit.DefaultBounds}
 }
 
 // packageNames lists a package directory's Go files and hashes the list.
@@ -186,8 +197,8 @@ func (l *Loader) ContentHash(f File) (string, error) {
 }
 
 // ReadAndParse reads one inventoried file and parses it. The read is bounded by the file size
-// limit, so an oversized file is never loaded whole.
-func (l *Loader) ReadAndParse(f File) Parsed {
+// limit, so an oversized file is never loaded whole; a parse stops when ctx ends.
+func (l *Loader) ReadAndParse(ctx context.Context, f File) Parsed {
 	if l.work != nil {
 		defer func(start time.Time) {
 			if f.Format.IsCode() || f.Format == GoPackage {
@@ -215,7 +226,7 @@ func (l *Loader) ReadAndParse(f File) Parsed {
 	case GoFile:
 		out.Fragment = l.goFile(f.Path, data)
 	case PyFile, TSFile, JSFile:
-		out.Fragment = l.scriptFile(f, data)
+		out.Fragment = l.scriptFile(ctx, f, data)
 	case TextFile:
 		out.Fragment = textFragment(d, f.Path, data)
 	case GoMod, GitIgnore:
@@ -255,8 +266,9 @@ func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
 }
 
 // scriptFile extracts one Python, TypeScript or JavaScript file under the loader's policy.
-// Under the no-AST policy no parser runs: the file is a file node whose text is searchable.
-func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
+// Under the no-AST policy no parser runs: the file is a file node whose text is searchable,
+// as is a file over its parse bounds (treesit.DefaultBounds), with a warning naming the bound.
+func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fragment {
 	rel := f.Path
 	if int64(len(data)) > l.d.Limits.MaxFileBytes {
 		return &graph.Fragment{Path: rel, Problems: []problem.Problem{problem.New(problem.FileTooLarge, problem.Location{Path: rel},
@@ -268,25 +280,32 @@ func (l *Loader) scriptFile(f File, data []byte) *graph.Fragment {
 	if l.work != nil {
 		l.work.TreeParses.Add(1)
 	}
+	var facts *code.Facts
+	var err error
 	switch f.Format {
 	case PyFile:
-		facts, err := python.Extract(context.Background(), data, python.IsTestFile(rel), golang.DefaultLogicLimit)
-		if err != nil {
-			return unreadable(rel, err)
-		}
-		l.layouts()
+		facts, err = python.Extract(ctx, data, python.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
+	case TSFile, JSFile:
+		facts, err = ecma.Extract(ctx, rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
+	default:
+		return scriptTextFragment(f, data)
+	}
+	if bound := (*treesit.BoundError)(nil); errors.As(err, &bound) {
+		frag := scriptTextFragment(f, data)
+		frag.Problems = append(frag.Problems, problem.Warn(problem.CodeParseError, problem.Location{Path: rel},
+			"%s; the file is indexed as text", err))
+		return frag
+	}
+	if err != nil {
+		return unreadable(rel, err)
+	}
+	l.layouts()
+	if f.Format == PyFile {
 		l.python.Remember(rel, facts)
 		return python.Fragment(rel, facts, l.python)
-	case TSFile, JSFile:
-		facts, err := ecma.Extract(context.Background(), rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit)
-		if err != nil {
-			return unreadable(rel, err)
-		}
-		l.layouts()
-		l.ecma.Remember(rel, facts)
-		return ecma.Fragment(rel, facts, l.ecma)
 	}
-	return scriptTextFragment(f, data)
+	l.ecma.Remember(rel, facts)
+	return ecma.Fragment(rel, facts, l.ecma)
 }
 
 // goPackage lists a package directory's Go files, by the same rules as the stat walk, and
@@ -351,7 +370,7 @@ func (l *Loader) Each(ctx context.Context, files []File, fn func(Parsed) error) 
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.s.out = l.ReadAndParse(j.f)
+				j.s.out = l.ReadAndParse(ctx, j.f)
 				if l.then != nil && j.s.out.Fragment != nil {
 					l.then(&j.s.out)
 				}

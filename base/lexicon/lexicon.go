@@ -296,6 +296,10 @@ type Analyzer struct {
 // maxCachedTokens bounds an Analyzer's memory; past it, tokens are analyzed afresh.
 const maxCachedTokens = 1 << 17
 
+// spanBudget bounds the text LineSpanTerms analyzes, in multiples of the file's size (real
+// code nests its declarations two or three deep).
+const spanBudget = 8
+
 // NewAnalyzer returns an Analyzer with an empty memory.
 func NewAnalyzer() *Analyzer { return &Analyzer{cache: map[string][]string{}} }
 
@@ -350,11 +354,18 @@ func (a *Analyzer) Text(text string) string {
 // the distinct terms longer than one character of its text, at most limit of them, in order
 // of first appearance, joined by spaces. One Analyzer serves all spans: a file's declarations
 // share their identifiers.
+//
+// The text analyzed for all spans together is bounded by spanBudget times src's size: spans
+// nest (a class holds its methods), and a malformed file can nest every declaration in the
+// one before it, which would analyze the file once a declaration. The span that reaches the
+// budget has the terms of the whole lines within it (or of its text up to a space); the
+// spans after it have none.
 func LineSpanTerms(src []byte, spans [][2]int, limit int) []string {
 	out := make([]string, len(spans))
 	if len(spans) == 0 {
 		return out
 	}
+	text := string(src) // one copy: each span's text is then a slice of it
 	starts := []int{0}
 	for i, c := range src {
 		if c == '\n' {
@@ -362,6 +373,7 @@ func LineSpanTerms(src []byte, spans [][2]int, limit int) []string {
 		}
 	}
 	lineAt := func(l int) int { return starts[min(max(l-1, 0), len(starts)-1)] }
+	budget := spanBudget*len(src) + 1<<20
 	a := NewAnalyzer()
 	seen := map[string]bool{}
 	var terms []string
@@ -373,9 +385,21 @@ func LineSpanTerms(src []byte, spans [][2]int, limit int) []string {
 		if from >= to {
 			continue
 		}
+		if to-from > budget {
+			// Whole lines within the budget, else up to the last space within it.
+			cut := text[from : from+max(budget, 0)]
+			if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+				cut = cut[:i+1]
+			} else {
+				cut = cut[:max(strings.LastIndexByte(cut, ' '), 0)]
+			}
+			to = from + len(cut)
+			budget = to - from // spent with this span
+		}
+		budget -= to - from
 		terms = terms[:0]
 		clear(seen)
-		a.Terms(string(src[from:to]), func(t string) {
+		a.Terms(text[from:to], func(t string) {
 			if len(terms) < limit && len(t) > 1 && !seen[t] {
 				seen[t] = true
 				terms = append(terms, t)

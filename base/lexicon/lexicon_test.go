@@ -177,3 +177,40 @@ func TestPairs(t *testing.T) {
 		}
 	}
 }
+
+// Nested spans analyze at most spanBudget times the text: a span past the budget keeps the
+// whole lines that fit, or the text up to a space, or nothing; spans within it are whole.
+func TestLineSpanTermsBudget(t *testing.T) {
+	line := strings.Repeat("alpha beta gamma ", 64) + "\n" // 1,089 bytes
+	src := []byte(strings.Repeat(line, 1000) + "delta epsilon\n")
+	// 1,000 spans each from its line to the end: about 545 times the text's size in all.
+	spans := make([][2]int, 1000)
+	for i := range spans {
+		spans[i] = [2]int{i + 1, 1001}
+	}
+	got := LineSpanTerms(src, spans, 10)
+	budget := spanBudget*len(src) + 1<<20
+	analyzed := 0
+	for i, terms := range got {
+		whole := len(src) - i*len(line)
+		switch {
+		case analyzed+whole <= budget:
+			if terms != "alpha beta gamma delta epsilon" {
+				t.Fatalf("span %d within the budget: %q", i, terms)
+			}
+			analyzed += whole
+		case analyzed < budget:
+			if terms != "alpha beta gamma" {
+				t.Fatalf("span %d across the budget's end: %q", i, terms)
+			}
+			analyzed = budget
+		default:
+			if terms != "" {
+				t.Fatalf("span %d past the budget: %q", i, terms)
+			}
+		}
+	}
+	if analyzed != budget {
+		t.Errorf("no span passed the budget")
+	}
+}

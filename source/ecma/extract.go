@@ -26,9 +26,10 @@ func Grammar(rel string) treesit.Grammar {
 
 // Extract parses one TypeScript or JavaScript file and returns its facts. test says the file
 // is a test file, whose describe, it and test blocks are tests. logicLimit bounds the steps
-// of each function's Logic; 0 builds none.
-func Extract(ctx context.Context, rel string, src []byte, test bool, logicLimit int) (*code.Facts, error) {
-	tree, err := treesit.Parse(ctx, Grammar(rel), src)
+// of each function's Logic; 0 builds none. bounds bound the file's cost (treesit.Parse): a file over
+// them fails with a *treesit.BoundError.
+func Extract(ctx context.Context, rel string, src []byte, test bool, logicLimit int, bounds treesit.Bounds) (*code.Facts, error) {
+	tree, err := treesit.Parse(ctx, Grammar(rel), src, bounds)
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +41,11 @@ func Extract(ctx context.Context, rel string, src []byte, test bool, logicLimit 
 			x.f.Doc = doc
 		}
 	}
-	treesit.Children(root, func(c *treesit.Node) { x.statement(c, c, false) })
+	x.t.Children(root, func(c *treesit.Node) { x.statement(c, c, false) })
 	line, col, msg, _ := tree.FirstError()
+	if err := tree.Err(); err != nil {
+		return nil, err
+	}
 	x.f.Finish(src, line, col, msg)
 	return x.f, nil
 }
@@ -72,7 +76,7 @@ func (x *extractor) statement(n, outer *treesit.Node, exported bool) {
 			return
 		}
 		// export default <expression>, export { a, b }
-		treesit.Children(n, func(c *treesit.Node) {
+		x.t.Children(n, func(c *treesit.Node) {
 			switch c.Type() {
 			case "class", "function_expression", "arrow_function", "function":
 				x.function(c, n, "default", "", true)
@@ -93,13 +97,13 @@ func (x *extractor) statement(n, outer *treesit.Node, exported bool) {
 	case "expression_statement":
 		x.expression(n)
 	case "statement_block":
-		treesit.Children(n, func(c *treesit.Node) { x.statement(c, c, exported) })
+		x.t.Children(n, func(c *treesit.Node) { x.statement(c, c, exported) })
 	case "ambient_declaration", "module", "internal_module":
 		// declare module / namespace: its declarations are the file's.
 		if body := n.ChildByFieldName("body"); body != nil {
-			treesit.Children(body, func(c *treesit.Node) { x.statement(c, c, exported) })
+			x.t.Children(body, func(c *treesit.Node) { x.statement(c, c, exported) })
 		} else {
-			treesit.Children(n, func(c *treesit.Node) { x.statement(c, c, exported) })
+			x.t.Children(n, func(c *treesit.Node) { x.statement(c, c, exported) })
 		}
 	}
 }
@@ -108,12 +112,12 @@ func (x *extractor) importStatement(n *treesit.Node) {
 	spec := stringValue(x.t.Text(n.ChildByFieldName("source")))
 	line := treesit.Line(n)
 	found := false
-	treesit.Walk(n, func(c *treesit.Node) bool {
+	x.t.Walk(n, func(c, parent *treesit.Node) bool {
 		switch c.Type() {
 		case "import_clause":
 			return true
 		case "identifier": // default import
-			if p := c.Parent(); p != nil && p.Type() == "import_clause" {
+			if parent != nil && parent.Type() == "import_clause" {
 				x.f.Imports = append(x.f.Imports, code.Import{Module: spec, Local: x.t.Text(c), Name: "default", Line: line})
 				found = true
 			}
@@ -145,11 +149,11 @@ func (x *extractor) importStatement(n *treesit.Node) {
 func (x *extractor) reexport(n *treesit.Node, spec string) {
 	line := treesit.Line(n)
 	clause := false
-	treesit.Children(n, func(c *treesit.Node) {
+	x.t.Children(n, func(c *treesit.Node) {
 		switch c.Type() {
 		case "export_clause":
 			clause = true
-			treesit.Children(c, func(s *treesit.Node) {
+			x.t.Children(c, func(s *treesit.Node) {
 				name := x.t.Text(s.ChildByFieldName("name"))
 				local := name
 				if a := s.ChildByFieldName("alias"); a != nil {
@@ -250,7 +254,7 @@ func (x *extractor) testBlock(call *treesit.Node, parent string) {
 	}
 	title := ""
 	var body *treesit.Node
-	treesit.Children(args, func(a *treesit.Node) {
+	x.t.Children(args, func(a *treesit.Node) {
 		switch a.Type() {
 		case "string", "template_string":
 			if title == "" {
@@ -334,12 +338,12 @@ func (x *extractor) namedClass(n, outer *treesit.Node, name string, exported boo
 	}
 	body := n.ChildByFieldName("body")
 	d := code.Decl{Kind: code.KindClass, Name: name, Doc: x.docBefore(outer), Exported: exported}
-	treesit.Walk(n, func(c *treesit.Node) bool {
+	x.t.Walk(n, func(c, parent *treesit.Node) bool {
 		switch c.Type() {
 		case "class_heritage", "extends_clause", "implements_clause":
 			return true
 		case "identifier", "type_identifier", "member_expression", "nested_type_identifier":
-			if p := c.Parent(); p != nil && p.Type() != "class_declaration" && p.Type() != "abstract_class_declaration" && p.Type() != "class" {
+			if p := parent; p != nil && p.Type() != "class_declaration" && p.Type() != "abstract_class_declaration" && p.Type() != "class" {
 				if s := x.dotted(c); s != "" {
 					d.Uses = append(d.Uses, s)
 				}
@@ -352,7 +356,7 @@ func (x *extractor) namedClass(n, outer *treesit.Node, name string, exported boo
 	if body == nil {
 		return
 	}
-	treesit.Children(body, func(m *treesit.Node) {
+	x.t.Children(body, func(m *treesit.Node) {
 		switch m.Type() {
 		case "method_definition", "abstract_method_signature", "method_signature":
 			x.function(m, m, x.t.Text(m.ChildByFieldName("name")), name, true)
@@ -413,7 +417,7 @@ func (x *extractor) simple(kind string, n, outer *treesit.Node, exported bool, b
 	x.finish(&d, n, outer, body)
 	if kind == code.KindInterface && body != nil {
 		// An interface's methods and properties are what a task names as Interface.member.
-		treesit.Children(body, func(m *treesit.Node) {
+		x.t.Children(body, func(m *treesit.Node) {
 			switch m.Type() {
 			case "method_signature", "property_signature":
 				mname := memberName(x.t.Text(m.ChildByFieldName("name")))
@@ -431,7 +435,7 @@ func (x *extractor) simple(kind string, n, outer *treesit.Node, exported bool, b
 // value is an arrow function or function expression, a constant or variable otherwise.
 func (x *extractor) variables(n, outer *treesit.Node, exported bool) {
 	isConst := strings.HasPrefix(x.t.Text(n), "const")
-	treesit.Children(n, func(v *treesit.Node) {
+	x.t.Children(n, func(v *treesit.Node) {
 		if v.Type() != "variable_declarator" {
 			return
 		}
@@ -495,7 +499,7 @@ func (x *extractor) requireBinding(v *treesit.Node) bool {
 		x.f.Imports = append(x.f.Imports, code.Import{Module: spec, Local: x.t.Text(name), Name: "default", Line: line},
 			code.Import{Module: spec, Local: x.t.Text(name), Line: line})
 	case name.Type() == "object_pattern":
-		treesit.Children(name, func(p *treesit.Node) {
+		x.t.Children(name, func(p *treesit.Node) {
 			switch p.Type() {
 			case "shorthand_property_identifier_pattern":
 				x.f.Imports = append(x.f.Imports, code.Import{Module: spec, Local: x.t.Text(p), Name: x.t.Text(p), Line: line})
@@ -547,9 +551,9 @@ func (x *extractor) finish(d *code.Decl, head, outer, body *treesit.Node) {
 
 // docBefore is the JSDoc comment right before a declaration.
 func (x *extractor) docBefore(n *treesit.Node) string {
-	prev := n.PrevSibling()
+	prev := x.t.PrevSibling(n)
 	if prev == nil || prev.Type() != "comment" {
-		if p := n.Parent(); p != nil && p.Type() == "export_statement" {
+		if p := x.t.Parent(n); p != nil && p.Type() == "export_statement" {
 			return x.docBefore(p)
 		}
 		return ""
@@ -603,7 +607,7 @@ func (x *extractor) dotted(n *treesit.Node) string {
 // typeRefs are the named types a type annotation or declaration mentions.
 func (x *extractor) typeRefs(n *treesit.Node) []string {
 	var out []string
-	treesit.Walk(n, func(c *treesit.Node) bool {
+	x.t.Walk(n, func(c, _ *treesit.Node) bool {
 		switch c.Type() {
 		case "type_identifier":
 			out = append(out, x.t.Text(c))
@@ -622,7 +626,7 @@ func (x *extractor) typeRefs(n *treesit.Node) []string {
 }
 
 func (x *extractor) paramTypes(params *treesit.Node, types map[string]string) {
-	treesit.Children(params, func(p *treesit.Node) {
+	x.t.Children(params, func(p *treesit.Node) {
 		pat, typ := p.ChildByFieldName("pattern"), p.ChildByFieldName("type")
 		if pat == nil || typ == nil || pat.Type() != "identifier" {
 			return
@@ -637,7 +641,7 @@ func (x *extractor) paramTypes(params *treesit.Node, types map[string]string) {
 // calls gathers a body's calls and new expressions; descend, when given, decides whether to
 // walk below a node.
 func (x *extractor) calls(body *treesit.Node, types map[string]string, d *code.Decl, descend func(*treesit.Node) bool) {
-	treesit.Walk(body, func(n *treesit.Node) bool {
+	x.t.Walk(body, func(n, _ *treesit.Node) bool {
 		if descend != nil && !descend(n) {
 			return false
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/docforge/docforge/source/treesit"
 	"path"
 	"slices"
 	"strings"
@@ -136,7 +137,7 @@ func (l *Layout) reexports(rel string) []code.Import {
 	}
 	return l.exports.Get(rel, func() []code.Import {
 		if src := l.read(rel); len(src) > 0 {
-			if f, err := Extract(context.Background(), rel, src, false, 0); err == nil {
+			if f, err := Extract(context.Background(), rel, src, false, 0, treesit.Bounds{}); err == nil {
 				return exportsOf(f)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/docforge/docforge/source/treesit"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden Logic listings")
 // default, catch reached from the try, finally after both, await, an arrow body.
 func TestLogicGolden(t *testing.T) {
 	fixture.GoldenFiles(t, "testdata/logic/*.ts", *update, func(t *testing.T, path string, src []byte) string {
-		facts, err := ecma.Extract(context.Background(), path, src, false, golang.DefaultLogicLimit)
+		facts, err := ecma.Extract(context.Background(), path, src, false, golang.DefaultLogicLimit, treesit.Bounds{})
 		if err != nil || facts.Error != nil {
 			t.Fatalf("parse: %v %+v", err, facts.Error)
 		}

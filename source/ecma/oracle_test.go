@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/docforge/docforge/source/treesit"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -78,7 +79,7 @@ func TestDeclarationsMatchTypeScriptsParser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		facts, err := ecma.Extract(context.Background(), path, src, false, 0)
+		facts, err := ecma.Extract(context.Background(), path, src, false, 0, treesit.Bounds{})
 		if err != nil {
 			t.Fatal(err)
 		}

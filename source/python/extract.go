@@ -15,9 +15,10 @@ func IsTestFile(rel string) bool { return code.IsPythonTest(rel) }
 
 // Extract parses one Python file and returns its facts. test says pytest collects the file,
 // so test_* functions and Test* classes are tests. logicLimit bounds the steps of each
-// function's Logic; 0 builds none.
-func Extract(ctx context.Context, src []byte, test bool, logicLimit int) (*code.Facts, error) {
-	tree, err := treesit.Parse(ctx, treesit.Python, src)
+// function's Logic; 0 builds none. bounds bound the file's cost (treesit.Parse): a file over
+// them fails with a *treesit.BoundError.
+func Extract(ctx context.Context, src []byte, test bool, logicLimit int, bounds treesit.Bounds) (*code.Facts, error) {
+	tree, err := treesit.Parse(ctx, treesit.Python, src, bounds)
 	if err != nil {
 		return nil, err
 	}
@@ -27,6 +28,9 @@ func Extract(ctx context.Context, src []byte, test bool, logicLimit int) (*code.
 	x.f.Doc = x.docstring(root)
 	x.block(root, "")
 	line, col, msg, _ := tree.FirstError()
+	if err := tree.Err(); err != nil {
+		return nil, err
+	}
 	x.f.Finish(src, line, col, msg)
 	return x.f, nil
 }
@@ -40,7 +44,7 @@ type extractor struct {
 
 // block reads the statements of a module (class "") or a class body.
 func (x *extractor) block(n *treesit.Node, class string) {
-	treesit.Children(n, func(c *treesit.Node) { x.statement(c, c, class) })
+	x.t.Children(n, func(c *treesit.Node) { x.statement(c, c, class) })
 }
 
 // statement reads one statement; outer is the node the declaration spans (its decorators
@@ -73,7 +77,7 @@ func (x *extractor) statement(n, outer *treesit.Node, class string) {
 		"else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause":
 		// Definitions under `if TYPE_CHECKING:`, `try: import x except ImportError:`, in a
 		// loop and the like are the module's (or the class's) too.
-		treesit.Children(n, func(c *treesit.Node) {
+		x.t.Children(n, func(c *treesit.Node) {
 			switch c.Type() {
 			case "block", "else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause":
 				x.statement(c, c, class)
@@ -82,7 +86,7 @@ func (x *extractor) statement(n, outer *treesit.Node, class string) {
 	case "block", "ERROR":
 		// A block's statements; an ERROR node holds the statements the parser recovered
 		// around a syntax error it could not place.
-		treesit.Children(n, func(c *treesit.Node) { x.statement(c, c, class) })
+		x.t.Children(n, func(c *treesit.Node) { x.statement(c, c, class) })
 	}
 }
 
@@ -90,7 +94,7 @@ func (x *extractor) imports(n *treesit.Node) {
 	line := treesit.Line(n)
 	switch n.Type() {
 	case "import_statement":
-		treesit.Children(n, func(c *treesit.Node) {
+		x.t.Children(n, func(c *treesit.Node) {
 			switch c.Type() {
 			case "dotted_name":
 				mod := x.t.Text(c)
@@ -103,10 +107,9 @@ func (x *extractor) imports(n *treesit.Node) {
 		})
 	case "import_from_statement":
 		mod := strings.Join(strings.Fields(x.t.Text(n.ChildByFieldName("module_name"))), "")
-		for i := range int(n.NamedChildCount()) {
-			c := n.NamedChild(i)
-			if c == nil || n.FieldNameForChild(treesit.NamedChildIndex(n, i)) == "module_name" {
-				continue
+		x.t.ChildFields(n, func(c *treesit.Node, field string) {
+			if field == "module_name" {
+				return
 			}
 			switch c.Type() {
 			case "dotted_name":
@@ -118,7 +121,7 @@ func (x *extractor) imports(n *treesit.Node) {
 			case "wildcard_import":
 				x.f.Imports = append(x.f.Imports, code.Import{Module: mod, Name: "*", Line: line})
 			}
-		}
+		})
 	}
 }
 
@@ -170,7 +173,7 @@ func (x *extractor) valueUses(v *treesit.Node) []string {
 // followingDocstring is the string statement right after a module-level assignment, the
 // attribute docstring convention Sphinx reads.
 func (x *extractor) followingDocstring(n *treesit.Node) string {
-	next := n.NextNamedSibling()
+	next := x.t.NextNamedSibling(n)
 	if next == nil || next.Type() != "expression_statement" {
 		return ""
 	}
@@ -199,7 +202,7 @@ func (x *extractor) class(n, outer *treesit.Node, parent string) {
 	body := n.ChildByFieldName("body")
 	d := code.Decl{Kind: code.KindClass, Name: name, Parent: parent, Doc: x.docstring(body)}
 	if sup := n.ChildByFieldName("superclasses"); sup != nil {
-		treesit.Children(sup, func(c *treesit.Node) {
+		x.t.Children(sup, func(c *treesit.Node) {
 			if base := x.dotted(c); base != "" {
 				d.Uses = append(d.Uses, base)
 			}
@@ -287,7 +290,7 @@ func (x *extractor) docstring(block *treesit.Node) string {
 // stringText is a string literal's content, dedented.
 func (x *extractor) stringText(s *treesit.Node) string {
 	var b strings.Builder
-	treesit.Children(s, func(c *treesit.Node) {
+	x.t.Children(s, func(c *treesit.Node) {
 		if c.Type() == "string_content" {
 			b.WriteString(x.t.Text(c))
 		}
@@ -345,7 +348,7 @@ func (x *extractor) dotted(n *treesit.Node) string {
 // Optional and Foo.
 func (x *extractor) typeNames(n *treesit.Node) []string {
 	var out []string
-	treesit.Walk(n, func(c *treesit.Node) bool {
+	x.t.Walk(n, func(c, _ *treesit.Node) bool {
 		switch c.Type() {
 		case "identifier", "attribute":
 			if name := x.dotted(c); name != "" {
@@ -402,7 +405,7 @@ func isDotted(s string) bool {
 }
 
 func (x *extractor) paramTypes(params *treesit.Node, types map[string]string) {
-	treesit.Children(params, func(p *treesit.Node) {
+	x.t.Children(params, func(p *treesit.Node) {
 		switch p.Type() {
 		case "typed_parameter", "typed_default_parameter":
 			typ := p.ChildByFieldName("type")
@@ -423,7 +426,7 @@ func (x *extractor) paramTypes(params *treesit.Node, types map[string]string) {
 // calls gathers the calls of a function body: dotted names, through locals whose class is
 // known (an annotation, or an assignment from a call of a capitalized name).
 func (x *extractor) calls(body *treesit.Node, types map[string]string, d *code.Decl) {
-	treesit.Walk(body, func(n *treesit.Node) bool {
+	x.t.Walk(body, func(n, _ *treesit.Node) bool {
 		switch n.Type() {
 		case "assignment":
 			left := n.ChildByFieldName("left")

@@ -2,6 +2,7 @@ package python
 
 import (
 	"context"
+	"github.com/docforge/docforge/source/treesit"
 	"path"
 	"slices"
 	"strings"
@@ -57,7 +58,7 @@ func (l *Layout) initImports(rel string) []code.Import {
 	}
 	return l.inits.Get(rel, func() []code.Import {
 		if src := l.read(rel); len(src) > 0 {
-			if f, err := Extract(context.Background(), src, false, 0); err == nil {
+			if f, err := Extract(context.Background(), src, false, 0, treesit.Bounds{}); err == nil {
 				return f.Imports
 			}
 		}

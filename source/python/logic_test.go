@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/docforge/docforge/source/treesit"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden Logic listings")
 // both, with, await, match.
 func TestLogicGolden(t *testing.T) {
 	fixture.GoldenFiles(t, "testdata/logic/*.py", *update, func(t *testing.T, path string, src []byte) string {
-		facts, err := python.Extract(context.Background(), src, false, golang.DefaultLogicLimit)
+		facts, err := python.Extract(context.Background(), src, false, golang.DefaultLogicLimit, treesit.Bounds{})
 		if err != nil || facts.Error != nil {
 			t.Fatalf("parse: %v %+v", err, facts.Error)
 		}

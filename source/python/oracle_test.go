@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/docforge/docforge/source/treesit"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -106,7 +107,7 @@ func extractAll(t *testing.T, files []string) map[string]*code.Facts {
 					t.Error(err)
 					continue
 				}
-				f, err := python.Extract(context.Background(), src, false, 0)
+				f, err := python.Extract(context.Background(), src, false, 0, treesit.Bounds{})
 				if err != nil {
 					t.Error(err)
 					continue
@@ -174,7 +175,7 @@ func BenchmarkExtractStandardLibrary(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, src := range srcs {
-			if _, err := python.Extract(context.Background(), src, false, golang.DefaultLogicLimit); err != nil {
+			if _, err := python.Extract(context.Background(), src, false, golang.DefaultLogicLimit, treesit.Bounds{}); err != nil {
 				b.Fatal(err)
 			}
 		}

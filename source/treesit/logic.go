@@ -81,7 +81,7 @@ func (b *logicBuilder) stmts(block *Node) {
 	if block == nil {
 		return
 	}
-	Children(block, func(s *Node) {
+	b.t.Children(block, func(s *Node) {
 		if !b.Truncated {
 			b.stmt(s)
 		}
@@ -176,7 +176,7 @@ func (b *logicBuilder) stmt(s *Node) {
 		switch {
 		case strings.HasPrefix(text, "using ") || strings.HasPrefix(text, "await using "):
 			b.step(StepWith, text, s) // a disposable held to the end of the block
-		case hasAwait(s):
+		case b.hasAwait(s):
 			b.step(StepAwait, text, s)
 		default:
 			b.simple(s)
@@ -185,9 +185,9 @@ func (b *logicBuilder) stmt(s *Node) {
 }
 
 // hasAwait reports whether a statement awaits, outside any function it defines.
-func hasAwait(n *Node) bool {
+func (b *logicBuilder) hasAwait(n *Node) bool {
 	found := false
-	Walk(n, func(c *Node) bool {
+	b.t.Walk(n, func(c, _ *Node) bool {
 		switch c.Type() {
 		case "await", "await_expression":
 			found = true
@@ -218,10 +218,9 @@ func (b *logicBuilder) ifStmt(s *Node) {
 	ends := b.Open
 	b.Open = []logicEnd{{From: cond, Kind: graph.EdgeFalse}}
 	b.Block = -1
-	for i := range int(s.NamedChildCount()) {
-		alt := s.NamedChild(i)
-		if alt == nil || s.FieldNameForChild(NamedChildIndex(s, i)) != "alternative" {
-			continue
+	b.t.ChildFields(s, func(alt *Node, field string) {
+		if field != "alternative" {
+			return
 		}
 		switch alt.Type() {
 		case "elif_clause":
@@ -236,27 +235,12 @@ func (b *logicBuilder) ifStmt(s *Node) {
 			if body := alt.ChildByFieldName("body"); body != nil {
 				b.body(body)
 			} else {
-				Children(alt, func(c *Node) { b.stmt(c) })
+				b.t.Children(alt, func(c *Node) { b.stmt(c) })
 			}
 		}
-	}
+	})
 	b.Open = append(ends, b.Open...)
 	b.Block = -1
-}
-
-// NamedChildIndex is the index among all children of n's i-th named child, which
-// FieldNameForChild takes.
-func NamedChildIndex(n *Node, i int) int {
-	named := -1
-	for j := range int(n.ChildCount()) {
-		if c := n.Child(j); c != nil && c.IsNamed() {
-			named++
-			if named == i {
-				return j
-			}
-		}
-	}
-	return -1
 }
 
 // loop builds a loop; a Python loop's else runs when the loop ends without a break.
@@ -306,7 +290,7 @@ func (b *logicBuilder) switchStmt(s *Node, label string) {
 	tests := b.Open
 	var fall []logicEnd
 	deflt := -1
-	Children(s.ChildByFieldName("body"), func(c *Node) {
+	b.t.Children(s.ChildByFieldName("body"), func(c *Node) {
 		switch c.Type() {
 		case "switch_case":
 			b.Open = tests
@@ -322,11 +306,11 @@ func (b *logicBuilder) switchStmt(s *Node, label string) {
 		}
 		b.Block = -1
 		entered := slices.Clone(b.Open)
-		for i := range int(c.NamedChildCount()) {
-			if c.FieldNameForChild(NamedChildIndex(c, i)) == "body" {
-				b.stmt(c.NamedChild(i))
+		b.t.ChildFields(c, func(st *Node, field string) {
+			if field == "body" {
+				b.stmt(st)
 			}
-		}
+		})
 		fall = b.Open
 		if !slices.Equal(b.Open, entered) {
 			// A body that ran and did not leave falls through; an empty one (case 1:
@@ -352,7 +336,7 @@ func (b *logicBuilder) matchStmt(s *Node, label string) {
 	b.step(StepSwitch, "match "+b.text(s.ChildByFieldName("subject")), s)
 	tests := b.Open
 	var ends []logicEnd
-	Walk(s.ChildByFieldName("body"), func(c *Node) bool {
+	b.t.Walk(s.ChildByFieldName("body"), func(c, _ *Node) bool {
 		if c.Type() != "case_clause" {
 			return c.Type() == "block"
 		}
@@ -382,11 +366,11 @@ func (b *logicBuilder) tryStmt(s *Node) {
 	bodyEnds := b.Open
 	var handled []logicEnd
 	var orElse, final *Node
-	Children(s, func(c *Node) {
+	b.t.Children(s, func(c *Node) {
 		switch c.Type() {
 		case "except_clause", "except_group_clause", "catch_clause":
 			b.Open = []logicEnd{{From: try, Kind: edgeException}}
-			body := blockOf(c)
+			body := b.blockOf(c)
 			b.step(StepHandler, b.head(c, body), c)
 			b.body(body)
 			handled = append(handled, b.Open...)
@@ -413,7 +397,7 @@ func (b *logicBuilder) tryStmt(s *Node) {
 		for _, r := range b.raises[raises:] {
 			b.Edge(r, id, edgeException)
 		}
-		b.body(blockOf(final))
+		b.body(b.blockOf(final))
 		if len(routed) > 0 {
 			b.Returns = append(b.Returns, b.Open...)
 		}
@@ -425,9 +409,9 @@ func (b *logicBuilder) tryStmt(s *Node) {
 }
 
 // blockOf is the block child of a clause.
-func blockOf(n *Node) *Node {
+func (b *logicBuilder) blockOf(n *Node) *Node {
 	var body *Node
-	Children(n, func(x *Node) {
+	b.t.Children(n, func(x *Node) {
 		if x.Type() == "block" || x.Type() == "statement_block" {
 			body = x
 		}

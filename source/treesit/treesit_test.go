@@ -23,7 +23,7 @@ func TestFirstError(t *testing.T) {
 		{JavaScript, "let x = ;\n", 1, 0, "", true},
 	}
 	for _, c := range cases {
-		tree, err := Parse(context.Background(), c.g, []byte(c.src))
+		tree, err := Parse(context.Background(), c.g, []byte(c.src), Bounds{})
 		if err != nil {
 			t.Fatal(err)
 		}

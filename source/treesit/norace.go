@@ -1,0 +1,6 @@
+//go:build !race
+
+package treesit
+
+// walkScale stretches the walks' time bound in a race-detector build (race.go).
+const walkScale = 1
