@@ -391,3 +391,57 @@ func TestLargeChangesetsPageWithinTheLimit(t *testing.T) {
 		t.Logf("at %d: %d diff pages", limit, diffs)
 	}
 }
+
+// The generation diff answers a shorter page where its items do not all fit, never
+// result_too_large: after 1,500 records of 800-character bodies, every limit up to
+// max_results pages through the whole receipt within max_response_chars.
+func TestGenerationDiffPagesWhatFits(t *testing.T) {
+	root := CopyExample(t, nil)
+	w := newWatched(t, root)
+	w.svc.Call(context.Background(), w.b, "docforge_sync", nil)
+	var b strings.Builder
+	body := strings.Repeat("a late scan & <an> \"event\" \u00e9 ", 30)[:800]
+	for i := range 1500 {
+		fmt.Fprintf(&b, "[[node]]\nid = \"req.bulk-%d\"\nkind = \"requirement\"\nfamily = \"requirements\"\ntitle = \"Bulk %d\"\nbody = %q\n\n", i, i, body)
+	}
+	fixture.WriteTree(t, root, map[string]string{"docs/requirements/bulk.toml": b.String()})
+	if out, err := w.svc.Call(context.Background(), w.b, "docforge_sync", nil); err != nil {
+		t.Fatalf("sync: %v %.300s", err, out)
+	}
+	d, _, _ := project.Load(root)
+	for _, limit := range []int{100, 200} {
+		args := map[string]any{"limit": limit}
+		seen, pages := 0, 0
+		for {
+			raw, _ := json.Marshal(args)
+			out, err := w.svc.Call(context.Background(), w.b, "docforge_get_generation_diff", raw)
+			if err != nil || len(out) > d.Limits.MaxResponseChars {
+				t.Fatalf("limit %d, page %d: %v, %d characters: %.300s", limit, pages, err, len(out), out)
+			}
+			var env struct {
+				Result struct {
+					Items      []json.RawMessage `json:"items"`
+					Omissions  []Omission        `json:"omissions"`
+					Pagination Pagination        `json:"pagination"`
+				}
+			}
+			if err := json.Unmarshal(out, &env); err != nil {
+				t.Fatal(err)
+			}
+			p := env.Result
+			if p.Pagination.Position != seen || len(p.Items)+len(p.Omissions) == 0 && p.Pagination.HasMore {
+				t.Fatalf("limit %d, page %d: %+v after %d", limit, pages, p.Pagination, seen)
+			}
+			seen += len(p.Items) + len(p.Omissions)
+			pages++
+			if !p.Pagination.HasMore {
+				if seen != p.Pagination.Total || seen < 1000 {
+					t.Fatalf("limit %d: %d of %d items", limit, seen, p.Pagination.Total)
+				}
+				break
+			}
+			args["cursor"] = p.Pagination.NextCursor
+		}
+		t.Logf("limit %d: %d pages", limit, pages)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
@@ -168,6 +169,9 @@ func runGenerationDiff(c *call, a pageArgs) (any, error) {
 	if pos > len(stream) {
 		return nil, problem.Errorf(problem.InvalidCursor, "cursor position %d is past the %d retained items", pos, len(stream))
 	}
+	// The frame measured as the page will be: its pagination and page hash too (the
+	// counters and cursor at their widest are pageBudget's own allowance).
+	page.Pagination, page.PageHash = &Pagination{}, "sha256:"+strings.Repeat("0", 64)
 	p := pack(stream, nil, pos, c.pageLimit(a.Limit), c.pageBudget(page), omittedForSize)
 	page.Items = append(page.Items, p.entries...)
 	page.Omissions = append(page.Omissions, p.omissions...)
