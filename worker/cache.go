@@ -46,6 +46,8 @@ type live struct {
 	lastSync   atomic.Int64
 	// remembering: the memory is being filled from the published generation in the background.
 	remembering atomic.Bool
+	// reproving: a stat walk renews the watch's proof in the background (Service.reprove).
+	reproving atomic.Bool
 	// repaired is the failure of the watch that the last rebuild of it repaired, until a call
 	// has said so in its warnings.
 	repaired atomic.Pointer[string]
@@ -182,10 +184,45 @@ func (s *Service) liveFor(b protocol.Binding, d *project.Descriptor) *live {
 // current returns the current snapshot, counted, when the watch proves that no source changed
 // since the index was proven current and the snapshot's file is still the published one.
 func (s *Service) current(ctx context.Context, l *live, d *project.Descriptor) *held {
-	if l.watch == nil || !l.watch.unchanged(ctx) {
+	if l.watch == nil {
+		return nil
+	}
+	fresh, renew := l.watch.unchanged(ctx, s.proofAge)
+	if renew {
+		s.reprove(l, d)
+	}
+	if !fresh {
 		return nil
 	}
 	return s.acquire(l, d)
+}
+
+// reprove renews the watch's proof in the background with a stat walk of the sources, one at
+// a time per binding: the proof stands as of the walk's start when the published index is
+// current and no event came meanwhile; an index found stale is marked so, and rebuilt.
+func (s *Service) reprove(l *live, d *project.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil || !l.reproving.CompareAndSwap(false, true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer l.reproving.Store(false)
+		start := time.Now()
+		from := l.watch.seen()
+		st, err := index.CheckStatus(s.bg, d, l.policy, "")
+		switch {
+		case err != nil:
+			return // the next call walks, and says why
+		case st.State == publication.Current:
+			l.watch.reproved(from, start)
+		default:
+			l.watch.markDirty()
+			s.schedule(l)
+		}
+	}()
 }
 
 // bindingKey keys what the service keeps per binding: its state and its viewer.
@@ -213,9 +250,12 @@ func (s *Service) watched(ctx context.Context, b protocol.Binding, d *project.De
 // syncLocked runs index.Sync for a binding; the caller holds l.syncMu.
 func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor, rebuild bool) (*index.Result, error) {
 	var from int64
+	var begun time.Time
+	walked := false
 	if l.watch != nil {
 		var repaired error
-		if from, repaired = l.watch.beginSync(ctx); repaired != nil {
+		begun = time.Now()
+		if from, walked, repaired = l.watch.beginSync(ctx, s.proofAge); repaired != nil {
 			msg := fmt.Sprintf("the source watch failed (%v) and was rebuilt; this answer comes from a full walk of the sources, so no change was missed", repaired)
 			l.repaired.Store(&msg)
 		}
@@ -255,6 +295,9 @@ func (s *Service) syncLocked(ctx context.Context, l *live, d *project.Descriptor
 	if l.watch != nil {
 		if err == nil {
 			l.watch.synced(from)
+			if walked {
+				l.watch.reproved(from, begun)
+			}
 		} else {
 			// Not proven current (an invalid project, say): the next call must sync again
 			// and say so, not trust the watch.

@@ -55,9 +55,12 @@ type Service struct {
 	readers int
 	// scans holds a token for each scan running (WithScanLanes); nil: unbounded.
 	scans chan struct{}
-	bg    context.Context // background rebuilds; cancelled by Close
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	// proofAge is how long the watch's proof that no source changed is trusted without a
+	// stat walk (WithProofAge).
+	proofAge time.Duration
+	bg       context.Context // background rebuilds; cancelled by Close
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // loaded is a descriptor with the stat of the file it was read from.
@@ -102,6 +105,16 @@ type Option func(*Service)
 // docforge_get_task_context with task_context_unavailable instead of the core planner.
 func WithContextProvider(p ContextProvider) Option { return func(s *Service) { s.provider = p } }
 
+// DefaultProofAge is how long a source watch's proof that nothing changed stands without a
+// stat walk: an edit no event reports (through a hard link from outside the root, on a
+// network file system, an event dropped) is answered as current for at most this long.
+// From half of it on, a call starts a stat walk in the background that renews the proof
+// (docs/benchmarks.md, "The watch's proof has an age").
+const DefaultProofAge = 30 * time.Second
+
+// WithProofAge sets how long the watch's proof stands without a stat walk (DefaultProofAge).
+func WithProofAge(d time.Duration) Option { return func(s *Service) { s.proofAge = d } }
+
 // NewService returns a service for a process whose implementation was fingerprinted at start.
 // A long-lived process (the MCP server) watches sources so that unchanged calls skip the stat
 // walk; a one-shot command passes watch = false. Close the service to stop its watches.
@@ -113,7 +126,7 @@ func NewService(impl *index.Implementation, watch bool, opts ...Option) *Service
 	}
 	bg, stop := context.WithCancel(context.Background())
 	s := &Service{impl: impl, watch: watch, lives: map[string]*live{}, descs: map[string]loaded{}, tools: tools, toolOrder: order,
-		viewers: map[string]*viewerHost{}, page: web.Page(), mergeQuiet: mergeQuiet, bg: bg, stop: stop}
+		viewers: map[string]*viewerHost{}, page: web.Page(), mergeQuiet: mergeQuiet, proofAge: DefaultProofAge, bg: bg, stop: stop}
 	for _, o := range opts {
 		o(s)
 	}

@@ -66,6 +66,9 @@ type watch struct {
 	lastErr           string
 	// tracker is told which folders' files changed, so a sync lists only those again.
 	tracker *source.Tracker
+	// checked is when the last stat walk that found the index current began: the watch's
+	// proof stands only so long after it (unchanged), for an edit no event reports.
+	checked time.Time
 }
 
 // WatchHealth is what the watch reports of itself: in the worker's stats, and in a file of
@@ -319,20 +322,37 @@ func (wt *watch) inRoots(p string) bool {
 }
 
 // unchanged reports whether no source can have changed since the index was last proven
-// current: it waits for a barrier, then reads the state.
-func (wt *watch) unchanged(ctx context.Context) bool {
+// current: it waits for a barrier, then reads the state. The proof also needs a stat walk
+// within age (fresh); renew says the last is over half that old, and one is due.
+func (wt *watch) unchanged(ctx context.Context, age time.Duration) (fresh, renew bool) {
 	wt.mu.Lock()
-	if wt.failed != nil || wt.rescan || wt.proven != wt.changes {
-		wt.mu.Unlock()
-		return false
-	}
+	since := time.Since(wt.checked)
+	proven := wt.failed == nil && !wt.rescan && wt.proven == wt.changes
 	wt.mu.Unlock()
-	if !wt.barrier(ctx) {
-		return false
+	renew = proven && since > age/2
+	if !proven || since > age || !wt.barrier(ctx) {
+		return false, renew
 	}
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
-	return wt.proven == wt.changes && wt.failed == nil && !wt.rescan
+	return wt.proven == wt.changes && wt.failed == nil && !wt.rescan, renew
+}
+
+// seen is the count of source events so far.
+func (wt *watch) seen() int64 {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	return wt.changes
+}
+
+// reproved records a stat walk begun at start, when the events counted were from, that found
+// the index current: the proof stands from start, unless an event came since.
+func (wt *watch) reproved(from int64, start time.Time) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	if wt.changes == from && start.After(wt.checked) {
+		wt.checked = start
+	}
 }
 
 // barrier writes a uniquely named file into the barrier folder and waits for its event: once
@@ -367,32 +387,38 @@ func (wt *watch) barrier(ctx context.Context) bool {
 // A barrier first lets every change made before the call reach the tracker, which the sync
 // lists the sources from. When folders moved or the watch failed, it also watches the whole
 // tree again (after the barrier, so that fsnotify has dropped what it will drop), and returns
-// the failure it repaired, if any, for the caller to report.
-func (wt *watch) beginSync(ctx context.Context) (int64, error) {
+// the failure it repaired, if any, for the caller to report. walked says the sync walks
+// every source: when the watch's last stat walk is older than age, it must, since an edit no
+// event reported would go unseen otherwise.
+func (wt *watch) beginSync(ctx context.Context, age time.Duration) (from int64, walked bool, repaired error) {
 	wt.mu.Lock()
 	need := wt.rescan
+	walked = time.Since(wt.checked) > age
 	wt.mu.Unlock()
+	if walked {
+		wt.tracker.ChangedAll()
+	}
 	if !need {
 		if !wt.barrier(ctx) {
 			wt.tracker.ChangedAll() // events may be on their way: walk
 		}
 		wt.mu.Lock()
 		defer wt.mu.Unlock()
-		return wt.changes, nil
+		return wt.changes, walked, nil
 	}
 	wt.mu.Lock()
-	from := wt.changes
+	from = wt.changes
 	wt.mu.Unlock()
 	if !wt.barrier(ctx) {
-		return from, nil // still marked: the next sync tries again
+		return from, walked, nil // still marked: the next sync tries again
 	}
 	wt.mu.Lock()
-	repaired := wt.failed
+	repaired = wt.failed
 	wt.rescan = false // events from here on mark it again
 	wt.mu.Unlock()
 	if err := wt.addAll(); err != nil {
 		wt.fail(err)
-		return from, nil
+		return from, walked, nil
 	}
 	if repaired != nil {
 		wt.mu.Lock()
@@ -401,7 +427,7 @@ func (wt *watch) beginSync(ctx context.Context) (int64, error) {
 		wt.mu.Unlock()
 		wt.report()
 	}
-	return from, repaired
+	return from, walked, repaired
 }
 
 // markDirty forgets that the index was proven current.

@@ -429,3 +429,55 @@ func TestSmallProjectMergesWhenEditsPause(t *testing.T) {
 		t.Errorf("%d of %d syncs in the burst started from the memory", got, rounds)
 	}
 }
+
+// An edit no event reports (here through a hard link from outside the watched root) is
+// answered as current for at most the proof's age: a stat walk then renews the proof or
+// finds the edit, and the answer has the new text. trust_watch does not keep the old
+// answer past it either.
+func TestUnseenEditIsFoundWithinTheProofsAge(t *testing.T) {
+	root := CopyExample(t, nil)
+	impl, err := index.CurrentImplementation()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const age = time.Second
+	svc := NewService(impl, true, WithProofAge(age))
+	t.Cleanup(func() { svc.Close() })
+	w := &watched{t: t, svc: svc, b: protocol.Binding{ProjectRoot: root}}
+	if a := w.node("arch.store"); a.Staleness != "current" || a.Result.Title != "Shipment store" {
+		t.Fatalf("first answer: %+v", a)
+	}
+	// The same file under a second name outside every watched folder.
+	outside := filepath.Join(t.TempDir(), "store.md")
+	src := filepath.Join(root, "docs", "architecture", "store.md")
+	if err := os.Link(src, outside); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	f, err := os.OpenFile(outside, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(outside)
+	edited := []byte(strings.Replace(string(data), "Shipment store", "Shipment vault", 1))
+	if _, err := f.WriteAt(edited, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(int64(len(edited)))
+	f.Close()
+	edit := time.Now()
+	for {
+		a := w.node("arch.store")
+		if a.Result.Title == "Shipment vault" || a.Staleness != "current" {
+			t.Logf("the edit was found after %v (%s, %q)", time.Since(edit).Round(time.Millisecond), a.Staleness, a.Result.Title)
+			break
+		}
+		if time.Since(edit) > age+2*time.Second {
+			t.Fatalf("%v after an unseen edit, still answered current with the old title", time.Since(edit))
+		}
+		out, _ := w.svc.Call(context.Background(), w.b, "docforge_sync", json.RawMessage(`{"trust_watch":true}`))
+		if !strings.Contains(string(out), `"staleness":"current"`) {
+			t.Fatalf("sync: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
