@@ -212,4 +212,17 @@ func TestChangesetTextIsBoundedAndPlain(t *testing.T) {
 			desk.Abandon(context.Background(), "agent", fmt.Sprintf("cs-text-%d", i), "done")
 		}
 	}
+	// An abandon's reason is bounded as a description is, and refused before anything changes.
+	id := "cs-text-reason"
+	if _, err := desk.Register(context.Background(), "agent", Request{ID: id, Title: "Rename", Operations: ops}); err != nil {
+		t.Fatal(err)
+	}
+	for _, reason := range []string{strings.Repeat("r", 7_000_000), "a]0;title"} {
+		if _, err := desk.Abandon(context.Background(), "agent", id, reason); problem.CodeOf(err) != problem.InvalidArgument {
+			t.Errorf("a reason of %d bytes: %v, want invalid_argument", len(reason), err)
+		}
+	}
+	if _, err := desk.Abandon(context.Background(), "agent", id, "superseded"); err != nil {
+		t.Errorf("the changeset is not open after refused abandons: %v", err)
+	}
 }

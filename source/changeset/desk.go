@@ -317,6 +317,9 @@ func (k *Desk) AbandonAsReviewer(ctx context.Context, person, id, reason string)
 }
 
 func (k *Desk) abandon(ctx context.Context, writer, actor, id, reason string) (*Result, error) {
+	if err := checkText("reason", reason, MaxDescriptionChars, true); err != nil {
+		return nil, err
+	}
 	unlock, err := k.Store.Lock(ctx)
 	if err != nil {
 		return nil, err
