@@ -222,6 +222,10 @@ func (l *Loader) ReadAndParse(ctx context.Context, f File) Parsed {
 	if l.unchanged(&out) {
 		return out
 	}
+	if int64(len(data)) > d.Limits.MaxFileBytes {
+		out.Fragment = l.tooLarge(f)
+		return out
+	}
 	switch f.Format {
 	case GoFile:
 		out.Fragment = l.goFile(f.Path, data)
@@ -249,12 +253,20 @@ func (l *Loader) read(f File) ([]byte, error) {
 	return readFile(filepath.Join(l.d.Root, filepath.FromSlash(f.Path)), f.Size, l.d.Limits.MaxFileBytes+1)
 }
 
+// tooLarge is the fragment of a file over the size limit: no node, and a warning with its
+// size (the read stopped past the limit, so the size is the file's own) and the limit. The
+// file is left out and the rest of the sources publish.
+func (l *Loader) tooLarge(f File) *graph.Fragment {
+	size := f.Size
+	if st, err := os.Stat(filepath.Join(l.d.Root, filepath.FromSlash(f.Path))); err == nil {
+		size = st.Size()
+	}
+	return &graph.Fragment{Path: f.Path, Problems: []problem.Problem{problem.Warn(problem.FileTooLarge, problem.Location{Path: f.Path},
+		"file is %d bytes; the limit is %d ([limits].max_file_bytes): it is left out of the index", size, l.d.Limits.MaxFileBytes)}}
+}
+
 // goFile extracts one Go file under the loader's policy.
 func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
-	if int64(len(data)) > l.d.Limits.MaxFileBytes {
-		return &graph.Fragment{Path: rel, Problems: []problem.Problem{problem.New(problem.FileTooLarge, problem.Location{Path: rel},
-			"file is %d bytes; the limit is %d", len(data), l.d.Limits.MaxFileBytes)}}
-	}
 	base := path.Base(rel)
 	var facts *golang.Facts
 	if l.noAST {
@@ -270,10 +282,6 @@ func (l *Loader) goFile(rel string, data []byte) *graph.Fragment {
 // as is a file over its parse bounds (treesit.DefaultBounds), with a warning naming the bound.
 func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fragment {
 	rel := f.Path
-	if int64(len(data)) > l.d.Limits.MaxFileBytes {
-		return &graph.Fragment{Path: rel, Problems: []problem.Problem{problem.New(problem.FileTooLarge, problem.Location{Path: rel},
-			"file is %d bytes; the limit is %d", len(data), l.d.Limits.MaxFileBytes)}}
-	}
 	if l.noAST {
 		return scriptTextFragment(f, data)
 	}

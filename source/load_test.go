@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,11 +204,29 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// A file over the size limit is left out with a warning that gives its own size, not how far
+// the bounded read went, whatever its format; the other sources still count.
 func TestFileTooLargeIsReportedWithoutReadingItAll(t *testing.T) {
-	root := writeProject(t, map[string]string{"big.md": node("big", "") + strings.Repeat("x", 5<<20)})
-	got := render(validate(t, root))
-	if len(got) != 1 || got[0] != "docs/big.md file_too_large" {
-		t.Fatalf("got %q", got)
+	big := strings.Repeat("x", 5_400_000)
+	root := writeProject(t, map[string]string{"big.md": node("big", "") + big, "a.md": node("a", "")})
+	desc := strings.Replace(testDescriptor, `content_roots = ["docs"]`, `content_roots = ["docs"]`+"\ncode_roots = [\"code\"]", 1)
+	desc = strings.Replace(desc, `allowed = [`, `allowed = ["calls", "contains", "defines", "imports", `, 1)
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "code"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "code", "big.py"), []byte("x = 1\n"+big), 0o644))
+	got := validate(t, root)
+	want := []string{"docs/big.md file_too_large", "code/big.py file_too_large"}
+	if r := render(got); len(r) != 2 || !slices.Contains(r, want[0]) || !slices.Contains(r, want[1]) {
+		t.Fatalf("got %q, want %q", r, want)
+	}
+	for _, p := range got {
+		size := len(node("big", "")) + len(big)
+		if p.Location.Path == "code/big.py" {
+			size = len("x = 1\n") + len(big)
+		}
+		if p.Severity != problem.SeverityWarning || !strings.Contains(p.Message, fmt.Sprintf("file is %d bytes; the limit is %d", size, 4<<20)) {
+			t.Errorf("%s: %s %q", p.Location.Path, p.Severity, p.Message)
+		}
 	}
 }
 

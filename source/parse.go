@@ -21,8 +21,8 @@ import (
 func Parse(d *project.Descriptor, rel string, format Format, data []byte) *graph.Fragment {
 	frag := &graph.Fragment{Path: rel}
 	if int64(len(data)) > d.Limits.MaxFileBytes {
-		frag.Problems = append(frag.Problems, problem.New(problem.FileTooLarge, problem.Location{Path: rel},
-			"file is %d bytes; the limit is %d", len(data), d.Limits.MaxFileBytes))
+		frag.Problems = append(frag.Problems, problem.Warn(problem.FileTooLarge, problem.Location{Path: rel},
+			"file is %d bytes; the limit is %d ([limits].max_file_bytes): it is left out of the index", len(data), d.Limits.MaxFileBytes))
 		return frag
 	}
 	if line, col, ok := firstInvalidUTF8(data); !ok {

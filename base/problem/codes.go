@@ -154,7 +154,7 @@ var catalogue = [...]Entry{
 		"keep sources inside the project's content roots; replace the symlink with the file itself"}},
 	{NotUTF8, Info{"a source file is not valid UTF-8",
 		"re-encode the file as UTF-8"}},
-	{FileTooLarge, Info{"a source file exceeds the size limit",
+	{FileTooLarge, Info{"a source file exceeds the size limit; it is left out of the index, and the other sources publish",
 		"split the file, or raise [limits].max_file_bytes in docforge.toml"}},
 	{UnreadableFile, Info{"a source file or directory could not be read",
 		"check the file's permissions and that it still exists"}},
