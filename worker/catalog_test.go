@@ -97,6 +97,8 @@ func TestInputBoundsFollowTheirConstants(t *testing.T) {
 		got, want any
 	}{
 		{"impact depth maximum", num(prop("docforge_impact", "depth")["maximum"]), index.MaxImpactDepth},
+		{"search limit default", strings.Contains(prop("docforge_search", "limit")["description"].(string), fmt.Sprintf("(default %d)", index.DefaultSearchLimit)), true},
+		{"list limit default", strings.Contains(prop("docforge_backlinks", "limit")["description"].(string), fmt.Sprintf("(default %d)", index.DefaultListLimit)), true},
 		{"task kinds", enum(prop(task, "kind")["enum"]), taskcontext.Kinds()},
 		{"task characters", num(prop(task, "task")["maxLength"]), taskcontext.MaxTaskChars},
 		{"budget maximum", num(prop(task, "budget")["maximum"]), taskcontext.MaxBudget},

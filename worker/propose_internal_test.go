@@ -68,6 +68,28 @@ func TestOutOfRangeNumbersAreRefused(t *testing.T) {
 	}
 }
 
+// An integer written as 2.0 is the integer the schema accepted; a value of another type is
+// refused in the tool's words (what it is, what it must be), never the decoder's.
+func TestArgumentTypesAreDecodedAsTheSchemaReads(t *testing.T) {
+	w := newWatched(t, CopyExample(t, nil))
+	if out, err := w.svc.Call(context.Background(), w.b, "docforge_search", []byte(`{"query":"late events","limit":2.0}`)); err != nil ||
+		strings.Count(string(out), `"match":`) != 2 {
+		t.Errorf("limit 2.0: %v %.300s", err, out)
+	}
+	for args, want := range map[string]string{
+		`{"query":null}`:                "query is null; it must be a string",
+		`{"query":"store","limit":2.5}`: "limit is the number 2.5; it must be an integer",
+		`{"query":"store","limit":"2"}`: `limit is the string "2"; it must be an integer`,
+		`{"query":["a"]}`:               "query is an array; it must be a string",
+	} {
+		out, err := w.svc.Call(context.Background(), w.b, "docforge_search", []byte(args))
+		var te *protocol.ToolError
+		if !errors.As(err, &te) || te.Code != "invalid_argument" || !strings.Contains(te.Message, want) {
+			t.Errorf("%s: %v %.300s, want %q", args, err, out, want)
+		}
+	}
+}
+
 // The contract's limits are named as the descriptor names them, not as Go does.
 func TestSessionContractLimitsUseContractNames(t *testing.T) {
 	w := newWatched(t, CopyExample(t, nil))

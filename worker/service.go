@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -527,10 +529,53 @@ func decodeArgs(args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	err := decodeStrict(args, v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && strings.HasPrefix(typeErr.Value, "number") {
+		// JSON Schema counts 2.0 and 2e0 as integers, and the schema passed them: decode
+		// them as the integers they are.
+		if whole, ok := wholeNumbers(args); ok {
+			err = decodeStrict(whole, v)
+		}
+	}
+	if err != nil {
 		return problem.Errorf(problem.InvalidArgument, "arguments: %v", err)
 	}
 	return nil
+}
+
+func decodeStrict(args json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// wholeNumbers is args with every number of integral value written as an integer (2.0 as 2).
+func wholeNumbers(args json.RawMessage) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	var rewrite func(v any) any
+	rewrite = func(v any) any {
+		switch v := v.(type) {
+		case json.Number:
+			if f, err := v.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				return json.Number(strconv.FormatInt(int64(f), 10))
+			}
+		case map[string]any:
+			for k, e := range v {
+				v[k] = rewrite(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = rewrite(e)
+			}
+		}
+		return v
+	}
+	out, err := json.Marshal(rewrite(v))
+	return out, err == nil
 }

@@ -114,8 +114,38 @@ func explainSchemaError(tool string, schema *jsonschema.Schema, instance any, er
 		return fmt.Sprintf("%s holds more than %d characters; it may hold at most %d", name, *prop.MaxLength, *prop.MaxLength)
 	case m[2] == "enum":
 		return fmt.Sprintf("%s is %v; it must be one of %v", name, given, prop.Enum)
+	case m[2] == "type" && prop.Type != "":
+		return fmt.Sprintf("%s is %s; it must be %s", name, jsonKind(given), article(prop.Type))
 	}
 	return fmt.Sprintf("%s: %s: %s", name, m[2], m[3])
+}
+
+// jsonKind names what a decoded JSON value is, with the value when it is short.
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprintf("the boolean %v", v)
+	case float64:
+		return "the number " + number(v)
+	case string:
+		if len(v) > 40 {
+			return "a string"
+		}
+		return fmt.Sprintf("the string %q", v)
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+// article is a JSON Schema type with its article: "an integer", "a string".
+func article(typ string) string {
+	if strings.ContainsAny(typ[:1], "aeiou") {
+		return "an " + typ
+	}
+	return "a " + typ
 }
 
 // number writes a JSON number as it was most likely written: 100000000, not 1e+08.

@@ -132,9 +132,15 @@ type nodeInput struct {
 	NodeID string `json:"node_id" jsonschema:"the exact node ID, for example arch.store or go:example.com/m/pkg.Func"`
 }
 
-// limitInput is a result limit, capped by the project's max_results.
+// limitInput is a result limit, capped by the project's max_results (default
+// index.DefaultListLimit).
 type limitInput struct {
-	Limit int `json:"limit,omitempty" jsonschema:"maximum results; capped by the project's max_results (default: that cap)" bounds:"min=1"`
+	Limit int `json:"limit,omitempty" jsonschema:"maximum results (default 50); capped by the project's max_results" bounds:"min=1"`
+}
+
+// validateInput bounds the problems listed, by default to max_results.
+type validateInput struct {
+	Limit int `json:"limit,omitempty" jsonschema:"problems listed at most (default and cap: the project's max_results)" bounds:"min=1"`
 }
 
 type linksInput struct {
@@ -144,7 +150,8 @@ type linksInput struct {
 
 type searchInput struct {
 	Query string `json:"query" jsonschema:"an identifier, a name, or words describing what you look for"`
-	limitInput
+	// Limit defaults to index.DefaultSearchLimit.
+	Limit int `json:"limit,omitempty" jsonschema:"maximum hits (default 20); capped by the project's max_results" bounds:"min=1"`
 }
 
 type filterInput struct {
@@ -372,7 +379,7 @@ type validation struct {
 	SuspectRelationsTruncated bool            `json:"suspect_relations_truncated,omitempty"`
 }
 
-func runValidate(c *call, a limitInput) (any, error) {
+func runValidate(c *call, a validateInput) (any, error) {
 	found, err := source.Validate(c.ctx, c.d, c.b.Policy(), 0)
 	if err != nil {
 		return nil, err
