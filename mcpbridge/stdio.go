@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,9 +59,22 @@ func (c *stdioConn) read(in io.Reader) {
 				return
 			}
 		}
-		if err != nil { // io.EOF at the end of input: the session ends
+		if err != nil { // io.EOF at the end of input: the session ends once it answered
+			c.drain()
 			c.deliver(inboundOrEnd{err: err})
 			return
+		}
+	}
+}
+
+// drain waits until every request read has been answered (or cancelled, or the connection
+// closed): a client that writes its requests and closes its end still reads every answer.
+func (c *stdioConn) drain() {
+	for c.ids.pending() > 0 {
+		select {
+		case <-c.closed:
+			return
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }
@@ -101,7 +115,7 @@ func (c *stdioConn) toSDK(m *message) jsonrpc.Message {
 	}
 	if m.method == "notifications/cancelled" && len(m.params) > 0 && m.params[0] == '{' {
 		members, _ := objectMembers(m.params)
-		gid, ok := c.ids.lookup(members["requestId"])
+		gid, ok := c.ids.cancel(members["requestId"])
 		if !ok {
 			return nil
 		}
@@ -194,10 +208,20 @@ type idMap struct {
 	next  int64
 	raw   map[int64]json.RawMessage
 	byKey map[string]int64 // the latest gate id of each client id, for cancellations
+	// cancelled are the gate ids in flight the client cancelled: the SDK may never answer
+	// them, so nothing waits for them.
+	cancelled map[int64]bool
 }
 
 func newIDMap() *idMap {
-	return &idMap{raw: map[int64]json.RawMessage{}, byKey: map[string]int64{}}
+	return &idMap{raw: map[int64]json.RawMessage{}, byKey: map[string]int64{}, cancelled: map[int64]bool{}}
+}
+
+// pending counts the requests in flight that the client still waits for.
+func (m *idMap) pending() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.raw) - len(m.cancelled)
 }
 
 // idKey is one client id as a map key: a string by its value (however it was escaped), a
@@ -219,13 +243,17 @@ func (m *idMap) add(raw json.RawMessage) int64 {
 	return m.next
 }
 
-func (m *idMap) lookup(raw json.RawMessage) (int64, bool) {
+// cancel is the gate id of the client's request raw, in flight, now marked cancelled.
+func (m *idMap) cancel(raw json.RawMessage) (int64, bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	gid, ok := m.byKey[idKey(raw)]
+	if ok {
+		m.cancelled[gid] = true
+	}
 	return gid, ok
 }
 
@@ -236,6 +264,7 @@ func (m *idMap) take(gid int64) (json.RawMessage, bool) {
 	raw, ok := m.raw[gid]
 	if ok {
 		delete(m.raw, gid)
+		delete(m.cancelled, gid)
 		if k := idKey(raw); m.byKey[k] == gid {
 			delete(m.byKey, k)
 		}

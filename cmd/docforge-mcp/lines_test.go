@@ -134,3 +134,41 @@ func TestBadLinesKeepTheSession(t *testing.T) {
 		t.Fatalf("tools/list after the bad lines: %v", m)
 	}
 }
+
+// Requests piped in and the input closed at once are all answered before the bridge exits:
+// a client that writes its requests and closes its end still reads every answer.
+func TestRequestsBeforeEndOfInputAreAnswered(t *testing.T) {
+	rt := newRuntime(t)
+	root := rt.exampleRoot(t)
+	cmd := exec.Command(bin, "--project-root", root)
+	cmd.Env = rt.env
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"docforge_get_node","arguments":{"node_id":"arch.store"}}}`,
+	}, "\n") + "\n")
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the bridge did not exit after its input ended")
+	}
+	if err != nil {
+		t.Fatalf("bridge: %v\n%s", err, out)
+	}
+	answered := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(l), &m) == nil && m["result"] != nil {
+			answered[string(m["id"])] = true
+		}
+	}
+	if !answered["1"] || !answered["2"] || !answered["3"] || !strings.Contains(string(out), "Shipment store") {
+		t.Errorf("answered %v:\n%.600s", answered, out)
+	}
+}
