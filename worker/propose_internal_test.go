@@ -184,6 +184,30 @@ func TestEnvelopesCarryIdentity(t *testing.T) {
 	}
 }
 
+// A proposal tool is a normal call: on a project never synced it syncs first, so its answer
+// names a current generation and the hashes register binds are the synchronized nodes'.
+func TestProposalToolsSyncFirst(t *testing.T) {
+	for _, tc := range []struct{ tool, args string }{
+		{"docforge_register_changes", `{"changeset_id":"cs-first","title":"t","operations":[{"op":"update","node_id":"arch.store","fields":{"title":"Event store"}}]}`},
+		{"docforge_list_changesets", `{}`},
+		{"docforge_validate_changeset", `{"changeset_id":"cs-none"}`},
+		{"docforge_get_changeset", `{"changeset_id":"cs-none"}`},
+	} {
+		root := CopyExample(t, nil) // never synced
+		w := newWatched(t, root)
+		out, _ := w.svc.Call(context.Background(), protocol.Binding{ProjectRoot: root, ProposalWriter: "agent"}, tc.tool, []byte(tc.args))
+		var env struct {
+			Revision   int64  `json:"revision"`
+			SourceHash string `json:"source_hash"`
+			Staleness  string `json:"staleness"`
+		}
+		json.Unmarshal(out, &env)
+		if env.Revision < 1 || env.SourceHash == "" || env.Staleness != "current" {
+			t.Errorf("%s on a project never synced: %+v %.300s", tc.tool, env, out)
+		}
+	}
+}
+
 // A ready changeset whose base moved lists as stale, before any validation recorded it.
 func TestStaleChangesetListsAsStale(t *testing.T) {
 	root := CopyExample(t, nil)

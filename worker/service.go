@@ -235,7 +235,9 @@ func (c *call) run(tool string, args json.RawMessage) (any, error) {
 		// Refused before any sync: the custom projection is never loaded for it.
 		return nil, problem.Errorf(problem.TaskContextUnavailable, "this server's context comes from a custom context provider; version 1 has no custom task planner")
 	}
-	if spec.syncs {
+	if spec.syncs || spec.Proposal() && !spec.destructive {
+		// A proposal tool is a normal call too: its answer names a generation proven current,
+		// and the node hashes it binds are the synchronized ones.
 		if err := c.syncAndOpen(false, false); err != nil {
 			return nil, err
 		}
