@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
@@ -295,6 +296,13 @@ func listEntries(d *project.Descriptor, fd int, entries []fs.DirEntry, abs, rel 
 		childRel := path.Join(rel, name)
 		typ := e.Type()
 		if leftOut(d, name, childRel, typ, code, ignore) {
+			continue
+		}
+		if !utf8.ValidString(name) {
+			// Node IDs, paths in answers and cursors are UTF-8 text: two names differing in an
+			// invalid byte would read as one, and neither could be asked for.
+			l.probs = append(l.probs, problem.Warn(problem.NotUTF8, problem.Location{Path: strings.ToValidUTF8(childRel, "\uFFFD")},
+				"the name %q is not valid UTF-8, so it is left out with all it holds; rename it", name))
 			continue
 		}
 		switch {

@@ -308,12 +308,22 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 		return unreadable(rel, err)
 	}
 	l.layouts()
+	var frag *graph.Fragment
 	if f.Format == PyFile {
 		l.python.Remember(rel, facts)
-		return python.Fragment(rel, facts, l.python)
+		frag = python.Fragment(rel, facts, l.python)
+	} else {
+		l.ecma.Remember(rel, facts)
+		frag = ecma.Fragment(rel, facts, l.ecma)
 	}
-	l.ecma.Remember(rel, facts)
-	return ecma.Fragment(rel, facts, l.ecma)
+	if line, col, ok := firstInvalidUTF8(data); !ok {
+		// The parser read the bytes as they are; the syntax errors it met are most likely
+		// the encoding's, so the encoding is what the warning names.
+		frag.Problems = slices.DeleteFunc(frag.Problems, func(p problem.Problem) bool { return p.Code == problem.CodeParseError })
+		frag.Problems = append(frag.Problems, problem.Warn(problem.NotUTF8, problem.Location{Path: rel, Line: line, Column: col},
+			"file is not valid UTF-8; what the parser read of it is indexed"))
+	}
+	return frag
 }
 
 // goPackage lists a package directory's Go files, by the same rules as the stat walk, and

@@ -308,3 +308,30 @@ func TestYAMLAndTOMLFrontMatterAgree(t *testing.T) {
 		t.Errorf("edges: yaml %v, toml %v", got, want)
 	}
 }
+
+// A file name that is not UTF-8 is left out with a warning quoting it (two such names would
+// read as one ID); a code file whose content is not UTF-8 is parsed as it is and warned of as
+// not_utf8 at its first invalid byte, not as a syntax error.
+func TestNamesAndCodeThatAreNotUTF8(t *testing.T) {
+	root := writeProject(t, map[string]string{"a.md": node("a", "")})
+	desc := strings.Replace(testDescriptor, `content_roots = ["docs"]`, `content_roots = ["docs"]`+"\ncode_roots = [\"code\"]", 1)
+	desc = strings.Replace(desc, `allowed = [`, `allowed = ["calls", "contains", "defines", "imports", `, 1)
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "code"), 0o755))
+	for name, text := range map[string]string{"caf\xe9.py": "x = 1\n", "caf\xe8.py": "y = 2\n", "bad.js": "const a = 1;\nconst b = \"\xff\xfe\";\n", "good.py": "z = 3\n"} {
+		must(t, os.WriteFile(filepath.Join(root, "code", name), []byte(text), 0o644))
+	}
+	var got []string
+	for _, p := range validate(t, root) {
+		got = append(got, fmt.Sprintf("%s %s %s %s", p.Location, p.Code, p.Severity, p.Message))
+	}
+	slices.Sort(got)
+	want := []string{
+		`code/bad.js:2:12 not_utf8 warning file is not valid UTF-8; what the parser read of it is indexed`,
+		`code/caf` + "\uFFFD" + `.py not_utf8 warning the name "caf\xe8.py" is not valid UTF-8, so it is left out with all it holds; rename it`,
+		`code/caf` + "\uFFFD" + `.py not_utf8 warning the name "caf\xe9.py" is not valid UTF-8, so it is left out with all it holds; rename it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
