@@ -354,7 +354,7 @@ func listedFormat(name, rel string, code, goIgnored, goOnly bool) Format {
 	if code && goIgnored {
 		format = codeFormatIn(name, true)
 	}
-	if goOnly && format != GoFile && format != GoMod || rel == project.FileName {
+	if goOnly && format != GoFile && format != GoMod || strings.EqualFold(rel, project.FileName) {
 		return 0
 	}
 	return format

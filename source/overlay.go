@@ -56,8 +56,11 @@ func (l *Loader) UseOverlay(o *Overlay) { l.overlay = o }
 // all: under a content root, not excluded, no hidden segment, a .md or .toml name. It looks at
 // the name only; symlink confinement is the caller's check against the file system.
 func ContentFormat(d *project.Descriptor, rel string) (Format, bool) {
-	if rel == "" || strings.HasPrefix(rel, "/") || path.Clean(rel) != rel || rel == project.FileName {
-		return 0, false // the descriptor is configuration, never a source (as the inventory has it)
+	if rel == "" || strings.HasPrefix(rel, "/") || path.Clean(rel) != rel || strings.EqualFold(rel, project.FileName) {
+		// The descriptor is configuration, never a source (as the inventory has it), and
+		// named in any case: a case-insensitive file system (macOS's default) reads
+		// Docforge.toml as docforge.toml.
+		return 0, false
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if seg == ".." || strings.HasPrefix(seg, ".") {

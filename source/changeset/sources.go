@@ -176,7 +176,9 @@ func (s *Sources) contentPath(rel string) (string, error) {
 		return "", err
 	}
 	for _, state := range []string{s.d.Proposals.ChangesetRoot, s.d.Proposals.PreviewRoot} {
-		if state != "" && (rel == state || strings.HasPrefix(rel, strings.TrimSuffix(state, "/")+"/")) {
+		// Compared case-folded: a case-insensitive file system reads Proposals/ as proposals/.
+		low, st := strings.ToLower(rel), strings.ToLower(strings.TrimSuffix(state, "/"))
+		if state != "" && (low == st || strings.HasPrefix(low, st+"/")) {
 			return "", escape("%q is under %s, DocForge's own state: a proposal writes content files only", rel, state)
 		}
 	}

@@ -160,7 +160,11 @@ func (s *Store) Load(id string) (*Record, error) {
 	if err := Confined(s.d.Root, s.root, dir, s.d.Proposals.ChangesetRoot); err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(filepath.Join(dir, "receipts"))
+	receipts := filepath.Join(dir, "receipts")
+	if err := Confined(s.d.Root, s.root, receipts, s.d.Proposals.ChangesetRoot); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(receipts)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, problem.Errorf(problem.ChangesetNotFound, "no changeset %q under %s", id, s.d.Proposals.ChangesetRoot)
 	}
@@ -188,7 +192,13 @@ func (s *Store) Load(id string) (*Record, error) {
 		return nil, problem.Errorf(problem.ChangesetNotFound, "changeset %q has no receipt yet (an interrupted create); it does not exist", id)
 	}
 	last := rec.Receipts[len(rec.Receipts)-1]
-	data, err := os.ReadFile(filepath.Join(dir, "versions", versionName(last.ChangesetHash)))
+	// Read only through real directories and a real file: a symlink could lead the read, and
+	// what get, validate and diff show, anywhere.
+	version := filepath.Join(dir, "versions", versionName(last.ChangesetHash))
+	if err := Confined(s.d.Root, s.root, version, s.d.Proposals.ChangesetRoot); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(version)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, corrupt(id, "the version its last receipt names (%s) is missing", last.ChangesetHash)
 	}

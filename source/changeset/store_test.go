@@ -268,3 +268,71 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// The descriptor and DocForge's state are named in any case: a case-insensitive file system
+// (macOS's default) reads Docforge.toml as the descriptor and Proposals/ as proposals/, so a
+// changeset may write neither under any case.
+func TestStateAndDescriptorNamesFoldCase(t *testing.T) {
+	d := example(t)
+	p := filepath.Join(d.Root, project.FileName)
+	text, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(text), `content_roots = ["docs"]`, `content_roots = ["."]`, 1)
+	s = strings.Replace(s, `changeset_root = ".docforge/changesets"`, `changeset_root = "proposals/changesets"`, 1)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.MkdirAll(filepath.Join(d.Root, "proposals", "changesets"), 0o755))
+	d, probs, err := project.Load(d.Root)
+	if err != nil || d == nil {
+		t.Fatalf("load: %v %v", err, probs)
+	}
+	src := sources(t, d)
+	for _, path := range []string{"proposals/changesets/x.md", "Proposals/changesets/x.md", "proposals/CHANGESETS/x.md", "Docforge.toml", "DOCFORGE.TOML"} {
+		cs := &Changeset{SchemaVersion: 1, ID: "cs-case", Writer: "agent", Title: "t", Operations: []Operation{
+			{Op: OpCreate, NodeID: "x.case", Path: path, Fields: &Fields{Kind: ptr("component"), Family: ptr("architecture")}}}}
+		c := src.Check(cs, nil, true)
+		if c.Report.Valid || len(c.Projection.Problems) != 1 || c.Projection.Problems[0].Code != problem.PathEscape {
+			t.Errorf("a create at %s: %+v", path, c.Projection.Problems)
+		}
+	}
+}
+
+// A changeset whose version file, or versions folder, is a symlink is refused by every read
+// (get, validate and diff load it), as abandon refuses it: the link could lead anywhere.
+func TestSymlinkedVersionsAreRefusedOnRead(t *testing.T) {
+	for _, which := range []string{"file", "folder"} {
+		t.Run(which, func(t *testing.T) {
+			d := example(t)
+			desk, _ := NewDesk(d, "")
+			res, err := desk.Create(context.Background(), "agent", Request{Title: "t", ID: "cs-sym"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			versions := filepath.Join(d.Root, ".docforge", "changesets", "cs-sym", "versions")
+			outside := t.TempDir()
+			name := strings.TrimPrefix(res.Record.Hash, "sha256:") + ".json"
+			data, _ := os.ReadFile(filepath.Join(versions, name))
+			must(t, os.WriteFile(filepath.Join(outside, name), data, 0o644))
+			if which == "file" {
+				must(t, os.Remove(filepath.Join(versions, name)))
+				must(t, os.Symlink(filepath.Join(outside, name), filepath.Join(versions, name)))
+			} else {
+				must(t, os.RemoveAll(versions))
+				must(t, os.Symlink(outside, versions))
+			}
+			if _, err := desk.Store.Load("cs-sym"); problem.CodeOf(err) != problem.PathEscape {
+				t.Errorf("a symlinked version %s: %v, want path_escape", which, err)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
