@@ -174,25 +174,33 @@ func (b *nodeBuilder) checkClass(f *nodeFields, label string) {
 	}
 }
 
-// checkOneLineFields refuses control characters in one-line fields (leniently, drops them
-// with a warning): a terminal acts on them (an ESC sequence clears a line and draws a fake
-// status), and a NUL cuts a C string.
+// unseenInLine reports a character a one-line field must not hold: a control character (a
+// terminal acts on it: an ESC sequence clears a line and draws a fake status; a NUL cuts a C
+// string), a line or paragraph separator, a bidi embedding, override or isolate (it reorders
+// what follows), or a Hangul filler (a letter that shows as nothing).
+func unseenInLine(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) || r >= 0x202A && r <= 0x202E ||
+		r >= 0x2066 && r <= 0x2069 || r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+}
+
+// checkOneLineFields refuses the characters unseenInLine names in one-line fields (leniently,
+// drops them with a warning).
 func (b *nodeBuilder) checkOneLineFields(n *graph.Node, label string) {
 	for _, fl := range []struct {
 		key string
 		val *string
 	}{{"title", &n.Title}, {"status", &n.Status}, {"language", &n.Language}} {
-		i := strings.IndexFunc(*fl.val, unicode.IsControl)
+		i := strings.IndexFunc(*fl.val, unseenInLine)
 		if i < 0 {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString((*fl.val)[i:])
 		if b.lenient {
-			*fl.val = strings.Join(strings.FieldsFunc(*fl.val, unicode.IsControl), " ")
-			b.add(withNode(problem.Warn(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X, which is left out", label, fl.key, r), n.ID))
+			*fl.val = strings.Join(strings.FieldsFunc(*fl.val, unseenInLine), " ")
+			b.add(withNode(problem.Warn(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the invisible character U+%04X, which is left out", label, fl.key, r), n.ID))
 			continue
 		}
-		b.add(withNode(problem.New(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the control character U+%04X at byte %d; a %s is one line of plain text", label, fl.key, r, i, fl.key), n.ID))
+		b.add(withNode(problem.New(problem.InvalidField, b.atValue(fl.key, 0), "node %s: %s holds the invisible character U+%04X at byte %d; a %s is one line of plain text", label, fl.key, r, i, fl.key), n.ID))
 	}
 }
 

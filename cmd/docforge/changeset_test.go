@@ -51,8 +51,9 @@ func TestChangesetCommands(t *testing.T) {
 	}
 }
 
-// A changeset body may hold invisible format characters (right-to-left prose uses them), but
-// the review CLI never prints one raw: a diff cannot reorder or hide what it changes.
+// A changeset body may hold invisible format characters (right-to-left prose uses them), and
+// its description a joiner (bidi controls are refused there), but the review CLI never prints
+// one raw: a diff cannot reorder or hide what it changes.
 func TestChangesetDiffShowsInvisibleCharacters(t *testing.T) {
 	root := fixture.Temp(t, filepath.Join("..", "..", "examples", "courier"))
 	d, _, err := project.Load(root)
@@ -61,13 +62,13 @@ func TestChangesetDiffShowsInvisibleCharacters(t *testing.T) {
 	}
 	desk, _ := changeset.NewDesk(d, "")
 	body := "Shipment store.\n\nRun safe\u202egnp.exe\u202c and\u200b more.\n"
-	if _, err := desk.Register(context.Background(), "agent", changeset.Request{ID: "cs-bidi", Title: "bidi", Description: "a description\u2067 with an isolate",
+	if _, err := desk.Register(context.Background(), "agent", changeset.Request{ID: "cs-bidi", Title: "bidi", Description: "a description\u200d with a joiner",
 		Operations: []changeset.Operation{{Op: changeset.OpUpdate, NodeID: "arch.store", Fields: &changeset.Fields{Body: &body}}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"changeset", "diff", "cs-bidi"}, {"changeset", "show", "cs-bidi"}} {
 		out, errOut, code := docforge(t, root, args...)
-		if code != 0 || strings.ContainsAny(out, "\u202e\u202c\u200b\u2067") {
+		if code != 0 || strings.ContainsAny(out, "\u202e\u202c\u200b\u200d") {
 			t.Errorf("docforge %v: exit %d, a raw invisible character in:\n%s%s", args, code, out, errOut)
 		}
 	}

@@ -200,6 +200,13 @@ func TestChangesetTextIsBoundedAndPlain(t *testing.T) {
 		{"a title of 3.5 MB", strings.Repeat("t", 3_500_000), "", false},
 		{"a carriage return in the description", "ok", "a\rb", false},
 		{"a description over the bound", "ok", strings.Repeat("d", MaxDescriptionChars+1), false},
+		{"a line separator in the title", "a\u2028b", "", false},
+		{"a paragraph separator in the title", "a\u2029", "", false},
+		{"a Hangul filler as the title", "\u3164", "", false},
+		{"a bidi override in the description", "ok", "pay\u202emoc.exe", false},
+		{"a bidi isolate in the description", "ok", "a\u2067b\u2069", false},
+		{"a joiner in the description (an emoji sequence)", "ok", "a family: \U0001F468\u200D\U0001F469", true},
+		{"a no-break space in the title", "Rename\u00a0the store", "", true},
 	} {
 		_, err := desk.Register(context.Background(), "agent", Request{ID: fmt.Sprintf("cs-text-%d", i), Title: tc.title, Description: tc.description, Operations: ops})
 		switch {
@@ -211,6 +218,12 @@ func TestChangesetTextIsBoundedAndPlain(t *testing.T) {
 		if tc.ok && err == nil {
 			desk.Abandon(context.Background(), "agent", fmt.Sprintf("cs-text-%d", i), "done")
 		}
+	}
+	// A no-break space in a path reads as a plain one: refused.
+	_, err := desk.Register(context.Background(), "agent", Request{ID: "cs-text-nbsp", Title: "t", Operations: []Operation{{Op: OpCreate, NodeID: "x.nbsp",
+		Path: "docs/a\u00a0b.md", Fields: &Fields{Kind: ptr("component"), Family: ptr("architecture")}}}})
+	if problem.CodeOf(err) != problem.InvalidArgument || !strings.Contains(err.Error(), "U+00A0") {
+		t.Errorf("a path with a no-break space: %v", err)
 	}
 	// An abandon's reason is bounded as a description is, and refused before anything changes.
 	id := "cs-text-reason"

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
@@ -214,6 +216,11 @@ func checkPath(rel string) error {
 	}
 	if err := checkChars("path "+strconv.Quote(rel), rel, false); err != nil {
 		return err
+	}
+	if i := strings.IndexFunc(rel, func(r rune) bool { return unicode.Is(unicode.Zs, r) && r != ' ' }); i >= 0 {
+		// A no-break or other space reads as a plain one: two paths would look the same.
+		r, _ := utf8.DecodeRuneInString(rel[i:])
+		return problem.Errorf(problem.InvalidArgument, "path %q holds the space U+%04X at byte %d; use a plain space or none", rel, r, i)
 	}
 	for seg := range strings.SplitSeq(rel, "/") {
 		if len(seg) > MaxSegmentBytes {

@@ -1,7 +1,10 @@
 package code
 
 import (
+	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
@@ -92,6 +95,39 @@ type Decl struct {
 	Logic     *graph.Logic
 }
 
+// Visible is s with every character a reader cannot see for what it is written as an escape
+// (\u202E): control and format characters (bidi overrides, zero-width joiners), line and
+// paragraph separators, spaces other than U+0020, and the Hangul fillers that languages
+// accept in identifiers. A declaration's name from a quoted or computed key, or such an
+// identifier, would otherwise forge a line of output or give two node IDs that read alike.
+func Visible(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unseen) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte reads as U+FFFD, which it becomes
+		switch {
+		case !unseen(r):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			fmt.Fprintf(&b, "\\U%08X", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		}
+	}
+	return b.String()
+}
+
+func unseen(r rune) bool {
+	switch {
+	case unicode.IsControl(r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+		return true
+	case unicode.Is(unicode.Zs, r):
+		return r != ' '
+	}
+	return r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+}
+
 // Qual is the declaration's qualified name in its file.
 func (d *Decl) Qual() string {
 	if d.Parent == "" {
@@ -118,6 +154,10 @@ func (f *Facts) Finish(src []byte, errLine, errColumn int, errMessage string) {
 	}
 	for i, t := range lexicon.LineSpanTerms(src, spans, maxDeclTerms) {
 		f.Decls[i].Terms = t
+	}
+	for i := range f.Decls {
+		d := &f.Decls[i]
+		d.Name, d.Parent, d.Title = Visible(d.Name), Visible(d.Parent), Visible(d.Title)
 	}
 	if errLine > 0 {
 		f.Error = &SyntaxError{Line: errLine, Column: errColumn, Message: errMessage}
