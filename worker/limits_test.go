@@ -445,3 +445,30 @@ func TestGenerationDiffPagesWhatFits(t *testing.T) {
 		t.Logf("limit %d: %d pages", limit, pages)
 	}
 }
+
+// A project root as long as one may be still gets every answer within the smallest
+// max_response_chars (bootstrap drops its index hashes and workflow prose first); a longer
+// one is refused at once with its own error, where SQLite would fail to open the index.
+func TestLongProjectRoots(t *testing.T) {
+	base := t.TempDir()
+	root := base
+	for len(root) < project.MaxRootBytes-60 {
+		root = filepath.Join(root, strings.Repeat("r", 60))
+	}
+	root = filepath.Join(root, strings.Repeat("s", project.MaxRootBytes-len(root)-1))
+	copyExampleTo(t, root)
+	setResponseLimit(t, root, 4096)
+	w := newWatched(t, root)
+	for _, tool := range []string{"docforge_bootstrap", "docforge_get_generation_diff", "docforge_project_info", "docforge_get_contract", "docforge_list_changesets"} {
+		out, err := w.svc.Call(context.Background(), w.b, tool, []byte(`{}`))
+		if err != nil || len(out) > 4096 {
+			t.Errorf("%s with a root of %d bytes: %v, %d characters: %.200s", tool, len(root), err, len(out), out)
+		}
+	}
+	longer := filepath.Join(root, "deeper")
+	copyExampleTo(t, longer)
+	out, err := w.svc.Call(context.Background(), protocol.Binding{ProjectRoot: longer}, "docforge_get_node", []byte(`{"node_id":"arch.store"}`))
+	if err == nil || !strings.Contains(string(out), "SQLite") || strings.Contains(string(out), `"internal"`) {
+		t.Errorf("a root of %d bytes: %v %.300s", len(longer), err, out)
+	}
+}

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 
@@ -75,7 +76,7 @@ func capabilities(b protocol.Binding, tools []ToolSpec) Capabilities {
 func runBootstrap(c *call, _ noInput) (any, error) {
 	info := c.snap.Info()
 	first := "docforge_search"
-	return map[string]any{
+	full := map[string]any{
 		"binding":          c.b,
 		"index_path":       filepath.ToSlash(publication.PathsFor(c.d, c.b.Policy()).Index),
 		"index":            info,
@@ -93,7 +94,17 @@ func runBootstrap(c *call, _ noInput) (any, error) {
 			},
 			"limits": c.d.Limits,
 		},
-	}, nil
+	}
+	// A long project root is written several times over (the envelope, the binding, the
+	// paths): where the answer does not fit the smallest max_response_chars, the index's
+	// hashes (docforge_project_info has them) and the workflow's prose go first, and the
+	// binding, paths, policy, capabilities and contract stay whole.
+	compact := maps.Clone(full)
+	compact["index"] = map[string]any{"generation": info.Generation, "omitted": "the index's identity and hashes: see docforge_project_info"}
+	compact["session_contract"] = map[string]any{"version": ContractVersion, "first_operation": first,
+		"workflow_omitted": "see docforge_get_contract", "limits": c.d.Limits}
+	c.fallbacks = append(c.fallbacks, compact)
+	return full, nil
 }
 
 func runContract(c *call, _ noInput) (any, error) {

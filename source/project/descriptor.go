@@ -336,9 +336,18 @@ var (
 	viewIDPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
 
+// MaxRootBytes bounds a project root's path: SQLite opens no file whose path passes
+// sqlitePathLimit bytes, and the longest path DocForge keeps under the root (an index delta's
+// journal, .docforge/index/delta-GENERATION-PID-HASH.db-journal) takes up to 100 more.
+const MaxRootBytes = sqlitePathLimit - 100
+
+// sqlitePathLimit is SQLite's longest file path (SQLITE_MAX_PATHNAME, as it is built).
+const sqlitePathLimit = 512
+
 // Load reads and validates the descriptor of the project rooted at root. It returns the
 // descriptor only when there are no error-severity problems; problems is every problem found
-// (bounded). err is set for failures to read at all (no descriptor, unreadable file).
+// (bounded). err is set for failures to read at all (no descriptor, unreadable file, a root
+// longer than MaxRootBytes).
 func Load(root string) (d *Descriptor, problems []problem.Problem, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -350,6 +359,11 @@ func Load(root string) (d *Descriptor, problems []problem.Problem, err error) {
 			return nil, nil, problem.Wrap(problem.DescriptorNotFound, err, "project root %s does not exist", abs)
 		}
 		return nil, nil, fmt.Errorf("load descriptor: resolve %s: %w", abs, err)
+	}
+	if len(real) > MaxRootBytes {
+		pe := problem.Errorf(problem.InvalidArgument, "the project root is %d bytes long; DocForge's index files under it would pass SQLite's %d-byte limit on a file's path, so a root holds at most %d bytes", len(real), sqlitePathLimit, MaxRootBytes)
+		pe.Problem.Remediation = "move the project to a shorter path (a symlink does not help: the root is resolved)"
+		return nil, nil, pe
 	}
 	file := filepath.Join(real, FileName)
 	data, err := os.ReadFile(file)
