@@ -472,3 +472,43 @@ func TestLongProjectRoots(t *testing.T) {
 		t.Errorf("a root of %d bytes: %v %.300s", len(longer), err, out)
 	}
 }
+
+// A capsule is laid out for its token budget and paged by the response limit, not cut to one
+// response: at 65,536 characters a budget of 20,000 tokens in pages of 5 selects what an
+// unbounded response selects, and at 4,096 characters every selected item comes on some page
+// (quoted shorter to fit one, else a hash-identified omission), has_more until the last.
+func TestTaskContextPagesItsBudget(t *testing.T) {
+	selected := func(chars, budget, limit int) (items int, gaps []string) {
+		root := CopyExample(t, func(root string) { setResponseLimit(t, root, chars) })
+		w := newWatched(t, root)
+		args := map[string]any{"kind": "change", "task": "change how the shipment store writes late events", "budget": budget}
+		if limit > 0 {
+			args["limit"] = limit
+		}
+		walkTask(t, w.svc, w.b, args, chars)
+		raw, _ := json.Marshal(args)
+		out, _ := w.svc.Call(context.Background(), w.b, "docforge_get_task_context", raw)
+		var env struct {
+			Result struct {
+				Counts struct {
+					Selected int `json:"selected"`
+				} `json:"counts"`
+				Gaps []struct{ Kind, Limit string } `json:"gaps"`
+			}
+		}
+		json.Unmarshal(out, &env)
+		for _, g := range env.Result.Gaps {
+			if g.Limit == "response" {
+				gaps = append(gaps, g.Kind)
+			}
+		}
+		return env.Result.Counts.Selected, gaps // the gaps one response cut
+	}
+	whole, _ := selected(1<<22, 20000, 0)
+	if n, gaps := selected(65536, 20000, 5); n != whole || len(gaps) > 0 {
+		t.Errorf("65,536 characters: %d items selected (unbounded: %d), gaps %v", n, whole, gaps)
+	}
+	if n, gaps := selected(4096, 8000, 5); len(gaps) > 0 || n == 0 {
+		t.Errorf("4,096 characters: %d items selected, gaps %v", n, gaps)
+	}
+}

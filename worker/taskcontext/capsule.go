@@ -260,11 +260,11 @@ func Collect(ctx context.Context, snap *index.Snapshot, hist *history.Store, r R
 	return &Collected{snap: snap, r: r, col: col, header: capsule}, nil
 }
 
-// Layout assembles the capsule for responses of at most pageChars characters each (0: no
-// such bound), reserve of them taken by what the caller adds around the capsule. No response
-// may be longer than a page, so the capsule is laid out for the smaller of the budget and one
-// page: the header goes tight when it must (as for a small budget), and the evidence fits,
-// rather than a page that cannot hold the header it repeats.
+// Layout assembles the capsule for its token budget, to be read in responses of at most
+// pageChars characters each (0: no such bound), reserve of them taken by what the caller adds
+// around the capsule. Every page repeats the header, so the header goes tight when one page
+// could not otherwise hold it with evidence, and an item is quoted shorter when it would not
+// fit one page; what still does not fit a page is the pager's hash-identified omission.
 func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsule, error) {
 	snap, r, col := c.snap, c.r, c.col
 	capsule := new(Capsule)
@@ -275,12 +275,12 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 	// The whole response must fit: the header (with the token gap that may follow) first;
 	// a budget too small for the plan drops it, and the focus terms, before any evidence.
 	room := r.Budget * 4
-	cut := LimitToken
-	if pageChars > 0 && pageChars < room {
-		// One response is the smaller bound: what does not fit is cut by it, and says so.
-		room, cut = pageChars, LimitResponse
-	}
 	limit := room - reserve
+	// Every page repeats the header: it must fit one page, with room for evidence.
+	headerRoom := limit
+	if pageChars > 0 && pageChars < room {
+		headerRoom = pageChars - reserve
+	}
 	tight := false
 	headerBytes := func() int {
 		// The capsule hash, the counts of what was selected and the budget used are set after
@@ -290,17 +290,14 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 		capsule.CapsuleHash, capsule.Budget.Used = hashPlaceholder, r.Budget
 		n := len(col.items)
 		capsule.Counts.Selected, capsule.Counts.OmissionsListed, capsule.Counts.TokenOmitted = n, n, n
-		if cut == LimitResponse {
-			capsule.Counts.ResponseOmitted = n
-		}
 		defer func() { capsule.CapsuleHash, capsule.Counts, capsule.Budget = "", counts, budget }()
-		gap := Gap{Kind: GapIncomplete, Limit: cut, Count: MaxEvidence}
+		gap := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: MaxEvidence}
 		if !tight {
 			gap.Detail = strings.Repeat("x", cutGapDetail)
 		}
 		return len(encode(capsule)) + len(encode(gap)) + 1
 	}
-	tight = headerBytes() > limit*2/3
+	tight = headerBytes() > headerRoom*2/3
 	if tight {
 		// The plan can be derived again from the request, the gaps keep their meaning without
 		// the prose that explains them, and the request and source hash are the caller's own.
@@ -310,33 +307,29 @@ func (c *Collected) Layout(ctx context.Context, reserve, pageChars int) (*Capsul
 			capsule.Gaps[i].Detail = ""
 		}
 	}
+	if over := headerBytes() - headerRoom; over > 0 && headerRoom < limit {
+		return nil, problem.Errorf(problem.ResultTooLarge, "one response (max_response_chars, less any room for a cursor: %d characters) cannot hold even this capsule's header (its hashes, binding and gaps) and the envelope; raise max_response_chars by %d", pageChars, over)
+	}
 	avail := limit - headerBytes()
 	if avail < 0 {
-		if cut == LimitResponse {
-			return nil, problem.Errorf(problem.ResultTooLarge, "one response (max_response_chars, less any room for a cursor: %d characters) cannot hold even this capsule's header (its hashes, binding and gaps) and the envelope; raise max_response_chars by %d", pageChars, -avail)
-		}
 		least := (r.Budget*4 - avail + 3) / 4
 		return nil, problem.Errorf(problem.InvalidArgument, "a budget of %d tokens cannot hold even this capsule's header (its hashes, binding and gaps); use a budget of at least %d", r.Budget, least)
 	}
 	sel := selector{ctx: ctx, snap: snap, col: col, terms: termSet(r.Task), files: map[string]sourceFile{},
-		avail: avail, sourceBudget: int(float64(avail) * sourceShare), byResponse: cut == LimitResponse}
+		avail: avail, sourceBudget: int(float64(avail) * sourceShare)}
+	if headerRoom < limit {
+		sel.pageRoom = headerRoom - headerBytes()
+	}
 	if err := sel.run(); err != nil {
 		return nil, err
 	}
 	capsule.Stream, capsule.IDs = sel.stream, sel.ids
 	capsule.Counts.Selected, capsule.Counts.OmissionsListed = sel.selected, sel.pointers
 	if n := len(col.items) - sel.selected; n > 0 {
-		g := Gap{Kind: GapIncomplete, Limit: cut, Count: n}
-		if cut == LimitResponse {
-			capsule.Counts.ResponseOmitted = n
-			if !tight {
-				g.Detail = fmt.Sprintf("%d items did not fit one response (max_response_chars); the best %d are listed as omissions; fetch them with docforge_get_node", n, sel.pointers)
-			}
-		} else {
-			capsule.Counts.TokenOmitted = n
-			if !tight {
-				g.Detail = fmt.Sprintf("%d items did not fit; the best %d are listed as omissions; raise budget", n, sel.pointers)
-			}
+		g := Gap{Kind: GapIncomplete, Limit: LimitToken, Count: n}
+		capsule.Counts.TokenOmitted = n
+		if !tight {
+			g.Detail = fmt.Sprintf("%d items did not fit; the best %d are listed as omissions; raise budget", n, sel.pointers)
 		}
 		capsule.Gaps = append(capsule.Gaps, g)
 	}

@@ -40,9 +40,10 @@ type selector struct {
 	// quoted are the files whose declarations may carry source: the first quotedFiles files
 	// in rank order. The rest get signatures and doc comments, so that more files have content.
 	quoted map[string]bool
-	// byResponse says one response, not the token budget, bounds the stream: pointers say
-	// response_limit and carry the node's content hash.
-	byResponse bool
+	// pageRoom is what one entry may take of a page (0: no page bound): an item whose quoted
+	// source would not fit is quoted shorter (srcCap), so that it comes on a page of its own
+	// rather than as an omission.
+	pageRoom, srcCap int
 }
 
 // wholeShare is the percentage of the room whole items may take; ranked pointers to more
@@ -88,6 +89,14 @@ func (s *selector) run() error {
 			return err
 		}
 		entry := encode(it)
+		for try := 0; s.pageRoom > 0 && len(entry)+1 > s.pageRoom && len(it.Source) > 0 && try < 8; try++ {
+			s.srcCap = max(1, len(it.Source)*2/3)
+			if it, err = s.item(items[i]); err != nil {
+				return err
+			}
+			entry = encode(it)
+		}
+		s.srcCap = 0
 		if used+len(entry)+1 > s.avail*wholeShare/100 {
 			break
 		}
@@ -107,9 +116,6 @@ func (s *selector) run() error {
 		}
 		h := &f.rec
 		p := Omitted{Type: "omission", NodeID: h.ID, SourcePath: h.SourcePath, Line: h.Line, Role: role(f), Score: f.score, Reason: "token_limit"}
-		if s.byResponse {
-			p.Reason, p.ContentHash = "response_limit", h.ContentHash
-		}
 		if h.Family != golang.Family {
 			p.Title = h.Title
 		}
@@ -193,6 +199,9 @@ func (s *selector) code(it *Item, f *found, h *index.Hydrated, facts *[]Fact) er
 	}
 	n := min(len(decl), maxSourceLines)
 	room := s.sourceBudget - s.srcUsed
+	if s.srcCap > 0 {
+		room = min(room, s.srcCap)
+	}
 	text := bytes.Join(decl[:n], []byte("\n"))
 	for len(text) > room && n > 1 {
 		n = max(1, n*2/3)
