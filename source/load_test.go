@@ -213,15 +213,21 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// withCodeRoot makes the test project read a code root, code/, as well.
+func withCodeRoot(t *testing.T, root string) {
+	t.Helper()
+	desc := strings.Replace(testDescriptor, `content_roots = ["docs"]`, `content_roots = ["docs"]`+"\ncode_roots = [\"code\"]", 1)
+	desc = strings.Replace(desc, `allowed = [`, `allowed = ["calls", "contains", "defines", "imports", `, 1)
+	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "code"), 0o755))
+}
+
 // A file over the size limit is left out with a warning that gives its own size, not how far
 // the bounded read went, whatever its format; the other sources still count.
 func TestFileTooLargeIsReportedWithoutReadingItAll(t *testing.T) {
 	big := strings.Repeat("x", 5_400_000)
 	root := writeProject(t, map[string]string{"big.md": node("big", "") + big, "a.md": node("a", "")})
-	desc := strings.Replace(testDescriptor, `content_roots = ["docs"]`, `content_roots = ["docs"]`+"\ncode_roots = [\"code\"]", 1)
-	desc = strings.Replace(desc, `allowed = [`, `allowed = ["calls", "contains", "defines", "imports", `, 1)
-	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644))
-	must(t, os.MkdirAll(filepath.Join(root, "code"), 0o755))
+	withCodeRoot(t, root)
 	must(t, os.WriteFile(filepath.Join(root, "code", "big.py"), []byte("x = 1\n"+big), 0o644))
 	got := validate(t, root)
 	want := []string{"docs/big.md file_too_large", "code/big.py file_too_large"}
@@ -323,10 +329,7 @@ func TestYAMLAndTOMLFrontMatterAgree(t *testing.T) {
 // not_utf8 at its first invalid byte, not as a syntax error.
 func TestNamesAndCodeThatAreNotUTF8(t *testing.T) {
 	root := writeProject(t, map[string]string{"a.md": node("a", "")})
-	desc := strings.Replace(testDescriptor, `content_roots = ["docs"]`, `content_roots = ["docs"]`+"\ncode_roots = [\"code\"]", 1)
-	desc = strings.Replace(desc, `allowed = [`, `allowed = ["calls", "contains", "defines", "imports", `, 1)
-	must(t, os.WriteFile(filepath.Join(root, project.FileName), []byte(desc), 0o644))
-	must(t, os.MkdirAll(filepath.Join(root, "code"), 0o755))
+	withCodeRoot(t, root)
 	for name, text := range map[string]string{"caf\xe9.py": "x = 1\n", "caf\xe8.py": "y = 2\n", "bad.js": "const a = 1;\nconst b = \"\xff\xfe\";\n", "good.py": "z = 3\n"} {
 		must(t, os.WriteFile(filepath.Join(root, "code", name), []byte(text), 0o644))
 	}
