@@ -1,6 +1,7 @@
 package source
 
 import (
+	"github.com/docforge/docforge/base/lexicon"
 	"maps"
 	"regexp"
 	"slices"
@@ -174,13 +175,12 @@ func (b *nodeBuilder) checkClass(f *nodeFields, label string) {
 	}
 }
 
-// unseenInLine reports a character a one-line field must not hold: a control character (a
-// terminal acts on it: an ESC sequence clears a line and draws a fake status; a NUL cuts a C
-// string), a line or paragraph separator, a bidi embedding, override or isolate (it reorders
-// what follows), or a Hangul filler (a letter that shows as nothing).
+// unseenInLine reports a character a one-line field must not hold: one lexicon.Unseen names
+// (a terminal acts on a control character: an ESC sequence clears a line and draws a fake
+// status, a NUL cuts a C string), but a format character other than a bidi control (a joiner
+// in an emoji sequence shows as the sequence).
 func unseenInLine(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) || r >= 0x202A && r <= 0x202E ||
-		r >= 0x2066 && r <= 0x2069 || r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+	return lexicon.Unseen(r) && (!unicode.Is(unicode.Cf, r) || lexicon.BidiControl(r))
 }
 
 // checkOneLineFields refuses the characters unseenInLine names in one-line fields (leniently,

@@ -409,3 +409,15 @@ func LineSpanTerms(src []byte, spans [][2]int, limit int) []string {
 	}
 	return out
 }
+
+// Unseen reports a character a reader cannot see for what it is: a control character, an
+// invisible format character (Unicode category Cf: bidi controls, zero-width characters), a
+// line or paragraph separator, or a Hangul filler (a letter that shows as nothing).
+func Unseen(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) ||
+		r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+}
+
+// BidiControl reports a character that reorders the text after it (an embedding, override or
+// isolate): prose in a right-to-left script does not need one, a forged line does.
+func BidiControl(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }

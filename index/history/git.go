@@ -42,9 +42,10 @@ type fileDiff struct {
 // disallowed, so a partial clone's missing object is an error rather than a fetch from a
 // remote the repository names (an ext:: URL runs any command). Standard input is empty.
 func command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	full := make([]string, 0, 4+2*len(isolated)+len(args))
+	config := isolatedConfig()
+	full := make([]string, 0, 4+2*len(config)+len(args))
 	full = append(full, "--no-pager", "--no-replace-objects", "-C", dir)
-	for _, kv := range isolated {
+	for _, kv := range config {
 		full = append(full, "-c", kv)
 	}
 	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
@@ -53,26 +54,28 @@ func command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// isolated are the configuration keys set on every git command line (see command). Programs
-// are set to the empty value, which git reads as none, or to "false" where an empty value is
-// not accepted; keys that shape log's output are set to what parseLog reads.
-var isolated = [...]string{
-	// Programs a read can reach: signature checks, fsmonitor, pagers, hooks, diff drivers
-	// (also refused by --no-ext-diff and --no-textconv), remote helpers and credentials.
-	"log.showSignature=false",
-	"gpg.program=false", "gpg.openpgp.program=false", "gpg.x509.program=false",
-	"gpg.ssh.program=false", "gpg.ssh.defaultKeyCommand=false",
-	"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat",
-	"core.sshCommand=false", "core.askPass=false", "credential.helper=",
-	"diff.external=", "core.alternateRefsCommand=false",
-	"protocol.allow=never",
-	// Files a read can be made to open besides the repository's own.
-	"core.attributesFile=/dev/null", "diff.orderFile=/dev/null",
-	// The output parseLog reads.
-	"core.quotePath=false", "core.useReplaceRefs=false", "log.showRoot=true",
-	"diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.interHunkContext=0",
-	"diff.algorithm=myers", "i18n.logOutputEncoding=UTF-8", "color.ui=false",
-	"log.mailmap=false",
+// isolatedConfig are the configuration keys set on every git command line (see command).
+// Programs are set to the empty value, which git reads as none, or to "false" where an empty
+// value is not accepted; keys that shape log's output are set to what parseLog reads.
+func isolatedConfig() []string {
+	return []string{
+		// Programs a read can reach: signature checks, fsmonitor, pagers, hooks, diff drivers
+		// (also refused by --no-ext-diff and --no-textconv), remote helpers and credentials.
+		"log.showSignature=false",
+		"gpg.program=false", "gpg.openpgp.program=false", "gpg.x509.program=false",
+		"gpg.ssh.program=false", "gpg.ssh.defaultKeyCommand=false",
+		"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat",
+		"core.sshCommand=false", "core.askPass=false", "credential.helper=",
+		"diff.external=", "core.alternateRefsCommand=false",
+		"protocol.allow=never",
+		// Files a read can be made to open besides the repository's own.
+		"core.attributesFile=/dev/null", "diff.orderFile=/dev/null",
+		// The output parseLog reads.
+		"core.quotePath=false", "core.useReplaceRefs=false", "log.showRoot=true",
+		"diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.interHunkContext=0",
+		"diff.algorithm=myers", "i18n.logOutputEncoding=UTF-8", "color.ui=false",
+		"log.mailmap=false",
+	}
 }
 
 // isolatedEnv is environ less every GIT_* variable, with those added that keep git from

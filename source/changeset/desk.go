@@ -3,6 +3,7 @@ package changeset
 import (
 	"context"
 	"fmt"
+	"github.com/docforge/docforge/base/lexicon"
 	"slices"
 	"strings"
 	"time"
@@ -406,7 +407,7 @@ func checkText(field, text string, limit int, multiline bool) error {
 // (right-to-left prose and emoji sequences use them; the CLI shows them escaped).
 func checkChars(field, text string, multiline bool) error {
 	for i, r := range text {
-		if multiline && (r == '\n' || r == '\t' || unicode.Is(unicode.Cf, r) && !bidiControl(r)) {
+		if multiline && (r == '\n' || r == '\t' || unicode.Is(unicode.Cf, r) && !lexicon.BidiControl(r)) {
 			continue
 		}
 		if Unseen(r) {
@@ -420,17 +421,8 @@ func checkChars(field, text string, multiline bool) error {
 	return nil
 }
 
-// Unseen reports a character a reader cannot see for what it is: a control character, an
-// invisible format character (Unicode category Cf: the bidirectional controls, zero-width
-// characters and the like), a line or paragraph separator, or a Hangul filler.
-func Unseen(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) ||
-		r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0 // Hangul fillers: letters that show as nothing
-}
-
-// bidiControl reports a character that reorders the text after it (an embedding, override
-// or isolate): prose in a right-to-left script does not need one, a forged line does.
-func bidiControl(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }
+// Unseen reports a character a reader cannot see for what it is (lexicon.Unseen).
+func Unseen(r rune) bool { return lexicon.Unseen(r) }
 
 // checkFields refuses node fields of one line (kind, family, title, status, authority, tags)
 // that hold a character a reviewer cannot see: a title is what every list and review shows.

@@ -119,13 +119,7 @@ func Visible(s string) string {
 }
 
 func unseen(r rune) bool {
-	switch {
-	case unicode.IsControl(r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
-		return true
-	case unicode.Is(unicode.Zs, r):
-		return r != ' '
-	}
-	return r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+	return lexicon.Unseen(r) || unicode.Is(unicode.Zs, r) && r != ' '
 }
 
 // Qual is the declaration's qualified name in its file.

@@ -238,13 +238,6 @@ func (t *Tree) Children(n *Node, fn func(c *Node)) {
 	}
 }
 
-// NamedChildren are the named children of n, in order.
-func (t *Tree) NamedChildren(n *Node) []*Node {
-	var out []*Node
-	t.Children(n, func(c *Node) { out = append(out, c) })
-	return out
-}
-
 // Walk calls fn for n and every named node below it, depth first, with the named node it
 // is below (nil for n); fn returns false to skip a node's children.
 func (t *Tree) Walk(n *Node, fn func(c, parent *Node) bool) {
