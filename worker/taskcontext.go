@@ -70,9 +70,12 @@ func runTaskContext(c *call, a taskContextInput) (any, error) {
 		return nil, err
 	}
 	policyHash := hashJSON("docforge.policy.v1", PolicyOf(c.b))
-	hist, err := c.svc.history(c.ctx, c.svc.liveFor(c.b, c.d), c.d)
+	hist, note, err := c.svc.history(c.ctx, c.svc.liveFor(c.b, c.d), c.d)
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		c.env.Warnings = append(c.env.Warnings, note)
 	}
 	if hist != nil {
 		defer hist.Close()

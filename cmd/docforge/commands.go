@@ -331,11 +331,14 @@ func runSync(e *env) error {
 	printSync(e.stdout, res)
 	switch {
 	case herr != nil:
-		fmt.Fprintf(e.stderr, "history: not brought up to date: %v\n", herr)
+		fmt.Fprintf(e.stderr, "history: not brought up to date: %v; %s\n", herr, history.TurnOff)
 	case hist.State == history.StateOff:
 		fmt.Fprintf(e.stdout, "history: none (%s)\n", hist.Reason)
 	default:
 		fmt.Fprintf(e.stdout, "history: %d commits to %.12s (%s in %s)\n", hist.Commits, hist.Head, hist.State, time.Since(start).Round(time.Millisecond))
+		if hist.Limited != "" {
+			fmt.Fprintf(e.stdout, "history: partial: %s\n", hist.Limited)
+		}
 	}
 	if n := res.WarningCount; n > 0 {
 		shown := res.Warnings[:min(len(res.Warnings), syncWarningsShown)]

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -406,5 +407,75 @@ func TestNoProgramARepositoryConfiguresRuns(t *testing.T) {
 	}
 	if ran := armed.Ran(t); ran != "" {
 		t.Errorf("a trap ran:\n%s", ran)
+	}
+}
+
+// Task context answers with evidence on a clone whose history git cannot fully read (a
+// blobless clone, a shallow one, one missing a blob, one missing a commit), in the CLI and
+// through a worker, and says how the history falls short and how to turn it off.
+func TestTaskContextOnDegradedClones(t *testing.T) {
+	origin := fixture.Temp(t, "../../examples/courier")
+	fixture.Git(t, origin, "init", "-q")
+	store := filepath.Join(origin, "code", "store", "store.go")
+	src, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := os.WriteFile(store, fmt.Appendf(nil, "%s\n// Late events are kept (revision %d).\n", src, i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fixture.Git(t, origin, "add", "-A")
+		fixture.Git(t, origin, "commit", "-q", "-m", fmt.Sprintf("Keep late events in the store, step %d", i))
+	}
+	fixture.Git(t, origin, "config", "uploadpack.allowFilter", "true")
+	clone := func(args ...string) string {
+		dst := filepath.Join(t.TempDir(), "courier")
+		fixture.Git(t, origin, append(append([]string{"clone", "-q"}, args...), "file://"+origin, dst)...)
+		return dst
+	}
+	pruned := clone()
+	fixture.RemoveGitObject(t, pruned, fixture.Git(t, pruned, "rev-parse", "HEAD~2:code/store/store.go"))
+	noCommit := clone()
+	fixture.RemoveGitObject(t, noCommit, fixture.Git(t, noCommit, "rev-parse", "HEAD~1"))
+	run, _ := managerEnv(t)
+	task := `{"kind":"change","task":"make the store keep late events"}`
+	for _, tc := range []struct{ name, root, says string }{
+		{"blobless", clone("--filter=blob:none"), "history: partial"},
+		{"depth 3", clone("--depth", "3"), "history: partial"},
+		{"a blob pruned", pruned, "history: partial"},
+		{"a commit missing", noCommit, "history: none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if out, errOut, code := docforge(t, tc.root, "sync"); code != 0 || !strings.Contains(out, tc.says) || !strings.Contains(out, "enabled = false") {
+				t.Errorf("sync: %d %s%s, want %q", code, out, errOut, tc.says)
+			}
+			answers := map[string]func() (string, int){
+				"cli": func() (string, int) {
+					out, errOut, code := docforge(t, tc.root, "task-context", "--kind", "change", "--json", "make the store keep late events")
+					return out + errOut, code
+				},
+				"worker": func() (string, int) {
+					return run("call", "--project-root", tc.root, "--json", "docforge_get_task_context", task)
+				},
+			}
+			for via, answer := range answers {
+				out, code := answer()
+				var env struct {
+					Warnings []string `json:"warnings"`
+					Result   struct {
+						Items []json.RawMessage `json:"items"`
+					} `json:"result"`
+				}
+				if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
+					t.Fatalf("%s: exit %d: %s", via, code, out)
+				}
+				if len(env.Result.Items) == 0 || !slices.ContainsFunc(env.Warnings, func(w string) bool {
+					return strings.HasPrefix(w, tc.says) && strings.Contains(w, "enabled = false")
+				}) {
+					t.Errorf("%s: %d items, warnings %q, want one saying %q", via, len(env.Result.Items), env.Warnings, tc.says)
+				}
+			}
+		})
 	}
 }

@@ -75,6 +75,8 @@ func isolatedConfig() []string {
 		"diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.interHunkContext=0",
 		"diff.algorithm=myers", "i18n.logOutputEncoding=UTF-8", "color.ui=false",
 		"log.mailmap=false",
+		// GIT_GRAFT_FILE below otherwise opens every failure's message with a page of hints.
+		"advice.graftFileDeprecated=false",
 	}
 }
 
@@ -103,23 +105,39 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, firstLine(stderr.String()))
 	}
 	return string(out), nil
 }
 
+// readMode is what a git log reads of each commit.
+type readMode string
+
+const (
+	// readLines reads each commit's diff: the lines it changed, renames followed.
+	readLines readMode = "lines"
+	// readPaths reads only the paths each commit touched (git's raw output, which compares
+	// object names and needs no file's contents): what is left where git cannot read the
+	// old versions of files, as in a partial (blobless) or pruned clone.
+	readPaths readMode = "paths"
+)
+
 // logArgs are the arguments of the one git log that reads commits: first-parent, each
-// commit's message and its diff with no context lines, renames found (a file keeps its
-// history under its new name), paths relative to the project root and changes outside it
-// left out. No pathspec: it would leave out the commits that change nothing under the root
-// (and an empty commit), and then a new commit's first parent would not be the last one read.
-func logArgs(extra ...string) []string {
+// commit's message and what mode reads of its changes, paths relative to the project root and
+// changes outside it left out. No pathspec: it would leave out the commits that change nothing
+// under the root (and an empty commit), and then a new commit's first parent would not be the
+// last one read.
+func logArgs(mode readMode, extra ...string) []string {
 	// A 16 MiB delta base cache instead of git's 96: git log -p over 5,000 commits then peaks
 	// at 40 MiB instead of 106, no slower (docs/benchmarks.md, "History").
-	args := []string{"-c", "core.deltaBaseCacheLimit=16m", "log", "--first-parent", "-M", "--no-color",
+	args := []string{"-c", "core.deltaBaseCacheLimit=16m", "log", "--first-parent", "--no-color",
 		"--no-ext-diff", "--no-textconv", "--no-show-signature", "--no-notes", "--encoding=UTF-8",
-		"--src-prefix=a/", "--dst-prefix=b/", "-U0", "--relative", "-p",
-		"--format=" + recordStart + "%H %P%n%ct%n%B" + messageEnd}
+		"--relative", "--format=" + recordStart + "%H %P%n%ct%n%B" + messageEnd}
+	if mode == readPaths {
+		args = append(args, "--raw", "--no-renames")
+	} else {
+		args = append(args, "-M", "--src-prefix=a/", "--dst-prefix=b/", "-U0", "-p")
+	}
 	return append(args, extra...)
 }
 
@@ -128,12 +146,20 @@ const (
 	messageEnd  = "%x1f"
 )
 
+// unreadableError is a history git could not read (a missing object, a corrupt pack, a git
+// too old for an option): the repository's state, not DocForge's.
+type unreadableError struct{ err error }
+
+func (e *unreadableError) Error() string { return e.err.Error() }
+func (e *unreadableError) Unwrap() error { return e.err }
+
 // readLog streams git log in dir with the given revision arguments, calling fn with each
-// commit, newest first. fn returning errStop ends the read early, without error.
-func readLog(ctx context.Context, dir string, revs []string, fn func(*commit) error) error {
+// commit, newest first. fn returning errStop ends the read early, without error. A failure of
+// git's own is an *unreadableError.
+func readLog(ctx context.Context, dir string, mode readMode, revs []string, fn func(*commit) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := command(ctx, dir, logArgs(revs...)...)
+	cmd := command(ctx, dir, logArgs(mode, revs...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -161,7 +187,10 @@ func readLog(ctx context.Context, dir string, revs []string, fn func(*commit) er
 	case perr != nil:
 		return perr
 	case werr != nil && !stopped:
-		return fmt.Errorf("git log: %w: %s", werr, strings.TrimSpace(stderr.String()))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &unreadableError{fmt.Errorf("git log: %w: %s", werr, firstLine(stderr.String()))}
 	}
 	return nil
 }
@@ -231,6 +260,15 @@ func parseLog(r io.Reader, fn func(*commit) error) error {
 			}
 			msg.WriteString(line)
 			msg.WriteByte('\n')
+		case strings.HasPrefix(line, ":"):
+			// A raw line (readPaths): ":mode mode object object status\tpath".
+			info, p, ok := strings.Cut(line, "\t")
+			if !ok {
+				continue
+			}
+			status := strings.Fields(info)
+			cur.files = append(cur.files, fileDiff{path: unquote(p), deleted: len(status) == 5 && status[4] == "D"})
+			file = nil
 		case strings.HasPrefix(line, "diff --git "):
 			p, ok := diffPath(line[len("diff --git "):])
 			if !ok {
@@ -271,6 +309,22 @@ func diffPath(rest string) (string, bool) {
 		return "", false
 	}
 	return rest[2 : (len(rest)-1)/2], true
+}
+
+// firstLine is the line of git's message that names the problem (a missing object, a bad
+// revision): its first fatal or error line, else its first line that is not a hint.
+func firstLine(msg string) string {
+	first := ""
+	for _, line := range strings.Split(strings.TrimSpace(msg), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "fatal:"), strings.HasPrefix(line, "error:"):
+			return line
+		case first == "" && line != "" && !strings.HasPrefix(line, "hint:"):
+			first = line
+		}
+	}
+	return first
 }
 
 // unquote reads a path git quoted for holding unusual characters ("a\tb").

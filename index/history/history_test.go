@@ -137,8 +137,8 @@ func recent(t *testing.T, s *history.Store, _ string, _, _ int) []history.Commit
 	return all
 }
 
-// Outside git, before the first commit and in a shallow clone there is no history, and an
-// index left from before is removed.
+// Outside git and before the first commit there is no history, and an index left from
+// before is removed.
 func TestNoHistory(t *testing.T) {
 	dir := t.TempDir()
 	if res := update(t, t.TempDir(), dir, history.DefaultWindow); res.State != history.StateOff || !strings.Contains(res.Reason, "not in a git repository") {
@@ -153,13 +153,93 @@ func TestNoHistory(t *testing.T) {
 	if res := update(t, r.dir, dir, history.DefaultWindow); res.State != history.StateRebuilt || res.Commits != 2 {
 		t.Fatalf("two commits: %+v", res)
 	}
-	shallow := filepath.Join(t.TempDir(), "shallow")
-	r.git("clone", "-q", "--depth", "1", "file://"+r.dir, shallow)
-	if res := update(t, shallow, dir, history.DefaultWindow); res.State != history.StateOff || !strings.Contains(res.Reason, "shallow") {
-		t.Errorf("shallow clone: %+v", res)
+	if err := os.RemoveAll(filepath.Join(r.dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	res := update(t, r.dir, dir, history.DefaultWindow)
+	if res.State != history.StateOff || !strings.HasSuffix(res.Reason, history.TurnOff) {
+		t.Errorf("git removed: %+v", res)
 	}
 	if s, err := history.Open(context.Background(), dir); s != nil || err != nil {
 		t.Errorf("the index of another history is left: %v %v", s, err)
+	}
+}
+
+// History degrades, never fails: a clone that lacks old file contents (blobless, or a blob
+// pruned) is indexed with the paths each commit touched, a shallow one as far as it reaches,
+// and a clone git cannot read at all has none; each result says why.
+func TestHistoryDegrades(t *testing.T) {
+	r := newRepo(t)
+	for i := range 5 {
+		r.commit(fmt.Sprintf("change %d", i), map[string]string{"store.go": lines(5+i, "a"), fmt.Sprintf("sub/x%d.go", i): "x\n"})
+	}
+	r.git("config", "uploadpack.allowFilter", "true")
+	clone := func(args ...string) string {
+		dst := filepath.Join(t.TempDir(), "clone")
+		r.git(append(append([]string{"clone", "-q", "--no-local"}, args...), "file://"+r.dir, dst)...)
+		return dst
+	}
+	pruned := clone()
+	blob := fixture.GitAt(t, pruned, time.Time{}, "rev-parse", "HEAD~3:store.go")
+	fixture.RemoveGitObject(t, pruned, blob)
+	noCommit := clone()
+	fixture.RemoveGitObject(t, noCommit, fixture.GitAt(t, noCommit, time.Time{}, "rev-parse", "HEAD~1"))
+	for _, tc := range []struct {
+		name    string
+		root    string
+		state   string
+		commits int
+		says    string
+		paths   bool // touches are whole files: no lines were read
+	}{
+		{"blobless clone", clone("--filter=blob:none"), history.StateRebuilt, 5, "old contents of files", true},
+		{"one blob pruned", pruned, history.StateRebuilt, 5, "old contents of files", true},
+		{"depth 3", clone("--depth", "3"), history.StateRebuilt, 3, "shallow clone", false},
+		{"a commit missing", noCommit, history.StateOff, 0, "git cannot read", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			res := update(t, tc.root, dir, history.DefaultWindow)
+			why := res.Limited + res.Reason
+			if res.State != tc.state || res.Commits != tc.commits || !strings.Contains(why, tc.says) || !strings.HasSuffix(why, history.TurnOff) {
+				t.Fatalf("got %+v, want %s with %d commits saying %q", res, tc.state, tc.commits, tc.says)
+			}
+			if res.State == history.StateOff {
+				return
+			}
+			s := open(t, dir)
+			if s.Limited() != res.Limited {
+				t.Errorf("the index says %q, the update %q", s.Limited(), res.Limited)
+			}
+			all, err := s.Changes(context.Background(), []string{"store.go", "sub/x0.go", "sub/x4.go"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.commits
+			if tc.name == "depth 3" {
+				want-- // the commit at the clone's depth: what it changed is past the depth
+			}
+			if n := len(all["store.go"]); n != want {
+				t.Errorf("store.go changed by %d commits, want %d", n, want)
+			}
+			for _, ch := range all["store.go"] {
+				if whole := ch.First == 0; whole != tc.paths {
+					t.Errorf("%s: lines %d-%d, paths only %v", ch.Subject, ch.First, ch.Last, tc.paths)
+				}
+			}
+			if tc.name == "depth 3" && len(all["sub/x0.go"]) > 0 {
+				// The commit at the clone's depth did not add every file.
+				t.Errorf("the shallow root touches files it did not change: %+v", all["sub/x0.go"])
+			}
+			if len(all["sub/x4.go"]) != 1 {
+				t.Errorf("sub/x4.go: %+v", all["sub/x4.go"])
+			}
+			// The next update reads as the index was built.
+			r2 := update(t, tc.root, dir, history.DefaultWindow)
+			if r2.State != history.StateCurrent || r2.Limited != res.Limited {
+				t.Errorf("second update: %+v", r2)
+			}
+		})
 	}
 }
 
@@ -381,8 +461,8 @@ func TestNoProgramTheRepositoryConfiguresRuns(t *testing.T) {
 	t.Run("every trap", func(t *testing.T) { check(t, "every trap") })
 }
 
-// A partial clone's missing object is an error, not a fetch from the remote the repository
-// names (an ext:: URL runs a command of the repository's choosing).
+// A partial clone's missing object is read around, not fetched from the remote the
+// repository names (an ext:: URL runs a command of the repository's choosing).
 func TestPartialCloneFetchesNothing(t *testing.T) {
 	r := newRepo(t)
 	r.commit("first", map[string]string{"store.go": lines(5, "a")})
@@ -399,11 +479,11 @@ func TestPartialCloneFetchesNothing(t *testing.T) {
 		}
 	}
 	armed := fixture.ArmGitTraps(t, r.dir, promisor...)
-	_, err := history.Update(context.Background(), r.dir, t.TempDir(), history.DefaultWindow)
+	res, err := history.Update(context.Background(), r.dir, t.TempDir(), history.DefaultWindow)
 	if ran := armed.Ran(t); ran != "" {
 		t.Errorf("a trap ran:\n%s", ran)
 	}
-	if err == nil {
-		t.Errorf("a history with a missing object read without error")
+	if err != nil || res.Commits != 2 || !strings.Contains(res.Limited, "old contents of files") {
+		t.Errorf("a history with a missing object: %+v %v", res, err)
 	}
 }

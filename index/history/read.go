@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ type Store struct {
 	conn    *sqlite.Conn
 	head    string
 	commits int
+	limited string
 }
 
 // Open opens the history index in dir for reading, or returns nil and no error when there
@@ -45,9 +47,13 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		conn.Close()
 		return nil, nil // another version, or half written: as if there were none until rebuilt
 	}
-	s.head = meta["head"]
+	s.head, s.limited = meta["head"], meta["limited"]
 	return s, nil
 }
+
+// Limited says how the history indexed falls short of its window (Result.Limited), or is
+// empty.
+func (s *Store) Limited() string { return s.limited }
 
 // Close closes the store.
 func (s *Store) Close() error { return s.conn.Close() }
@@ -161,8 +167,8 @@ func Probe(root string) string {
 		if st, err := os.Stat(p); err == nil {
 			gitDir = p
 			if !st.IsDir() {
-				// A worktree or submodule: .git names the real directory.
-				data, err := os.ReadFile(p)
+				// A worktree or submodule: .git names the real directory, in one short line.
+				data, err := readGitLink(p, st)
 				if err != nil {
 					return "unreadable " + p
 				}
@@ -236,4 +242,19 @@ func (s *Store) Changes(ctx context.Context, paths []string) (map[string][]Chang
 		return nil, fmt.Errorf("read the changes of %d files: %w", len(paths), err)
 	}
 	return out, nil
+}
+
+// readGitLink reads a .git file that names the repository's directory: a regular file of at
+// most a line, never a FIFO or device a repository put there to block or flood the reader.
+func readGitLink(p string, st os.FileInfo) ([]byte, error) {
+	const maxLink = 4096
+	if !st.Mode().IsRegular() || st.Size() > maxLink {
+		return nil, fmt.Errorf("%s is not a short regular file", p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxLink))
 }

@@ -41,7 +41,15 @@ type Result struct {
 	Head          string
 	Commits       int // in the window now
 	Added         int // commits read by this update
+	// Limited says how the history indexed falls short of the window, when it does: a
+	// shallow clone's history ends at its depth; where git cannot read old file contents
+	// (a partial or pruned clone) commits carry the paths they touched but not the lines.
+	Limited string
 }
+
+// TurnOff is how a project stops DocForge reading its history; every reason that history is
+// missing or partial ends with it.
+const TurnOff = "[history] enabled = false in docforge.toml stops DocForge reading it"
 
 // FileName is the history index's file in its directory.
 const FileName = "history.db"
@@ -82,60 +90,120 @@ const maxSpans = 32
 
 // Update brings the history index in dir up to date with the git repository holding the
 // project at root: the commits after the indexed head when the head moved forward along its
-// first parents, else the whole window afresh. Outside git, with no commit, or in a shallow
-// clone there is no history: the index is removed and the result says why.
+// first parents, else the whole window afresh. History degrades rather than fails: where git
+// cannot read the lines commits changed, the paths they touched are indexed; where it cannot
+// read commits at all, or there are none (outside git, before the first commit), the index is
+// removed. The result says which and why; only the context's end and the index's own files
+// are errors.
 func Update(ctx context.Context, root, dir string, w Window) (Result, error) {
 	path := filepath.Join(dir, FileName)
-	head, headTime, why, err := headOf(ctx, root)
+	head, headTime, shallow, why, err := headOf(ctx, root)
 	if err != nil {
 		return Result{}, err
 	}
 	if why != "" {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return Result{}, fmt.Errorf("remove the history index: %w", err)
-		}
-		return Result{State: StateOff, Reason: why}, nil
+		return none(path, why)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Result{}, fmt.Errorf("history index directory: %w", err)
 	}
-	cutoff := headTime - int64(w.MaxAge/time.Second)
-	if res, ok, err := advance(ctx, root, path, head, cutoff, w); err != nil || ok {
-		return res, err
+	r := reading{root: root, path: path, head: head, cutoff: headTime - int64(w.MaxAge/time.Second), w: w, shallow: shallow}
+	res, err := r.update(ctx)
+	var unreadable *unreadableError
+	if errors.As(err, &unreadable) && ctx.Err() == nil {
+		// The lines are out of reach; the paths need only commits and trees.
+		r.mode, r.why = readPaths, unreadable.Error()
+		res, err = r.rebuild(ctx)
 	}
-	return rebuild(ctx, root, path, head, cutoff, w)
+	if errors.As(err, &unreadable) && ctx.Err() == nil {
+		return none(path, "git cannot read the repository's history ("+unreadable.Error()+")")
+	}
+	return res, err
 }
 
-// headOf is HEAD's commit and time, or why the project has no history to index.
-func headOf(ctx context.Context, root string) (head string, when int64, why string, err error) {
+// none removes the history index, for the reason why.
+func none(path, why string) (Result, error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Result{}, fmt.Errorf("remove the history index: %w", err)
+	}
+	return Result{State: StateOff, Reason: why + "; " + TurnOff}, nil
+}
+
+// headOf is HEAD's commit and time and whether the clone is shallow, or why the project has
+// no history to index.
+func headOf(ctx context.Context, root string) (head string, when int64, shallow bool, why string, err error) {
 	if _, err := exec.LookPath("git"); err != nil {
-		return "", 0, "git is not installed", nil
+		return "", 0, false, "git is not installed", nil
 	}
 	out, err := git(ctx, root, "rev-parse", "--is-shallow-repository", "--verify", "-q", "HEAD")
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", 0, "", ctx.Err()
+			return "", 0, false, "", ctx.Err()
 		}
 		if strings.Contains(err.Error(), "dubious ownership") {
 			// No user configuration is read (see command), so a safe.directory there does not
 			// apply: git's own guard against another user's repository stands.
-			return "", 0, "git refuses the repository: another user owns it; run DocForge as its owner", nil
+			return "", 0, false, "git refuses the repository: another user owns it; run DocForge as its owner", nil
 		}
-		return "", 0, "the project is not in a git repository with a commit", nil
+		return "", 0, false, "the project is not in a git repository with a commit", nil
 	}
 	lines := strings.Fields(out)
 	if len(lines) != 2 {
-		return "", 0, "the project is not in a git repository with a commit", nil
-	}
-	if lines[0] == "true" {
-		return "", 0, "the repository is a shallow clone: its history is cut short", nil
+		return "", 0, false, "the project is not in a git repository with a commit", nil
 	}
 	t, err := git(ctx, root, "log", "-1", "--no-show-signature", "--format=%ct", lines[1])
 	if err != nil {
-		return "", 0, "", err
+		if ctx.Err() != nil {
+			return "", 0, false, "", ctx.Err()
+		}
+		return "", 0, false, "git cannot read the head commit (" + err.Error() + ")", nil
 	}
-	when, err = strconv.ParseInt(strings.TrimSpace(t), 10, 64)
-	return lines[1], when, "", err
+	if when, err = strconv.ParseInt(strings.TrimSpace(t), 10, 64); err != nil {
+		return "", 0, false, "git gave the head commit no time (" + strings.TrimSpace(t) + ")", nil
+	}
+	return lines[1], when, lines[0] == "true", "", nil
+}
+
+// reading is one Update's read of a repository into the index at path.
+type reading struct {
+	root, path, head string
+	cutoff           int64
+	w                Window
+	shallow          bool
+	mode             readMode
+	why              string // why mode reads paths only
+}
+
+// update adds to the index when it can, else rebuilds it.
+func (r *reading) update(ctx context.Context) (Result, error) {
+	r.mode = readLines
+	if res, ok, err := r.advance(ctx); err != nil || ok {
+		return res, err
+	}
+	return r.rebuild(ctx)
+}
+
+// limited is how the index falls short of the window, from what it was read with.
+func limited(mode readMode, why string, shallow bool) string {
+	var says []string
+	if shallow {
+		says = append(says, "the repository is a shallow clone: its history ends at the clone's depth")
+	}
+	if mode == readPaths {
+		says = append(says, "git cannot read the old contents of files ("+why+"): commits carry the paths they touched, not the lines")
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return strings.Join(says, "; ") + "; " + TurnOff
+}
+
+// skipRoot empties a parentless commit's changes in a shallow clone: git shows the commit at
+// the clone's depth as adding every file, which it did not.
+func (r *reading) skipRoot(c *commit) {
+	if r.shallow && c.parent == "" {
+		c.files = nil
+	}
 }
 
 // windowKey identifies a window in the index's metadata: another window is a rebuild.
@@ -145,11 +213,13 @@ func windowKey(w Window) string {
 
 // advance adds the commits after the indexed head when HEAD descends from it along first
 // parents; ok is false when the index must be rebuilt instead.
-func advance(ctx context.Context, root, path, head string, cutoff int64, w Window) (Result, bool, error) {
-	if _, err := os.Stat(path); err != nil {
+// It reads as the index was built: an index of paths stays one until it is rebuilt (another
+// window, a rewritten head), so that a clone missing old contents is not read twice a call.
+func (r *reading) advance(ctx context.Context) (Result, bool, error) {
+	if _, err := os.Stat(r.path); err != nil {
 		return Result{}, false, nil
 	}
-	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+	conn, err := sqlite.OpenConn(r.path, sqlite.OpenReadWrite)
 	if err != nil {
 		return Result{}, false, nil // unreadable: rebuilt
 	}
@@ -159,16 +229,20 @@ func advance(ctx context.Context, root, path, head string, cutoff int64, w Windo
 		return Result{}, false, err
 	}
 	meta, err := readMeta(conn)
-	if err != nil || meta["schema"] != schemaVersion || meta["window"] != windowKey(w) || meta["head"] == "" {
+	if err != nil || meta["schema"] != schemaVersion || meta["window"] != windowKey(r.w) || meta["head"] == "" {
 		return Result{}, false, nil
 	}
+	if meta["mode"] == string(readPaths) {
+		r.mode, r.why = readPaths, meta["why"]
+	}
 	old := meta["head"]
-	if old == head {
+	if old == r.head {
 		n, _ := count(conn)
-		return Result{State: StateCurrent, Head: head, Commits: n}, true, nil
+		return Result{State: StateCurrent, Head: r.head, Commits: n, Limited: limited(r.mode, r.why, r.shallow)}, true, nil
 	}
 	var fresh []*commit
-	err = readLog(ctx, root, []string{"-n", strconv.Itoa(w.MaxCommits), old + ".." + head}, func(c *commit) error {
+	err = readLog(ctx, r.root, r.mode, []string{"-n", strconv.Itoa(r.w.MaxCommits), old + ".." + r.head}, func(c *commit) error {
+		r.skipRoot(c)
 		fresh = append(fresh, c)
 		return nil
 	})
@@ -178,16 +252,18 @@ func advance(ctx context.Context, root, path, head string, cutoff int64, w Windo
 	if len(fresh) == 0 || fresh[len(fresh)-1].parent != old {
 		return Result{}, false, nil // HEAD moved back, or off the first-parent line
 	}
-	if err := addCommits(conn, fresh, head, cutoff, w); err != nil {
+	lim := limited(r.mode, r.why, r.shallow)
+	if err := addCommits(conn, fresh, map[string]string{"head": r.head, "limited": lim}, r.cutoff, r.w); err != nil {
 		return Result{}, false, err
 	}
 	n, err := count(conn)
-	return Result{State: StateIncremental, Head: head, Commits: n, Added: len(fresh)}, true, err
+	return Result{State: StateIncremental, Head: r.head, Commits: n, Added: len(fresh), Limited: lim}, true, err
 }
 
 // addCommits adds commits (newest first) after the indexed ones in one transaction: each
 // carries the spans indexed before it to the lines they are at after it, then adds its own.
-func addCommits(conn *sqlite.Conn, fresh []*commit, head string, cutoff int64, w Window) (err error) {
+// meta is what the index's metadata says afterwards.
+func addCommits(conn *sqlite.Conn, fresh []*commit, meta map[string]string, cutoff int64, w Window) (err error) {
 	end, err := sqlitex.ImmediateTransaction(conn)
 	if err != nil {
 		return err
@@ -218,13 +294,13 @@ func addCommits(conn *sqlite.Conn, fresh []*commit, head string, cutoff int64, w
 	if err := trim(conn, next-int64(w.MaxCommits), cutoff); err != nil {
 		return err
 	}
-	return setMeta(conn, map[string]string{"head": head})
+	return setMeta(conn, meta)
 }
 
 // rebuild indexes the window ending at head into a new file and puts it in place of the old.
-func rebuild(ctx context.Context, root, path, head string, cutoff int64, w Window) (Result, error) {
+func (r *reading) rebuild(ctx context.Context) (Result, error) {
 	// A temporary file of its own: two processes rebuilding at once each publish a whole index.
-	f, err := os.CreateTemp(filepath.Dir(path), FileName+".*.new")
+	f, err := os.CreateTemp(filepath.Dir(r.path), FileName+".*.new")
 	if err != nil {
 		return Result{}, fmt.Errorf("create the history index: %w", err)
 	}
@@ -258,10 +334,11 @@ func rebuild(ctx context.Context, root, path, head string, cutoff int64, w Windo
 	later := map[string][][]hunk{}
 	renamed := map[string]string{}
 	var spans [][][]span
-	err = readLog(ctx, root, []string{"-n", strconv.Itoa(w.MaxCommits), head}, func(c *commit) error {
-		if c.time < cutoff {
+	err = readLog(ctx, r.root, r.mode, []string{"-n", strconv.Itoa(r.w.MaxCommits), r.head}, func(c *commit) error {
+		if c.time < r.cutoff {
 			return errStop
 		}
+		r.skipRoot(c)
 		own := make([][]span, len(c.files))
 		for i := range c.files {
 			f := &c.files[i]
@@ -295,7 +372,8 @@ func rebuild(ctx context.Context, root, path, head string, cutoff int64, w Windo
 				return err
 			}
 		}
-		return setMeta(conn, map[string]string{"schema": schemaVersion, "window": windowKey(w), "head": head})
+		return setMeta(conn, map[string]string{"schema": schemaVersion, "window": windowKey(r.w), "head": r.head,
+			"mode": string(r.mode), "why": r.why, "limited": limited(r.mode, r.why, r.shallow)})
 	}(); err != nil {
 		return Result{}, err
 	}
@@ -303,11 +381,11 @@ func rebuild(ctx context.Context, root, path, head string, cutoff int64, w Windo
 		return Result{}, err
 	}
 	ok = true
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, r.path); err != nil {
 		os.Remove(tmp)
 		return Result{}, fmt.Errorf("publish the history index: %w", err)
 	}
-	return Result{State: StateRebuilt, Head: head, Commits: len(commits), Added: len(commits)}, nil
+	return Result{State: StateRebuilt, Head: r.head, Commits: len(commits), Added: len(commits), Limited: limited(r.mode, r.why, r.shallow)}, nil
 }
 
 // carried are the spans a file's diff changed, carried through the diffs of the later commits

@@ -221,6 +221,9 @@ func Collect(ctx context.Context, snap *index.Snapshot, hist *history.Store, r R
 	if hist != nil && plan.Steps[0].Mode == "lexical" {
 		// The plan binds the history it reads: another head is another plan.
 		plan.Steps[0].History = fmt.Sprintf("the messages of %d commits to %s", hist.Commits(), hist.Head())
+		if lim := hist.Limited(); lim != "" {
+			plan.Steps[0].History += "; partial: " + lim
+		}
 	} else {
 		hist = nil
 	}
