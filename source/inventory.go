@@ -360,7 +360,10 @@ func listedFormat(name, rel string, code, goIgnored, goOnly bool) Format {
 	return format
 }
 
-// symlink follows a link only when it resolves inside the current content root.
+// symlink follows a link only when it resolves inside the current content root to a
+// directory or a regular file. Any other link is skipped, never read, with one warning: a
+// copied tree (an installed library, a vendored checkout) often holds a link into the system,
+// and it must not hold back the files around it.
 func (w *walker) symlink(abs, rel string) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
@@ -372,11 +375,14 @@ func (w *walker) symlink(abs, rel string) {
 	}
 	if !project.Within(w.realRoot, real) {
 		st, _ := lstat(abs)
-		w.problem(problem.Problem{
-			Code: problem.PathEscape, Severity: problem.SeverityError, Location: problem.Location{Path: rel},
-			Message:     fmt.Sprintf("symlink resolves to %s, outside content root %s", real, w.root),
-			Remediation: problem.Describe(problem.PathEscape).Remediation,
-		})
+		where := "the content root " + w.root
+		if w.root == "." {
+			where = "the project root"
+		}
+		p := problem.Warn(problem.PathEscape, problem.Location{Path: rel},
+			"symlink resolves to %s, outside %s; it is skipped and never read", real, where)
+		p.Remediation = skippedLink
+		w.problem(p)
 		// The link's own stat is part of the identity, so replacing it is noticed.
 		w.rejected = append(w.rejected, fileOf(rel, 0, st))
 		return
@@ -390,11 +396,23 @@ func (w *walker) symlink(abs, rel string) {
 		return
 	}
 	format := w.formatOf(path.Base(rel))
-	if format == 0 || !st.isRegular() {
+	if format == 0 {
+		return
+	}
+	if !st.isRegular() {
+		p := problem.Warn(problem.PathEscape, problem.Location{Path: rel},
+			"symlink resolves to %s, which is not a regular file (a device, socket or FIFO); it is skipped and never read", real)
+		p.Remediation = skippedLink
+		w.problem(p)
+		w.rejected = append(w.rejected, fileOf(rel, 0, st))
 		return
 	}
 	w.files = append(w.files, fileOf(rel, format, st))
 }
+
+// skippedLink is the remediation of a link the walk skips.
+const skippedLink = "nothing is lost but the link's target; to index it, replace the link with the file itself, " +
+	"or list the link in [sources] exclude in docforge.toml to silence this warning"
 
 // formatOf returns how a file name is read under the walker's kind of root, or 0 to skip it.
 func (w *walker) formatOf(name string) Format { return rootFormatOf(name, w.code) }

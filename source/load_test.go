@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
@@ -245,7 +247,9 @@ func TestFileTooLargeIsReportedWithoutReadingItAll(t *testing.T) {
 	}
 }
 
-func TestSymlinkInsideRootIsFollowedAndOutsideIsRefused(t *testing.T) {
+// A link inside the root is followed; one that leaves it, or that names a FIFO, is skipped
+// with a warning and holds nothing back.
+func TestSymlinkInsideRootIsFollowedAndOutsideIsSkipped(t *testing.T) {
 	root := writeProject(t, map[string]string{"a.md": node("a", "")})
 	outside := filepath.Join(t.TempDir(), "o.md")
 	must(t, os.WriteFile(outside, []byte(node("o", "")), 0o644))
@@ -253,11 +257,21 @@ func TestSymlinkInsideRootIsFollowedAndOutsideIsRefused(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "docs", "sub", "b.md"), []byte(node("b", "")), 0o644))
 	must(t, os.Symlink(outside, filepath.Join(root, "docs", "out.md")))
 	must(t, os.Symlink(filepath.Join(root, "docs", "sub"), filepath.Join(root, "docs", "loop")))
-	got := render(validate(t, root))
+	fifo := filepath.Join(root, "docs", "sub", "pipe")
+	must(t, unix.Mkfifo(fifo, 0o600))
+	must(t, os.Symlink(fifo, filepath.Join(root, "docs", "pipe.md")))
+	probs := validate(t, root)
+	got := render(probs)
 	// docs/loop is the same directory as docs/sub: visited once, so b is not a duplicate.
-	want := []string{"docs/out.md path_escape"}
+	want := []string{"docs/out.md path_escape", "docs/pipe.md path_escape"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got %q want %q", got, want)
+	}
+	for _, p := range probs {
+		// A warning: no error, so the index publishes.
+		if p.Severity != problem.SeverityWarning || !strings.Contains(p.Message, "skipped and never read") {
+			t.Errorf("%s: %s %q", p.Location.Path, p.Severity, p.Message)
+		}
 	}
 }
 
