@@ -149,8 +149,10 @@ type call struct {
 	stages  map[string]float64
 	counts  map[string]int64
 	svc     *Service
-	// follower is set when another worker publishes the binding's index (follow).
-	follower bool
+	// follower is set when another worker publishes the binding's index (follow); publishedBy
+	// then says which.
+	follower    bool
+	publishedBy string
 	// noDiagnostics drops the diagnostics of an answer whose budget cannot hold them.
 	noDiagnostics bool
 	// local answers a process on this machine (the CLI), which no MCP output limit binds.
@@ -365,6 +367,7 @@ func (c *call) follow(l *live, start time.Time) error {
 	if pid := publisherPid(c.d, l.policy); pid != "" {
 		who += " (pid " + pid + ")"
 	}
+	c.publishedBy = who
 	c.env.Warnings = append(c.env.Warnings, who+" publishes this project's index, so this one answers read-only from what it publishes and never syncs itself")
 	return nil
 }

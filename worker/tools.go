@@ -351,7 +351,16 @@ func runSync(c *call, a syncInput) (any, error) {
 	defer c.done()
 	switch {
 	case c.follower:
-		return map[string]any{"build": "none", "note": "another worker publishes this project's index; this one follows it (see warnings)"}, nil
+		// What the publishing worker last published: this one never syncs.
+		res := &index.Result{Build: index.BuildNone, Warnings: []problem.Problem{}}
+		if c.snap != nil {
+			res.Generation = c.snap.Info().Generation
+		}
+		if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
+			res.Publication = pub
+		}
+		return followedSync{Result: res, PublishedBy: c.publishedBy,
+			Note: FollowNote}, nil
 	case c.sync == nil && c.walkSkipped():
 		// The watch proved the published index current: no walk, no build.
 		pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication)
@@ -364,6 +373,19 @@ func runSync(c *call, a syncInput) (any, error) {
 	}
 	return c.sync, nil
 }
+
+// followedSync is docforge_sync's answer from a worker that follows another's publication:
+// the generation that one published, who it is, and what to do about it.
+type followedSync struct {
+	*index.Result
+	PublishedBy string `json:"published_by"`
+	Note        string `json:"note"`
+}
+
+// FollowNote says what a follower's sync did and how to have this worker publish instead.
+const FollowNote = "this worker follows that one's publication and never syncs itself; that worker keeps the index current. " +
+	"It runs under another manager (one started with another XDG_RUNTIME_DIR, often by an MCP host); " +
+	"to have this manager's worker publish, stop that manager ('docforge manager stop' with its XDG_RUNTIME_DIR) or end that pid"
 
 // validation is the validate_project result.
 type validation struct {

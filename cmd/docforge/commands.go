@@ -253,7 +253,7 @@ func (e *env) descriptor() (*project.Descriptor, error) {
 // syncOnWorker syncs through the project's worker when one already runs: its source watch
 // already knows whether anything changed, so a no-change check walks no tree (docforge_sync
 // with trust_watch). It returns nil, nil when no worker runs.
-func (e *env) syncOnWorker(d *project.Descriptor) (*index.Result, error) {
+func (e *env) syncOnWorker(d *project.Descriptor) (*syncAnswer, error) {
 	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST, Local: true}
 	args, _ := json.Marshal(map[string]bool{"rebuild": e.rebuild, "trust_watch": !e.rebuild})
 	out, ok, err := e.onRunningWorker(b, "docforge_sync", args)
@@ -264,11 +264,19 @@ func (e *env) syncOnWorker(d *project.Descriptor) (*index.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res index.Result
+	var res syncAnswer
 	if err := json.Unmarshal(raw, &res); err != nil || res.Build == "" {
 		return nil, fmt.Errorf("docforge_sync answered %.200s", raw)
 	}
 	return &res, nil
+}
+
+// syncAnswer is a sync's outcome: the build, and when another worker publishes the project
+// (this one follows it), who that is and what to do.
+type syncAnswer struct {
+	*index.Result
+	PublishedBy string `json:"published_by,omitempty"`
+	Note        string `json:"note,omitempty"`
 }
 
 // syncWarningsShown is how many warnings sync prints; validate prints them all.
@@ -310,11 +318,12 @@ func runSync(e *env) error {
 		opts := index.Options{Rebuild: e.rebuild, Policy: e.policy(), Implementation: implementation()}
 		progress := newProgress(e.tty)
 		opts.Progress = progress.update
-		res, err = index.Sync(e.ctx, d, opts)
+		built, err := index.Sync(e.ctx, d, opts)
 		progress.done()
 		if err != nil {
 			return err
 		}
+		res = &syncAnswer{Result: built}
 		if res.MergeDue != index.MergeNone {
 			// What a worker does in the background: the deltas' rows rank as a cold build's
 			// only once merged, and at 8 deltas a sync would merge before publishing.

@@ -14,6 +14,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
 )
 
@@ -141,11 +142,24 @@ func printSuspects(w io.Writer, rs []source.Review) {
 	}
 }
 
-func printSync(w io.Writer, r *index.Result) {
+func printSync(w io.Writer, a *syncAnswer) {
+	r := a.Result
 	if rec := r.Recovered; rec != nil {
 		fmt.Fprintf(w, "an interrupted application of %s was %s (%d files) before the sources were read\n", rec.ChangesetID, strings.ReplaceAll(rec.Action, "_", " "), rec.Files)
 	}
-	g := r.Publication.Graph
+	var g publication.GraphState
+	if r.Publication != nil {
+		g = r.Publication.Graph
+	}
+	switch {
+	case a.PublishedBy != "":
+		fmt.Fprintf(w, "%s publishes this project's index: generation %d, %d nodes, %d edges\n", a.PublishedBy, r.Generation, g.NodeCount, g.EdgeCount)
+		fmt.Fprintf(w, "  %s\n", a.Note)
+		return
+	case r.Publication == nil:
+		fmt.Fprintf(w, "no publication receipt to report (build %q, generation %d)\n", r.Build, r.Generation)
+		return
+	}
 	switch r.Build {
 	case index.BuildNone:
 		fmt.Fprintf(w, "index is current: generation %d, %d nodes, %d edges\n", r.Generation, g.NodeCount, g.EdgeCount)

@@ -479,3 +479,44 @@ func TestTaskContextOnDegradedClones(t *testing.T) {
 		})
 	}
 }
+
+// Two managers on one project (a host that starts its bridge with another XDG_RUNTIME_DIR):
+// the second's worker follows the first's publication. Every command that syncs or answers
+// from the index works through the follower, says who publishes, and never panics.
+func TestCommandsOnAFollowedProject(t *testing.T) {
+	root := fixture.Temp(t, "../../examples/courier")
+	first, _ := managerEnv(t)
+	second, _ := managerEnv(t)
+	for _, run := range []func(...string) (string, int){first, second} {
+		if out, code := run("call", "--project-root", root, "docforge_sync", "{}"); code != 0 {
+			t.Fatalf("start a worker: %d %s", code, out)
+		}
+	}
+	out, code := second("sync", "--project-root", root)
+	if code != 0 || !strings.Contains(out, "publishes this project's index: generation 1") || !strings.Contains(out, "docforge manager stop") {
+		t.Errorf("sync on the follower: %d %s", code, out)
+	}
+	out, code = second("sync", "--project-root", root, "--json")
+	var res struct {
+		Build       string          `json:"build"`
+		Generation  int64           `json:"generation"`
+		Publication json.RawMessage `json:"publication"`
+		PublishedBy string          `json:"published_by"`
+		Note        string          `json:"note"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &res) != nil || res.Generation != 1 ||
+		string(res.Publication) == "null" || !strings.Contains(res.PublishedBy, "pid ") || res.Note == "" {
+		t.Errorf("sync --json on the follower: %d %s", code, out)
+	}
+	for _, args := range [][]string{
+		{"sync", "--rebuild"}, {"status"}, {"validate"}, {"search", "store"}, {"get", "arch.store"},
+		{"filter", "--family", "architecture"}, {"backlinks", "arch.store"}, {"impact", "arch.store"},
+		{"context", "arch.store"}, {"task-context", "--kind", "change", "keep late events"}, {"diff"},
+		{"drift"}, {"call", "docforge_sync", `{"rebuild":true}`},
+	} {
+		out, code := second(append(args, "--project-root", root)...)
+		if code != 0 || strings.Contains(out, "panic") {
+			t.Errorf("%s on the follower: %d %s", args, code, out)
+		}
+	}
+}
