@@ -2,7 +2,8 @@
 // bridge that forwards every tool call to the project's worker, which the per-user manager
 // runs (and which this bridge starts when none answers, unless --no-autostart). Its binding
 // (the flags) is validated once at start and never changes; a bad binding exits with status
-// 2 and one line on stderr before any MCP traffic. It opens no network listener and never
+// 2 and one line on stderr before any MCP traffic, but for a root with no docforge.toml yet:
+// that session starts, and each call answers descriptor_not_found with 'docforge init'. It opens no network listener and never
 // touches the index.
 package main
 
@@ -15,6 +16,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/mcpbridge"
 	"github.com/docforge/docforge/worker/protocol"
@@ -57,7 +61,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "docforge-mcp: unexpected argument %q (every setting is a flag)\n", fs.Arg(0))
 		return 2
 	}
-	if _, err := b.Validate(); err != nil {
+	_, err := b.Validate()
+	if problem.CodeOf(err) == problem.DescriptorNotFound {
+		// Serve anyway: a host whose server exits shows only "connection closed", while a
+		// session that answers each call with the fix tells the user (and the agent) what to do.
+		fmt.Fprintf(stderr, "docforge-mcp: %v; every tool call answers descriptor_not_found until you %s\n", err, mcpbridge.InitRemediation(b.ProjectRoot))
+		return serve(mcpbridge.NewServer(b, mcpbridge.Uninitialised{}), stdin, stdout, stderr)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "docforge-mcp: %v\n", err)
 		return 2
 	}
@@ -78,14 +89,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	session := manager.NewSession(paths, start)
 	defer session.Close()
 	// Reach the worker while the host initialises, so the first call finds it ready; a
 	// failure here is reported by that call, with its code.
-	go session.Prepare(ctx, b)
-	server := mcpbridge.NewServer(b, session)
+	prepare, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go session.Prepare(prepare, b)
+	return serve(mcpbridge.NewServer(b, session), stdin, stdout, stderr)
+}
+
+// serve runs the MCP session over stdio until stdin ends or a signal arrives.
+func serve(server *mcp.Server, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	// The gate in front of the SDK answers a malformed, batched, oversized or wrongly typed
 	// line with a JSON-RPC error, so that no line ends the session.
 	transport := &mcpbridge.Stdio{In: stdin, Out: stdout}

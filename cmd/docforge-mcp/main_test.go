@@ -341,3 +341,73 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 	}
 }
+
+// The official TypeScript client, with the transport's default environment, connected to a
+// folder that is not a project yet: the session starts, lists the tools, and each call answers
+// descriptor_not_found with the 'docforge init' remediation (one line on stderr says the same).
+// After 'docforge init', a new session answers.
+func TestTypeScriptClientBeforeInit(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "mcpbridge", "testdata", "ts-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture.NeedFile(t, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"), "the npm package @modelcontextprotocol/sdk",
+		"run 'npm ci' in "+dir+" ('make test' does)")
+	fixture.NeedCommand(t, "node", "nodejs")
+	rt := newRuntime(t)
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"README.md":      "# Parcel store\n\nThe store keeps every scan event of a parcel.\n",
+		"store/store.py": "class Store:\n    \"\"\"Keeps scan events.\"\"\"\n\n    def add(self, event):\n        return event\n",
+	})
+	type summary struct {
+		Tools []string
+		Calls []struct {
+			Name, Remediation string
+			IsError           bool
+			Code              *string
+		}
+		Stderr string
+	}
+	session := func(envMode string) summary {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "session.mjs"), bin, root, envMode)
+		cmd.Env = rt.env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node session: %v\n%s", err, stderr.String())
+		}
+		var s summary
+		if err := json.Unmarshal(out, &s); err != nil {
+			t.Fatalf("summary: %v\n%s", err, out)
+		}
+		return s
+	}
+	before := session("default-env")
+	if !slices.Contains(before.Tools, "docforge_bootstrap") || !slices.Contains(before.Tools, "docforge_search") {
+		t.Errorf("tools before init: %v", before.Tools)
+	}
+	init := "docforge init " + root
+	for _, c := range before.Calls {
+		if !c.IsError || c.Code == nil || *c.Code != "descriptor_not_found" || !strings.Contains(c.Remediation, init) {
+			t.Errorf("%s before init: error %v, code %v, remediation %q", c.Name, c.IsError, c.Code, c.Remediation)
+		}
+	}
+	if strings.Count(before.Stderr, "\n") != 1 || !strings.Contains(before.Stderr, init) {
+		t.Errorf("stderr before init: %q", before.Stderr)
+	}
+	if out, err := rt.docforge(t, "init", root); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	// XDG_RUNTIME_DIR passed on: the session reaches this test's own manager.
+	after := session("")
+	for _, c := range after.Calls {
+		if c.IsError {
+			t.Errorf("%s after init: %v %q", c.Name, *c.Code, c.Remediation)
+		}
+	}
+}

@@ -48,7 +48,10 @@ func (b Binding) SameWorker(o Binding) bool {
 
 // Validate checks the binding once, at start: an absolute project root holding a valid
 // descriptor, writer and applier IDs the descriptor declares, and a capability mode that can
-// be honoured. It returns the loaded descriptor.
+// be honoured. It returns the loaded descriptor. A root with no descriptor at all is a
+// descriptor_not_found error, checked last, so that the binding is otherwise complete: a
+// bridge can still list its tools and say, on each call, that the project needs
+// 'docforge init'.
 func (b *Binding) Validate() (*project.Descriptor, error) {
 	bad := func(format string, args ...any) error {
 		return problem.Errorf(problem.InvalidBinding, format, args...)
@@ -63,7 +66,26 @@ func (b *Binding) Validate() (*project.Descriptor, error) {
 	if st, err := os.Stat(b.ProjectRoot); err != nil || !st.IsDir() {
 		return nil, bad("--project-root %s is not a directory", b.ProjectRoot)
 	}
+	switch b.CapabilityMode {
+	case "":
+		// The factory defaults: a bound canonical applier makes the application-enabled
+		// factory, anything else the ordinary project factory.
+		b.CapabilityMode = ModeProposal
+		if b.CanonicalApplier != "" {
+			b.CapabilityMode = ModeApplication
+		}
+	case ModeRead, ModeProposal, ModeOperator:
+	case ModeApplication:
+		if b.CanonicalApplier == "" {
+			return nil, bad("--capability-mode application needs --canonical-applier: application fails closed without an applier")
+		}
+	default:
+		return nil, bad("--capability-mode %q is not one of read, proposal, application, operator", b.CapabilityMode)
+	}
 	d, probs, err := project.Load(b.ProjectRoot)
+	if problem.CodeOf(err) == problem.DescriptorNotFound {
+		return nil, problem.Errorf(problem.DescriptorNotFound, "%s has no %s: it is not a DocForge project yet", b.ProjectRoot, project.FileName)
+	}
 	if err != nil {
 		return nil, bad("--project-root %s: %v", b.ProjectRoot, err)
 	}
@@ -83,22 +105,6 @@ func (b *Binding) Validate() (*project.Descriptor, error) {
 	}
 	if b.CanonicalApplier != "" && !slices.ContainsFunc(d.Proposals.Appliers, func(a project.Applier) bool { return a.ID == b.CanonicalApplier }) {
 		return nil, bad("--canonical-applier %q is not declared in [[proposals.appliers]] of %s", b.CanonicalApplier, project.FileName)
-	}
-	switch b.CapabilityMode {
-	case "":
-		// The factory defaults: a bound canonical applier makes the application-enabled
-		// factory, anything else the ordinary project factory.
-		b.CapabilityMode = ModeProposal
-		if b.CanonicalApplier != "" {
-			b.CapabilityMode = ModeApplication
-		}
-	case ModeRead, ModeProposal, ModeOperator:
-	case ModeApplication:
-		if b.CanonicalApplier == "" {
-			return nil, bad("--capability-mode application needs --canonical-applier: application fails closed without an applier")
-		}
-	default:
-		return nil, bad("--capability-mode %q is not one of read, proposal, application, operator", b.CapabilityMode)
 	}
 	return d, nil
 }

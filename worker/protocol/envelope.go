@@ -84,9 +84,15 @@ func Unavailable(b Binding, tool string, cause error) (json.RawMessage, error) {
 // It carries the binding's identity as a worker's answer would (Identify); its staleness is
 // unknown.
 func ErrorResult(b Binding, code problem.Code, msg string) (json.RawMessage, error) {
+	return ErrorResultWith(b, code, msg, problem.Describe(code).Remediation)
+}
+
+// ErrorResultWith is ErrorResult with a remediation of its own, for a failure whose fix names
+// the binding (its root, its flags).
+func ErrorResultWith(b Binding, code problem.Code, msg, remediation string) (json.RawMessage, error) {
 	env := Envelope{ContentNotice: ContentNotice, Project: ProjectRef{Root: b.ProjectRoot}, Adapter: publication.AdapterName + "@" + publication.AdapterVersion,
 		Policy: b.Policy(), Staleness: publication.Unknown,
-		Error: &ErrorBody{Code: code, Message: msg, Remediation: problem.Describe(code).Remediation}}
+		Error: &ErrorBody{Code: code, Message: msg, Remediation: remediation}}
 	env.Identify(b, nil)
 	return Marshal(env), &ToolError{Code: code, Message: msg}
 }

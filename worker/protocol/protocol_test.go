@@ -30,7 +30,8 @@ id = "maintainer"
 `
 
 // A binding is validated once, at start: every refusal is invalid_binding and says which
-// flag; the factory default mode follows the applier gate.
+// flag, but a root with no descriptor, which is descriptor_not_found with the binding
+// otherwise complete; the factory default mode follows the applier gate.
 func TestBindingValidate(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
@@ -48,7 +49,6 @@ func TestBindingValidate(t *testing.T) {
 		{"read", Binding{ProjectRoot: root, CapabilityMode: ModeRead}, ModeRead, ""},
 		{"no root", Binding{}, "", "--project-root is required"},
 		{"relative root", Binding{ProjectRoot: "docs"}, "", "not absolute"},
-		{"not a project", Binding{ProjectRoot: t.TempDir()}, "", "docforge.toml"},
 		{"unknown writer", Binding{ProjectRoot: root, ProposalWriter: "nobody"}, "", "--proposal-writer"},
 		{"unknown applier", Binding{ProjectRoot: root, CanonicalApplier: "nobody"}, "", "--canonical-applier"},
 		{"application without applier", Binding{ProjectRoot: root, CapabilityMode: ModeApplication}, "", "needs --canonical-applier"},
@@ -62,6 +62,10 @@ func TestBindingValidate(t *testing.T) {
 		case tc.mode == "" && (problem.CodeOf(err) != problem.InvalidBinding || !strings.Contains(err.Error(), tc.mentions)):
 			t.Errorf("%s: %v, want invalid_binding naming %s", tc.name, err, tc.mentions)
 		}
+	}
+	b := Binding{ProjectRoot: t.TempDir(), CanonicalApplier: "maintainer"}
+	if _, err := b.Validate(); problem.CodeOf(err) != problem.DescriptorNotFound || !strings.Contains(err.Error(), "docforge.toml") || b.CapabilityMode != ModeApplication {
+		t.Errorf("not a project: %v, mode %q; want descriptor_not_found and the mode set", err, b.CapabilityMode)
 	}
 }
 
