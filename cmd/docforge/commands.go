@@ -66,6 +66,10 @@ type env struct {
 	dryRun         bool
 	all            bool
 	confirmSuspect bool
+
+	// mcp-config's host, where it writes and what the entry binds.
+	host, configFile, serverName, capabilityMode string
+	write                                        bool
 }
 
 type command struct {
@@ -114,6 +118,7 @@ var examples = map[string]string{
 	"view":         "docforge view arch.store\ndocforge view --stop",
 	"logic":        "docforge logic go:example.com/courier/store.Log.State",
 	"impact":       "docforge impact arch.store --depth 2",
+	"mcp-config":   "docforge mcp-config --host claude-code\ndocforge mcp-config --host vscode --write\ndocforge mcp-config --host claude-desktop --capability-mode read --write",
 }
 
 func commands() map[string]command {
@@ -168,6 +173,14 @@ func commands() map[string]command {
 				fs.IntVar(&e.lifeFD, "lifeline-fd", 0, "stop when this inherited descriptor reaches end of file (the manager's pipe; 0: none)")
 			}, runWorker, nil},
 		"manager": {"run|start|stop|status|install", managerHelp, 1, 1, nil, runManager, nil},
+		"mcp-config": {"--host HOST", mcpConfigHelp, 0, 0,
+			func(fs *flag.FlagSet, e *env) {
+				fs.StringVar(&e.host, "host", "", "the MCP `HOST`: claude-code, claude-desktop, vscode or cursor (required)")
+				fs.BoolVar(&e.write, "write", false, "merge the entry into the host's configuration file (a backup is kept) instead of printing it")
+				fs.StringVar(&e.configFile, "config", "", "the configuration `FILE` to write (default: the host's own)")
+				fs.StringVar(&e.serverName, "name", "", "the server's `NAME` in the host (default docforge; docforge-PROJECT_ID for claude-desktop)")
+				fs.StringVar(&e.capabilityMode, "capability-mode", "", "bind this `MODE`: read, proposal (the bridge's default), application or operator")
+			}, runMCPConfig, nil},
 		"changeset": {"list|show|validate|diff|preview|abandon|apply [ID]", changesetHelp, 1, 2,
 			func(fs *flag.FlagSet, e *env) {
 				fs.StringVar(&e.states, "status", "", "list: which `STATE`s to show (draft, ready, stale, applied, abandoned, open, all; default draft and ready)")

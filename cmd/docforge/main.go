@@ -61,6 +61,8 @@ Commands:
   view [ID]              open the graph browser (Nodes, Flow, Web, Logic) on the current index;
                          --stop stops it
   call TOOL [ARGS_JSON]  run one MCP tool through the manager's worker, as an MCP session does
+  mcp-config --host HOST the entry an MCP host (claude-code, claude-desktop, vscode, cursor)
+                         needs for this project; --write merges it into the host's config
   manager run|start|stop|status|install
                          the per-user daemon that runs one worker per project for MCP sessions
   worker                 serve one project's tools over a Unix socket; the manager starts these

@@ -25,7 +25,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "docforge")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	// docforge-mcp beside it, as installed: mcp-config names it.
+	if out, err := exec.Command("go", "build", "-o", dir, ".", "../docforge-mcp").CombinedOutput(); err != nil {
 		os.Stderr.Write(out)
 		panic(err)
 	}
