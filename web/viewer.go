@@ -21,6 +21,7 @@ import (
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/index"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -195,6 +196,10 @@ func (v *Viewer) overview(r *http.Request) (any, error) {
 	families := map[string][]string{}
 	for _, name := range v.d.FamilyNames() {
 		families[name] = v.d.Families[name].Kinds
+	}
+	if len(v.d.Sources.CodeRoots) > 0 {
+		// The code family's kinds are the adapters' (source.Adapters).
+		families[source.CodeFamily] = source.CodeKinds()
 	}
 	info := v.snap.Info()
 	return map[string]any{"project": map[string]string{"id": v.d.Project.ID, "name": v.d.Project.Name},

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/web"
 )
@@ -198,7 +200,8 @@ func TestViewerEndpoints(t *testing.T) {
 		Families  map[string][]string
 	}
 	get("/api/overview", &overview)
-	if overview.NodeCount < 10 || len(overview.Families["architecture"]) == 0 {
+	// The code family lists the kinds the adapters make.
+	if overview.NodeCount < 10 || len(overview.Families["architecture"]) == 0 || !slices.Equal(overview.Families["code"], source.CodeKinds()) {
 		t.Errorf("overview: %+v", overview)
 	}
 	var clusters struct {

@@ -467,7 +467,7 @@ func runStatus(e *env) error {
 
 func runSearch(e *env) error {
 	var r index.SearchResult
-	return e.runQuery("docforge_search", &r, func(w io.Writer) { printSearch(w, &r) })
+	return e.runQuery("docforge_search", &r, func(w io.Writer) { printSearch(w, &r, e.requestedLimit()) })
 }
 
 func runGet(e *env) error {
@@ -486,11 +486,12 @@ func runFilter(e *env) error {
 		return err
 	}
 	var l index.NodeList
-	return e.runQuery("docforge_filter_nodes", &l, func(w io.Writer) { printNodeList(w, &l) })
+	return e.runQuery("docforge_filter_nodes", &l, func(w io.Writer) { printNodeList(w, &l, e.requestedLimit()) })
 }
 
-// checkDeclared refuses a family or kind the project does not declare (the Go adapter's code
-// family and kinds count when there are code roots), suggesting the closest declared name:
+// checkDeclared refuses a family or kind the project does not declare (the code family and
+// the kinds the code adapters make count when there are code roots), suggesting the closest
+// declared name:
 // a filter on a misspelt name would otherwise list nothing, as if nothing matched.
 func checkDeclared(d *project.Descriptor, family, kind string) error {
 	families := d.FamilyNames()
@@ -499,8 +500,8 @@ func checkDeclared(d *project.Descriptor, family, kind string) error {
 		kinds = append(kinds, f.Kinds...)
 	}
 	if len(d.Sources.CodeRoots) > 0 {
-		families = append(families, golang.Family)
-		kinds = append(kinds, golang.KindPackage, golang.KindFile, golang.KindType, golang.KindFunc, golang.KindMethod, golang.KindVar, golang.KindConst)
+		families = append(families, source.CodeFamily)
+		kinds = append(kinds, source.CodeKinds()...)
 	}
 	slices.Sort(kinds)
 	kinds = slices.Compact(kinds)
@@ -515,12 +516,12 @@ func checkDeclared(d *project.Descriptor, family, kind string) error {
 
 func runBacklinks(e *env) error {
 	var l index.LinkList
-	return e.runQuery("docforge_backlinks", &l, func(w io.Writer) { printLinks(w, &l, "<-") })
+	return e.runQuery("docforge_backlinks", &l, func(w io.Writer) { printLinks(w, &l, "<-", e.requestedLimit()) })
 }
 
 func runDeps(e *env) error {
 	var l index.LinkList
-	return e.runQuery("docforge_dependencies", &l, func(w io.Writer) { printLinks(w, &l, "->") })
+	return e.runQuery("docforge_dependencies", &l, func(w io.Writer) { printLinks(w, &l, "->", e.requestedLimit()) })
 }
 
 func runLogic(e *env) error {
@@ -533,6 +534,19 @@ func runLogic(e *env) error {
 // --json it prints the envelope as an MCP client receives it. Arguments left at their zero
 // The arguments are the command line's (env.toolArgs): a flag left out is not sent, so the
 // tool's default applies.
+// requestedLimit is the --limit the command line gave, 0 when none.
+func (e *env) requestedLimit() int {
+	switch n := e.toolArgs["limit"].(type) {
+	case int:
+		return n
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	}
+	return 0
+}
+
 func (e *env) runQuery(tool string, v any, text func(io.Writer)) error {
 	res, err := e.callTool(tool, e.toolArgs, true)
 	if err != nil || res == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -557,5 +558,55 @@ func TestFirstSyncErrorsSayNothingWasPublished(t *testing.T) {
 	_, errOut, code = docforge(t, dir, "sync")
 	if code != 1 || !strings.Contains(errOut, "2 validation errors; the previous index stays published") {
 		t.Fatalf("sync after a published one: exit %d:\n%s", code, errOut)
+	}
+}
+
+// Every kind a code adapter registers is a kind filter accepts, in a project of any of the
+// languages; a Python class and a TypeScript interface are found by kind; and a --limit above
+// the project's max_results says the project caps it.
+func TestFilterKindsComeFromTheAdapters(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"README.md":          "# Parcels\n\nThe store keeps scans.\n",
+		"pkg/store.py":       "class Store:\n    \"\"\"Keeps scans.\"\"\"\n\n    def add(self, scan):\n        return scan\n\n\nclass Index:\n    pass\n",
+		"web/src/feed.ts":    "export interface Feed {\n  next(): string;\n}\n\nexport class Poller implements Feed {\n  next(): string { return \"\"; }\n}\n",
+		"web/package.json":   `{"name": "web", "version": "1.0.0"}`,
+		"web/tsconfig.json":  `{"compilerOptions": {"strict": true}}`,
+		"pkg/__init__.py":    "",
+		"pkg/pyproject.toml": "[project]\nname = \"pkg\"\n",
+	})
+	if out, errOut, code := docforge(t, root, "init"); code != 0 {
+		t.Fatalf("init: %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code := docforge(t, root, "sync"); code != 0 {
+		t.Fatalf("sync: %d %s %s", code, out, errOut)
+	}
+	for _, kind := range source.CodeKinds() {
+		if out, errOut, code := docforge(t, root, "filter", "--kind", kind); code != 0 {
+			t.Errorf("--kind %s: %d %s %s", kind, code, out, errOut)
+		}
+	}
+	for kind, want := range map[string]string{"class": "Store", "interface": "Feed"} {
+		if out, errOut, code := docforge(t, root, "filter", "--kind", kind); code != 0 || !strings.Contains(out, want) {
+			t.Errorf("--kind %s: %d %s %s, want %s", kind, code, out, errOut, want)
+		}
+	}
+	if _, errOut, code := docforge(t, root, "filter", "--kind", "clas"); code != 2 || !strings.Contains(errOut, `did you mean "class"`) {
+		t.Errorf("a misspelt kind: %d %s", code, errOut)
+	}
+	fixture.Append(t, filepath.Join(root, "docforge.toml"), "")
+	desc, err := os.ReadFile(filepath.Join(root, "docforge.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := strings.Replace(string(desc), "[limits]", "[limits]\nmax_results = 2", 1)
+	if capped == string(desc) {
+		capped += "\n[limits]\nmax_results = 2\n"
+	}
+	if err := os.WriteFile(filepath.Join(root, "docforge.toml"), []byte(capped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := docforge(t, root, "filter", "--family", "code", "--limit", "10000"); code != 0 || !strings.Contains(out, "--limit 10000 is above the project's cap of 2") {
+		t.Errorf("a limit above the cap: %d %s %s", code, out, errOut)
 	}
 }

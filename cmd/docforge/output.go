@@ -177,7 +177,7 @@ func printSync(w io.Writer, a *syncAnswer) {
 	fmt.Fprintf(w, "  nodes +%d -%d ~%d, edges +%d -%d\n", s.NodesAdded, s.NodesRemoved, s.NodesChanged, s.EdgesAdded, s.EdgesRemoved)
 }
 
-func printSearch(w io.Writer, r *index.SearchResult) {
+func printSearch(w io.Writer, r *index.SearchResult, requested int) {
 	if len(r.Hits) == 0 {
 		fmt.Fprintf(w, "no nodes match %q\n", r.Query)
 		return
@@ -195,7 +195,7 @@ func printSearch(w io.Writer, r *index.SearchResult) {
 		}
 	}
 	if r.Truncated {
-		fmt.Fprintf(w, "(more results: raise --limit, at most the project's max_results)\n")
+		fmt.Fprintf(w, "(more results%s)\n", limitNote(len(r.Hits), requested, "narrow the query"))
 	}
 }
 
@@ -231,7 +231,7 @@ func printNode(w io.Writer, v *index.NodeView) {
 	}
 }
 
-func printNodeList(w io.Writer, l *index.NodeList) {
+func printNodeList(w io.Writer, l *index.NodeList, requested int) {
 	if len(l.Nodes) == 0 {
 		fmt.Fprintln(w, "no nodes match")
 		return
@@ -244,7 +244,7 @@ func printNodeList(w io.Writer, l *index.NodeList) {
 		fmt.Fprintln(w)
 	}
 	if l.Truncated {
-		fmt.Fprintf(w, "(truncated at %d: raise --limit or narrow the filter)\n", l.Limit)
+		fmt.Fprintf(w, "(truncated at %d%s)\n", l.Limit, limitNote(l.Limit, requested, "narrow the filter"))
 	}
 }
 
@@ -260,7 +260,7 @@ func reviewMark(review string, changes []string) string {
 	return "  [SUSPECT: " + strings.Join(changes, "; ") + "]"
 }
 
-func printLinks(w io.Writer, l *index.LinkList, arrow string) {
+func printLinks(w io.Writer, l *index.LinkList, arrow string, requested int) {
 	if len(l.Links) == 0 {
 		fmt.Fprintf(w, "%s has none\n", l.NodeID)
 		return
@@ -269,7 +269,7 @@ func printLinks(w io.Writer, l *index.LinkList, arrow string) {
 		fmt.Fprintf(w, "%s %s %s  %s  [%s/%s]%s%s\n", arrow, k.Relation, k.NodeID, k.Title, k.Family, k.Kind, anchorNote(k.Anchor), reviewMark(k.Review, k.Changes))
 	}
 	if l.Truncated {
-		fmt.Fprintf(w, "(truncated at %d: raise --limit)\n", l.Limit)
+		fmt.Fprintf(w, "(truncated at %d%s)\n", l.Limit, limitNote(l.Limit, requested, "page with the MCP tool's cursor"))
 	}
 }
 
@@ -639,4 +639,14 @@ func anchorNote(anchor string) string {
 		return ""
 	}
 	return "  at #" + anchor
+}
+
+// limitNote says what to do about a list cut at got items, when the command asked for
+// requested (0: the default): raise --limit, unless the project's max_results cut it below
+// what was asked, which only docforge.toml raises.
+func limitNote(got, requested int, otherwise string) string {
+	if requested > got {
+		return fmt.Sprintf(": --limit %d is above the project's cap of %d ([limits] max_results in docforge.toml); %s", requested, got, otherwise)
+	}
+	return ": raise --limit (up to the project's max_results) or " + otherwise
 }

@@ -462,3 +462,9 @@ func withoutTrailingCommas(data []byte) []byte {
 	}
 	return out
 }
+
+// Kinds are the node kinds the TypeScript and JavaScript adapter makes, in the code family:
+// a module is its file.
+func Kinds() []string {
+	return []string{code.KindFile, code.KindClass, code.KindInterface, code.KindType, code.KindFunc, code.KindMethod, code.KindVar, code.KindConst}
+}

@@ -104,3 +104,8 @@ type (
 	Step      = graph.Step
 	LogicEdge = graph.LogicEdge
 )
+
+// Kinds are the node kinds the Go adapter makes, in the code family.
+func Kinds() []string {
+	return []string{KindPackage, KindFile, KindType, KindFunc, KindMethod, KindVar, KindConst}
+}

@@ -156,3 +156,8 @@ func Fragment(rel string, f *code.Facts, l *Layout) *graph.Fragment {
 
 // Language is the language of Python nodes.
 const Language = "python"
+
+// Kinds are the node kinds the Python adapter makes, in the code family: a module is its file.
+func Kinds() []string {
+	return []string{code.KindFile, code.KindClass, code.KindType, code.KindFunc, code.KindMethod, code.KindVar, code.KindConst}
+}
