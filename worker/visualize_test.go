@@ -90,6 +90,7 @@ func browserScript(t *testing.T) (script, chromium string) {
 	}
 	fixture.NeedFile(t, chromium, "Chromium ("+chromium+")", "install Debian's chromium (apt-get install chromium; 'make test' does) or set CHROMIUM")
 	fixture.NeedFile(t, filepath.Join("..", "web", "ui", "node_modules", "playwright-core"), "the npm package playwright-core", "run 'make ui', which installs it with npm ci ('make test' does)")
+	fixture.NeedCommand(t, "node", "nodejs")
 	script, _ = filepath.Abs(filepath.Join("..", "web", "ui", "test", "browser.mjs"))
 	return script, chromium
 }
