@@ -389,9 +389,11 @@ const FollowNote = "this worker follows that one's publication and never syncs i
 
 // validation is the validate_project result.
 type validation struct {
-	Valid     bool              `json:"valid"`
-	Errors    int               `json:"errors"`
-	Warnings  int               `json:"warnings"`
+	Valid    bool `json:"valid"`
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	// Notes count the info problems: what DocForge could not read, not what to fix.
+	Notes     int               `json:"notes"`
 	Sources   int               `json:"sources"`
 	Problems  []problem.Problem `json:"problems"`
 	Truncated bool              `json:"truncated"`
@@ -409,10 +411,13 @@ func runValidate(c *call, a validateInput) (any, error) {
 	probs := found.Problems
 	v := &validation{Sources: len(found.Inventory.Files), Problems: []problem.Problem{}, SuspectRelations: []source.Review{}}
 	for _, p := range probs {
-		if p.Severity == problem.SeverityError {
+		switch p.Severity {
+		case problem.SeverityError:
 			v.Errors++
-		} else {
+		case problem.SeverityWarning:
 			v.Warnings++
+		default:
+			v.Notes++
 		}
 	}
 	v.Valid = v.Errors == 0

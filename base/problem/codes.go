@@ -41,6 +41,7 @@ const (
 	TooManyProblems      Code = "too_many_problems"
 	GoParseError         Code = "go_parse_error"
 	CodeParseError       Code = "code_parse_error"
+	ParserLimitation     Code = "parser_limitation"
 
 	// Index and queries.
 	ProjectInvalid  Code = "project_invalid"
@@ -162,8 +163,10 @@ var catalogue = [...]Entry{
 		"fix the reported problems and validate again to see the rest"}},
 	{GoParseError, Info{"a Go file under a code root does not parse, so only its file node is indexed",
 		"fix the syntax at the reported position ('go vet' reports the same error)"}},
-	{CodeParseError, Info{"a Python, TypeScript or JavaScript file under a code root has a syntax error, and what the parser recovered around it is indexed; or the file costs more to read than its bound (a malformed or machine-made file), and it is indexed as text",
-		"fix the syntax at the reported position; exclude a machine-made file over its bound from the code roots"}},
+	{CodeParseError, Info{"a Python, TypeScript or JavaScript file under a code root costs more to read than its bound (a malformed or machine-made file), so it is indexed as text",
+		"exclude a machine-made file from the code roots ([sources] exclude in docforge.toml); split a hand-written one"}},
+	{ParserLimitation, Info{"the tree-sitter grammar DocForge reads a language with could not parse part of a file (info: newer syntax the grammar lacks, or a real syntax error); what it parsed around that place is indexed",
+		"nothing, if the language's compiler accepts the file; if it rejects it too, fix the syntax at that position"}},
 	{ProjectInvalid, Info{"the project has validation errors, so no new index was published",
 		"run 'docforge validate' and fix the reported problems; the previous index stays in use"}},
 	{IndexMissing, Info{"no index has been published for this project yet",

@@ -14,6 +14,10 @@ const (
 	SeverityError Severity = "error"
 	// SeverityWarning problems are reported but do not block anything.
 	SeverityWarning Severity = "warning"
+	// SeverityInfo problems are what DocForge could not do rather than what the user got
+	// wrong (a parser's limit on a file its compiler may accept): validation lists them, a
+	// sync does not repeat them.
+	SeverityInfo Severity = "info"
 )
 
 // Location is a position in a project file. Path is slash-separated and relative to the project
@@ -57,6 +61,13 @@ func New(c Code, at Location, format string, args ...any) Problem {
 func Warn(c Code, at Location, format string, args ...any) Problem {
 	p := New(c, at, format, args...)
 	p.Severity = SeverityWarning
+	return p
+}
+
+// Note returns an info-severity problem with the code's default remediation.
+func Note(c Code, at Location, format string, args ...any) Problem {
+	p := New(c, at, format, args...)
+	p.Severity = SeverityInfo
 	return p
 }
 
@@ -137,10 +148,13 @@ func Sort(ps []Problem) {
 }
 
 // Errors returns the problems of error severity, the ones that block publication.
-func Errors(probs []Problem) []Problem {
+func Errors(probs []Problem) []Problem { return OfSeverity(probs, SeverityError) }
+
+// OfSeverity returns the problems of severity s, in order.
+func OfSeverity(probs []Problem, s Severity) []Problem {
 	var out []Problem
 	for _, p := range probs {
-		if p.Severity == SeverityError {
+		if p.Severity == s {
 			out = append(out, p)
 		}
 	}

@@ -389,24 +389,25 @@ func runValidate(e *env) error {
 		return err
 	}
 	probs, inv, suspects := v.Problems, v.Inventory, source.Unconfirmed(v.Reviews)
-	errs := 0
-	for _, p := range probs {
-		if p.Severity == problem.SeverityError {
-			errs++
-		}
-	}
+	errs := len(problem.Errors(probs))
+	warns := len(problem.OfSeverity(probs, problem.SeverityWarning))
+	notes := len(probs) - errs - warns
 	if e.json {
 		if err := e.writeJSON(e.stdout, map[string]any{"valid": errs == 0, "files": len(inv.Files), "errors": errs,
-			"warnings": len(probs) - errs, "problems": probs, "suspect_relations": suspects}); err != nil {
+			"warnings": warns, "notes": notes, "problems": probs, "suspect_relations": suspects}); err != nil {
 			return err
 		}
 	} else {
 		printProblems(e.stdout, probs)
 		printSuspects(e.stdout, suspects)
+		counts := problem.Count(warns, "warning")
+		if notes > 0 {
+			counts += ", " + problem.Count(notes, "note") + " (what DocForge could not read; nothing to fix if the compiler accepts the file)"
+		}
 		if errs == 0 {
-			fmt.Fprintf(e.stdout, "valid: %s, %s\n", problem.Count(len(inv.Files), "source"), problem.Count(len(probs), "warning"))
+			fmt.Fprintf(e.stdout, "valid: %s, %s\n", problem.Count(len(inv.Files), "source"), counts)
 		} else {
-			fmt.Fprintf(e.stdout, "invalid: %s, %s in %s\n", problem.Count(errs, "error"), problem.Count(len(probs)-errs, "warning"), problem.Count(len(inv.Files), "source"))
+			fmt.Fprintf(e.stdout, "invalid: %s, %s in %s\n", problem.Count(errs, "error"), counts, problem.Count(len(inv.Files), "source"))
 		}
 	}
 	if errs > 0 {

@@ -35,7 +35,11 @@ func printProblems(w io.Writer, probs []problem.Problem) {
 			where = "project"
 		}
 		fmt.Fprintf(w, "%s: %s %s: %s\n", where, p.Severity, p.Code, p.Message)
-		fmt.Fprintf(w, "    fix: %s\n", p.Remediation)
+		label := "fix"
+		if p.Severity == problem.SeverityInfo {
+			label = "to do" // a note is DocForge's limit: often nothing
+		}
+		fmt.Fprintf(w, "    %s: %s\n", label, p.Remediation)
 	}
 }
 
@@ -52,7 +56,8 @@ const (
 // files outside the graph) around a handful of errors that decide whether it publishes.
 func printProblemSummary(w io.Writer, probs []problem.Problem) {
 	errs := problem.Errors(probs)
-	warns := slices.DeleteFunc(slices.Clone(probs), func(p problem.Problem) bool { return p.Severity == problem.SeverityError })
+	warns := problem.OfSeverity(probs, problem.SeverityWarning)
+	notes := problem.OfSeverity(probs, problem.SeverityInfo)
 	more := false
 	group := func(kind string, ps []problem.Problem, each int) {
 		if len(ps) == 0 {
@@ -80,6 +85,7 @@ func printProblemSummary(w io.Writer, probs []problem.Problem) {
 	}
 	group("error", errs, errorsPerCode)
 	group("warning", warns, warningsPerCode)
+	group("note", notes, warningsPerCode)
 	if more {
 		fmt.Fprintln(w, "'docforge validate' lists every one")
 	}

@@ -39,8 +39,11 @@ func FileFragment(in File) *graph.Fragment {
 	}, Line: 1, Body: f.Doc}
 	if f.Error != nil {
 		file.Capabilities = []string{CapParseError}
-		frag.Problems = append(frag.Problems, problem.Warn(problem.CodeParseError,
-			problem.Location{Path: in.Path, Line: f.Error.Line, Column: f.Error.Column}, "%s", f.Error.Message))
+		// tree-sitter grammars lag their languages (TypeScript's `export type *`, `import('m').T[]`),
+		// so a parse error is DocForge's limit as often as the file's mistake: said as such, once.
+		frag.Problems = append(frag.Problems, problem.Note(problem.ParserLimitation,
+			problem.Location{Path: in.Path, Line: f.Error.Line, Column: f.Error.Column},
+			"the %s grammar could not parse this (%s); the declarations around it are indexed", in.Language, f.Error.Message))
 	}
 	var fileRefs, declRefs []graph.Edge
 	for _, target := range in.Imported {
