@@ -165,3 +165,74 @@ func TestDocumentsToCode(t *testing.T) {
 		}
 	}
 }
+
+// A backticked name several declarations share means the one in the project's own current
+// code: not a test's, an example's or an old revision's, and an exported one over an
+// unexported one. Ambiguity among the project's own exported code is still reported; a name
+// only examples declare relates to none, quietly. Making the only exported declaration
+// unexported changes what the mention means, in a delta as in a cold build.
+func TestMentionsMeanTheProjectsOwnCode(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml":           fixture.GoModuleDescriptor("mm", true),
+		"go.mod":                  "module example.com/mm\n",
+		"store/store.go":          "package store\n\n// Open opens.\nfunc Open() {}\n\n// Close closes.\nfunc Close() {}\n",
+		"net/net.go":              "package net\n\n// Close hangs up.\nfunc Close() {}\n",
+		"examples/demo/demo.go":   "package demo\n\n// Open shows Open.\nfunc Open() {}\n\n// Run runs.\nfunc Run() {}\n",
+		"examples/other/other.go": "package other\n\n// Run runs too.\nfunc Run() {}\n",
+		"api/v2025-11-25/old.go":  "package old\n\n// Send sent.\nfunc Send() {}\n",
+		"api/current/current.go":  "package current\n\n// Send sends.\nfunc Send() {}\n",
+		"web/package.json":        `{"name": "web"}`,
+		"web/src/types.ts":        "export interface Request { id: string }\n",
+		"web/src/augment.ts":      "interface Request { extra: string }\nexport const x = 1;\n",
+		"docs/guide.md":           "# Guide\n\nCall `Open`, then `Send` with a `Request`; `Run` is in the examples; `Close` is ambiguous.\n",
+	})
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	v, err := source.Validate(ctx, d, golang.PolicyAST, 0)
+	must(t, err)
+	var ambiguous []string
+	for _, w := range v.Problems {
+		if w.Code == problem.AmbiguousMention {
+			ambiguous = append(ambiguous, w.Message)
+		}
+	}
+	if len(ambiguous) != 1 || !strings.Contains(ambiguous[0], "`Close` names 2 declarations") {
+		t.Errorf("ambiguous mentions: %v", ambiguous)
+	}
+	relations := func() []string {
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		defer snap.Close()
+		deps, err := snap.Dependencies(ctx, "guide", 50)
+		must(t, err)
+		var got []string
+		for _, l := range deps.Links {
+			got = append(got, l.NodeID)
+		}
+		slices.Sort(got)
+		return got
+	}
+	want := []string{"go:example.com/mm/api/current.Send", "go:example.com/mm/store.Open", "ts:web/src/types.ts/Request"}
+	if got := relations(); !slices.Equal(got, want) {
+		t.Errorf("the guide's relations:\n got %v\nwant %v", got, want)
+	}
+	// The exported Request made unexported: two unexported declarations, neither meant.
+	must(t, os.WriteFile(filepath.Join(root, "web", "src", "types.ts"), []byte("interface Request { id: string }\nexport const y = 2;\n"), 0o644))
+	res, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	if res.Build != index.BuildIncremental {
+		t.Errorf("an edit of types.ts: build %s", res.Build)
+	}
+	inc := dump(t, d, "")
+	if got := relations(); slices.Contains(got, "ts:web/src/types.ts/Request") {
+		t.Errorf("the unexported Request is still meant: %v", got)
+	}
+	_, err = index.Sync(ctx, d, index.Options{Rebuild: true})
+	must(t, err)
+	if cold := dump(t, d, ""); cold != inc {
+		t.Fatalf("incremental and cold indexes differ:\n%s", firstDiff(inc, cold))
+	}
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,6 +15,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -300,11 +302,11 @@ func (db *deltaBuild) widenForLinks(ctx context.Context) error {
 	moved := newLinkTargets()
 	for _, p := range db.parsed {
 		if !p.Unchanged && p.Fragment != nil {
-			moved.replace(p.File.Path, db.oldFiles[p.File.Path], p.Fragment.Nodes)
+			moved.replace(p.File.Path, db.oldFiles[p.File.Path], p.Fragment.Nodes, db.wasUnexported)
 		}
 	}
 	for _, path := range db.dl.removed {
-		moved.replace(path, db.oldFiles[path], nil)
+		moved.replace(path, db.oldFiles[path], nil, db.wasUnexported)
 	}
 	db.moved = moved
 	holders, err := db.linkHolders()
@@ -365,6 +367,11 @@ func (db *deltaBuild) linkHolders() ([]string, error) {
 			}
 		}
 	}
+	for id := range moved.flipped {
+		for _, k := range source.NodeKeys(id) {
+			set[k] = true
+		}
+	}
 	for path := range moved.changed {
 		for _, k := range source.FileKeys(path) {
 			set[k] = true
@@ -392,6 +399,10 @@ func deltaBound(files int) int { return max(256, files/4) }
 // files gave up and took on, and the nodes of each file it re-read or removed.
 type linkTargets struct {
 	gone, added map[string]bool
+	// unexported holds the re-read files' unexported code nodes; flipped, the nodes that
+	// stayed but were exported before and are not now, or the other way round: a mention
+	// choosing the exported declaration among several may now choose another.
+	unexported, flipped map[string]bool
 	// files holds each re-read file's nodes as a cold build's checker lists them (none for a
 	// file without nodes), and nil for each removed file; changed, the files whose list is
 	// not the one they held.
@@ -400,16 +411,26 @@ type linkTargets struct {
 }
 
 func newLinkTargets() *linkTargets {
-	return &linkTargets{gone: map[string]bool{}, added: map[string]bool{}, files: map[string][]source.FileNode{}, changed: map[string]bool{}}
+	return &linkTargets{gone: map[string]bool{}, added: map[string]bool{}, unexported: map[string]bool{}, flipped: map[string]bool{},
+		files: map[string][]source.FileNode{}, changed: map[string]bool{}}
 }
 
-// replace records that the file at path held the nodes old and now holds nodes.
-func (m *linkTargets) replace(path string, old []source.FileNode, nodes []graph.Node) {
+// replace records that the file at path held the nodes old and now holds nodes;
+// wasUnexported says whether an old node was declared unexported.
+func (m *linkTargets) replace(path string, old []source.FileNode, nodes []graph.Node, wasUnexported func(id string) bool) {
 	var now []source.FileNode
 	ids := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		now = append(now, source.FileNode{ID: n.ID, Anchor: n.Anchor})
 		ids[n.ID] = true
+		if source.IsUnexported(n) {
+			m.unexported[n.ID] = true
+		}
+	}
+	for _, n := range old {
+		if ids[n.ID] && graph.IsCode(n.ID) && wasUnexported(n.ID) != m.unexported[n.ID] {
+			m.flipped[n.ID] = true
+		}
 	}
 	m.files[path] = now
 	if slices.Equal(old, now) {
@@ -441,6 +462,13 @@ func (db *deltaBuild) readRelations() error {
 
 // keyColumn is the column of the node key after recordColumns in readOldNodes' query.
 const keyColumn = recordColumnCount
+
+// wasUnexported reports whether a node the delta's files held before was declared
+// unexported.
+func (db *deltaBuild) wasUnexported(id string) bool {
+	old, ok := db.olds[id]
+	return ok && slices.Contains(old.record.Capabilities, code.CapUnexported)
+}
 
 // readOldNodes reads the nodes the delta's files held before.
 func (db *deltaBuild) readOldNodes() error {
@@ -943,6 +971,25 @@ func (t *indexTargets) Declared(name string) []string {
 		}
 	}
 	return t.declared[name]
+}
+
+// Unexported answers for a node of a file the delta re-read from the delta, else from the
+// index's capabilities. Only an ambiguous mention asks, so one query a node is cheap enough.
+func (t *indexTargets) Unexported(id string) bool {
+	if t.moved.added[id] || t.moved.flipped[id] || t.moved.unexported[id] {
+		return t.moved.unexported[id]
+	}
+	caps := ""
+	err := sqlitex.Execute(t.conn, `SELECT capabilities FROM nodes WHERE id = ?`, &sqlitex.ExecOptions{
+		Args:       []any{id},
+		ResultFunc: func(s *sqlite.Stmt) error { caps = s.ColumnText(0); return nil },
+	})
+	if err != nil && t.err == nil {
+		t.err = fmt.Errorf("read the capabilities of %s: %w", id, err)
+	}
+	var list []string
+	_ = json.Unmarshal([]byte(caps), &list) // an empty or unreadable list: none
+	return slices.Contains(list, code.CapUnexported)
 }
 
 // NodesIn answers with the delta's nodes of a file it re-read or removed, else the index's.

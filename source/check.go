@@ -7,6 +7,7 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -23,8 +24,10 @@ type Checker struct {
 	files    map[string][]FileNode
 	links    runs[graph.Link]
 	resolved *resolvedLinks
-	// declared indexes the code nodes by the names a mention may use, once asked.
-	declared Declarations
+	// declared indexes the code nodes by the names a mention may use, once asked;
+	// unexported holds the code nodes declared unexported.
+	declared   Declarations
+	unexported map[string]bool
 	routes   RouteIndex
 	// reviews and pairs cache Reviews and relationsByPair until the next Add: a
 	// validation asks for them several times.
@@ -47,7 +50,7 @@ type resolvedLinks struct {
 // NewChecker returns an empty checker for the project d.
 func NewChecker(d *project.Descriptor) *Checker {
 	return &Checker{d: d, ids: map[string]problem.Location{}, dups: map[string][]problem.Location{}, files: map[string][]FileNode{},
-		nodes: map[string]stampTarget{}}
+		nodes: map[string]stampTarget{}, unexported: map[string]bool{}}
 }
 
 // Add records a fragment's node IDs and edges.
@@ -59,6 +62,9 @@ func (c *Checker) Add(f *graph.Fragment) {
 			continue
 		}
 		c.ids[n.ID] = at
+		if IsUnexported(n) {
+			c.unexported[n.ID] = true
+		}
 		c.nodes[n.ID] = stampTarget{hash: n.ContentHash, parts: n.Parts, path: n.SourcePath, line: n.Line}
 		for _, st := range n.Stamps {
 			c.stamps = append(c.stamps, sourceStamp{source: n.ID, Stamp: st})
@@ -85,6 +91,14 @@ func (c *Checker) Declared(name string) []string {
 		}
 	}
 	return c.declared[name]
+}
+
+// Unexported answers from the fragments added so far.
+func (c *Checker) Unexported(id string) bool { return c.unexported[id] }
+
+// IsUnexported reports whether a code node is declared unexported, by its capabilities.
+func IsUnexported(n graph.Node) bool {
+	return graph.IsCode(n.ID) && slices.Contains(n.Capabilities, code.CapUnexported)
 }
 
 // NodesIn and Has make the checker the link targets of its own fragments.

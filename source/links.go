@@ -551,6 +551,9 @@ type LinkTargets interface {
 	Has(id string) bool
 	// Declared returns the code nodes a mention's name may mean.
 	Declared(name string) []string
+	// Unexported reports whether a code node is declared unexported (private to its
+	// package or module), as its capabilities say.
+	Unexported(id string) bool
 	// Routed returns the files holding nodes whose route (RouteOf) ends in the segment name,
 	// in path order.
 	Routed(name string) []string
@@ -702,6 +705,12 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 	for _, l := range links {
 		if l.Mention != "" {
 			ids := t.Declared(l.Mention)
+			// One declaration of the name outside tests, examples, old revisions and legacy
+			// code is the one a document means; among several, the one exported.
+			ids, standing := code.Meant(ids)
+			if exported := slices.DeleteFunc(slices.Clone(ids), t.Unexported); len(exported) == 1 && len(ids) > 1 {
+				ids = exported
+			}
 			switch {
 			case len(ids) == 1 && ids[0] != l.Source:
 				e := graph.Edge{Source: l.Source, Relation: codeRel, Target: ids[0]}
@@ -709,7 +718,9 @@ func ResolveLinks(d *project.Descriptor, links []graph.Link, t LinkTargets) ([]g
 					seen[e] = true
 					edges = append(edges, graph.EdgeAt{Edge: e, At: l.At})
 				}
-			case len(ids) > 1 && !l.Optional:
+			case len(ids) > 1 && !l.Optional && standing == code.StandingPrimary:
+				// Only ambiguity among the project's own code is the document's to fix: a name
+				// that tests, examples or old revisions alone declare relates to none, quietly.
 				shown := ids[:min(len(ids), 4)]
 				p := problem.Warn(problem.AmbiguousMention, l.At, "node %s: `%s` names %d declarations (%s%s); it relates to none",
 					l.Source, l.Mention, len(ids), strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(ids) > 4])

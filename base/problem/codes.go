@@ -145,7 +145,7 @@ var catalogue = [...]Entry{
 		"fix the target ID, create the missing node, or remove the relation"}},
 	{DanglingLink, Info{"a Markdown link or shortcode names a file in the content roots that is not a node",
 		"fix the link's path, create the file, or turn the link into an external URL; [sources.links].dangling decides whether this is a warning or an error"}},
-	{AmbiguousMention, Info{"a backticked Go name in a document names several declarations, so it relates to none",
+	{AmbiguousMention, Info{"a backticked name in a document names several exported declarations of the project's own code (tests, examples, dated snapshots and legacy packages give way to it, unexported declarations to exported ones), so it relates to none",
 		"qualify it (pkg.Name or Type.Method) or link the file; a mention relates a document to code only when it names one declaration"}},
 	{SuspectRelation, Info{"a relation's target changed since a person last confirmed the relation (its review stamp)",
 		"read what changed in the target and fix the document if it no longer holds; then re-confirm with 'docforge review NODE' or a relationship_update proposal with confirm"}},
