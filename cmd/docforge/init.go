@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -260,6 +261,33 @@ func adoptedLayout(s *adopt.Survey) string {
 	return "an existing " + docs
 }
 
+// settingsExclude are the exclude globs that leave out the TOML files at paths, which hold
+// another tool's settings: **/NAME for a name no record file among files has, else each path.
+func settingsExclude(paths []string, files []source.File) []string {
+	skipped := map[string]bool{}
+	for _, p := range paths {
+		skipped[p] = true
+	}
+	records := map[string]bool{} // base names some record file has
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".toml") && !skipped[f.Path] {
+			records[path.Base(f.Path)] = true
+		}
+	}
+	var globs []string
+	for _, p := range paths {
+		g := p
+		if !records[path.Base(p)] {
+			g = "**/" + path.Base(p)
+		}
+		if !slices.Contains(globs, g) {
+			globs = append(globs, g)
+		}
+	}
+	slices.Sort(globs)
+	return globs
+}
+
 // adoptTree writes a descriptor that adopts an existing documentation tree as it is, then
 // validates the project once and prints what the first sync will find. Problems in the
 // documents do not undo the descriptor (it is correct); errors make init exit 1, saying what
@@ -287,16 +315,23 @@ func adoptTree(e *env, abs, descPath, id, name string, s *adopt.Survey) error {
 	}
 	found, counts := v.Problems, v.Counts
 	errs := problem.Errors(found)
-	// Another tool's TOML under a content root is skipped, not an error: count it, and keep
-	// its one-line notes out of the problem list.
-	skippedTOML := 0
+	// Another tool's TOML under a content root (Cargo.toml, pyproject.toml) is no record file:
+	// the descriptor leaves it out, so no sync warns about it; keep its notes out of the list.
+	var settings []string
 	found = slices.DeleteFunc(slices.Clone(found), func(p problem.Problem) bool {
 		if p.Code == problem.NoRecords {
-			skippedTOML++
+			settings = append(settings, p.Path)
 			return true
 		}
 		return false
 	})
+	skippedTOML := len(settings)
+	if skippedTOML > 0 {
+		s.Settings = settingsExclude(settings, v.Inventory.Files)
+		if err := safefile.WriteFile(descPath, []byte(s.Descriptor(id, name)), 0o644); err != nil {
+			return fmt.Errorf("init: write %s: %w", descPath, err)
+		}
+	}
 	if e.json {
 		if err := e.writeJSON(e.stdout, map[string]any{"root": abs, "project_id": id, "created": created, "updated": ignore.updated(), "adopted": true,
 			"generator": s.Generator, "content_roots": s.Roots, "front_matter": map[string]int{"toml": s.TOML, "yaml": s.YAML, "none": s.None},

@@ -610,3 +610,32 @@ func TestFilterKindsComeFromTheAdapters(t *testing.T) {
 		t.Errorf("a limit above the cap: %d %s %s", code, out, errOut)
 	}
 }
+
+// A Rust workspace, a Cargo.toml per crate: init leaves other tools' TOML out of the
+// descriptor it writes (by name, where no record file shares it), so no sync warns
+// no_records about them, and says how many it skipped.
+func TestInitLeavesOutOtherToolsSettings(t *testing.T) {
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"Cargo.toml":             "[workspace]\nmembers = [\"crates/*\"]\n",
+		"crates/lex/Cargo.toml":  "[package]\nname = \"lex\"\n",
+		"crates/lex/src/lib.rs":  "pub fn lex() {}\n",
+		"crates/cli/Cargo.toml":  "[package]\nname = \"cli\"\n",
+		"crates/cli/src/main.rs": "fn main() {}\n",
+		"typos.toml":             "[default]\nlocale = \"en-us\"\n",
+		"README.md":              "# Workspace\n\nSee [the guide](GUIDE.md).\n",
+		"GUIDE.md":               "# Guide\n\nThe lexer is in `crates/lex`.\n",
+	})
+	out, errOut, code := docforge(t, root, "init")
+	if code != 0 || !strings.Contains(out, "skipped: 4 TOML files") {
+		t.Fatalf("init: %d %s %s", code, out, errOut)
+	}
+	desc, err := os.ReadFile(filepath.Join(root, "docforge.toml"))
+	if err != nil || !strings.Contains(string(desc), `"**/Cargo.toml"`) || !strings.Contains(string(desc), `"**/typos.toml"`) {
+		t.Fatalf("descriptor: %v\n%s", err, desc)
+	}
+	out, errOut, code = docforge(t, root, "sync")
+	if code != 0 || strings.Contains(out+errOut, "no_records") {
+		t.Errorf("sync after init: %d %s %s", code, out, errOut)
+	}
+}

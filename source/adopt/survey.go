@@ -49,6 +49,10 @@ type Survey struct {
 	// current pages (other versions' copies, translations, React pages).
 	Routes      map[string]string
 	SiteExclude []string
+	// Settings are the exclude globs of the TOML files under the content roots that hold
+	// another tool's settings, not records (Cargo.toml, pyproject.toml); init sets them once
+	// validation has read the files.
+	Settings []string
 }
 
 // LanguageFiles counts one language's source files and test files.
@@ -343,6 +347,10 @@ func (s *Survey) Descriptor(id, name string) string {
 		exclude = append(exclude, hugoArchetypes)
 	}
 	exclude = append(exclude, s.SiteExclude...)
+	if len(s.Settings) > 0 {
+		fmt.Fprintf(&b, "# Left out: TOML files of other tools' settings (no [[node]] tables), e.g. %s.\n", s.Settings[0])
+	}
+	exclude = append(exclude, s.Settings...)
 	fmt.Fprintf(&b, "exclude = [%s]\n\n", quoteList(exclude))
 	if len(s.Roots) > 0 {
 		fmt.Fprintf(&b, "[sources.defaults]\nid = \"path\"              # a file without an id gets its path: storage/wal.md is storage/wal\n")
