@@ -278,8 +278,31 @@ func (b *nodeBuilder) stamps(label string, m map[string]string) []graph.Stamp {
 	return out
 }
 
-// finish derives the body-dependent fields and the content hash. The title falls back to
-// the first heading, then to fallbackTitle. With [sources.links] on, the body's links and
+// pageTitle is a page's title as its site shows it. An MkDocs site titles a page from its nav
+// entry, else its front matter (title), else its first H1, else its file name
+// (fallbackTitle); elsewhere the front matter's title comes first, then the first heading.
+func pageTitle(d *project.Descriptor, rel, title string, headings []graph.Heading, fallbackTitle string) string {
+	mkdocs := d.Sources.Links.Site == "mkdocs"
+	if mkdocs && d.MkDocs != nil {
+		if nav, ok := d.MkDocs.Titles[rel]; ok {
+			return nav
+		}
+	}
+	for _, h := range headings {
+		if title != "" {
+			break
+		}
+		if !mkdocs || h.Level == 1 {
+			title = h.Text
+		}
+	}
+	if title == "" {
+		title = fallbackTitle
+	}
+	return title
+}
+
+// finish derives the body-dependent fields and the content hash. The title is pageTitle's. With [sources.links] on, the body's links and
 // wiki references become links, resolved once every file is known; otherwise wiki
 // references are declared relates_to edges.
 func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *project.Descriptor, rel, fallbackTitle string) ([]graph.EdgeAt, []graph.Link) {
@@ -287,12 +310,7 @@ func finish(n *graph.Node, edges []graph.EdgeAt, body string, bodyLine int, d *p
 	linksOn := d.Sources.Links.On()
 	scan := scanBody(body, bodyLine, linksOn)
 	n.Headings = scan.headings
-	if n.Title == "" && len(scan.headings) > 0 {
-		n.Title = scan.headings[0].Text
-	}
-	if n.Title == "" {
-		n.Title = fallbackTitle
-	}
+	n.Title = pageTitle(d, rel, n.Title, scan.headings, fallbackTitle)
 	var links []graph.Link
 	switch {
 	case linksOn:

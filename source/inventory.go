@@ -67,8 +67,10 @@ type Inventory struct {
 	Files    []File
 	Problems []problem.Problem
 	// Descriptor is the stat of docforge.toml, part of the identity because the descriptor
-	// changes how every source is read.
+	// changes how every source is read; Configs, of the other files it depends on
+	// (Descriptor.ConfigFiles: an MkDocs configuration), zero for one that is absent.
 	Descriptor File
+	Configs    []File
 	rejected   []File
 	files      graph.SetDigest // of Files' stat lines
 	identity   string
@@ -92,7 +94,7 @@ func Scan(ctx context.Context, d *project.Descriptor) (*Inventory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan sources: stat descriptor: %w", err)
 	}
-	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat)}
+	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat), Configs: configStats(d)}
 	visited := map[dirKey]bool{}
 	seen := map[string]bool{}
 	type rootOf struct {
@@ -564,6 +566,17 @@ func formatOf(name string) Format {
 	return 0
 }
 
+// configStats are the stats of the files besides docforge.toml that the descriptor depends
+// on; an absent one is a zero stat under its name.
+func configStats(d *project.Descriptor) []File {
+	var out []File
+	for _, name := range d.ConfigFiles()[1:] {
+		st, _ := lstat(filepath.Join(d.Root, name))
+		out = append(out, fileOf(name, 0, st))
+	}
+	return out
+}
+
 func fileOf(rel string, format Format, st fileStat) File {
 	return File{Path: rel, Format: format, Size: st.size, MtimeNs: st.mtimeNs, CtimeNs: st.ctimeNs, Ino: st.ino, Dev: st.dev}
 }
@@ -575,6 +588,9 @@ func identity(inv *Inventory) string {
 	h := sha256.New()
 	h.Write([]byte("docforge.identity.v2\n"))
 	h.Write(statLine(nil, inv.Descriptor))
+	for _, f := range inv.Configs {
+		h.Write(statLine(nil, f))
+	}
 	h.Write([]byte(inv.files.Sum()))
 	h.Write([]byte("\nrejected\n"))
 	var buf []byte

@@ -345,6 +345,13 @@ func linkBases(d *project.Descriptor, rel, dest, ext string, ld linkDest) []stri
 	rooted := strings.HasPrefix(dest, "/")
 	if !rooted {
 		bases = append(bases, path.Join(path.Dir(rel), dest))
+		if d.Sources.Links.Site == "mkdocs" && ext == "" && !indexPage(rel) && (d.MkDocs == nil || d.MkDocs.DirectoryURLs) {
+			// MkDocs serves a/b.md at a/b/: a link written as a URL there is relative to it,
+			// so ../c names a/c, as the built site resolves it.
+			if b := path.Join(strings.TrimSuffix(rel, path.Ext(rel)), dest); b != bases[0] {
+				bases = append(bases, b)
+			}
+		}
 		if u, ok := pageURL(d, rel); ok && ext == "" && d.Sources.Links.DocusaurusSite() {
 			// A link written as a URL is relative to the page's URL, which can climb out of
 			// the folder serving the page into another docs plugin's.

@@ -89,7 +89,7 @@ func rescan(ctx context.Context, d *project.Descriptor, prev *Inventory, dirs []
 	if err != nil {
 		return nil, fmt.Errorf("scan sources: stat descriptor: %w", err)
 	}
-	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat)}
+	inv := &Inventory{Descriptor: fileOf(project.FileName, 0, descStat), Configs: configStats(d)}
 	if len(dirs) == 0 {
 		// Nothing reported (a sync after a merge, say): the files are prev's, which no one
 		// changes once listed.

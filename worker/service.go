@@ -65,38 +65,55 @@ type Service struct {
 	wg       sync.WaitGroup
 }
 
-// loaded is a descriptor with the stat of the file it was read from.
+// loaded is a descriptor with the stats of the files it was read from.
 type loaded struct {
-	size, mtime int64
-	ino         uint64
-	d           *project.Descriptor
+	sig string
+	d   *project.Descriptor
 }
 
-// descriptor loads a project's descriptor, reusing the last load while docforge.toml keeps
-// the same size, mtime and inode: reading and validating it on every call is measurable.
+// descriptor loads a project's descriptor, reusing the last load while docforge.toml and the
+// MkDocs configuration it may read keep the same size, mtime and inode: reading and
+// validating it on every call is measurable.
 func (s *Service) descriptor(root string) (*project.Descriptor, []problem.Problem, error) {
-	st, err := os.Stat(filepath.Join(root, project.FileName))
-	var size, mtime int64
-	var ino uint64
-	if err == nil {
-		size, mtime = st.Size(), st.ModTime().UnixNano()
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			ino = uint64(sys.Ino)
-		}
+	sig, ok := configSignature(root)
+	if ok {
 		s.mu.Lock()
-		l, ok := s.descs[root]
+		l, cached := s.descs[root]
 		s.mu.Unlock()
-		if ok && l.size == size && l.mtime == mtime && l.ino == ino {
+		if cached && l.sig == sig {
 			return l.d, nil, nil
 		}
 	}
 	d, probs, err := project.Load(root)
-	if err == nil && d != nil && st != nil {
+	if err == nil && d != nil && ok {
 		s.mu.Lock()
-		s.descs[root] = loaded{size: size, mtime: mtime, ino: ino, d: d}
+		s.descs[root] = loaded{sig: sig, d: d}
 		s.mu.Unlock()
 	}
 	return d, probs, err
+}
+
+// configSignature is the size, mtime and inode of docforge.toml and of each file a
+// descriptor may depend on besides it (an absent one counts as absent), taken before a load;
+// ok is false without a docforge.toml.
+func configSignature(root string) (string, bool) {
+	var b strings.Builder
+	for i, name := range append([]string{project.FileName}, project.MkDocsNames()...) {
+		st, err := os.Stat(filepath.Join(root, name))
+		if err != nil {
+			if i == 0 {
+				return "", false
+			}
+			b.WriteString("-|")
+			continue
+		}
+		var ino uint64
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			ino = uint64(sys.Ino)
+		}
+		fmt.Fprintf(&b, "%d/%d/%d|", st.Size(), st.ModTime().UnixNano(), ino)
+	}
+	return b.String(), true
 }
 
 // Option configures a Service when it is made.

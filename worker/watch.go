@@ -42,6 +42,9 @@ type watch struct {
 	barrierDir string
 	root       string
 	roots      []string // absolute content and code roots, watched with all their directories
+	// configs are the absolute paths of the files the descriptor depends on
+	// (project.Descriptor.ConfigFiles): an event on one is a change of every source.
+	configs map[string]bool
 	// ancestors are the directories between the project root and each root: watched (not
 	// recursively) so that a root's removal and re-creation are seen.
 	ancestors map[string]bool
@@ -97,7 +100,10 @@ func startWatch(d *project.Descriptor, changed func()) (*watch, error) {
 	}
 	wt := &watch{w: fw, barrierDir: d.StatePath("watch"), root: d.Root, proven: -1, waiting: map[string]chan struct{}{}, changed: changed,
 		ancestors: map[string]bool{}, dirs: map[string]bool{}, health: d.StatePath(filepath.FromSlash(WatchHealthFile)),
-		tracker: source.NewTracker()}
+		tracker: source.NewTracker(), configs: map[string]bool{}}
+	for _, name := range d.ConfigFiles() {
+		wt.configs[filepath.Join(d.Root, name)] = true
+	}
 	if err := os.MkdirAll(wt.barrierDir, 0o755); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch sources: %w", err)
@@ -245,7 +251,7 @@ func (wt *watch) event(ev fsnotify.Event) {
 		return
 	}
 	toRoot := wt.leadsToRoot(ev.Name)
-	if !wt.inRoots(ev.Name) && !toRoot && filepath.Base(ev.Name) != project.FileName {
+	if !wt.inRoots(ev.Name) && !toRoot && !wt.configs[ev.Name] {
 		return // another entry of the project root (a build output, an editor's file): not a source
 	}
 	wt.mu.Lock()
@@ -259,7 +265,7 @@ func (wt *watch) event(ev fsnotify.Event) {
 	}
 	// A .gitignore changes what the folders below it hold: walk.
 	if rel, err := filepath.Rel(wt.root, filepath.Dir(ev.Name)); err == nil && !structural && wt.inRoots(ev.Name) &&
-		ev.Name != filepath.Join(wt.root, project.FileName) && filepath.Base(ev.Name) != ".gitignore" {
+		!wt.configs[ev.Name] && filepath.Base(ev.Name) != ".gitignore" {
 		wt.tracker.Changed(filepath.ToSlash(rel))
 	} else {
 		wt.tracker.ChangedAll() // the descriptor, or the folders

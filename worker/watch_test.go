@@ -481,3 +481,23 @@ func TestUnseenEditIsFoundWithinTheProofsAge(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// An MkDocs site's nav titles its pages: the watch sees an edit of mkdocs.yml, outside every
+// content root, and the next answer has the new title.
+func TestWatchSeesTheMkDocsNav(t *testing.T) {
+	root := CopyExample(t, func(root string) {
+		fixture.Append(t, filepath.Join(root, "docforge.toml"), "\n[sources.links]\nsite = \"mkdocs\"\ndangling = \"warning\"\n")
+		fixture.WriteTree(t, root, map[string]string{"mkdocs.yml": "nav:\n  - Store: architecture/store.md\n"})
+	})
+	w := newWatched(t, root)
+	if a := w.node("arch.store"); a.Error != nil || a.Result.Title != "Store" {
+		t.Fatalf("the nav title: %+v %+v", a.Error, a.Result.Title)
+	}
+	for i := range fixture.SoakRounds(3) {
+		title := fmt.Sprintf("Event store %d", i)
+		fixture.WriteTree(t, root, map[string]string{"mkdocs.yml": "nav:\n  - " + title + ": architecture/store.md\n"})
+		if a := w.node("arch.store"); a.Error != nil || a.Result.Title != title || a.Staleness != "current" {
+			t.Fatalf("round %d: after a nav edit: %+v title %q, staleness %s", i, a.Error, a.Result.Title, a.Staleness)
+		}
+	}
+}

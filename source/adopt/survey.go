@@ -368,6 +368,9 @@ func (s *Survey) Descriptor(id, name string) string {
 		if s.Generator == "docusaurus" {
 			fmt.Fprintf(&b, "site = \"docusaurus\"        # links written as URLs find pages as Docusaurus serves them\n")
 		}
+		if s.Generator == "mkdocs" {
+			fmt.Fprintf(&b, "site = \"mkdocs\"            # links find pages as the built site does; mkdocs.yml's nav titles them\n")
+		}
 		if len(s.Routes) > 0 {
 			fmt.Fprintf(&b, "# The site's URL paths and the folders serving them (its docs plugins' routeBasePath and path):\n# a link such as /graphql/overview names a page of the folder first.\n")
 			fmt.Fprintf(&b, "routes = {")

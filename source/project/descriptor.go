@@ -66,8 +66,12 @@ type Descriptor struct {
 
 	// Root is the absolute, symlink-resolved project root. It is not part of the file.
 	Root string `toml:"-"`
-	// Hash is the SHA-256 of the descriptor file's bytes, bound into every index.
+	// Hash is the SHA-256 of the descriptor file's bytes, bound into every index; with an
+	// MkDocs site, of its configuration's too, whose nav titles pages.
 	Hash string `toml:"-"`
+	// MkDocs is the site's configuration when [sources.links] site is "mkdocs" and the root
+	// holds one (Load reads it).
+	MkDocs *MkDocs `toml:"-"`
 }
 
 // Identity names the project.
@@ -139,8 +143,10 @@ type Links struct {
 	// root), "hugo" (as Hugo's page lookup: relative to the page, then from each content
 	// root, case aside, then by a unique page or bundle name) or "docusaurus" (as a URL:
 	// relative to the page's URL, an index page's being its folder, then by the page whose
-	// ID, which Docusaurus derives its URL from, the route spells). Hugo ref shortcodes
-	// resolve the Hugo way either way.
+	// ID, which Docusaurus derives its URL from, the route spells) or "mkdocs" (relative to
+	// the file, then, with MkDocs' directory URLs, to the page's URL: a/b.md is served at
+	// a/b/; the nav of mkdocs.yml at the project root titles the pages it names). Hugo ref
+	// shortcodes resolve the Hugo way either way.
 	Site string `toml:"site"`
 	// Ignore are destinations, exactly as written, that are no links to judge: what a site's
 	// own link render hook gives meaning to (Hugo's documentation writes [term](g) for a
@@ -374,7 +380,23 @@ func Load(root string) (d *Descriptor, problems []problem.Problem, err error) {
 		return nil, nil, problem.Wrap(problem.UnreadableFile, err, "read %s", file)
 	}
 	d, problems = Parse(data, real)
+	if d != nil && d.Sources.Links.Site == "mkdocs" {
+		if d.MkDocs = ReadMkDocs(real); d.MkDocs != nil {
+			d.Hash = sha256Hex(append(append(slices.Clip(data), 0), d.MkDocs.Hash...))
+		}
+	}
 	return d, problems, nil
+}
+
+// ConfigFiles are the project-relative files the descriptor's meaning depends on:
+// docforge.toml, and an MkDocs site's configuration (either name, so that creating one is
+// noticed). A change to any of them is a change of the descriptor.
+func (d *Descriptor) ConfigFiles() []string {
+	files := []string{FileName}
+	if d.Sources.Links.Site == "mkdocs" {
+		files = append(files, MkDocsNames()...)
+	}
+	return files
 }
 
 // Parse validates descriptor bytes for a project rooted at root (absolute). It stats the
@@ -540,7 +562,7 @@ func (v *validator) links(d *Descriptor, linksDeclared, enabledDeclared bool) {
 		}
 	}
 	v.choice("sources.links.dangling", &l.Dangling, "warning", "error")
-	v.choice("sources.links.site", &l.Site, "github", "hugo", "docusaurus")
+	v.choice("sources.links.site", &l.Site, "github", "hugo", "docusaurus", "mkdocs")
 	if l.Code == nil {
 		on := len(d.Sources.CodeRoots) > 0
 		l.Code = &on
