@@ -58,7 +58,7 @@ func newFileTargets(nodes []*graph.Node) *fileTargets {
 func (t *fileTargets) NodesIn(path string) []source.FileNode { return t.files[path] }
 func (t *fileTargets) Has(id string) bool                    { return t.ids[id] }
 func (t *fileTargets) Declared(string) []string              { return nil }
-func (t *fileTargets) Unexported(string) bool                 { return false }
+func (t *fileTargets) Unexported(string) bool                { return false }
 func (t *fileTargets) Routed(name string) []string           { return t.routes[name] }
 
 // Suspect returns the review of the relations from one node to another when they are suspect.

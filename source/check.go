@@ -28,7 +28,7 @@ type Checker struct {
 	// unexported holds the code nodes declared unexported.
 	declared   Declarations
 	unexported map[string]bool
-	routes   RouteIndex
+	routes     RouteIndex
 	// reviews and pairs cache Reviews and relationsByPair until the next Add: a
 	// validation asks for them several times.
 	reviews []Review
