@@ -33,6 +33,21 @@ func docCodeProject(t *testing.T) (*project.Descriptor, string) {
 	return load(t, root), root
 }
 
+// ambiguousMentions are the ambiguous_mention warnings of validating d, each its place and
+// message.
+func ambiguousMentions(t *testing.T, d *project.Descriptor) []string {
+	t.Helper()
+	v, err := source.Validate(context.Background(), d, golang.PolicyAST, 0)
+	must(t, err)
+	var ambiguous []string
+	for _, w := range v.Problems {
+		if w.Code == problem.AmbiguousMention {
+			ambiguous = append(ambiguous, w.Location.String()+" "+w.Message)
+		}
+	}
+	return ambiguous
+}
+
 // Links to Go files and folders and backticked names of one declaration are documents
 // relations; a name of several declarations is reported and relates to none; impact and
 // backlinks follow the relations from code back to the document.
@@ -41,14 +56,7 @@ func TestDocumentsToCode(t *testing.T) {
 	d, root := docCodeProject(t)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	v, err := source.Validate(ctx, d, golang.PolicyAST, 0)
-	must(t, err)
-	var ambiguous []string
-	for _, w := range v.Problems {
-		if w.Code == problem.AmbiguousMention {
-			ambiguous = append(ambiguous, w.Location.String()+" "+w.Message)
-		}
-	}
+	ambiguous := ambiguousMentions(t, d)
 	if len(ambiguous) != 1 || !strings.Contains(ambiguous[0], "docs/design.md:5:2") || !strings.Contains(ambiguous[0], "`Open` names 2 declarations") {
 		t.Errorf("the ambiguous mention is reported at its place: %v", ambiguous)
 	}
@@ -191,14 +199,7 @@ func TestMentionsMeanTheProjectsOwnCode(t *testing.T) {
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
-	v, err := source.Validate(ctx, d, golang.PolicyAST, 0)
-	must(t, err)
-	var ambiguous []string
-	for _, w := range v.Problems {
-		if w.Code == problem.AmbiguousMention {
-			ambiguous = append(ambiguous, w.Message)
-		}
-	}
+	ambiguous := ambiguousMentions(t, d)
 	if len(ambiguous) != 1 || !strings.Contains(ambiguous[0], "`Close` names 2 declarations") {
 		t.Errorf("ambiguous mentions: %v", ambiguous)
 	}

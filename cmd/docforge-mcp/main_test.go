@@ -213,13 +213,7 @@ func TestServesOverStdio(t *testing.T) {
 // (installed by 'make test' into mcpbridge/testdata/ts-client) lists the tools and calls every
 // read tool over stdio.
 func TestTypeScriptClient(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "..", "mcpbridge", "testdata", "ts-client"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixture.NeedFile(t, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"), "the npm package @modelcontextprotocol/sdk",
-		"run 'npm ci' in "+dir+" ('make test' does)")
-	fixture.NeedCommand(t, "node", "nodejs")
+	dir := tsClient(t)
 	rt := newRuntime(t)
 	root := rt.exampleRoot(t)
 	// Every relation stamped, then arch.store's body edited: the relations to it are suspect.
@@ -342,11 +336,10 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 }
 
-// The official TypeScript client, with the transport's default environment, connected to a
-// folder that is not a project yet: the session starts, lists the tools, and each call answers
-// descriptor_not_found with the 'docforge init' remediation (one line on stderr says the same).
-// After 'docforge init', a new session answers.
-func TestTypeScriptClientBeforeInit(t *testing.T) {
+// tsClient is the folder of the TypeScript client scripts, once their npm packages and Node.js
+// are there (the test skips, naming them, otherwise).
+func tsClient(t *testing.T) string {
+	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "mcpbridge", "testdata", "ts-client"))
 	if err != nil {
 		t.Fatal(err)
@@ -354,6 +347,15 @@ func TestTypeScriptClientBeforeInit(t *testing.T) {
 	fixture.NeedFile(t, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"), "the npm package @modelcontextprotocol/sdk",
 		"run 'npm ci' in "+dir+" ('make test' does)")
 	fixture.NeedCommand(t, "node", "nodejs")
+	return dir
+}
+
+// The official TypeScript client, with the transport's default environment, connected to a
+// folder that is not a project yet: the session starts, lists the tools, and each call answers
+// descriptor_not_found with the 'docforge init' remediation (one line on stderr says the same).
+// After 'docforge init', a new session answers.
+func TestTypeScriptClientBeforeInit(t *testing.T) {
+	dir := tsClient(t)
 	rt := newRuntime(t)
 	root := t.TempDir()
 	fixture.WriteTree(t, root, map[string]string{
