@@ -29,7 +29,8 @@ const usage = `docforge-mcp: the DocForge MCP server for one project, over stdio
 Usage:
   docforge-mcp --project-root /absolute/project [flags]
 
-An MCP host starts it; see the README for an mcp.json example. Tool calls run in the
+An MCP host starts it: 'docforge mcp-config --host claude-code|claude-desktop|vscode|cursor'
+prints (--write merges) the host's entry for a project. Tool calls run in the
 project's worker under the per-user manager ('docforge manager status' lists them); the
 bridge starts a manager from the docforge command next to it (or on PATH) when none answers.
 Flags:
