@@ -177,3 +177,53 @@ func syncMatchesCold(t *testing.T, d *project.Descriptor, step, build string) {
 		t.Fatalf("%s: the published and cold indexes differ:\n%s", step, firstDiff(inc, cold))
 	}
 }
+
+// Edits in the table-driven languages (Rust, Java): a method appears, is called, is renamed,
+// and its file goes; after each the published index equals a cold build's, and the calls
+// and tests within a file are relations.
+func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	fixture.WriteTree(t, root, map[string]string{
+		"docforge.toml": fixture.GoModuleDescriptor("langs", false),
+		"crate/src/lib.rs": "pub struct Store;\n\nimpl Store {\n    pub fn put(&self) { self.evict(); }\n    fn evict(&self) {}\n}\n\n" +
+			"#[cfg(test)]\nmod tests {\n    #[test]\n    fn puts() { helper(); }\n    fn helper() {}\n}\n",
+		"app/src/main/java/a/Shelf.java": "package a;\n\npublic class Shelf {\n    public void put() { evict(); }\n    void evict() {}\n}\n",
+	})
+	d := load(t, root)
+	_, err := index.Sync(ctx, d, index.Options{})
+	must(t, err)
+	for _, step := range []struct {
+		name string
+		edit func()
+	}{
+		{"a Rust method calls a new one", func() {
+			replaceIn(t, d, "crate/src/lib.rs", "fn evict(&self) {}", "fn evict(&self) { self.trim(); }\n    fn trim(&self) {}")
+		}},
+		{"a Java method renamed", func() {
+			write(t, d, "app/src/main/java/a/Shelf.java", "package a;\n\npublic class Shelf {\n    public void put() { drop(); }\n    void drop() {}\n}\n")
+		}},
+		{"a second Java file", func() {
+			write(t, d, "app/src/test/java/a/ShelfTest.java", "package a;\n\nclass ShelfTest {\n    @Test\n    void puts() { new Shelf().put(); }\n}\n")
+		}},
+		{"the Rust file goes", func() { must(t, os.Remove(filepath.Join(root, "crate/src/lib.rs"))) }},
+	} {
+		step.edit()
+		syncMatchesCold(t, d, step.name, index.BuildIncremental)
+		if step.name == "a second Java file" {
+			snap, err := index.Open(ctx, d)
+			must(t, err)
+			for _, e := range []struct{ src, rel, dst string }{
+				{"rs:crate/src/lib.rs/Store.evict", "calls", "rs:crate/src/lib.rs/Store.trim"},
+				{"rs:crate/src/lib.rs/Store.put", "calls", "rs:crate/src/lib.rs/Store.evict"},
+				{"rs:crate/src/lib.rs/tests.helper", "tested_by", "rs:crate/src/lib.rs/tests.puts"},
+				{"jv:app/src/main/java/a/Shelf.java/Shelf.put", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.drop"},
+			} {
+				if !hasEdge(t, snap, e.src, e.rel, e.dst) {
+					t.Errorf("no edge %s %s %s", e.src, e.rel, e.dst)
+				}
+			}
+			snap.Close()
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/python"
 )
 
@@ -20,14 +21,18 @@ type Adapter struct {
 // Adapters are the built-in code adapters. Every list of code kinds (the CLI's checks, the
 // viewer's overview) is read from here, so a kind an adapter adds needs no second edit.
 func Adapters() []Adapter {
-	return []Adapter{
+	adapters := []Adapter{
 		{Languages: []string{"go"}, Kinds: golang.Kinds()},
 		{Languages: []string{python.Language}, Kinds: python.Kinds()},
 		{Languages: []string{"typescript", "javascript"}, Kinds: ecma.Kinds()},
-		// Every other file under a code root is a searchable file node, of its language
-		// where its extension names one (Rust, Java, ...).
-		{Kinds: []string{code.KindFile}},
 	}
+	for _, l := range lang.Languages() {
+		adapters = append(adapters, Adapter{Languages: []string{l.Name}, Kinds: append([]string{code.KindFile}, l.Kinds...)})
+	}
+	return append(adapters,
+		// Every other file under a code root is a searchable file node, of its language
+		// where its extension names one.
+		Adapter{Kinds: []string{code.KindFile}})
 }
 
 // CodeFamily is the family of every node a code adapter makes.

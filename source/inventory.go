@@ -20,6 +20,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source/ecma"
+	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/source/python"
 )
@@ -39,10 +40,13 @@ const (
 	JSFile                      // .js, .jsx, .mjs, .cjs: the JavaScript adapter's
 	TextFile                    // any other text file under a code root: a file node, its text searchable
 	GitIgnore                   // .gitignore under a code root: no nodes, but it decides what is a source
+	LangFile                    // a file a table-driven language reads (lang.Languages: .rs, .java)
 )
 
 // IsCode reports whether the format is one a language adapter reads.
-func (f Format) IsCode() bool { return f == GoFile || f == PyFile || f == TSFile || f == JSFile }
+func (f Format) IsCode() bool {
+	return f == GoFile || f == PyFile || f == TSFile || f == JSFile || f == LangFile
+}
 
 // File is one source file as the stat walk saw it.
 type File struct {
@@ -455,6 +459,9 @@ func CodeFormatOf(name string) Format {
 		}
 		return JSFile
 	}
+	if lang.ByExtension(name) != nil {
+		return LangFile
+	}
 	switch {
 	case name == "go.mod":
 		return GoMod
@@ -465,8 +472,8 @@ func CodeFormatOf(name string) Format {
 }
 
 // LanguageOf names the language of a tree-sitter adapter's file at rel (python, typescript,
-// javascript; "" for any other) and says whether it is a test file by its runner's rules.
-func LanguageOf(rel string) (lang string, test bool) {
+// javascript, and the table-driven ones: rust, java; "" for any other) and says whether it is a test file by its runner's rules.
+func LanguageOf(rel string) (language string, test bool) {
 	switch CodeFormatOf(path.Base(rel)) {
 	case PyFile:
 		return "python", python.IsTestFile(rel)
@@ -474,6 +481,9 @@ func LanguageOf(rel string) (lang string, test bool) {
 		return "typescript", ecma.IsTestFile(rel)
 	case JSFile:
 		return "javascript", ecma.IsTestFile(rel)
+	case LangFile:
+		l := lang.ByExtension(rel)
+		return l.Name, l.TestFile(rel)
 	}
 	return "", false
 }

@@ -246,7 +246,7 @@ func TestJavaScriptAdapterGraph(t *testing.T) {
 	g.wantEdge(t, "js:lib/parse.js/parse", "tested_by", "js:test/parse.test.js/parses_a_line", true)
 }
 
-// Under the no-AST policy no parser runs: a Python, TypeScript or JavaScript file is one file
+// Under the no-AST policy no parser runs: a Python, TypeScript, JavaScript, Rust or Java file is one file
 // node whose text is searchable, with no declaration; text files are as under AST.
 func TestNoASTReadsScriptsAsText(t *testing.T) {
 	files := func() map[string]string {
@@ -254,18 +254,20 @@ func TestNoASTReadsScriptsAsText(t *testing.T) {
 			"app.py":        "def handler():\n    return 1\n",
 			"web/app.ts":    "export function handler(): number { return 1; }\n",
 			"web/app.js":    "function handler() { return 1; }\n",
+			"core/lib.rs":   "pub fn handler() -> u32 { 1 }\n",
+			"jvm/App.java":  "class App { int handler() { return 1; } }\n",
 			"deploy/ci.yml": "steps:\n  - run: make test\n",
 		}
 	}
 	ast := loadGraph(t, files(), golang.PolicyAST)
-	if ast.work.TreeParses.Load() != 3 {
-		t.Errorf("AST policy: %d parses, want 3", ast.work.TreeParses.Load())
+	if ast.work.TreeParses.Load() != 5 {
+		t.Errorf("AST policy: %d parses, want 5", ast.work.TreeParses.Load())
 	}
 	g := loadGraph(t, files(), golang.PolicyNoAST)
 	if n := g.work.TreeParses.Load(); n != 0 {
 		t.Errorf("no-AST policy: %d tree-sitter parses", n)
 	}
-	want := []string{"file:deploy/ci.yml", "js:web/app.js", "py:app.py", "ts:web/app.ts"}
+	want := []string{"file:deploy/ci.yml", "js:web/app.js", "jv:jvm/App.java", "py:app.py", "rs:core/lib.rs", "ts:web/app.ts"}
 	if got := slices.Sorted(maps.Keys(g.nodes)); !slices.Equal(got, want) {
 		t.Errorf("no-AST nodes %v, want %v", got, want)
 	}

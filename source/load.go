@@ -23,6 +23,7 @@ import (
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
 	"github.com/docforge/docforge/source/python"
 	"github.com/docforge/docforge/source/treesit"
@@ -229,7 +230,7 @@ func (l *Loader) ReadAndParse(ctx context.Context, f File) Parsed {
 	switch f.Format {
 	case GoFile:
 		out.Fragment = l.goFile(f.Path, data)
-	case PyFile, TSFile, JSFile:
+	case PyFile, TSFile, JSFile, LangFile:
 		out.Fragment = l.scriptFile(ctx, f, data)
 	case TextFile:
 		out.Fragment = textFragment(d, f.Path, data)
@@ -295,6 +296,9 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 		facts, err = python.Extract(ctx, data, python.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
 	case TSFile, JSFile:
 		facts, err = ecma.Extract(ctx, rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
+	case LangFile:
+		lg := lang.ByExtension(rel)
+		facts, err = lang.Extract(ctx, lg, data, lg.TestFile(rel), l.bounds(len(data)))
 	default:
 		return scriptTextFragment(f, data)
 	}
@@ -307,12 +311,18 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 	if err != nil {
 		return unreadable(rel, err)
 	}
-	l.layouts()
 	var frag *graph.Fragment
-	if f.Format == PyFile {
+	if f.Format == LangFile {
+		frag = lang.Fragment(lang.ByExtension(rel), rel, facts)
+	} else {
+		l.layouts()
+	}
+	switch f.Format {
+	case LangFile:
+	case PyFile:
 		l.python.Remember(rel, facts)
 		frag = python.Fragment(rel, facts, l.python)
-	} else {
+	default:
 		l.ecma.Remember(rel, facts)
 		frag = ecma.Fragment(rel, facts, l.ecma)
 	}

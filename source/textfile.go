@@ -9,6 +9,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -79,6 +80,9 @@ func scriptTextFragment(f File, data []byte) *graph.Fragment {
 		prefix, lang = graph.TypeScriptPrefix, "typescript"
 	case JSFile:
 		prefix, lang = graph.JavaScriptPrefix, "javascript"
+	case LangFile:
+		l := langOf(f.Path)
+		prefix, lang = l.Prefix, l.Name
 	}
 	frag := &graph.Fragment{Path: f.Path}
 	if utf8.Valid(data) {
@@ -139,3 +143,6 @@ var textLanguageByExt = map[string]string{
 	".cfg":  "ini", ".ini": "ini", ".conf": "ini",
 	".txt": "text", ".rst": "text",
 }
+
+// langOf is the table-driven language of a LangFile.
+func langOf(rel string) *lang.Language { return lang.ByExtension(rel) }

@@ -22,12 +22,14 @@ const (
 	PythonPrefix     = "py:"
 	TypeScriptPrefix = "ts:"
 	JavaScriptPrefix = "js:"
+	RustPrefix       = "rs:"
+	JavaPrefix       = "jv:"
 	TextPrefix       = "file:"
 )
 
 // CodePrefixes are the ID prefixes of every node a built-in adapter makes, sorted.
 func CodePrefixes() []string {
-	return []string{TextPrefix, CodePrefix, JavaScriptPrefix, PythonPrefix, TypeScriptPrefix}
+	return []string{TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, PythonPrefix, RustPrefix, TypeScriptPrefix}
 }
 
 // IsCode reports whether id is a node a built-in code adapter made (from code or from a text
@@ -35,7 +37,7 @@ func CodePrefixes() []string {
 func IsCode(id string) bool {
 	if len(id) > 3 && id[2] == ':' {
 		switch id[:3] {
-		case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix:
+		case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix:
 			return true
 		}
 		return false

@@ -273,6 +273,19 @@ type evidence struct {
 	SourcePath string `json:"source_path"`
 }
 
+// contractKind is the task kind the contract names for a set's kind: the sets also write
+// "review" (a change read before it lands: what it touches) and "explain" (how something
+// works: what implements it), which the contract's kinds cover.
+func contractKind(kind string) string {
+	switch kind {
+	case "review":
+		return "change"
+	case "explain":
+		return "implementation"
+	}
+	return kind
+}
+
 func runTask(ctx context.Context, o options, root string, t Task) (taskResult, error) {
 	r := taskResult{task: t}
 	var out string
@@ -280,7 +293,7 @@ func runTask(ctx context.Context, o options, root string, t Task) (taskResult, e
 	for i := 0; i < max(1, o.repeat); i++ {
 		start := time.Now()
 		var err error
-		out, err = command(ctx, root, o.docforge, "task-context", "--kind", t.Kind, "--budget", fmt.Sprint(o.budget), "--json", t.Task)
+		out, err = command(ctx, root, o.docforge, "task-context", "--kind", contractKind(t.Kind), "--budget", fmt.Sprint(o.budget), "--json", t.Task)
 		if err != nil {
 			return r, err
 		}

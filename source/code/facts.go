@@ -22,7 +22,23 @@ const (
 	KindMethod    = "method"
 	KindVar       = "var"
 	KindConst     = "const"
+	// The kinds the table-driven languages add (Rust, Java, ...).
+	KindModule      = "module"
+	KindStruct      = "struct"
+	KindEnum        = "enum"
+	KindRecord      = "record"
+	KindField       = "field"
+	KindConstructor = "constructor"
+	KindMacro       = "macro"
 )
+
+// QualOf is the qualified name of name declared in parent ("" at the top).
+func QualOf(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
 
 // Relations the adapters emit, as the Go adapter's.
 const (

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
@@ -24,6 +26,8 @@ const (
 	TypeScript
 	TSX
 	JavaScript // with JSX
+	Rust
+	Java
 )
 
 // Node is a node of a syntax tree.
@@ -110,6 +114,10 @@ func language(g Grammar) *sitter.Language {
 		return tsx.GetLanguage()
 	case JavaScript:
 		return javascript.GetLanguage()
+	case Rust:
+		return rust.GetLanguage()
+	case Java:
+		return java.GetLanguage()
 	}
 	return nil
 }

@@ -1,0 +1,4 @@
+// Package lang is the table-driven code adapters: each Language names a tree-sitter grammar
+// and which of its syntax nodes are declarations, calls, doc comments and tests, and one
+// extractor turns a file of any of them into code.Facts.
+package lang

@@ -1,0 +1,325 @@
+package lang
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// Extract parses one file of language l and returns its facts: a node per declaration the
+// language's rules name, with its doc comment, title, digests and the calls its body makes.
+// test says the file is a test source (TestFile), so that its functions are tests. A file
+// over its bounds fails with a *treesit.BoundError.
+func Extract(ctx context.Context, l *Language, src []byte, test bool, bounds treesit.Bounds) (*code.Facts, error) {
+	tree, err := treesit.Parse(ctx, l.Grammar, src, bounds)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	x := &extractor{l: l, t: tree, f: &code.Facts{}, test: test}
+	root := tree.Root()
+	x.f.Doc = x.fileDoc(root)
+	x.members(root, "", "")
+	if err := tree.Err(); err != nil {
+		return nil, err
+	}
+	x.moduleCalls()
+	line, col, msg, _ := tree.FirstError()
+	x.f.Finish(src, line, col, msg)
+	return x.f, nil
+}
+
+// moduleCalls writes a bare call from a function in a module (Rust's mod tests) as the
+// module's own function where the module declares one: helper() there is tests.helper.
+func (x *extractor) moduleCalls() {
+	declared := map[string]bool{}
+	for _, d := range x.f.Decls {
+		declared[d.Qual()] = true
+	}
+	for i := range x.f.Decls {
+		d := &x.f.Decls[i]
+		if d.Parent == "" || d.Kind != code.KindFunc {
+			continue
+		}
+		for j, c := range d.Calls {
+			if q := d.Parent + "." + c; !strings.Contains(c, ".") && declared[q] {
+				d.Calls[j] = q
+			}
+		}
+		slices.Sort(d.Calls)
+	}
+}
+
+type extractor struct {
+	l    *Language
+	t    *treesit.Tree
+	f    *code.Facts
+	test bool
+}
+
+// members reads the declarations among n's children, parent being their enclosing
+// declaration's qualified name and parentKind its kind; a node that declares nothing is looked
+// into (a block of an enum's body, a namespace's braces).
+func (x *extractor) members(n *treesit.Node, parent, parentKind string) {
+	x.t.Children(n, func(c *treesit.Node) {
+		if !c.IsNamed() {
+			return
+		}
+		rule, ok := x.l.Decls[c.Type()]
+		if !ok {
+			if !slices.Contains(x.l.Comments, c.Type()) {
+				x.members(c, parent, parentKind)
+			}
+			return
+		}
+		x.declare(c, rule, parent, parentKind)
+	})
+}
+
+// declare adds the declarations of one node and reads its members.
+func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind string) {
+	if rule.Owner != "" {
+		// An implementation block: no node, its members are the type's.
+		owner := typeName(x.t.Text(field(n, rule.Owner)))
+		if owner == "" {
+			return
+		}
+		if body := field(n, rule.Body); body != nil {
+			x.members(body, owner, code.KindStruct)
+		}
+		return
+	}
+	kind := rule.Kind
+	if parent != "" && parentKind != code.KindModule && rule.Method != "" {
+		kind = rule.Method
+	}
+	if rule.Const != nil && rule.Const(x.t, n) {
+		kind = code.KindConst
+	}
+	var names []*treesit.Node
+	if rule.Names != "" {
+		x.t.Children(n, func(c *treesit.Node) {
+			if c.Type() == rule.Names {
+				names = append(names, field(c, rule.Name))
+			}
+		})
+	} else {
+		names = append(names, field(n, rule.Name))
+	}
+	body := field(n, rule.Body)
+	for _, nameNode := range names {
+		name := x.t.Text(nameNode)
+		if name == "" {
+			continue
+		}
+		d := code.Decl{Kind: kind, Name: name, Parent: parent, Line: treesit.Line(n), End: treesit.EndLine(n),
+			Doc: x.docBefore(n), Title: x.title(n, body), Exported: x.l.Exported != nil && x.l.Exported(x.t, n)}
+		header, impl := x.t.Text(n), ""
+		if body != nil {
+			header = string(x.t.Src[n.StartByte():body.StartByte()])
+			impl = x.t.Text(body)
+		}
+		d.Signature, d.Implementation = code.Digest("docforge.code.signature", header), code.Digest("docforge.code.implementation", impl)
+		d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
+		if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
+			d.Calls, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
+		}
+		x.f.Decls = append(x.f.Decls, d)
+	}
+	if body != nil && len(names) == 1 && rule.Kind != code.KindFunc {
+		x.members(body, code.QualOf(parent, x.t.Text(names[0])), kind)
+	}
+}
+
+// field follows a path of fields ("declarator/name") from n.
+func field(n *treesit.Node, path string) *treesit.Node {
+	if path == "" {
+		return nil
+	}
+	for _, f := range strings.Split(path, "/") {
+		if n == nil {
+			return nil
+		}
+		n = n.ChildByFieldName(f)
+	}
+	return n
+}
+
+// typeName is the name a type expression names, without generics or a path: Vec<T> is Vec,
+// crate::a::Arg<'a> is Arg.
+func typeName(s string) string {
+	if i := strings.IndexAny(s, "<("); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		s = s[i+2:]
+	}
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "&*"))
+}
+
+// title is a declaration's header: its text up to its body, on one line.
+func (x *extractor) title(n, body *treesit.Node) string {
+	end := n.EndByte()
+	if body != nil {
+		end = body.StartByte()
+	}
+	header := string(x.t.Src[n.StartByte():end])
+	// Attributes and annotations lead the header on lines of their own: the title starts at
+	// the first line that is none.
+	lines := strings.Split(header, "\n")
+	for len(lines) > 1 {
+		l := strings.TrimSpace(lines[0])
+		if !strings.HasPrefix(l, "#[") && !strings.HasPrefix(l, "@") {
+			break
+		}
+		lines = lines[1:]
+	}
+	return code.Title(strings.Join(lines, "\n"), "{", ";", "=")
+}
+
+// docBefore is the doc comment right above n: the doc comments among its preceding siblings,
+// across attributes, up to a blank line or other code.
+func (x *extractor) docBefore(n *treesit.Node) string {
+	var parts []string
+	line := treesit.Line(n)
+	for p := x.t.PrevSibling(n); p != nil; p = x.t.PrevSibling(p) {
+		if treesit.EndLine(p) < line-1 {
+			break // a blank line between
+		}
+		text := x.t.Text(p)
+		switch {
+		case slices.Contains(x.l.Comments, p.Type()):
+			if !x.l.Doc(text) {
+				return docText(parts)
+			}
+			parts = append(parts, text)
+		case strings.Contains(p.Type(), "attribute") || strings.Contains(p.Type(), "annotation"):
+		default:
+			return docText(parts)
+		}
+		line = treesit.Line(p)
+	}
+	return docText(parts)
+}
+
+// fileDoc is a file's leading inner doc comment (Rust's //!), when it has one.
+func (x *extractor) fileDoc(root *treesit.Node) string {
+	var parts []string
+	x.t.Children(root, func(c *treesit.Node) {
+		text := x.t.Text(c)
+		if slices.Contains(x.l.Comments, c.Type()) && (strings.HasPrefix(text, "//!") || strings.HasPrefix(text, "/*!")) {
+			parts = append([]string{text}, parts...)
+		}
+	})
+	return docText(parts)
+}
+
+// docText joins comments collected last first, without their comment marks.
+func docText(parts []string) string {
+	slices.Reverse(parts)
+	var b strings.Builder
+	for _, p := range parts {
+		for _, line := range strings.Split(strings.TrimSpace(p), "\n") {
+			line = strings.TrimSpace(line)
+			for _, mark := range []string{"///", "//!", "/**", "/*!", "*/", "//", "/*", "*"} {
+				if strings.HasPrefix(line, mark) {
+					line = strings.TrimSpace(line[len(mark):])
+					break
+				}
+			}
+			line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// calls are the names a body calls, as dotted names ("self.run", "Arg.new", "helper"), each
+// once, sorted, and the count of calls through a value whose type cannot be told.
+// In a type's member, an unqualified call names a member of the type where the language says
+// so (Java's this.).
+func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
+	seen := map[string]bool{}
+	ambiguous := 0
+	x.t.Walk(body, func(c, _ *treesit.Node) bool {
+		if c.Type() == x.l.MacroArgs {
+			// A macro's arguments are tokens, not expressions: name(...) among them is read
+			// as a call (assert!(is_number(s))).
+			var prev *treesit.Node
+			x.t.Children(c, func(tok *treesit.Node) {
+				if prev != nil && prev.Type() == "identifier" && tok.Type() == x.l.MacroArgs && strings.HasPrefix(x.t.Text(tok), "(") {
+					seen[x.t.Text(prev)] = true
+				}
+				prev = tok
+			})
+			return true
+		}
+		call, ok := x.l.Calls[c.Type()]
+		if !ok {
+			return true
+		}
+		var name string
+		if call.Callee != "" {
+			name = dotted(x.t.Text(field(c, call.Callee)))
+		} else {
+			recv, method := field(c, call.Receiver), x.t.Text(field(c, call.Method))
+			switch {
+			case recv == nil && member && x.l.ImplicitThis:
+				name = "this." + method
+			case recv == nil:
+				name = method
+			case method != "":
+				name = dotted(x.t.Text(recv)) + "." + method
+			}
+		}
+		head, _, member := strings.Cut(name, ".")
+		switch {
+		case name == "" || strings.ContainsAny(name, "()[]{} \t\n\"'"):
+			if name != "" {
+				ambiguous++
+			}
+		case member && head != "self" && head != "this" && head != "Self" && !upper(head),
+			member && strings.Count(name, ".") > 1:
+			ambiguous++ // a method of a value (a local's, a field's): its type is not known here
+		default:
+			seen[strings.Replace(name, "Self.", "self.", 1)] = true
+		}
+		return true
+	})
+	return slices.Sorted(func(yield func(string) bool) {
+		for k := range seen {
+			if !yield(k) {
+				return
+			}
+		}
+	}), ambiguous
+}
+
+// dotted writes a path or field access with dots: Arg::new is Arg.new, self.parser.x stays.
+func dotted(s string) string {
+	s = strings.ReplaceAll(s, "::", ".")
+	if i := strings.IndexByte(s, '<'); i >= 0 && !strings.Contains(s[i:], ".") {
+		s = s[:i] // a turbofish or generic arguments after the name
+	}
+	return strings.TrimSpace(s)
+}
+
+func upper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// Fragment assembles the fragment of the file at rel from its facts: a file node, a node per
+// declaration, and the calls among the file's own declarations.
+func Fragment(l *Language, rel string, f *code.Facts) *graph.Fragment {
+	fileID := l.Prefix + rel
+	scope, imported := code.NewScope(fileID, f, nil, func(string) []string { return nil })
+	return code.FileFragment(code.File{Path: rel, Prefix: l.Prefix, Language: l.Name, Facts: f, Scope: scope, Imported: imported, IsTest: l.TestFile(rel)})
+}

@@ -1,0 +1,93 @@
+package lang
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// Language is one table-driven code adapter: a grammar and what its syntax tree's nodes mean.
+// Adding a language is adding one Language to Languages, a grammar to treesit, its ID prefix
+// to graph.CodePrefixes and a fixture (TestEveryLanguageHasAFixture).
+type Language struct {
+	// Name is the language of its nodes ("rust"); Prefix starts their IDs ("rs:").
+	Name, Prefix string
+	Grammar      treesit.Grammar
+	// Extensions are the file name extensions it reads, with the dot.
+	Extensions []string
+	// Decls says which syntax nodes are declarations, by node type.
+	Decls map[string]Rule
+	// Calls are the call expressions' node types, each with the field holding the callee;
+	// a method call's receiver and name fields are Receiver and Method.
+	Calls map[string]Call
+	// ImplicitThis says a method call without a receiver, in a type, calls a method of that
+	// type (Java); else it names a function in scope (Rust).
+	ImplicitThis bool
+	// MacroArgs is the node type of a macro invocation's arguments (Rust's token_tree), in
+	// which name(...) is read as a call.
+	MacroArgs string
+	// Comments are the comment node types; Doc reports whether a comment's text is a doc
+	// comment of the declaration after it.
+	Comments []string
+	Doc      func(text string) bool
+	// Exported reports whether a declaration node is visible outside its file's module or
+	// package (pub, public).
+	Exported func(t *treesit.Tree, n *treesit.Node) bool
+	// Test reports whether a declaration node is a test by the language's conventions (an
+	// attribute or annotation); TestFile whether a file is a test source by its path.
+	Test     func(t *treesit.Tree, n *treesit.Node) bool
+	TestFile func(rel string) bool
+	// Kinds are the node kinds it makes, beside file.
+	Kinds []string
+}
+
+// Rule is what one declaration node type makes.
+type Rule struct {
+	// Kind is the node kind; a function inside a type is a method (Method when set).
+	Kind, Method string
+	// Name is the path of fields to the name ("name", or "declarator/name"); Names, when
+	// set, is a child node type each of whose Name is one more declaration (a field
+	// declaration of several variables).
+	Name  string
+	Names string
+	// Body is the field holding the members, which the declaration's qualified name
+	// prefixes; Members makes the members' parent the type Owner names instead and no node
+	// of its own (a Rust impl block: its methods are Type.method).
+	Body  string
+	Owner string
+	// Const names the kind when the declaration is a constant by its modifiers (a static
+	// final Java field).
+	Const func(t *treesit.Tree, n *treesit.Node) bool
+}
+
+// Call is how one call expression names what it calls.
+type Call struct {
+	Callee           string // the field holding the called expression (a path, a field access)
+	Receiver, Method string // or the fields of a method call's receiver and name
+}
+
+// Languages are the table-driven languages, by name.
+func Languages() []*Language { return []*Language{Rust(), Java()} }
+
+// ByExtension returns the language that reads files named so, or nil.
+func ByExtension(name string) *Language {
+	ext := path.Ext(name)
+	for _, l := range Languages() {
+		if slices.Contains(l.Extensions, ext) {
+			return l
+		}
+	}
+	return nil
+}
+
+// underDir reports whether rel has a folder named one of dirs.
+func underDir(rel string, dirs ...string) bool {
+	for _, seg := range strings.Split(path.Dir(rel), "/") {
+		if slices.Contains(dirs, seg) {
+			return true
+		}
+	}
+	return false
+}

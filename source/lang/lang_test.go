@@ -1,0 +1,133 @@
+package lang_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/lang"
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// decl is one expected declaration: "kind Qual" and its marks: exported (+), test (T), a doc
+// comment's first words, the calls it makes.
+type decl struct {
+	kind, qual string
+	exported   bool
+	test       bool
+	doc        string
+	calls      []string
+}
+
+// fixtures are each language's fixture file under testdata/NAME/ and what it declares.
+var fixtures = map[string]struct {
+	file  string
+	decls []decl
+}{
+	"rust": {"testdata/rust/src/parser.rs", []decl{
+		{"module", "tests", false, false, "", nil},
+		{"struct", "Parser", true, false, "A parser of command lines.", nil},
+		{"field", "Parser.args", false, false, "", nil},
+		{"enum", "Mode", true, false, "How the parser treats", nil},
+		{"const", "Mode.Strict", false, false, "", nil},
+		{"const", "Mode.Lenient", false, false, "", nil},
+		{"interface", "Parse", true, false, "Something that parses.", nil},
+		{"method", "Parse.parse", false, false, "", nil},
+		{"method", "Parser.new", true, false, "Makes an empty parser.", []string{"Vec.new"}},
+		{"method", "Parser.parse", false, false, "", []string{"self.check", "split"}},
+		{"method", "Parser.check", false, false, "", []string{"is_number"}},
+		{"func", "is_number", true, false, "Whether s reads as a number", nil},
+		{"func", "split", false, false, "", nil},
+		{"const", "MAX_ARGS", true, false, "The most arguments a parser takes.", nil},
+		{"type", "Args", true, false, "The arguments, as parsed.", nil},
+		{"macro", "arg", false, false, "", nil},
+		{"func", "tests.parses_numbers", false, true, "", []string{"assert", "is_number"}},
+	}},
+	"java": {"testdata/java/src/main/java/com/example/JsonPointer.java", []decl{
+		{"class", "JsonPointer", true, false, "A pointer into a JSON document.", nil},
+		{"const", "JsonPointer.SEPARATOR", true, false, "The character between segments.", nil},
+		{"field", "JsonPointer._head", true, false, "", nil},
+		{"field", "JsonPointer._asString", false, false, "", nil},
+		{"field", "JsonPointer._offset", false, false, "", nil},
+		{"constructor", "JsonPointer.JsonPointer", true, false, "", nil},
+		{"method", "JsonPointer.compile", true, false, "Parses an expression.", []string{"this._parse"}},
+		{"method", "JsonPointer._parse", false, false, "", []string{"JsonPointer", "StringBuilder"}},
+		{"method", "JsonPointer.head", true, false, "", []string{"this._constructHead"}},
+		{"method", "JsonPointer._constructHead", false, false, "", nil},
+		{"enum", "JsonPointer.Feature", true, false, "Features of a pointer.", nil},
+		{"const", "JsonPointer.Feature.ESCAPE_SLASHES", false, false, "", nil},
+		{"field", "JsonPointer.Feature._default", false, false, "", nil},
+		{"constructor", "JsonPointer.Feature.Feature", false, false, "", nil},
+		{"method", "JsonPointer.Feature.enabledByDefault", true, false, "", nil},
+		{"interface", "JsonPointer.Visitor", true, false, "", nil},
+		{"method", "JsonPointer.Visitor.visit", false, false, "", nil},
+		{"record", "JsonPointer.Segment", true, false, "", nil},
+	}},
+}
+
+// Every table-driven language has a fixture here: a language without one fails, so a new
+// language cannot be registered untested.
+func TestEveryLanguageHasAFixture(t *testing.T) {
+	for _, l := range lang.Languages() {
+		if _, ok := fixtures[l.Name]; !ok {
+			t.Errorf("language %s has no fixture in lang_test.go", l.Name)
+		}
+		if !slices.Contains(graph.CodePrefixes(), l.Prefix) || !graph.IsCode(l.Prefix+"a") {
+			t.Errorf("language %s: prefix %q is not one of graph.CodePrefixes", l.Name, l.Prefix)
+		}
+	}
+}
+
+// Each fixture yields exactly its declarations: kinds, qualified names (Type.method for a
+// Rust impl's methods, Outer.Inner for nested Java types), visibility, tests by the
+// language's convention, doc comments and the calls a body makes.
+func TestFixtures(t *testing.T) {
+	for name, fx := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(fx.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := lang.ByExtension(fx.file)
+			if l == nil || l.Name != name {
+				t.Fatalf("%s: language %v", fx.file, l)
+			}
+			facts, err := lang.Extract(context.Background(), l, src, l.TestFile(fx.file), treesit.Bounds{})
+			if err != nil || facts.Error != nil {
+				t.Fatalf("extract: %v %+v", err, facts.Error)
+			}
+			var got, want []string
+			byQual := map[string]code.Decl{}
+			for _, d := range facts.Decls {
+				got = append(got, d.Kind+" "+d.Qual())
+				if _, dup := byQual[d.Qual()]; !dup {
+					byQual[d.Qual()] = d
+				}
+			}
+			for _, w := range fx.decls {
+				want = append(want, w.kind+" "+w.qual)
+				d := byQual[w.qual]
+				if d.Exported != w.exported || d.Test != w.test || !strings.HasPrefix(d.Doc, w.doc) || w.doc == "" && d.Doc != "" ||
+					!slices.Equal(d.Calls, w.calls) {
+					t.Errorf("%s: exported %v test %v doc %q calls %v; want %v %v %q %v", w.qual, d.Exported, d.Test, d.Doc, d.Calls,
+						w.exported, w.test, w.doc, w.calls)
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("declarations:\n got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+			}
+			frag := lang.Fragment(l, filepath.ToSlash(fx.file), facts)
+			if len(frag.Nodes) != 1+len(slices.CompactFunc(slices.Clone(facts.Decls), func(a, b code.Decl) bool { return a.Qual() == b.Qual() })) ||
+				!strings.HasPrefix(frag.Nodes[0].ID, l.Prefix) {
+				t.Errorf("fragment: %d nodes for %d declarations", len(frag.Nodes), len(facts.Decls))
+			}
+		})
+	}
+}

@@ -1,0 +1,63 @@
+package lang
+
+import (
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// Rust reads .rs files: modules, structs, enums, unions, traits, type aliases, functions,
+// methods of impl blocks (Type.method, a trait's impl's too), consts, statics and macros by
+// example; a struct's fields and an enum's variants. #[test] functions, and every function of
+// a file under tests/, are tests.
+func Rust() *Language {
+	return &Language{
+		Name: "rust", Prefix: graph.RustPrefix, Grammar: treesit.Rust, Extensions: []string{".rs"},
+		Decls: map[string]Rule{
+			"mod_item":                {Kind: code.KindModule, Name: "name", Body: "body"},
+			"struct_item":             {Kind: code.KindStruct, Name: "name", Body: "body"},
+			"union_item":              {Kind: code.KindStruct, Name: "name", Body: "body"},
+			"enum_item":               {Kind: code.KindEnum, Name: "name", Body: "body"},
+			"trait_item":              {Kind: code.KindInterface, Name: "name", Body: "body"},
+			"impl_item":               {Owner: "type", Body: "body"},
+			"type_item":               {Kind: code.KindType, Name: "name"},
+			"function_item":           {Kind: code.KindFunc, Method: code.KindMethod, Name: "name", Body: "body"},
+			"function_signature_item": {Kind: code.KindFunc, Method: code.KindMethod, Name: "name"},
+			"const_item":              {Kind: code.KindConst, Name: "name"},
+			"static_item":             {Kind: code.KindVar, Name: "name"},
+			"macro_definition":        {Kind: code.KindMacro, Name: "name"},
+			"field_declaration":       {Kind: code.KindField, Name: "name"},
+			"enum_variant":            {Kind: code.KindConst, Name: "name"},
+		},
+		Calls: map[string]Call{
+			"call_expression":  {Callee: "function"},
+			"macro_invocation": {Callee: "macro"},
+		},
+		MacroArgs: "token_tree",
+		Comments:  []string{"line_comment", "block_comment"},
+		Doc: func(text string) bool {
+			return strings.HasPrefix(text, "///") && !strings.HasPrefix(text, "////") || strings.HasPrefix(text, "/**")
+		},
+		Exported: func(t *treesit.Tree, n *treesit.Node) bool {
+			pub := false
+			t.Children(n, func(c *treesit.Node) { pub = pub || c.Type() == "visibility_modifier" })
+			return pub
+		},
+		Test: func(t *treesit.Tree, n *treesit.Node) bool {
+			if n.Type() != "function_item" {
+				return false
+			}
+			for p := t.PrevSibling(n); p != nil && p.Type() == "attribute_item"; p = t.PrevSibling(p) {
+				if a := t.Text(p); strings.HasPrefix(a, "#[test") || strings.HasSuffix(strings.TrimSuffix(a, "]"), "::test") || strings.Contains(a, "test]") {
+					return true
+				}
+			}
+			return false
+		},
+		TestFile: func(rel string) bool { return underDir(rel, "tests", "benches") },
+		Kinds: []string{code.KindModule, code.KindStruct, code.KindEnum, code.KindInterface, code.KindType,
+			code.KindFunc, code.KindMethod, code.KindConst, code.KindVar, code.KindMacro, code.KindField},
+	}
+}
