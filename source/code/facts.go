@@ -62,7 +62,9 @@ const (
 
 // Facts is what one file contributes, computed from its bytes alone.
 type Facts struct {
-	Doc     string // the module docstring, or a file's leading doc comment
+	Doc string // the module docstring, or a file's leading doc comment
+	// Package is the package or namespace the file declares (Java's package), when it does.
+	Package string
 	Imports []Import
 	Decls   []Decl
 	Error   *SyntaxError // the first syntax error, when the file does not parse cleanly

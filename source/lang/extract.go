@@ -28,6 +28,9 @@ func Extract(ctx context.Context, l *Language, src []byte, test bool, bounds tre
 		return nil, err
 	}
 	x.moduleCalls()
+	if l.Imports != nil {
+		l.Imports(tree, root, x.f)
+	}
 	line, col, msg, _ := tree.FirstError()
 	x.f.Finish(src, line, col, msg)
 	return x.f, nil
@@ -128,11 +131,39 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 		if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
 			d.Calls, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
 		}
+		d.Uses = x.bases(n, rule.Bases)
 		x.f.Decls = append(x.f.Decls, d)
 	}
 	if body != nil && len(names) == 1 && rule.Kind != code.KindFunc {
 		x.members(body, code.QualOf(parent, x.t.Text(names[0])), kind)
 	}
+}
+
+// bases are the type names in the fields (or children of those types) of n that name what
+// it extends or implements, each once, sorted.
+func (x *extractor) bases(n *treesit.Node, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		b := field(n, f)
+		if b == nil {
+			// Not a field in every grammar version: a child of that type then.
+			x.t.Children(n, func(c *treesit.Node) {
+				if c.Type() == f {
+					b = c
+				}
+			})
+		}
+		if b != nil {
+			x.t.Walk(b, func(c, _ *treesit.Node) bool {
+				if c.Type() == "type_identifier" {
+					out = append(out, x.t.Text(c))
+				}
+				return c.Type() != "type_arguments" // Comparable<T> uses Comparable, not T
+			})
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // field follows a path of fields ("declarator/name") from n.
@@ -320,6 +351,26 @@ func upper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
 // declaration, and the calls among the file's own declarations.
 func Fragment(l *Language, rel string, f *code.Facts) *graph.Fragment {
 	fileID := l.Prefix + rel
-	scope, imported := code.NewScope(fileID, f, nil, func(string) []string { return nil })
+	module := func(module string) []string {
+		if l.Module == nil {
+			return nil
+		}
+		files := l.Module(rel, f, module)
+		for i, file := range files {
+			files[i] = l.Prefix + file
+		}
+		return files
+	}
+	scope, _ := code.NewScope(fileID, f, nil, module)
+	// The file imports what its import statements name; a name bound without one (a Java
+	// type of the file's own package) is no import.
+	var imported []string
+	for _, imp := range f.Imports {
+		if imp.Line > 0 {
+			imported = append(imported, module(imp.Module)...)
+		}
+	}
+	slices.Sort(imported)
+	imported = slices.Compact(imported)
 	return code.FileFragment(code.File{Path: rel, Prefix: l.Prefix, Language: l.Name, Facts: f, Scope: scope, Imported: imported, IsTest: l.TestFile(rel)})
 }

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -20,10 +22,10 @@ func Java() *Language {
 	return &Language{
 		Name: "java", Prefix: graph.JavaPrefix, Grammar: treesit.Java, Extensions: []string{".java"},
 		Decls: map[string]Rule{
-			"class_declaration":               {Kind: code.KindClass, Name: "name", Body: "body"},
-			"interface_declaration":           {Kind: code.KindInterface, Name: "name", Body: "body"},
-			"enum_declaration":                {Kind: code.KindEnum, Name: "name", Body: "body"},
-			"record_declaration":              {Kind: code.KindRecord, Name: "name", Body: "body"},
+			"class_declaration":               {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"superclass", "interfaces"}},
+			"interface_declaration":           {Kind: code.KindInterface, Name: "name", Body: "body", Bases: []string{"extends_interfaces"}},
+			"enum_declaration":                {Kind: code.KindEnum, Name: "name", Body: "body", Bases: []string{"interfaces"}},
+			"record_declaration":              {Kind: code.KindRecord, Name: "name", Body: "body", Bases: []string{"interfaces"}},
 			"annotation_type_declaration":     {Kind: code.KindInterface, Name: "name", Body: "body"},
 			"method_declaration":              {Kind: code.KindFunc, Method: code.KindMethod, Name: "name", Body: "body"},
 			"constructor_declaration":         {Kind: code.KindConstructor, Name: "name", Body: "body"},
@@ -51,6 +53,8 @@ func Java() *Language {
 			return strings.Contains(m, "@Test") || strings.Contains(m, "@ParameterizedTest") || strings.Contains(m, "@RepeatedTest")
 		},
 		TestFile: func(rel string) bool { return strings.Contains("/"+rel, "/src/test/") },
+		Imports:  javaImports,
+		Module:   javaModule,
 		Kinds: []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindRecord, code.KindMethod,
 			code.KindFunc, code.KindConstructor, code.KindField, code.KindConst},
 	}
@@ -64,5 +68,88 @@ func modifiers(t *treesit.Tree, n *treesit.Node) string {
 			out = t.Text(c)
 		}
 	})
+	return out
+}
+
+// javaImports reads a Java file's package and its single-type and static imports; the types
+// its calls name that it neither declares nor imports are its own package's (same-package
+// types need no import), bound as imports of that package.
+func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
+	bound := map[string]bool{}
+	t.Children(root, func(c *treesit.Node) {
+		text := strings.TrimSuffix(strings.TrimSpace(t.Text(c)), ";")
+		switch c.Type() {
+		case "package_declaration":
+			f.Package = strings.TrimSpace(strings.TrimPrefix(text, "package"))
+		case "import_declaration":
+			spec := strings.TrimSpace(strings.TrimPrefix(text, "import"))
+			static := strings.HasPrefix(spec, "static ")
+			spec = strings.Join(strings.Fields(strings.TrimPrefix(spec, "static ")), "")
+			if strings.HasSuffix(spec, ".*") || !strings.Contains(spec, ".") {
+				return // a whole package's types: which file declares a name is not known here
+			}
+			i := strings.LastIndexByte(spec, '.')
+			imp := code.Import{Module: spec, Local: spec[i+1:], Name: spec[i+1:], Line: treesit.Line(c)}
+			if static {
+				// import static a.b.C.m: m is C's member, in C.java.
+				cls := spec[:i]
+				j := strings.LastIndexByte(cls, '.')
+				imp = code.Import{Module: cls, Local: spec[i+1:], Name: cls[j+1:] + "." + spec[i+1:], Line: treesit.Line(c)}
+			}
+			bound[imp.Local] = true
+			f.Imports = append(f.Imports, imp)
+		}
+	})
+	declared := map[string]bool{}
+	for _, d := range f.Decls {
+		declared[d.Name] = true
+	}
+	seen := map[string]bool{}
+	for _, d := range f.Decls {
+		for _, c := range slices.Concat(d.Calls, d.Uses) {
+			head, _, _ := strings.Cut(c, ".")
+			if !upper(head) || declared[head] || bound[head] || seen[head] || head == "this" {
+				continue
+			}
+			seen[head] = true
+			module := head
+			if f.Package != "" {
+				module = f.Package + "." + head
+			}
+			f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: head})
+		}
+	}
+}
+
+// javaModule is the file a type's qualified name (a.b.C) names, from the file at rel: C.java
+// in the folder of package a.b under the source root that holds rel (rel's folder less its
+// own package's path), and the same folder under its test or main sibling root
+// (src/main/java, src/test/java). A nested type's name (a.b.C.D) names C.java too.
+func javaModule(rel string, f *code.Facts, module string) []string {
+	dir := path.Dir(rel)
+	pkgDir := strings.ReplaceAll(f.Package, ".", "/")
+	root, ok := strings.CutSuffix(dir, pkgDir)
+	if !ok || f.Package == "" {
+		root = dir + "/"
+	}
+	root = strings.TrimSuffix(root, "/")
+	roots := []string{root}
+	for _, pair := range [][2]string{{"src/main/java", "src/test/java"}, {"src/test/java", "src/main/java"}} {
+		if strings.HasSuffix(root, pair[0]) {
+			roots = append(roots, strings.TrimSuffix(root, pair[0])+pair[1])
+		}
+	}
+	parts := strings.Split(module, ".")
+	var out []string
+	// The outermost type is the first part that starts upper-case (a.b.C.D: C).
+	for i, p := range parts {
+		if upper(p) {
+			file := strings.Join(parts[:i+1], "/") + ".java"
+			for _, r := range roots {
+				out = append(out, path.Join(r, file))
+			}
+			break
+		}
+	}
 	return out
 }

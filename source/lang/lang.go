@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/treesit"
 )
 
@@ -41,6 +42,11 @@ type Language struct {
 	TestFile func(rel string) bool
 	// Kinds are the node kinds it makes, beside file.
 	Kinds []string
+	// Imports, when set, reads the file's package and imports into its facts, once its
+	// declarations are read; Module resolves an import's module (as Imports wrote it) from
+	// the file at rel to the candidate files that may declare it.
+	Imports func(t *treesit.Tree, root *treesit.Node, f *code.Facts)
+	Module  func(rel string, f *code.Facts, module string) []string
 }
 
 // Rule is what one declaration node type makes.
@@ -57,6 +63,9 @@ type Rule struct {
 	// of its own (a Rust impl block: its methods are Type.method).
 	Body  string
 	Owner string
+	// Bases are the fields naming the types it extends or implements: the type names in
+	// them are what it uses (depends_on).
+	Bases []string
 	// Const names the kind when the declaration is a constant by its modifiers (a static
 	// final Java field).
 	Const func(t *treesit.Tree, n *treesit.Node) bool

@@ -28,6 +28,8 @@ type decl struct {
 var fixtures = map[string]struct {
 	file  string
 	decls []decl
+	// uses are what declarations extend or implement, by qualified name.
+	uses map[string][]string
 }{
 	"rust": {"testdata/rust/src/parser.rs", []decl{
 		{"module", "tests", false, false, "", nil},
@@ -47,7 +49,7 @@ var fixtures = map[string]struct {
 		{"type", "Args", true, false, "The arguments, as parsed.", nil},
 		{"macro", "arg", false, false, "", nil},
 		{"func", "tests.parses_numbers", false, true, "", []string{"assert", "is_number"}},
-	}},
+	}, nil},
 	"java": {"testdata/java/src/main/java/com/example/JsonPointer.java", []decl{
 		{"class", "JsonPointer", true, false, "A pointer into a JSON document.", nil},
 		{"const", "JsonPointer.SEPARATOR", true, false, "The character between segments.", nil},
@@ -67,7 +69,7 @@ var fixtures = map[string]struct {
 		{"interface", "JsonPointer.Visitor", true, false, "", nil},
 		{"method", "JsonPointer.Visitor.visit", false, false, "", nil},
 		{"record", "JsonPointer.Segment", true, false, "", nil},
-	}},
+	}, map[string][]string{"JsonPointer": {"Serializable"}, "JsonPointer.Visitor": {"Comparable", "Serializable"}}},
 }
 
 // Every table-driven language has a fixture here: a language without one fails, so a new
@@ -116,6 +118,11 @@ func TestFixtures(t *testing.T) {
 					!slices.Equal(d.Calls, w.calls) {
 					t.Errorf("%s: exported %v test %v doc %q calls %v; want %v %v %q %v", w.qual, d.Exported, d.Test, d.Doc, d.Calls,
 						w.exported, w.test, w.doc, w.calls)
+				}
+			}
+			for qual, uses := range fx.uses {
+				if got := byQual[qual].Uses; !slices.Equal(got, uses) {
+					t.Errorf("%s uses %v, want %v", qual, got, uses)
 				}
 			}
 			slices.Sort(got)

@@ -51,7 +51,7 @@ public class JsonPointer implements Serializable {
         public boolean enabledByDefault() { return _default; }
     }
 
-    public interface Visitor {
+    public interface Visitor extends Comparable<Visitor>, Serializable {
         void visit(JsonPointer p);
     }
 
