@@ -189,6 +189,8 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		"crate/src/lib.rs": "pub struct Store;\n\nimpl Store {\n    pub fn put(&self) { self.evict(); }\n    fn evict(&self) {}\n}\n\n" +
 			"#[cfg(test)]\nmod tests {\n    #[test]\n    fn puts() { helper(); }\n    fn helper() {}\n}\n",
 		"app/src/main/java/a/Shelf.java": "package a;\n\npublic class Shelf {\n    public void put() { evict(); }\n    void evict() {}\n}\n",
+		"crate/src/app.rs":               "use crate::store::Store;\n\npub fn run() {\n    Store::open();\n}\n",
+		"crate/src/store.rs":             "pub struct Store;\n\nimpl Store {\n    pub fn open() {}\n}\n",
 	})
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
@@ -218,6 +220,10 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"rs:crate/src/lib.rs/Store.put", "calls", "rs:crate/src/lib.rs/Store.evict"},
 				{"rs:crate/src/lib.rs/tests.helper", "tested_by", "rs:crate/src/lib.rs/tests.puts"},
 				{"jv:app/src/main/java/a/Shelf.java/Shelf.put", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.drop"},
+				// Across files: a Rust use, a Java type of the same package from the test root.
+				{"rs:crate/src/app.rs/run", "calls", "rs:crate/src/store.rs/Store.open"},
+				{"rs:crate/src/app.rs", "imports", "rs:crate/src/store.rs"},
+				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
 			} {
 				if !hasEdge(t, snap, e.src, e.rel, e.dst) {
 					t.Errorf("no edge %s %s %s", e.src, e.rel, e.dst)

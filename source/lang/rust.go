@@ -57,6 +57,8 @@ func Rust() *Language {
 			return false
 		},
 		TestFile: func(rel string) bool { return underDir(rel, "tests", "benches") },
+		Imports:  rustImports,
+		Module:   rustModule,
 		Kinds: []string{code.KindModule, code.KindStruct, code.KindEnum, code.KindInterface, code.KindType,
 			code.KindFunc, code.KindMethod, code.KindConst, code.KindVar, code.KindMacro, code.KindField},
 	}

@@ -1,0 +1,211 @@
+package lang
+
+import (
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// rustImports reads a Rust file's use declarations: each name a use binds, with the path it
+// names (crate::builder::Arg, super::util, clap_lex::RawArgs), groups and aliases expanded;
+// a glob (use super::*) binds nothing here.
+func rustImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
+	t.Walk(root, func(c, _ *treesit.Node) bool {
+		if c.Type() != "use_declaration" {
+			return true
+		}
+		text := strings.TrimSpace(t.Text(c))
+		text = strings.TrimSuffix(text, ";")
+		if i := strings.Index(text, "use "); i >= 0 {
+			text = text[i+4:]
+		}
+		for _, u := range expandUse(strings.Join(strings.Fields(text), " ")) {
+			segs := strings.Split(u.path, "::")
+			last := segs[len(segs)-1]
+			if last == "*" || last == "" {
+				continue
+			}
+			local := u.alias
+			if local == "" {
+				local = last
+			}
+			if last == "self" {
+				// use a::b::{self}: the module b.
+				segs = segs[:len(segs)-1]
+				last = segs[len(segs)-1]
+				if u.alias == "" {
+					local = last
+				}
+				f.Imports = append(f.Imports, code.Import{Module: strings.Join(segs, "::"), Local: local, Line: treesit.Line(c)})
+				continue
+			}
+			f.Imports = append(f.Imports, code.Import{Module: u.path, Local: local, Name: last, Line: treesit.Line(c)})
+		}
+		return false
+	})
+}
+
+// use is one path a use declaration names, and the name it is bound under when renamed.
+type use struct{ path, alias string }
+
+// expandUse expands a use tree: a::{b, c::{d as e}} is a::b and a::c::d (as e).
+func expandUse(tree string) []use {
+	tree = strings.TrimSpace(tree)
+	open := strings.IndexByte(tree, '{')
+	if open < 0 {
+		p, alias, _ := strings.Cut(tree, " as ")
+		return []use{{strings.ReplaceAll(strings.TrimSpace(p), " ", ""), strings.TrimSpace(alias)}}
+	}
+	prefix := strings.TrimSpace(tree[:open])
+	inner := tree[open+1:]
+	inner = inner[:max(strings.LastIndexByte(inner, '}'), 0)]
+	var out []use
+	depth, start := 0, 0
+	for i := 0; i <= len(inner); i++ {
+		if i < len(inner) {
+			switch inner[i] {
+			case '{':
+				depth++
+				continue
+			case '}':
+				depth--
+				continue
+			case ',':
+				if depth > 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		}
+		part := strings.TrimSpace(inner[start:i])
+		start = i + 1
+		if part == "" {
+			continue
+		}
+		for _, u := range expandUse(part) {
+			u.path = prefix + u.path
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// rustModule is the files a use path names from the file at rel: the module's file
+// (a/b.rs or a/b/mod.rs) under its crate's src (crate::), the file's parent module
+// (super::), its own (self::), or a workspace crate's (name::, its folder name or under
+// crates/); for an item (the path's last segment, named by the import), the file the item's
+// name gives by convention too (Arg in builder/arg.rs).
+func rustModule(rel string, f *code.Facts, module string) []string {
+	segs := strings.Split(module, "::")
+	item := ""
+	if len(segs) > 1 && startsUpper(segs[len(segs)-1]) || len(segs) > 1 && isItem(f, module) {
+		item, segs = segs[len(segs)-1], segs[:len(segs)-1]
+	}
+	var bases []string
+	switch segs[0] {
+	case "crate":
+		bases = []string{crateSrc(rel)}
+	case "self":
+		bases = []string{selfDir(rel)}
+	case "super":
+		bases = []string{path.Dir(selfDir(rel))}
+		for len(segs) > 1 && segs[1] == "super" {
+			bases[0] = path.Dir(bases[0])
+			segs = segs[1:]
+		}
+	case "std", "core", "alloc":
+		return nil
+	default:
+		name := segs[0]
+		for _, n := range []string{name, strings.ReplaceAll(name, "_", "-")} {
+			bases = append(bases, path.Join(n, "src"), path.Join("crates", n, "src"))
+		}
+		segs = append([]string{"lib"}, segs[1:]...)
+		if len(segs) == 1 {
+			var out []string
+			for _, b := range bases {
+				out = append(out, path.Join(b, "lib.rs"))
+				if item != "" {
+					out = append(out, path.Join(b, snake(item)+".rs"))
+				}
+			}
+			return out
+		}
+		segs = segs[1:]
+		var out []string
+		for _, b := range bases {
+			out = append(out, moduleFiles(b, segs, item)...)
+		}
+		return out
+	}
+	var out []string
+	for _, b := range bases {
+		out = append(out, moduleFiles(b, segs[1:], item)...)
+	}
+	return out
+}
+
+// moduleFiles are the files of module path segs under base, and of item's own file.
+func moduleFiles(base string, segs []string, item string) []string {
+	dir := path.Join(append([]string{base}, segs...)...)
+	var out []string
+	if len(segs) == 0 {
+		out = append(out, path.Join(base, "lib.rs"), path.Join(base, "main.rs"), path.Join(base, "mod.rs"))
+	} else {
+		out = append(out, dir+".rs", path.Join(dir, "mod.rs"))
+	}
+	if item != "" {
+		out = append(out, path.Join(dir, snake(item)+".rs"))
+	}
+	return out
+}
+
+// isItem reports whether the last segment of a use path is an item the file imports by name
+// (use crate::util::escape binds escape, a function), not a module the file uses whole.
+func isItem(f *code.Facts, module string) bool {
+	for _, imp := range f.Imports {
+		if imp.Module == module {
+			return imp.Name != ""
+		}
+	}
+	return false
+}
+
+// crateSrc is the src folder of the crate holding rel: the part of its path up to src/.
+func crateSrc(rel string) string {
+	if i := strings.LastIndex("/"+rel, "/src/"); i >= 0 {
+		return path.Join(rel[:i], "src")
+	}
+	return "src"
+}
+
+// selfDir is the folder of the module the file at rel is: its own folder for lib.rs, main.rs
+// and mod.rs, else a folder named after it.
+func selfDir(rel string) string {
+	switch path.Base(rel) {
+	case "lib.rs", "main.rs", "mod.rs":
+		return path.Dir(rel)
+	}
+	return strings.TrimSuffix(rel, ".rs")
+}
+
+func startsUpper(s string) bool { return s != "" && unicode.IsUpper(rune(s[0])) }
+
+// snake is a type's name as its module's file is named: ArgGroup is arg_group.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
