@@ -24,12 +24,14 @@ const (
 	JavaScriptPrefix = "js:"
 	RustPrefix       = "rs:"
 	JavaPrefix       = "jv:"
+	CSharpPrefix     = "cs:"
+	KotlinPrefix     = "kt:"
 	TextPrefix       = "file:"
 )
 
 // CodePrefixes are the ID prefixes of every node a built-in adapter makes, sorted.
 func CodePrefixes() []string {
-	return []string{TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, PythonPrefix, RustPrefix, TypeScriptPrefix}
+	return []string{CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, PythonPrefix, RustPrefix, TypeScriptPrefix}
 }
 
 // IsCode reports whether id is a node a built-in code adapter made (from code or from a text
@@ -37,7 +39,7 @@ func CodePrefixes() []string {
 func IsCode(id string) bool {
 	if len(id) > 3 && id[2] == ':' {
 		switch id[:3] {
-		case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix:
+		case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix, CSharpPrefix, KotlinPrefix:
 			return true
 		}
 		return false

@@ -97,6 +97,9 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 		return
 	}
 	kind := rule.Kind
+	if rule.KindOf != nil {
+		kind = rule.KindOf(x.t, n)
+	}
 	if parent != "" && parentKind != code.KindModule && rule.Method != "" {
 		kind = rule.Method
 	}
@@ -105,10 +108,14 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 	}
 	var names []*treesit.Node
 	if rule.Names != "" {
-		x.t.Children(n, func(c *treesit.Node) {
+		// The declarators, directly below or in a declaration below (C#'s
+		// variable_declaration), never in an initializer's body.
+		x.t.Walk(n, func(c, _ *treesit.Node) bool {
 			if c.Type() == rule.Names {
 				names = append(names, field(c, rule.Name))
+				return false
 			}
+			return c == n || !strings.Contains(c.Type(), "body") && c.Type() != "block"
 		})
 	} else {
 		names = append(names, field(n, rule.Name))
@@ -144,21 +151,23 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 func (x *extractor) bases(n *treesit.Node, fields []string) []string {
 	var out []string
 	for _, f := range fields {
-		b := field(n, f)
-		if b == nil {
-			// Not a field in every grammar version: a child of that type then.
+		found := []*treesit.Node{n.ChildByFieldName(f)}
+		if found[0] == nil {
+			// Not a field in every grammar (version): the children of that type then.
+			found = found[:0]
 			x.t.Children(n, func(c *treesit.Node) {
 				if c.Type() == f {
-					b = c
+					found = append(found, c)
 				}
 			})
 		}
-		if b != nil {
+		for _, b := range found {
 			x.t.Walk(b, func(c, _ *treesit.Node) bool {
-				if c.Type() == "type_identifier" {
+				if slices.Contains(x.l.typeNames(), c.Type()) {
 					out = append(out, x.t.Text(c))
 				}
-				return c.Type() != "type_arguments" // Comparable<T> uses Comparable, not T
+				// Comparable<T> uses Comparable, not T.
+				return c.Type() != "type_arguments" && c.Type() != "type_argument_list"
 			})
 		}
 	}
@@ -166,16 +175,32 @@ func (x *extractor) bases(n *treesit.Node, fields []string) []string {
 	return slices.Compact(out)
 }
 
-// field follows a path of fields ("declarator/name") from n.
+// field follows a path of fields ("declarator/name") from n. A step may name alternatives
+// ("class_body|enum_class_body"), and a name that is no field of the node is its first named
+// child of that type: a grammar without fields (Kotlin's) is read by node types.
 func field(n *treesit.Node, path string) *treesit.Node {
 	if path == "" {
 		return nil
 	}
-	for _, f := range strings.Split(path, "/") {
+	for _, step := range strings.Split(path, "/") {
 		if n == nil {
 			return nil
 		}
-		n = n.ChildByFieldName(f)
+		var next *treesit.Node
+		for _, alt := range strings.Split(step, "|") {
+			if next = n.ChildByFieldName(alt); next != nil {
+				break
+			}
+			for i := 0; i < int(n.NamedChildCount()) && next == nil; i++ {
+				if c := n.NamedChild(i); c.Type() == alt {
+					next = c
+				}
+			}
+			if next != nil {
+				break
+			}
+		}
+		n = next
 	}
 	return n
 }
@@ -233,6 +258,15 @@ func (x *extractor) docBefore(n *treesit.Node) string {
 			parts = append(parts, text)
 		case strings.Contains(p.Type(), "attribute") || strings.Contains(p.Type(), "annotation"):
 		default:
+			// A grammar may keep the comment inside the node before, as its last descendant
+			// (Kotlin's import list).
+			last := p
+			for depth := 0; depth < 4 && len(parts) == 0 && last.NamedChildCount() > 0; depth++ {
+				last = last.NamedChild(int(last.NamedChildCount()) - 1)
+				if slices.Contains(x.l.Comments, last.Type()) && x.l.Doc(x.t.Text(last)) && treesit.EndLine(last) >= line-1 {
+					parts = append(parts, x.t.Text(last))
+				}
+			}
 			return docText(parts)
 		}
 		line = treesit.Line(p)
@@ -266,6 +300,9 @@ func docText(parts []string) string {
 				}
 			}
 			line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
+			for _, tag := range []string{"<summary>", "</summary>", "<para>", "</para>", "<remarks>", "</remarks>"} {
+				line = strings.TrimSpace(strings.ReplaceAll(line, tag, ""))
+			}
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
@@ -313,14 +350,18 @@ func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
 				name = dotted(x.t.Text(recv)) + "." + method
 			}
 		}
-		head, _, member := strings.Cut(name, ".")
+		if member && x.l.ImplicitThis && name != "" && !strings.Contains(name, ".") && call.Callee != "" && !call.New &&
+			!(x.l.UpperIsType && upper(name)) {
+			name = "this." + name
+		}
+		head, _, dotted := strings.Cut(name, ".")
 		switch {
 		case name == "" || strings.ContainsAny(name, "()[]{} \t\n\"'"):
 			if name != "" {
 				ambiguous++
 			}
-		case member && head != "self" && head != "this" && head != "Self" && !upper(head),
-			member && strings.Count(name, ".") > 1:
+		case dotted && head != "self" && head != "this" && head != "Self" && !upper(head),
+			dotted && strings.Count(name, ".") > 1:
 			ambiguous++ // a method of a value (a local's, a field's): its type is not known here
 		default:
 			seen[strings.Replace(name, "Self.", "self.", 1)] = true

@@ -36,7 +36,7 @@ func Java() *Language {
 		},
 		Calls: map[string]Call{
 			"method_invocation":          {Receiver: "object", Method: "name"},
-			"object_creation_expression": {Callee: "type"},
+			"object_creation_expression": {Callee: "type", New: true},
 		},
 		ImplicitThis: true,
 		Comments:     []string{"line_comment", "block_comment"},

@@ -26,6 +26,11 @@ type Language struct {
 	// ImplicitThis says a method call without a receiver, in a type, calls a method of that
 	// type (Java); else it names a function in scope (Rust).
 	ImplicitThis bool
+	// UpperIsType says a bare call of a capitalized name creates an object (Kotlin's Cart()),
+	// so implies no this.
+	UpperIsType bool
+	// TypeNames are the node types of a type's name in a base list (default type_identifier).
+	TypeNames []string
 	// MacroArgs is the node type of a macro invocation's arguments (Rust's token_tree), in
 	// which name(...) is read as a call.
 	MacroArgs string
@@ -63,6 +68,9 @@ type Rule struct {
 	// of its own (a Rust impl block: its methods are Type.method).
 	Body  string
 	Owner string
+	// KindOf, when set, decides the kind from the node (Kotlin's class_declaration is an
+	// interface or an enum by a keyword).
+	KindOf func(t *treesit.Tree, n *treesit.Node) string
 	// Bases are the fields naming the types it extends or implements: the type names in
 	// them are what it uses (depends_on).
 	Bases []string
@@ -75,10 +83,12 @@ type Rule struct {
 type Call struct {
 	Callee           string // the field holding the called expression (a path, a field access)
 	Receiver, Method string // or the fields of a method call's receiver and name
+	// New marks an object creation: its callee is a type, never a member of this one.
+	New bool
 }
 
 // Languages are the table-driven languages, by name.
-func Languages() []*Language { return []*Language{Rust(), Java()} }
+func Languages() []*Language { return []*Language{Rust(), Java(), CSharp(), Kotlin()} }
 
 // ByExtension returns the language that reads files named so, or nil.
 func ByExtension(name string) *Language {
@@ -99,4 +109,11 @@ func underDir(rel string, dirs ...string) bool {
 		}
 	}
 	return false
+}
+
+func (l *Language) typeNames() []string {
+	if len(l.TypeNames) > 0 {
+		return l.TypeNames
+	}
+	return []string{"type_identifier"}
 }

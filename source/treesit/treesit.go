@@ -9,8 +9,10 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/csharp"
 	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/kotlin"
 	"github.com/smacker/go-tree-sitter/python"
 	"github.com/smacker/go-tree-sitter/rust"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
@@ -28,6 +30,8 @@ const (
 	JavaScript // with JSX
 	Rust
 	Java
+	CSharp
+	Kotlin
 )
 
 // Node is a node of a syntax tree.
@@ -118,6 +122,10 @@ func language(g Grammar) *sitter.Language {
 		return rust.GetLanguage()
 	case Java:
 		return java.GetLanguage()
+	case CSharp:
+		return csharp.GetLanguage()
+	case Kotlin:
+		return kotlin.GetLanguage()
 	}
 	return nil
 }

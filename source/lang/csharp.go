@@ -1,0 +1,89 @@
+package lang
+
+import (
+	"path"
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// CSharp reads .cs files: namespaces, classes, structs, interfaces, enums and their members,
+// records, delegates, methods, constructors, properties, fields (const ones are constants).
+// Methods with a test attribute (NUnit, xUnit, MSTest), and every method of a file in a test
+// project (a folder or file named *Tests or *Test), are tests.
+func CSharp() *Language {
+	return &Language{
+		Name: "csharp", Prefix: graph.CSharpPrefix, Grammar: treesit.CSharp, Extensions: []string{".cs"},
+		Decls: map[string]Rule{
+			"namespace_declaration":   {Kind: code.KindModule, Name: "name", Body: "body"},
+			"class_declaration":       {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"base_list"}},
+			"struct_declaration":      {Kind: code.KindStruct, Name: "name", Body: "body", Bases: []string{"base_list"}},
+			"interface_declaration":   {Kind: code.KindInterface, Name: "name", Body: "body", Bases: []string{"base_list"}},
+			"enum_declaration":        {Kind: code.KindEnum, Name: "name", Body: "body"},
+			"enum_member_declaration": {Kind: code.KindConst, Name: "name"},
+			"record_declaration":      {Kind: code.KindRecord, Name: "name", Body: "body", Bases: []string{"base_list"}},
+			"delegate_declaration":    {Kind: code.KindType, Name: "name"},
+			"method_declaration":      {Kind: code.KindFunc, Method: code.KindMethod, Name: "name", Body: "body"},
+			"constructor_declaration": {Kind: code.KindConstructor, Name: "name", Body: "body"},
+			"property_declaration":    {Kind: code.KindField, Name: "name"},
+			"field_declaration":       {Kind: code.KindField, Names: "variable_declarator", Name: "name", Const: csharpConst},
+		},
+		Calls: map[string]Call{
+			"invocation_expression":      {Callee: "function"},
+			"object_creation_expression": {Callee: "type", New: true},
+		},
+		ImplicitThis: true,
+		TypeNames:    []string{"identifier"},
+		Comments:     []string{"comment"},
+		Doc:          func(text string) bool { return strings.HasPrefix(text, "///") || strings.HasPrefix(text, "/**") },
+		Exported: func(t *treesit.Tree, n *treesit.Node) bool {
+			m := csharpModifiers(t, n)
+			return strings.Contains(m, "public") || strings.Contains(m, "protected")
+		},
+		Test: func(t *treesit.Tree, n *treesit.Node) bool {
+			if n.Type() != "method_declaration" {
+				return false
+			}
+			found := false
+			t.Children(n, func(c *treesit.Node) {
+				if c.Type() == "attribute_list" {
+					a := t.Text(c)
+					for _, name := range []string{"Test", "Fact", "Theory", "TestMethod", "TestCase", "DataTestMethod"} {
+						found = found || strings.Contains(a, "["+name) || strings.Contains(a, " "+name) || strings.Contains(a, ","+name)
+					}
+				}
+			})
+			return found
+		},
+		TestFile: func(rel string) bool {
+			for _, seg := range strings.Split(path.Dir(rel), "/") {
+				if strings.HasSuffix(seg, "Tests") || strings.HasSuffix(seg, ".Test") || strings.HasSuffix(seg, ".Tests") {
+					return true
+				}
+			}
+			base := strings.TrimSuffix(path.Base(rel), ".cs")
+			return strings.HasSuffix(base, "Tests") || strings.HasSuffix(base, "Test")
+		},
+		Kinds: []string{code.KindModule, code.KindClass, code.KindStruct, code.KindInterface, code.KindEnum, code.KindRecord,
+			code.KindType, code.KindMethod, code.KindFunc, code.KindConstructor, code.KindField, code.KindConst},
+	}
+}
+
+// csharpModifiers are a declaration's modifier keywords, space-separated.
+func csharpModifiers(t *treesit.Tree, n *treesit.Node) string {
+	var out []string
+	t.Children(n, func(c *treesit.Node) {
+		if c.Type() == "modifier" {
+			out = append(out, t.Text(c))
+		}
+	})
+	return strings.Join(out, " ")
+}
+
+// csharpConst reports whether a field is a constant: const, or static readonly.
+func csharpConst(t *treesit.Tree, n *treesit.Node) bool {
+	m := " " + csharpModifiers(t, n) + " "
+	return strings.Contains(m, " const ") || strings.Contains(m, " static ") && strings.Contains(m, " readonly ")
+}

@@ -1,0 +1,76 @@
+package lang
+
+import (
+	"path"
+	"strings"
+
+	"github.com/docforge/docforge/base/graph"
+	"github.com/docforge/docforge/source/code"
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// Kotlin reads .kt and .kts files: classes, interfaces, enum classes and their entries,
+// objects (a companion's members are the class's), type aliases, functions and methods,
+// properties (const ones are constants). @Test functions, and the files of test source sets
+// (src/test/, src/*Test/), are tests.
+func Kotlin() *Language {
+	return &Language{
+		Name: "kotlin", Prefix: graph.KotlinPrefix, Grammar: treesit.Kotlin, Extensions: []string{".kt", ".kts"},
+		Decls: map[string]Rule{
+			"class_declaration":    {KindOf: kotlinClassKind, Name: "type_identifier", Body: "class_body|enum_class_body", Bases: []string{"delegation_specifier"}},
+			"object_declaration":   {Kind: code.KindClass, Name: "type_identifier", Body: "class_body", Bases: []string{"delegation_specifier"}},
+			"enum_entry":           {Kind: code.KindConst, Name: "simple_identifier"},
+			"type_alias":           {Kind: code.KindType, Name: "type_identifier"},
+			"function_declaration": {Kind: code.KindFunc, Method: code.KindMethod, Name: "simple_identifier", Body: "function_body"},
+			"property_declaration": {Kind: code.KindField, Name: "variable_declaration/simple_identifier", Const: func(t *treesit.Tree, n *treesit.Node) bool {
+				return strings.Contains(kotlinModifiers(t, n), "const")
+			}},
+		},
+		Calls:        map[string]Call{"call_expression": {Callee: "simple_identifier|navigation_expression"}},
+		ImplicitThis: true,
+		UpperIsType:  true,
+		Comments:     []string{"line_comment", "multiline_comment", "comment"},
+		Doc:          func(text string) bool { return strings.HasPrefix(text, "/**") },
+		Exported: func(t *treesit.Tree, n *treesit.Node) bool {
+			m := kotlinModifiers(t, n)
+			return !strings.Contains(m, "private") && !strings.Contains(m, "internal")
+		},
+		Test: func(t *treesit.Tree, n *treesit.Node) bool {
+			return n.Type() == "function_declaration" && strings.Contains(kotlinModifiers(t, n), "@Test")
+		},
+		TestFile: func(rel string) bool {
+			dir := "/" + path.Dir(rel) + "/"
+			return strings.Contains(dir, "/src/test/") || strings.Contains(dir, "Test/kotlin/") || strings.Contains(dir, "/src/commonTest/")
+		},
+		Kinds: []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindType, code.KindFunc, code.KindMethod,
+			code.KindField, code.KindConst},
+	}
+}
+
+// kotlinModifiers is the text of a declaration's modifiers.
+func kotlinModifiers(t *treesit.Tree, n *treesit.Node) string {
+	out := ""
+	t.Children(n, func(c *treesit.Node) {
+		if c.Type() == "modifiers" {
+			out = t.Text(c)
+		}
+	})
+	return out
+}
+
+// kotlinClassKind is a class declaration's kind by its keyword: interface, enum class, else
+// class.
+func kotlinClassKind(t *treesit.Tree, n *treesit.Node) string {
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		switch text := t.Text(c); {
+		case c.Type() == "type_identifier" || c.Type() == "class_body" || c.Type() == "enum_class_body":
+			return code.KindClass // past the keywords
+		case text == "interface":
+			return code.KindInterface
+		case text == "enum" || c.Type() == "modifiers" && strings.Contains(text, "enum"):
+			return code.KindEnum
+		}
+	}
+	return code.KindClass
+}
