@@ -16,8 +16,8 @@ import (
 // adapters have their own prefixes (CodePrefixes); IsCode tells any of them.
 const CodePrefix = "go:"
 
-// The prefixes of the other built-in adapters' node IDs: Python, TypeScript, JavaScript, and
-// the text files no language adapter reads.
+// The prefixes of the other built-in adapters' node IDs: Python, TypeScript, JavaScript, the
+// table-driven languages (source/lang), and the text files no language adapter reads.
 const (
 	PythonPrefix     = "py:"
 	TypeScriptPrefix = "ts:"
@@ -26,25 +26,29 @@ const (
 	JavaPrefix       = "jv:"
 	CSharpPrefix     = "cs:"
 	KotlinPrefix     = "kt:"
+	CPrefix          = "c:"
+	CPPPrefix        = "cpp:"
 	TextPrefix       = "file:"
 )
 
 // CodePrefixes are the ID prefixes of every node a built-in adapter makes, sorted.
 func CodePrefixes() []string {
-	return []string{CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, PythonPrefix, RustPrefix, TypeScriptPrefix}
+	return []string{CPrefix, CPPPrefix, CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, PythonPrefix, RustPrefix, TypeScriptPrefix}
 }
 
 // IsCode reports whether id is a node a built-in code adapter made (from code or from a text
 // file under a code root) rather than one a document or record declares.
 func IsCode(id string) bool {
-	if len(id) > 3 && id[2] == ':' {
-		switch id[:3] {
-		case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix, CSharpPrefix, KotlinPrefix:
-			return true
-		}
+	i := strings.IndexByte(id, ':')
+	if i <= 0 || i > 4 || i == len(id)-1 {
 		return false
 	}
-	return strings.HasPrefix(id, TextPrefix)
+	switch id[:i+1] {
+	case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix, CSharpPrefix, KotlinPrefix,
+		CPrefix, CPPPrefix, TextPrefix:
+		return true
+	}
+	return false
 }
 
 // Node is one node of the primary graph: its core fields (Record) plus what the index stores

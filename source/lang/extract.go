@@ -28,12 +28,28 @@ func Extract(ctx context.Context, l *Language, src []byte, test bool, bounds tre
 		return nil, err
 	}
 	x.moduleCalls()
+	x.preferDefinitions()
 	if l.Imports != nil {
 		l.Imports(tree, root, x.f)
 	}
 	line, col, msg, _ := tree.FirstError()
 	x.f.Finish(src, line, col, msg)
 	return x.f, nil
+}
+
+// preferDefinitions keeps, of a name declared twice in a file, its definition: a C++ method
+// declared in its class and defined below it is the definition's node (calls and all).
+func (x *extractor) preferDefinitions() {
+	noBody := code.Digest("docforge.code.implementation", "") // a prototype's
+	defined := map[string]bool{}
+	for _, d := range x.f.Decls {
+		if d.Implementation != noBody {
+			defined[d.Qual()] = true
+		}
+	}
+	x.f.Decls = slices.DeleteFunc(x.f.Decls, func(d code.Decl) bool {
+		return d.Implementation == noBody && defined[d.Qual()] && (d.Kind == code.KindFunc || d.Kind == code.KindMethod)
+	})
 }
 
 // moduleCalls writes a bare call from a function in a module (Rust's mod tests) as the
@@ -100,11 +116,28 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 	if rule.KindOf != nil {
 		kind = rule.KindOf(x.t, n)
 	}
-	if parent != "" && parentKind != code.KindModule && rule.Method != "" {
+	if parent != "" && parentKind != code.KindModule && rule.Method != "" && kind == code.KindFunc {
 		kind = rule.Method
 	}
 	if rule.Const != nil && rule.Const(x.t, n) {
 		kind = code.KindConst
+	}
+	if rule.Inner {
+		defer x.members(n, parent, parentKind)
+	}
+	if rule.NameOf != nil {
+		owner, name := rule.NameOf(x.t, n)
+		if name == "" {
+			return
+		}
+		if owner != "" {
+			parent, parentKind = code.QualOf(parent, owner), code.KindClass
+			if rule.Method != "" {
+				kind = rule.Method
+			}
+		}
+		x.add(n, rule, name, kind, parent, parentKind, field(n, rule.Body))
+		return
 	}
 	var names []*treesit.Node
 	if rule.Names != "" {
@@ -122,28 +155,31 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 	}
 	body := field(n, rule.Body)
 	for _, nameNode := range names {
-		name := x.t.Text(nameNode)
-		if name == "" {
-			continue
+		if name := x.t.Text(nameNode); name != "" {
+			x.add(n, rule, name, kind, parent, parentKind, body)
 		}
-		d := code.Decl{Kind: kind, Name: name, Parent: parent, Line: treesit.Line(n), End: treesit.EndLine(n),
-			Doc: x.docBefore(n), Title: x.title(n, body), Exported: x.l.Exported != nil && x.l.Exported(x.t, n)}
-		header, impl := x.t.Text(n), ""
-		if body != nil {
-			header = string(x.t.Src[n.StartByte():body.StartByte()])
-			impl = x.t.Text(body)
-		}
-		d.Signature, d.Implementation = code.Digest("docforge.code.signature", header), code.Digest("docforge.code.implementation", impl)
-		d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
-		if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
-			d.Calls, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
-		}
-		d.Uses = x.bases(n, rule.Bases)
-		x.f.Decls = append(x.f.Decls, d)
 	}
 	if body != nil && len(names) == 1 && rule.Kind != code.KindFunc {
 		x.members(body, code.QualOf(parent, x.t.Text(names[0])), kind)
 	}
+}
+
+// add adds the declaration of one name of node n.
+func (x *extractor) add(n *treesit.Node, rule Rule, name, kind, parent, parentKind string, body *treesit.Node) {
+	d := code.Decl{Kind: kind, Name: name, Parent: parent, Line: treesit.Line(n), End: treesit.EndLine(n),
+		Doc: x.docBefore(n), Title: x.title(n, body), Exported: x.l.Exported != nil && x.l.Exported(x.t, n)}
+	header, impl := x.t.Text(n), ""
+	if body != nil {
+		header = string(x.t.Src[n.StartByte():body.StartByte()])
+		impl = x.t.Text(body)
+	}
+	d.Signature, d.Implementation = code.Digest("docforge.code.signature", header), code.Digest("docforge.code.implementation", impl)
+	d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
+	if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
+		d.Calls, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
+	}
+	d.Uses = x.bases(n, rule.Bases)
+	x.f.Decls = append(x.f.Decls, d)
 }
 
 // bases are the type names in the fields (or children of those types) of n that name what

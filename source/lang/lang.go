@@ -68,6 +68,12 @@ type Rule struct {
 	// of its own (a Rust impl block: its methods are Type.method).
 	Body  string
 	Owner string
+	// NameOf, when set, finds the name instead of Name: C's function name is inside nested
+	// declarators; a qualified name (Cart::add) gives the parent too.
+	NameOf func(t *treesit.Tree, n *treesit.Node) (parent, name string)
+	// Inner says the declarations inside the node are its siblings, not its members (the
+	// struct a C typedef names).
+	Inner bool
 	// KindOf, when set, decides the kind from the node (Kotlin's class_declaration is an
 	// interface or an enum by a keyword).
 	KindOf func(t *treesit.Tree, n *treesit.Node) string
@@ -88,7 +94,7 @@ type Call struct {
 }
 
 // Languages are the table-driven languages, by name.
-func Languages() []*Language { return []*Language{Rust(), Java(), CSharp(), Kotlin()} }
+func Languages() []*Language { return []*Language{Rust(), Java(), CSharp(), Kotlin(), C(), CPP()} }
 
 // ByExtension returns the language that reads files named so, or nil.
 func ByExtension(name string) *Language {

@@ -9,12 +9,18 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	clang "github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/cpp"
 	"github.com/smacker/go-tree-sitter/csharp"
 	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
 	"github.com/smacker/go-tree-sitter/kotlin"
+	"github.com/smacker/go-tree-sitter/php"
+	"github.com/smacker/go-tree-sitter/protobuf"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/ruby"
 	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/swift"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
@@ -32,6 +38,12 @@ const (
 	Java
 	CSharp
 	Kotlin
+	C
+	CPP
+	PHP
+	Ruby
+	Protobuf
+	Swift
 )
 
 // Node is a node of a syntax tree.
@@ -126,6 +138,18 @@ func language(g Grammar) *sitter.Language {
 		return csharp.GetLanguage()
 	case Kotlin:
 		return kotlin.GetLanguage()
+	case C:
+		return clang.GetLanguage()
+	case CPP:
+		return cpp.GetLanguage()
+	case PHP:
+		return php.GetLanguage()
+	case Ruby:
+		return ruby.GetLanguage()
+	case Protobuf:
+		return protobuf.GetLanguage()
+	case Swift:
+		return swift.GetLanguage()
 	}
 	return nil
 }
