@@ -28,12 +28,14 @@ const (
 	KotlinPrefix     = "kt:"
 	CPrefix          = "c:"
 	CPPPrefix        = "cpp:"
+	PHPPrefix        = "php:"
+	RubyPrefix       = "rb:"
 	TextPrefix       = "file:"
 )
 
 // CodePrefixes are the ID prefixes of every node a built-in adapter makes, sorted.
 func CodePrefixes() []string {
-	return []string{CPrefix, CPPPrefix, CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, PythonPrefix, RustPrefix, TypeScriptPrefix}
+	return []string{CPrefix, CPPPrefix, CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, PHPPrefix, PythonPrefix, RubyPrefix, RustPrefix, TypeScriptPrefix}
 }
 
 // IsCode reports whether id is a node a built-in code adapter made (from code or from a text
@@ -45,7 +47,7 @@ func IsCode(id string) bool {
 	}
 	switch id[:i+1] {
 	case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix, CSharpPrefix, KotlinPrefix,
-		CPrefix, CPPPrefix, TextPrefix:
+		CPrefix, CPPPrefix, PHPPrefix, RubyPrefix, TextPrefix:
 		return true
 	}
 	return false

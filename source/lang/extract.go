@@ -281,7 +281,13 @@ func (x *extractor) title(n, body *treesit.Node) string {
 func (x *extractor) docBefore(n *treesit.Node) string {
 	var parts []string
 	line := treesit.Line(n)
-	for p := x.t.PrevSibling(n); p != nil; p = x.t.PrevSibling(p) {
+	first := x.t.PrevSibling(n)
+	if up := x.t.Parent(n); first == nil && up != nil && treesit.Line(up) == line {
+		// The first declaration of a body that starts with it: the comment is before the
+		// body (Ruby's class body after `module Shop` and its comment).
+		first = x.t.PrevSibling(up)
+	}
+	for p := first; p != nil; p = x.t.PrevSibling(p) {
 		if treesit.EndLine(p) < line-1 {
 			break // a blank line between
 		}
@@ -329,7 +335,7 @@ func docText(parts []string) string {
 	for _, p := range parts {
 		for _, line := range strings.Split(strings.TrimSpace(p), "\n") {
 			line = strings.TrimSpace(line)
-			for _, mark := range []string{"///", "//!", "/**", "/*!", "*/", "//", "/*", "*"} {
+			for _, mark := range []string{"///", "//!", "/**", "/*!", "*/", "//", "/*", "*", "#"} {
 				if strings.HasPrefix(line, mark) {
 					line = strings.TrimSpace(line[len(mark):])
 					break
@@ -383,7 +389,8 @@ func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
 			case recv == nil:
 				name = method
 			case method != "":
-				name = dotted(x.t.Text(recv)) + "." + method
+				// PHP's $this->m() is this.m, self::m() self.m.
+				name = strings.TrimPrefix(dotted(x.t.Text(recv)), "$") + "." + method
 			}
 		}
 		if member && x.l.ImplicitThis && name != "" && !strings.Contains(name, ".") && call.Callee != "" && !call.New &&

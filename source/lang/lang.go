@@ -94,7 +94,9 @@ type Call struct {
 }
 
 // Languages are the table-driven languages, by name.
-func Languages() []*Language { return []*Language{Rust(), Java(), CSharp(), Kotlin(), C(), CPP()} }
+func Languages() []*Language {
+	return []*Language{Rust(), Java(), CSharp(), Kotlin(), C(), CPP(), PHP(), Ruby()}
+}
 
 // ByExtension returns the language that reads files named so, or nil.
 func ByExtension(name string) *Language {
