@@ -30,12 +30,14 @@ const (
 	CPPPrefix        = "cpp:"
 	PHPPrefix        = "php:"
 	RubyPrefix       = "rb:"
+	SwiftPrefix      = "sw:"
+	ProtoPrefix      = "pb:"
 	TextPrefix       = "file:"
 )
 
 // CodePrefixes are the ID prefixes of every node a built-in adapter makes, sorted.
 func CodePrefixes() []string {
-	return []string{CPrefix, CPPPrefix, CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, PHPPrefix, PythonPrefix, RubyPrefix, RustPrefix, TypeScriptPrefix}
+	return []string{CPrefix, CPPPrefix, CSharpPrefix, TextPrefix, CodePrefix, JavaScriptPrefix, JavaPrefix, KotlinPrefix, ProtoPrefix, PHPPrefix, PythonPrefix, RubyPrefix, RustPrefix, SwiftPrefix, TypeScriptPrefix}
 }
 
 // IsCode reports whether id is a node a built-in code adapter made (from code or from a text
@@ -47,7 +49,7 @@ func IsCode(id string) bool {
 	}
 	switch id[:i+1] {
 	case CodePrefix, PythonPrefix, TypeScriptPrefix, JavaScriptPrefix, RustPrefix, JavaPrefix, CSharpPrefix, KotlinPrefix,
-		CPrefix, CPPPrefix, PHPPrefix, RubyPrefix, TextPrefix:
+		CPrefix, CPPPrefix, PHPPrefix, RubyPrefix, SwiftPrefix, ProtoPrefix, TextPrefix:
 		return true
 	}
 	return false

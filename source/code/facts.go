@@ -30,6 +30,9 @@ const (
 	KindField       = "field"
 	KindConstructor = "constructor"
 	KindMacro       = "macro"
+	KindMessage     = "message" // a Protocol Buffers message
+	KindService     = "service" // an RPC service
+	KindRPC         = "rpc"     // one of its methods
 )
 
 // QualOf is the qualified name of name declared in parent ("" at the top).

@@ -114,7 +114,15 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 	}
 	kind := rule.Kind
 	if rule.KindOf != nil {
-		kind = rule.KindOf(x.t, n)
+		if kind = rule.KindOf(x.t, n); kind == "" {
+			// No node of its own: an extension, whose members are the extended type's.
+			if owner := typeName(x.t.Text(field(n, rule.Name))); owner != "" {
+				if body := field(n, rule.Body); body != nil {
+					x.members(body, owner, code.KindStruct)
+				}
+			}
+			return
+		}
 	}
 	if parent != "" && parentKind != code.KindModule && rule.Method != "" && kind == code.KindFunc {
 		kind = rule.Method
@@ -145,7 +153,11 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 		// variable_declaration), never in an initializer's body.
 		x.t.Walk(n, func(c, _ *treesit.Node) bool {
 			if c.Type() == rule.Names {
-				names = append(names, field(c, rule.Name))
+				if rule.Name == "" {
+					names = append(names, c) // the node is the name (Swift's case a, b)
+				} else {
+					names = append(names, field(c, rule.Name))
+				}
 				return false
 			}
 			return c == n || !strings.Contains(c.Type(), "body") && c.Type() != "block"
@@ -217,6 +229,9 @@ func (x *extractor) bases(n *treesit.Node, fields []string) []string {
 func field(n *treesit.Node, path string) *treesit.Node {
 	if path == "" {
 		return nil
+	}
+	if path == "." {
+		return n // the members are the node's own children (a proto service's rpcs)
 	}
 	for _, step := range strings.Split(path, "/") {
 		if n == nil {

@@ -75,7 +75,8 @@ type Rule struct {
 	// struct a C typedef names).
 	Inner bool
 	// KindOf, when set, decides the kind from the node (Kotlin's class_declaration is an
-	// interface or an enum by a keyword).
+	// interface or an enum by a keyword); "" makes no node, and the members the named type's
+	// (Swift's extension).
 	KindOf func(t *treesit.Tree, n *treesit.Node) string
 	// Bases are the fields naming the types it extends or implements: the type names in
 	// them are what it uses (depends_on).
@@ -95,7 +96,7 @@ type Call struct {
 
 // Languages are the table-driven languages, by name.
 func Languages() []*Language {
-	return []*Language{Rust(), Java(), CSharp(), Kotlin(), C(), CPP(), PHP(), Ruby()}
+	return []*Language{Rust(), Java(), CSharp(), Kotlin(), C(), CPP(), PHP(), Ruby(), Swift(), Protobuf()}
 }
 
 // ByExtension returns the language that reads files named so, or nil.
