@@ -60,7 +60,8 @@ func Java() *Language {
 	}
 }
 
-// modifiers is the text of a declaration's modifiers (keywords and annotations).
+// modifiers is the text of a declaration's modifiers node (keywords and annotations), in the
+// grammars that group them in one (Java, Kotlin).
 func modifiers(t *treesit.Tree, n *treesit.Node) string {
 	out := ""
 	t.Children(n, func(c *treesit.Node) {

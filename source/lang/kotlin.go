@@ -23,7 +23,7 @@ func Kotlin() *Language {
 			"type_alias":           {Kind: code.KindType, Name: "type_identifier"},
 			"function_declaration": {Kind: code.KindFunc, Method: code.KindMethod, Name: "simple_identifier", Body: "function_body"},
 			"property_declaration": {Kind: code.KindField, Name: "variable_declaration/simple_identifier", Const: func(t *treesit.Tree, n *treesit.Node) bool {
-				return strings.Contains(kotlinModifiers(t, n), "const")
+				return strings.Contains(modifiers(t, n), "const")
 			}},
 		},
 		Calls:        map[string]Call{"call_expression": {Callee: "simple_identifier|navigation_expression"}},
@@ -32,11 +32,11 @@ func Kotlin() *Language {
 		Comments:     []string{"line_comment", "multiline_comment", "comment"},
 		Doc:          func(text string) bool { return strings.HasPrefix(text, "/**") },
 		Exported: func(t *treesit.Tree, n *treesit.Node) bool {
-			m := kotlinModifiers(t, n)
+			m := modifiers(t, n)
 			return !strings.Contains(m, "private") && !strings.Contains(m, "internal")
 		},
 		Test: func(t *treesit.Tree, n *treesit.Node) bool {
-			return n.Type() == "function_declaration" && strings.Contains(kotlinModifiers(t, n), "@Test")
+			return n.Type() == "function_declaration" && strings.Contains(modifiers(t, n), "@Test")
 		},
 		TestFile: func(rel string) bool {
 			dir := "/" + path.Dir(rel) + "/"
@@ -45,17 +45,6 @@ func Kotlin() *Language {
 		Kinds: []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindType, code.KindFunc, code.KindMethod,
 			code.KindField, code.KindConst},
 	}
-}
-
-// kotlinModifiers is the text of a declaration's modifiers.
-func kotlinModifiers(t *treesit.Tree, n *treesit.Node) string {
-	out := ""
-	t.Children(n, func(c *treesit.Node) {
-		if c.Type() == "modifiers" {
-			out = t.Text(c)
-		}
-	})
-	return out
 }
 
 // kotlinClassKind is a class declaration's kind by its keyword: interface, enum class, else
