@@ -189,6 +189,7 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		"crate/src/lib.rs": "pub struct Store;\n\nimpl Store {\n    pub fn put(&self) { self.evict(); }\n    fn evict(&self) {}\n}\n\n" +
 			"#[cfg(test)]\nmod tests {\n    #[test]\n    fn puts() { helper(); }\n    fn helper() {}\n}\n",
 		"app/src/main/java/a/Shelf.java": "package a;\n\npublic class Shelf {\n    public void put() { evict(); }\n    void evict() {}\n}\n",
+		"app/src/main/java/b/Use.java":   "package b;\n\nimport a.*;\n\nclass Use {\n    void go() { Shelf.make(); }\n}\n",
 		"crate/src/app.rs":               "use crate::store::Store;\n\npub fn run() {\n    Store::open();\n}\n",
 		"crate/src/store.rs":             "pub struct Store;\n\nimpl Store {\n    pub fn open() {}\n}\n",
 	})
@@ -203,7 +204,7 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 			replaceIn(t, d, "crate/src/lib.rs", "fn evict(&self) {}", "fn evict(&self) { self.trim(); }\n    fn trim(&self) {}")
 		}},
 		{"a Java method renamed", func() {
-			write(t, d, "app/src/main/java/a/Shelf.java", "package a;\n\npublic class Shelf {\n    public void put() { drop(); }\n    void drop() {}\n}\n")
+			write(t, d, "app/src/main/java/a/Shelf.java", "package a;\n\npublic class Shelf {\n    public void put() { drop(); }\n    void drop() {}\n    public static void make() {}\n}\n")
 		}},
 		{"a second Java file", func() {
 			write(t, d, "app/src/test/java/a/ShelfTest.java", "package a;\n\nclass ShelfTest {\n    @Test\n    void puts() { new Shelf().put(); }\n}\n")
@@ -224,6 +225,7 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"rs:crate/src/app.rs/run", "calls", "rs:crate/src/store.rs/Store.open"},
 				{"rs:crate/src/app.rs", "imports", "rs:crate/src/store.rs"},
 				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
+				{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
 			} {
 				if !hasEdge(t, snap, e.src, e.rel, e.dst) {
 					t.Errorf("no edge %s %s %s", e.src, e.rel, e.dst)

@@ -72,11 +72,12 @@ func modifiers(t *treesit.Tree, n *treesit.Node) string {
 	return out
 }
 
-// javaImports reads a Java file's package and its single-type and static imports; the types
-// its calls name that it neither declares nor imports are its own package's (same-package
-// types need no import), bound as imports of that package.
+// javaImports reads a Java file's package and its single-type and static imports; a type its
+// calls or bases name that it neither declares nor imports by name is its own package's (that
+// needs no import) or one of a package it imports whole, bound to each as imports.
 func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 	bound := map[string]bool{}
+	var wildcards []string
 	t.Children(root, func(c *treesit.Node) {
 		text := strings.TrimSuffix(strings.TrimSpace(t.Text(c)), ";")
 		switch c.Type() {
@@ -86,8 +87,14 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 			spec := strings.TrimSpace(strings.TrimPrefix(text, "import"))
 			static := strings.HasPrefix(spec, "static ")
 			spec = strings.Join(strings.Fields(strings.TrimPrefix(spec, "static ")), "")
-			if strings.HasSuffix(spec, ".*") || !strings.Contains(spec, ".") {
-				return // a whole package's types: which file declares a name is not known here
+			if strings.HasSuffix(spec, ".*") {
+				if !static {
+					wildcards = append(wildcards, strings.TrimSuffix(spec, ".*"))
+				}
+				return // a whole package's types: bound below, name by name
+			}
+			if !strings.Contains(spec, ".") {
+				return
 			}
 			i := strings.LastIndexByte(spec, '.')
 			imp := code.Import{Module: spec, Local: spec[i+1:], Name: spec[i+1:], Line: treesit.Line(c)}
@@ -113,11 +120,14 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 				continue
 			}
 			seen[head] = true
-			module := head
-			if f.Package != "" {
-				module = f.Package + "." + head
+			// The file's own package, else a package it imports whole (import a.b.*).
+			for _, pkg := range append([]string{f.Package}, wildcards...) {
+				module := head
+				if pkg != "" {
+					module = pkg + "." + head
+				}
+				f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: head})
 			}
-			f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: head})
 		}
 	}
 }
