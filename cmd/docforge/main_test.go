@@ -639,3 +639,53 @@ func TestInitLeavesOutOtherToolsSettings(t *testing.T) {
 		t.Errorf("sync after init: %d %s %s", code, out, errOut)
 	}
 }
+
+// init adopts a Rust workspace, a Maven multi-module project and a CMake project: it reports
+// each language it found, switches the code on, and the first sync publishes their
+// declarations.
+func TestInitAdoptsOtherLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		says  string
+		node  string
+	}{
+		{"rust workspace", map[string]string{
+			"Cargo.toml":      "[workspace]\nmembers = [\"lex\", \"cli\"]\n",
+			"lex/Cargo.toml":  "[package]\nname = \"lex\"\n",
+			"lex/src/lib.rs":  "/// Splits a line.\npub fn split(s: &str) -> Vec<&str> { s.split(' ').collect() }\n",
+			"cli/Cargo.toml":  "[package]\nname = \"cli\"\n",
+			"cli/src/main.rs": "use lex::split;\n\nfn main() { split(\"a b\"); }\n",
+			"README.md":       "# Tools\n",
+		}, "rust: 2 files", "rs:lex/src/lib.rs/split"},
+		{"maven modules", map[string]string{
+			"pom.xml":      "<project><modules><module>core</module><module>app</module></modules></project>\n",
+			"core/pom.xml": "<project/>\n",
+			"core/src/main/java/shop/core/Store.java": "package shop.core;\n\n/** Keeps items. */\npublic class Store {\n    public void put() {}\n}\n",
+			"app/pom.xml":                          "<project/>\n",
+			"app/src/main/java/shop/app/Main.java": "package shop.app;\n\nimport shop.core.Store;\n\npublic class Main {\n    void run() { new Store(); }\n}\n",
+			"README.md":                            "# Shop\n",
+		}, "java: 2 files", "jv:core/src/main/java/shop/core/Store.java/Store.put"},
+		{"cmake project", map[string]string{
+			"CMakeLists.txt":  "project(store C)\nadd_library(store src/store.c)\n",
+			"include/store.h": "int store_add(int n);\n",
+			"src/store.c":     "#include \"store.h\"\n\n/** Adds. */\nint store_add(int n) { return n; }\n",
+			"README.md":       "# Store\n",
+		}, "c: 1 files", "c:src/store.c/store_add"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			fixture.WriteTree(t, root, tc.files)
+			out, errOut, code := docforge(t, root, "init")
+			if code != 0 || !strings.Contains(out, tc.says) {
+				t.Fatalf("init: %d %s %s, want %q", code, out, errOut, tc.says)
+			}
+			if out, errOut, code := docforge(t, root, "sync"); code != 0 {
+				t.Fatalf("sync: %d %s %s", code, out, errOut)
+			}
+			if out, errOut, code := docforge(t, root, "get", tc.node); code != 0 {
+				t.Errorf("get %s: %d %s %s", tc.node, code, out, errOut)
+			}
+		})
+	}
+}
