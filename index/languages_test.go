@@ -231,6 +231,10 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 					t.Errorf("no edge %s %s %s", e.src, e.rel, e.dst)
 				}
 			}
+			// A type of the file's own package needs no import statement, so it is none.
+			if hasEdge(t, snap, "jv:app/src/test/java/a/ShelfTest.java", "imports", "jv:app/src/main/java/a/Shelf.java") {
+				t.Errorf("a same-package type is an imports relation")
+			}
 			snap.Close()
 		}
 	}

@@ -112,7 +112,8 @@ func FileFragment(in File) *graph.Fragment {
 
 // NewScope returns the scope of a file: its own declarations, and the names its imports bind
 // (module resolves an import's module to its candidate file nodes). It also returns the
-// candidate files of the modules imported, for the file's imports relations.
+// candidate files of the modules imported, for the file's imports relations (an implicit
+// binding is none).
 func NewScope(fileID string, f *Facts, layout Layout, module func(spec string) []string) (*Scope, []string) {
 	s := &Scope{File: fileID, Decls: map[string]bool{}, Names: map[string][]Binding{}, Layout: layout}
 	for i := range f.Decls {
@@ -128,7 +129,9 @@ func NewScope(fileID string, f *Facts, layout Layout, module func(spec string) [
 		if len(files) == 0 {
 			continue
 		}
-		imported = append(imported, files...)
+		if !imp.Implicit {
+			imported = append(imported, files...)
+		}
 		if imp.Name == "*" {
 			s.Stars = append(s.Stars, Binding{Files: files})
 			continue

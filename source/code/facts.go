@@ -85,6 +85,9 @@ type Import struct {
 	// Export says the file exports the name again: `export {a} from`, `export * from`, or an
 	// import in a Python package's __init__.py.
 	Export bool
+	// Implicit says the language binds the name without an import statement (a Java type of
+	// the file's own package): a binding, but no imports relation.
+	Implicit bool
 }
 
 // Decl is one declaration that becomes a node.

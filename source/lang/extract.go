@@ -460,16 +460,6 @@ func Fragment(l *Language, rel string, f *code.Facts) *graph.Fragment {
 		}
 		return files
 	}
-	scope, _ := code.NewScope(fileID, f, nil, module)
-	// The file imports what its import statements name; a name bound without one (a Java
-	// type of the file's own package) is no import.
-	var imported []string
-	for _, imp := range f.Imports {
-		if imp.Line > 0 {
-			imported = append(imported, module(imp.Module)...)
-		}
-	}
-	slices.Sort(imported)
-	imported = slices.Compact(imported)
+	scope, imported := code.NewScope(fileID, f, nil, module)
 	return code.FileFragment(code.File{Path: rel, Prefix: l.Prefix, Language: l.Name, Facts: f, Scope: scope, Imported: imported, IsTest: l.TestFile(rel)})
 }

@@ -126,7 +126,7 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 				if pkg != "" {
 					module = pkg + "." + head
 				}
-				f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: head})
+				f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: head, Implicit: true})
 			}
 		}
 	}
