@@ -2,8 +2,11 @@ package lang
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -399,8 +402,6 @@ func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
 		} else {
 			recv, method := field(c, call.Receiver), x.t.Text(field(c, call.Method))
 			switch {
-			case recv == nil && member && x.l.ImplicitThis:
-				name = "this." + method
 			case recv == nil:
 				name = method
 			case method != "":
@@ -408,31 +409,24 @@ func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
 				name = strings.TrimPrefix(dotted(x.t.Text(recv)), "$") + "." + method
 			}
 		}
-		if member && x.l.ImplicitThis && name != "" && !strings.Contains(name, ".") && call.Callee != "" && !call.New &&
-			!(x.l.UpperIsType && upper(name)) {
+		if member && x.l.ImplicitThis && name != "" && !strings.Contains(name, ".") && !call.New && !(x.l.UpperIsType && upper(name)) {
 			name = "this." + name
 		}
-		head, _, dotted := strings.Cut(name, ".")
+		head, _, qualified := strings.Cut(name, ".")
 		switch {
 		case name == "" || strings.ContainsAny(name, "()[]{} \t\n\"'"):
 			if name != "" {
 				ambiguous++
 			}
-		case dotted && head != "self" && head != "this" && head != "Self" && !upper(head),
-			dotted && strings.Count(name, ".") > 1:
+		case qualified && head != "self" && head != "this" && head != "Self" && !upper(head),
+			qualified && strings.Count(name, ".") > 1:
 			ambiguous++ // a method of a value (a local's, a field's): its type is not known here
 		default:
 			seen[strings.Replace(name, "Self.", "self.", 1)] = true
 		}
 		return true
 	})
-	return slices.Sorted(func(yield func(string) bool) {
-		for k := range seen {
-			if !yield(k) {
-				return
-			}
-		}
-	}), ambiguous
+	return slices.Sorted(maps.Keys(seen)), ambiguous
 }
 
 // dotted writes a path or field access with dots: Arg::new is Arg.new, self.parser.x stays.
@@ -444,7 +438,11 @@ func dotted(s string) string {
 	return strings.TrimSpace(s)
 }
 
-func upper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+// upper reports whether a name starts with a capital: a type's, by the languages' convention.
+func upper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
 
 // Fragment assembles the fragment of the file at rel from its facts: a file node, a node per
 // declaration, and the calls among the file's own declarations.

@@ -28,7 +28,7 @@ func TestExpandUse(t *testing.T) {
 // A module path names the files Rust would read it from, and a Java type's qualified name
 // its file under the importing file's source root and its main/test sibling.
 func TestModuleFiles(t *testing.T) {
-	rust := &code.Facts{Imports: []code.Import{{Module: "crate::util::escape", Local: "escape", Name: "escape"}}}
+	rust := &code.Facts{}
 	for _, tc := range []struct {
 		rel, module string
 		want        []string
@@ -36,10 +36,12 @@ func TestModuleFiles(t *testing.T) {
 		{"clap_builder/src/parser/parser.rs", "crate::builder::Arg",
 			[]string{"clap_builder/src/builder.rs", "clap_builder/src/builder/mod.rs", "clap_builder/src/builder/arg.rs"}},
 		{"clap_builder/src/parser/parser.rs", "crate::util::escape",
-			[]string{"clap_builder/src/util.rs", "clap_builder/src/util/mod.rs", "clap_builder/src/util/escape.rs"}},
+			[]string{"clap_builder/src/util.rs", "clap_builder/src/util/mod.rs", "clap_builder/src/util/escape.rs", "clap_builder/src/util/escape/mod.rs"}},
+		// A lower-case last segment is a function of the module above or a module itself.
 		{"clap_builder/src/parser/parser.rs", "super::matches",
-			[]string{"clap_builder/src/parser/matches.rs", "clap_builder/src/parser/matches/mod.rs"}},
-		{"clap_builder/src/output/mod.rs", "self::usage",
+			[]string{"clap_builder/src/parser/lib.rs", "clap_builder/src/parser/main.rs", "clap_builder/src/parser/mod.rs",
+				"clap_builder/src/parser/matches.rs", "clap_builder/src/parser/matches/mod.rs"}},
+		{"clap_builder/src/output/mod.rs", "self::usage::self",
 			[]string{"clap_builder/src/output/usage.rs", "clap_builder/src/output/usage/mod.rs"}},
 		{"tests/builder/help.rs", "clap_lex::RawArgs",
 			[]string{"clap_lex/src/lib.rs", "clap_lex/src/raw_args.rs", "crates/clap_lex/src/lib.rs", "crates/clap_lex/src/raw_args.rs",

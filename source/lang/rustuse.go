@@ -33,13 +33,11 @@ func rustImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 				local = last
 			}
 			if last == "self" {
-				// use a::b::{self}: the module b.
-				segs = segs[:len(segs)-1]
-				last = segs[len(segs)-1]
+				// use a::b::{self}: the module b, bound under its name.
 				if u.alias == "" {
-					local = last
+					local = segs[len(segs)-2]
 				}
-				f.Imports = append(f.Imports, code.Import{Module: strings.Join(segs, "::"), Local: local, Line: treesit.Line(c)})
+				f.Imports = append(f.Imports, code.Import{Module: u.path, Local: local, Line: treesit.Line(c)})
 				continue
 			}
 			f.Imports = append(f.Imports, code.Import{Module: u.path, Local: local, Name: last, Line: treesit.Line(c)})
@@ -99,11 +97,15 @@ func expandUse(tree string) []use {
 // (super::), its own (self::), or a workspace crate's (name::, its folder name or under
 // crates/); for an item (the path's last segment, named by the import), the file the item's
 // name gives by convention too (Arg in builder/arg.rs).
-func rustModule(rel string, f *code.Facts, module string) []string {
+func rustModule(rel string, _ *code.Facts, module string) []string {
+	// A path names an item (Arg in crate::builder::Arg), or with self a module; which names a
+	// module otherwise cannot be told from the path, and the item's files cover both.
 	segs := strings.Split(module, "::")
 	item := ""
-	if len(segs) > 1 && startsUpper(segs[len(segs)-1]) || len(segs) > 1 && isItem(f, module) {
-		item, segs = segs[len(segs)-1], segs[:len(segs)-1]
+	if n := len(segs); segs[n-1] == "self" {
+		segs = segs[:n-1]
+	} else if n > 1 {
+		item, segs = segs[n-1], segs[:n-1]
 	}
 	var bases []string
 	switch segs[0] {
@@ -160,19 +162,11 @@ func moduleFiles(base string, segs []string, item string) []string {
 	}
 	if item != "" {
 		out = append(out, path.Join(dir, snake(item)+".rs"))
-	}
-	return out
-}
-
-// isItem reports whether the last segment of a use path is an item the file imports by name
-// (use crate::util::escape binds escape, a function), not a module the file uses whole.
-func isItem(f *code.Facts, module string) bool {
-	for _, imp := range f.Imports {
-		if imp.Module == module {
-			return imp.Name != ""
+		if !upper(item) {
+			out = append(out, path.Join(dir, item, "mod.rs")) // the item may be a module
 		}
 	}
-	return false
+	return out
 }
 
 // crateSrc is the src folder of the crate holding rel: the part of its path up to src/.
@@ -192,8 +186,6 @@ func selfDir(rel string) string {
 	}
 	return strings.TrimSuffix(rel, ".rs")
 }
-
-func startsUpper(s string) bool { return s != "" && unicode.IsUpper(rune(s[0])) }
 
 // snake is a type's name as its module's file is named: ArgGroup is arg_group.
 func snake(s string) string {
