@@ -2,6 +2,7 @@ package code
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -45,13 +46,20 @@ func IsTestPath(rel string) bool {
 	return false
 }
 
-// peripheralDirs are folders whose code serves the project's own code rather than being it:
-// tests, fixtures, examples, demos, benchmarks.
-var peripheralDirs = map[string]bool{
-	"test": true, "tests": true, "__tests__": true, "__mocks__": true, "spec": true, "testdata": true,
-	"testing": true, "fixture": true, "fixtures": true, "e2e": true, "example": true, "examples": true,
-	"sample": true, "samples": true, "demo": true, "demos": true, "bench": true, "benchmarks": true,
+// peripheralDir reports whether a folder's code serves the project's own code rather than
+// being it: tests, fixtures, examples, demos, benchmarks.
+func peripheralDir(name string) bool {
+	switch name {
+	case "test", "tests", "__tests__", "__mocks__", "spec", "testdata", "testing", "fixture", "fixtures", "e2e",
+		"example", "examples", "sample", "samples", "demo", "demos", "bench", "benchmarks":
+		return true
+	}
+	return false
 }
+
+// dated matches a date in a name (spec.types.2025-11-25.ts, rev2026-07-28), as a snapshot of
+// a revision carries one.
+var dated = regexp.MustCompile(`(^|\D)\d{4}-\d{2}-\d{2}(\D|$)`)
 
 // Standing of a declaration, by where it is declared: what a document's name most likely
 // means among several declarations of it.
@@ -74,39 +82,15 @@ func StandingOf(id string) int {
 	}
 	for _, seg := range strings.Split(id, "/") {
 		switch {
-		case peripheralDirs[seg] || strings.Contains(seg, ".") && IsTestPath(seg) ||
+		case peripheralDir(seg) || strings.Contains(seg, ".") && IsTestPath(seg) ||
 			strings.Contains(seg, ".example.") || strings.Contains(seg, ".examples."):
 			return StandingPeripheral
-		case datedName(seg) || hasWord(seg, "legacy") || hasWord(seg, "deprecated"):
+		case dated.MatchString(seg) || hasWord(seg, "legacy") || hasWord(seg, "deprecated"):
 			standing = StandingSecondary
 		}
 	}
 	return standing
 }
-
-// datedName reports whether a path segment carries a date (2025-11-25), as a snapshot of a
-// revision does.
-func datedName(seg string) bool {
-	for i := 0; i+10 <= len(seg); i++ {
-		d := seg[i : i+10]
-		if d[4] == '-' && d[7] == '-' && allDigits(d[:4]) && allDigits(d[5:7]) && allDigits(d[8:]) &&
-			(i == 0 || !isDigit(seg[i-1])) && (i+10 == len(seg) || !isDigit(seg[i+10])) {
-			return true
-		}
-	}
-	return false
-}
-
-func allDigits(s string) bool {
-	for i := range len(s) {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // hasWord reports whether a path segment holds word between separators (server-legacy,
 // legacy_api, but not legacyless).
@@ -125,10 +109,10 @@ func hasWord(seg, word string) bool {
 func Meant(ids []string) (meant []string, standing int) {
 	standing = StandingPeripheral
 	for _, id := range ids {
-		standing = min(standing, StandingOf(id))
-	}
-	for _, id := range ids {
-		if StandingOf(id) == standing {
+		switch s := StandingOf(id); {
+		case s < standing:
+			meant, standing = []string{id}, s
+		case s == standing:
 			meant = append(meant, id)
 		}
 	}

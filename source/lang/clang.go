@@ -2,6 +2,7 @@ package lang
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -175,33 +176,18 @@ func cIncludes(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 }
 
 // cModule is the files an include names: beside the including file, from the project root,
-// and under include/ and src/ (the usual include paths).
+// and under include/ and src/ (the usual include paths); never above the root.
 func cModule(rel string, _ *code.Facts, spec string) []string {
-	out := []string{path.Join(path.Dir(rel), spec), path.Clean(spec), path.Join("include", spec), path.Join("src", spec)}
-	for i, p := range out {
-		if strings.HasPrefix(p, "../") {
-			out[i] = ""
-		}
-	}
-	return compact(out)
+	return within([]string{path.Join(path.Dir(rel), spec), path.Clean(spec), path.Join("include", spec), path.Join("src", spec)})
 }
 
-// compact drops empty and repeated entries, keeping the order.
-func compact(in []string) []string {
+// within is paths less those above the project root, and repeats.
+func within(paths []string) []string {
 	var out []string
-	for _, s := range in {
-		if s != "" && !contains(out, s) {
-			out = append(out, s)
+	for _, p := range paths {
+		if p != ".." && !strings.HasPrefix(p, "../") && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -42,7 +42,7 @@ func Protobuf() *Language {
 			})
 		},
 		Module: func(rel string, _ *code.Facts, spec string) []string {
-			return compact([]string{path.Clean(spec), path.Join(path.Dir(rel), spec)})
+			return within([]string{path.Clean(spec), path.Join(path.Dir(rel), spec)})
 		},
 		Kinds: []string{code.KindMessage, code.KindField, code.KindEnum, code.KindConst, code.KindService, code.KindRPC},
 	}

@@ -37,11 +37,7 @@ func Ruby() *Language {
 			if !strings.HasSuffix(spec, ".rb") {
 				spec += ".rb"
 			}
-			p := path.Join(path.Dir(rel), spec)
-			if strings.HasPrefix(p, "../") {
-				return nil
-			}
-			return []string{p}
+			return within([]string{path.Join(path.Dir(rel), spec)})
 		},
 		Kinds: []string{code.KindModule, code.KindClass, code.KindMethod, code.KindFunc, code.KindConst},
 	}
