@@ -87,18 +87,29 @@ func minTime(a, b time.Time) time.Time {
 // Executable finds the docforge command: next to the running executable (how the two are
 // installed together), else on PATH.
 func Executable() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		if filepath.Base(self) == "docforge" {
-			return self, nil
-		}
-		sibling := filepath.Join(filepath.Dir(self), "docforge")
-		if st, err := os.Stat(sibling); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return sibling, nil
-		}
-	}
-	path, err := exec.LookPath("docforge")
-	if err != nil {
+	path, ok := Installed("docforge")
+	if !ok {
 		return "", problem.Errorf(problem.ManagerUnavailable, "cannot find the docforge command to start a manager: install docforge next to docforge-mcp or on PATH")
 	}
-	return filepath.Abs(path)
+	return path, nil
+}
+
+// Installed finds one of DocForge's commands by name, absolute: the running executable, the
+// executable of that name next to it (how they are installed together), else on PATH.
+func Installed(name string) (string, bool) {
+	if self, err := os.Executable(); err == nil {
+		if filepath.Base(self) == name {
+			return self, true
+		}
+		sibling := filepath.Join(filepath.Dir(self), name)
+		if st, err := os.Stat(sibling); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return sibling, true
+		}
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", false
+	}
+	abs, err := filepath.Abs(path)
+	return abs, err == nil
 }

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/base/safefile"
+	"github.com/docforge/docforge/manager"
 	"github.com/docforge/docforge/worker/protocol"
 )
 
@@ -69,13 +70,7 @@ type mcpEntry struct {
 
 func runMCPConfig(e *env) error {
 	hosts := mcpHosts()
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range hosts {
-			if !yield(name) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(hosts))
 	host, ok := hosts[e.host]
 	if !ok {
 		return usageError("--host %q: name one of %s", e.host, strings.Join(names, ", "))
@@ -120,12 +115,10 @@ func runMCPConfig(e *env) error {
 	}
 	if !e.write {
 		snippet, _ := json.MarshalIndent(map[string]any{host.key: map[string]mcpEntry{name: entry}}, "", "  ")
-		if e.json {
-			_, err := fmt.Fprintf(e.stdout, "%s\n", snippet)
-			return err
-		}
 		fmt.Fprintf(e.stdout, "%s\n", snippet)
-		fmt.Fprintf(e.stdout, "# merge into %s, or run: docforge mcp-config --host %s --write\n", file, e.host)
+		if !e.json {
+			fmt.Fprintf(e.stdout, "# merge into %s, or run: docforge mcp-config --host %s --write\n", file, e.host)
+		}
 		return nil
 	}
 	backup, err := mergeMCPEntry(file, host.key, name, entry)
@@ -142,19 +135,13 @@ func runMCPConfig(e *env) error {
 
 // bridgeExecutable is the absolute path of docforge-mcp: beside this docforge, else on PATH.
 func bridgeExecutable() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		sibling := filepath.Join(filepath.Dir(self), "docforge-mcp")
-		if st, err := os.Stat(sibling); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return sibling, nil
-		}
-	}
-	path, err := exec.LookPath("docforge-mcp")
-	if err != nil {
+	path, ok := manager.Installed("docforge-mcp")
+	if !ok {
 		pe := problem.Errorf(problem.InvalidArgument, "cannot find docforge-mcp beside docforge or on PATH")
 		pe.Problem.Remediation = "install both commands ('go install ./cmd/...' from a clone, or 'make build' for bin/)"
 		return "", pe
 	}
-	return filepath.Abs(path)
+	return path, nil
 }
 
 // mergeMCPEntry puts entry under servers[name] in the JSON (or JSON with comments) file,
@@ -162,6 +149,7 @@ func bridgeExecutable() (string, error) {
 // copied to FILE.bak first. A file that is not JSON is refused, unchanged.
 func mergeMCPEntry(file, servers, name string, entry mcpEntry) (backup string, err error) {
 	old, err := os.ReadFile(file)
+	existed := err == nil
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		old = []byte("{}\n")
@@ -203,7 +191,7 @@ func mergeMCPEntry(file, servers, name string, entry mcpEntry) (backup string, e
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", filepath.Dir(file), err)
 	}
-	if len(old) > 0 && !errors.Is(statErr(file), fs.ErrNotExist) {
+	if existed {
 		backup = file + ".bak"
 		if err := safefile.WriteFile(backup, old, perm); err != nil {
 			return "", fmt.Errorf("back up %s: %w", file, err)
@@ -241,11 +229,6 @@ func noTrailingCommas(v *hujson.Value) {
 		*after = append(append(hujson.Extra{}, last.AfterExtra...), *after...)
 		last.AfterExtra = nil
 	}
-}
-
-func statErr(path string) error {
-	_, err := os.Stat(path)
-	return err
 }
 
 // pointerEscape escapes one JSON Pointer token (RFC 6901).

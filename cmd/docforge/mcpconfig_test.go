@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,13 +34,7 @@ func TestMCPConfigWritesAWorkingEntry(t *testing.T) {
 		"vscode":         "{\n  // shared with the team\n  \"servers\": {\n    \"git\": {\"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"mcp-server-git\"]}, // pinned\n  },\n  \"inputs\": []\n}\n",
 		"cursor":         `{"mcpServers": {"git": {"command": "uvx", "args": ["mcp-server-git"]}}}`,
 	}
-	for _, host := range slices.Sorted(func(yield func(string) bool) {
-		for h := range existing {
-			if !yield(h) {
-				return
-			}
-		}
-	}) {
+	for _, host := range slices.Sorted(maps.Keys(existing)) {
 		t.Run(host, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "config.json")
 			if err := os.WriteFile(file, []byte(existing[host]), 0o644); err != nil {
