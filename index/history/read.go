@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
+
+	"github.com/docforge/docforge/base/safefile"
 )
 
 // Store reads a history index. It is not safe for concurrent use.
@@ -157,6 +158,9 @@ func (s *Store) Touched(ctx context.Context, seqs []int64) (map[int64][]Touch, e
 	return out, nil
 }
 
+// maxGitLink bounds a .git file, which names the repository's directory in one line.
+const maxGitLink = 4096
+
 // Probe is a cheap signature of the git state of the repository holding root: the files git
 // rewrites when HEAD moves (HEAD, its reflog, the branch it names, packed refs, the shallow
 // list), by size and time, read without running git. "" means no repository was found.
@@ -167,8 +171,9 @@ func Probe(root string) string {
 		if st, err := os.Stat(p); err == nil {
 			gitDir = p
 			if !st.IsDir() {
-				// A worktree or submodule: .git names the real directory, in one short line.
-				data, err := readGitLink(p, st)
+				// A worktree or submodule: .git names the real directory, in one short line;
+				// never a FIFO or device put there to block the read.
+				data, err := safefile.ReadRegular(p, maxGitLink)
 				if err != nil {
 					return "unreadable " + p
 				}
@@ -242,19 +247,4 @@ func (s *Store) Changes(ctx context.Context, paths []string) (map[string][]Chang
 		return nil, fmt.Errorf("read the changes of %d files: %w", len(paths), err)
 	}
 	return out, nil
-}
-
-// readGitLink reads a .git file that names the repository's directory: a regular file of at
-// most a line, never a FIFO or device a repository put there to block or flood the reader.
-func readGitLink(p string, st os.FileInfo) ([]byte, error) {
-	const maxLink = 4096
-	if !st.Mode().IsRegular() || st.Size() > maxLink {
-		return nil, fmt.Errorf("%s is not a short regular file", p)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxLink))
 }

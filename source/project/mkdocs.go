@@ -3,13 +3,13 @@ package project
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/docforge/docforge/base/safefile"
 )
 
 // MkDocsNames are the names MkDocs reads its configuration from, at the project root.
@@ -38,29 +38,14 @@ type MkDocs struct {
 // then has no nav titles and links resolve with directory URLs, MkDocs' default.
 func ReadMkDocs(root string) *MkDocs {
 	for _, name := range MkDocsNames() {
-		data, ok := readConfig(filepath.Join(root, name))
-		if !ok {
+		// Never through a link out of the root, nor from a FIFO put there to block the load.
+		data, err := safefile.ReadRegular(filepath.Join(root, name), maxMkDocsBytes)
+		if err != nil {
 			continue
 		}
 		return parseMkDocs(name, data)
 	}
 	return nil
-}
-
-// readConfig reads a configuration file that is a regular file of at most maxMkDocsBytes,
-// not a link: a repository's link out of the root, or a FIFO, is never read.
-func readConfig(p string) ([]byte, bool) {
-	st, err := os.Lstat(p)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxMkDocsBytes {
-		return nil, false
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMkDocsBytes+1))
-	return data, err == nil && len(data) <= maxMkDocsBytes
 }
 
 func parseMkDocs(name string, data []byte) *MkDocs {
