@@ -359,8 +359,7 @@ func runSync(c *call, a syncInput) (any, error) {
 		if pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication); err == nil {
 			res.Publication = pub
 		}
-		return followedSync{Result: res, PublishedBy: c.publishedBy,
-			Note: FollowNote}, nil
+		return SyncAnswer{Result: res, PublishedBy: c.publishedBy, Note: followNote}, nil
 	case c.sync == nil && c.walkSkipped():
 		// The watch proved the published index current: no walk, no build.
 		pub, err := publication.Read(publication.PathsFor(c.d, c.b.Policy()).Publication)
@@ -374,16 +373,16 @@ func runSync(c *call, a syncInput) (any, error) {
 	return c.sync, nil
 }
 
-// followedSync is docforge_sync's answer from a worker that follows another's publication:
-// the generation that one published, who it is, and what to do about it.
-type followedSync struct {
+// SyncAnswer is docforge_sync's answer: the sync's outcome, and from a worker that follows
+// another's publication, who that is and what to do about it.
+type SyncAnswer struct {
 	*index.Result
-	PublishedBy string `json:"published_by"`
-	Note        string `json:"note"`
+	PublishedBy string `json:"published_by,omitempty"`
+	Note        string `json:"note,omitempty"`
 }
 
-// FollowNote says what a follower's sync did and how to have this worker publish instead.
-const FollowNote = "this worker follows that one's publication and never syncs itself; that worker keeps the index current. " +
+// followNote says what a follower's sync did and how to have this worker publish instead.
+const followNote = "this worker follows that one's publication and never syncs itself; that worker keeps the index current. " +
 	"It runs under another manager (one started with another XDG_RUNTIME_DIR, often by an MCP host); " +
 	"to have this manager's worker publish, stop that manager ('docforge manager stop' with its XDG_RUNTIME_DIR) or end that pid"
 

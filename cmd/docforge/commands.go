@@ -266,7 +266,7 @@ func (e *env) descriptor() (*project.Descriptor, error) {
 // syncOnWorker syncs through the project's worker when one already runs: its source watch
 // already knows whether anything changed, so a no-change check walks no tree (docforge_sync
 // with trust_watch). It returns nil, nil when no worker runs.
-func (e *env) syncOnWorker(d *project.Descriptor) (*syncAnswer, error) {
+func (e *env) syncOnWorker(d *project.Descriptor) (*worker.SyncAnswer, error) {
 	b := protocol.Binding{ProjectRoot: d.Root, CapabilityMode: protocol.ModeRead, NoAST: e.noAST, Local: true}
 	args, _ := json.Marshal(map[string]bool{"rebuild": e.rebuild, "trust_watch": !e.rebuild})
 	out, ok, err := e.onRunningWorker(b, "docforge_sync", args)
@@ -277,19 +277,11 @@ func (e *env) syncOnWorker(d *project.Descriptor) (*syncAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res syncAnswer
-	if err := json.Unmarshal(raw, &res); err != nil || res.Build == "" {
+	var res worker.SyncAnswer
+	if err := json.Unmarshal(raw, &res); err != nil || res.Result == nil || res.Build == "" {
 		return nil, fmt.Errorf("docforge_sync answered %.200s", raw)
 	}
 	return &res, nil
-}
-
-// syncAnswer is a sync's outcome: the build, and when another worker publishes the project
-// (this one follows it), who that is and what to do.
-type syncAnswer struct {
-	*index.Result
-	PublishedBy string `json:"published_by,omitempty"`
-	Note        string `json:"note,omitempty"`
 }
 
 // syncWarningsShown is how many warnings sync prints; validate prints them all.
@@ -336,7 +328,7 @@ func runSync(e *env) error {
 		if err != nil {
 			return err
 		}
-		res = &syncAnswer{Result: built}
+		res = &worker.SyncAnswer{Result: built}
 		if res.MergeDue != index.MergeNone {
 			// What a worker does in the background: the deltas' rows rank as a cold build's
 			// only once merged, and at 8 deltas a sync would merge before publishing.
@@ -537,15 +529,8 @@ func runLogic(e *env) error {
 // tool's default applies.
 // requestedLimit is the --limit the command line gave, 0 when none.
 func (e *env) requestedLimit() int {
-	switch n := e.toolArgs["limit"].(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
+	n, _ := e.toolArgs["limit"].(int)
+	return n
 }
 
 func (e *env) runQuery(tool string, v any, text func(io.Writer)) error {

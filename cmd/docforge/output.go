@@ -16,6 +16,7 @@ import (
 	"github.com/docforge/docforge/index"
 	"github.com/docforge/docforge/index/publication"
 	"github.com/docforge/docforge/source"
+	"github.com/docforge/docforge/worker"
 )
 
 func (e *env) writeJSON(w io.Writer, v any) error {
@@ -148,7 +149,7 @@ func printSuspects(w io.Writer, rs []source.Review) {
 	}
 }
 
-func printSync(w io.Writer, a *syncAnswer) {
+func printSync(w io.Writer, a *worker.SyncAnswer) {
 	r := a.Result
 	if rec := r.Recovered; rec != nil {
 		fmt.Fprintf(w, "an interrupted application of %s was %s (%d files) before the sources were read\n", rec.ChangesetID, strings.ReplaceAll(rec.Action, "_", " "), rec.Files)
