@@ -71,49 +71,58 @@ type loaded struct {
 	d   *project.Descriptor
 }
 
-// descriptor loads a project's descriptor, reusing the last load while docforge.toml and the
-// MkDocs configuration it may read keep the same size, mtime and inode: reading and
-// validating it on every call is measurable.
+// descriptor loads a project's descriptor, reusing the last load while the files it was
+// read from (docforge.toml, and an MkDocs site's configuration when it reads one) keep the same
+// size, mtime and inode: reading and validating it on every call is measurable, and a call
+// stats only the files its descriptor depends on.
 func (s *Service) descriptor(root string) (*project.Descriptor, []problem.Problem, error) {
-	sig, ok := configSignature(root)
-	if ok {
-		s.mu.Lock()
-		l, cached := s.descs[root]
-		s.mu.Unlock()
-		if cached && l.sig == sig {
+	s.mu.Lock()
+	l, cached := s.descs[root]
+	s.mu.Unlock()
+	if cached {
+		if stats := configStats(root, l.d.ConfigFiles()); stats[project.FileName] != "" && signature(stats, l.d.ConfigFiles()) == l.sig {
 			return l.d, nil, nil
 		}
 	}
+	// Every file a descriptor may depend on, stat'ed before the load: a change during it
+	// makes the next call load again.
+	stats := configStats(root, append([]string{project.FileName}, project.MkDocsNames()...))
 	d, probs, err := project.Load(root)
-	if err == nil && d != nil && ok {
+	if err == nil && d != nil && stats[project.FileName] != "" {
 		s.mu.Lock()
-		s.descs[root] = loaded{sig: sig, d: d}
+		s.descs[root] = loaded{sig: signature(stats, d.ConfigFiles()), d: d}
 		s.mu.Unlock()
 	}
 	return d, probs, err
 }
 
-// configSignature is the size, mtime and inode of docforge.toml and of each file a
-// descriptor may depend on besides it (an absent one counts as absent), taken before a load;
-// ok is false without a docforge.toml.
-func configSignature(root string) (string, bool) {
-	var b strings.Builder
-	for i, name := range append([]string{project.FileName}, project.MkDocsNames()...) {
+// configStats are the size, mtime and inode of each named file under root, "" for one that
+// is absent.
+func configStats(root string, names []string) map[string]string {
+	out := make(map[string]string, len(names))
+	for _, name := range names {
 		st, err := os.Stat(filepath.Join(root, name))
 		if err != nil {
-			if i == 0 {
-				return "", false
-			}
-			b.WriteString("-|")
+			out[name] = ""
 			continue
 		}
 		var ino uint64
 		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 			ino = uint64(sys.Ino)
 		}
-		fmt.Fprintf(&b, "%d/%d/%d|", st.Size(), st.ModTime().UnixNano(), ino)
+		out[name] = fmt.Sprintf("%d/%d/%d", st.Size(), st.ModTime().UnixNano(), ino)
 	}
-	return b.String(), true
+	return out
+}
+
+// signature joins the stats of names.
+func signature(stats map[string]string, names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(stats[n])
+		b.WriteByte('|')
+	}
+	return b.String()
 }
 
 // Option configures a Service when it is made.
