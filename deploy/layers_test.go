@@ -28,7 +28,7 @@ var sameLayer = map[string][]string{
 	"source/ecma":       {"source/code", "source/treesit"},
 	"source/lang":       {"source/code", "source/treesit"},
 	"index/publication": {"source/golang", "source/project"},
-	"source/adopt":      {"source/golang", "source/project", "source"},
+	"source/adopt":      {"source/golang", "source/lang", "source/project", "source"},
 	"source/changeset":  {"source/project", "source"},
 	"worker":            {"worker/protocol"},
 	"manager":           {"worker/protocol"},

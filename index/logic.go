@@ -9,6 +9,7 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/golang"
 )
 
@@ -44,8 +45,8 @@ func (s *Snapshot) Logic(ctx context.Context, id string) (*LogicView, error) {
 		if !found {
 			return problem.Errorf(problem.NodeNotFound, "no node %q", id)
 		}
-		if out.Kind != golang.KindFunc && out.Kind != golang.KindMethod {
-			return problem.Errorf(problem.InvalidArgument, "node %s is a %s; Logic exists only for Go func and method nodes", id, out.Kind)
+		if out.Kind != golang.KindFunc && out.Kind != golang.KindMethod && out.Kind != code.KindConstructor {
+			return problem.Errorf(problem.InvalidArgument, "node %s is a %s; Logic exists only for function, method and constructor nodes", id, out.Kind)
 		}
 		out.Steps, out.Edges = []graph.Step{}, []graph.LogicEdge{}
 		return sqlitex.Execute(conn, `SELECT encoded FROM logic WHERE owner = ?`, &sqlitex.ExecOptions{

@@ -125,7 +125,7 @@ CREATE TABLE link_keys (
   PRIMARY KEY (origin, name)
 ) WITHOUT ROWID;
 
--- A Go function's Logic, one row per function: steps and edges encoded together
+-- A function's Logic, one row per function: steps and edges encoded together
 -- (index/logicrow.go), with their counts for statistics.
 CREATE TABLE logic (
   owner   INTEGER PRIMARY KEY,

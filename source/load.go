@@ -298,7 +298,7 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 		facts, err = ecma.Extract(ctx, rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
 	case LangFile:
 		lg := lang.ByExtension(rel)
-		facts, err = lang.Extract(ctx, lg, data, lg.TestFile(rel), l.bounds(len(data)))
+		facts, err = lang.Extract(ctx, lg, data, lg.TestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
 	default:
 		return scriptTextFragment(f, data)
 	}

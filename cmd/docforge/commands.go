@@ -208,7 +208,7 @@ func commands() map[string]command {
 				fs.BoolVar(&e.stop, "stop", false, "stop the project's running viewer instead")
 				fs.BoolVar(&e.noAutostart, "no-autostart", false, "fail with manager_unavailable instead of starting a manager")
 			}, runView, nil},
-		"logic": {"ID", "Show the possible static control paths of a Go func or method node: its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic,
+		"logic": {"ID", "Show the possible static control paths of a function, method or constructor node (Go, Python, TypeScript, JavaScript, Rust, Java, C#, Kotlin, C, C++): its steps (entry, conditions, loops, cases, returns, ...) and the edges between them.", 1, 1, nil, runLogic,
 			tool("docforge_get_logic", "node_id")},
 		"impact": {"ID", "List the nodes a change to ID may affect, breadth first. Stops at --depth, --limit or the --budget of examined edges, and says which.", 1, 1, nil, runImpact,
 			tool("docforge_impact", "node_id")},

@@ -220,7 +220,7 @@ func printAdoption(e *env, abs, id string, s *adopt.Survey, counts source.Counts
 	}
 	for _, lang := range slices.Sorted(maps.Keys(counts.Languages)) {
 		c := counts.Languages[lang]
-		fmt.Fprintf(e.stdout, "  %s: %d files, %d declarations, %d tests (calls, imports and tests become relations)\n", lang, c.Files, c.Declarations, c.Tests)
+		fmt.Fprintf(e.stdout, "  %s: %d files, %d declarations, %d tests%s (calls, imports and tests become relations)\n", lang, c.Files, c.Declarations, c.Tests, buildsFound(s.Languages[lang]))
 	}
 	if len(s.Roots) > 0 {
 		fmt.Fprintf(e.stdout, "  content roots: %s\n", strings.Join(s.Roots, ", "))
@@ -239,6 +239,18 @@ func printAdoption(e *env, abs, id string, s *adopt.Survey, counts source.Counts
 	} else {
 		fmt.Fprintln(e.stdout, "next: run 'docforge sync', then 'docforge search TERM' or 'docforge view'")
 	}
+}
+
+// buildsFound names the build manifests found of a language: "; build files: 3 Cargo.toml".
+func buildsFound(c *adopt.LanguageFiles) string {
+	if c == nil || len(c.Builds) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(c.Builds)) {
+		parts = append(parts, fmt.Sprintf("%d %s", c.Builds[name], name))
+	}
+	return "; build files: " + strings.Join(parts, ", ")
 }
 
 // adoptedLayout names what init found: a Go module, a code tree in some languages or a

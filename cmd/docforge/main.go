@@ -48,7 +48,7 @@ Commands:
   backlinks ID           list relations pointing at a node
   deps ID                list relations a node declares
   impact ID              list nodes a change to ID may affect (transitively)
-  logic ID               show the control paths of a Go func or method node
+  logic ID               show the control paths of a function or method node
   context [ID]           a node (or --query) with its neighbours, bodies included, paged
   task-context --kind K TASK
                          the evidence for one task (change, implementation, failure, ownership,

@@ -649,6 +649,7 @@ func TestInitAdoptsOtherLanguages(t *testing.T) {
 		files map[string]string
 		says  string
 		node  string
+		logic string
 	}{
 		{"rust workspace", map[string]string{
 			"Cargo.toml":      "[workspace]\nmembers = [\"lex\", \"cli\"]\n",
@@ -657,7 +658,7 @@ func TestInitAdoptsOtherLanguages(t *testing.T) {
 			"cli/Cargo.toml":  "[package]\nname = \"cli\"\n",
 			"cli/src/main.rs": "use lex::split;\n\nfn main() { split(\"a b\"); }\n",
 			"README.md":       "# Tools\n",
-		}, "rust: 2 files", "rs:lex/src/lib.rs/split"},
+		}, "build files: 3 Cargo.toml", "rs:lex/src/lib.rs/split", "return        s.split(' ').collect()"},
 		{"maven modules", map[string]string{
 			"pom.xml":      "<project><modules><module>core</module><module>app</module></modules></project>\n",
 			"core/pom.xml": "<project/>\n",
@@ -665,13 +666,13 @@ func TestInitAdoptsOtherLanguages(t *testing.T) {
 			"app/pom.xml":                          "<project/>\n",
 			"app/src/main/java/shop/app/Main.java": "package shop.app;\n\nimport shop.core.Store;\n\npublic class Main {\n    void run() { new Store(); }\n}\n",
 			"README.md":                            "# Shop\n",
-		}, "java: 2 files", "jv:core/src/main/java/shop/core/Store.java/Store.put"},
+		}, "tests; build files: 3 pom.xml", "jv:core/src/main/java/shop/core/Store.java/Store.put", "exit"},
 		{"cmake project", map[string]string{
 			"CMakeLists.txt":  "project(store C)\nadd_library(store src/store.c)\n",
 			"include/store.h": "int store_add(int n);\n",
 			"src/store.c":     "#include \"store.h\"\n\n/** Adds. */\nint store_add(int n) { return n; }\n",
 			"README.md":       "# Store\n",
-		}, "c: 1 files", "c:src/store.c/store_add"},
+		}, "c: 1 files, 1 declarations, 0 tests; build files: 1 CMakeLists.txt", "c:src/store.c/store_add", "return        return n;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -685,6 +686,10 @@ func TestInitAdoptsOtherLanguages(t *testing.T) {
 			}
 			if out, errOut, code := docforge(t, root, "get", tc.node); code != 0 {
 				t.Errorf("get %s: %d %s %s", tc.node, code, out, errOut)
+			}
+			// Its Logic: entry, the function's own steps, exit.
+			if out, errOut, code := docforge(t, root, "logic", tc.node); code != 0 || !strings.Contains(out, "entry") || !strings.Contains(out, tc.logic) {
+				t.Errorf("logic %s: %d %s %s, want %q", tc.node, code, out, errOut, tc.logic)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -59,6 +60,8 @@ type Survey struct {
 type LanguageFiles struct {
 	Files int `json:"files"`
 	Tests int `json:"tests"`
+	// Builds counts the language's build manifests by name (Cargo.toml: 3).
+	Builds map[string]int `json:"builds,omitempty"`
 }
 
 // HasCode reports whether the survey found code an adapter reads.
@@ -536,18 +539,14 @@ func (s *Survey) countLanguages(root string) error {
 		if !e.Type().IsRegular() || ignores.Ignored(rel, false) {
 			return nil
 		}
-		lang, test := source.LanguageOf(rel)
-		if lang == "" || toolConfig(name) {
+		for _, l := range lang.Builds(name) {
+			s.language(l).addBuild(name)
+		}
+		language, test := source.LanguageOf(rel)
+		if language == "" || toolConfig(name) {
 			return nil
 		}
-		if s.Languages == nil {
-			s.Languages = map[string]*LanguageFiles{}
-		}
-		c := s.Languages[lang]
-		if c == nil {
-			c = &LanguageFiles{}
-			s.Languages[lang] = c
-		}
+		c := s.language(language)
 		c.Files++
 		if test {
 			c.Tests++
@@ -557,7 +556,31 @@ func (s *Survey) countLanguages(root string) error {
 	if err != nil {
 		return fmt.Errorf("survey code in %s: %w", root, err)
 	}
+	maps.DeleteFunc(s.Languages, func(_ string, c *LanguageFiles) bool { return c.Files == 0 }) // a manifest alone is no code
+	if len(s.Languages) == 0 {
+		s.Languages = nil
+	}
 	return nil
+}
+
+// language is the count of one language's files, made on first use.
+func (s *Survey) language(name string) *LanguageFiles {
+	if s.Languages == nil {
+		s.Languages = map[string]*LanguageFiles{}
+	}
+	c := s.Languages[name]
+	if c == nil {
+		c = &LanguageFiles{}
+		s.Languages[name] = c
+	}
+	return c
+}
+
+func (c *LanguageFiles) addBuild(name string) {
+	if c.Builds == nil {
+		c.Builds = map[string]int{}
+	}
+	c.Builds[name]++
 }
 
 // toolConfig reports whether a script is a build or site tool's settings (docusaurus.config.js,

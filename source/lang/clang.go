@@ -46,7 +46,7 @@ func cFamily(name, prefix string, g treesit.Grammar, exts []string, more map[str
 		decls[k] = r
 	}
 	return &Language{
-		Name: name, Prefix: prefix, Grammar: g, Extensions: exts, Decls: decls,
+		Name: name, Prefix: prefix, Grammar: g, Extensions: exts, Builds: []string{"CMakeLists.txt", "compile_commands.json", "meson.build", "configure.ac"}, Decls: decls,
 		Calls:    map[string]Call{"call_expression": {Callee: "function"}},
 		Comments: []string{"comment"},
 		Doc: func(text string) bool {
@@ -73,6 +73,7 @@ func cFamily(name, prefix string, g treesit.Grammar, exts []string, more map[str
 		},
 		Imports: cIncludes,
 		Module:  cModule,
+		Logic:   true,
 		Kinds: []string{code.KindModule, code.KindClass, code.KindStruct, code.KindEnum, code.KindType, code.KindFunc,
 			code.KindMethod, code.KindField, code.KindConst, code.KindVar, code.KindMacro},
 	}

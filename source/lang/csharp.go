@@ -15,7 +15,7 @@ import (
 // project (a folder or file named *Tests or *Test), are tests.
 func CSharp() *Language {
 	return &Language{
-		Name: "csharp", Prefix: graph.CSharpPrefix, Grammar: treesit.CSharp, Extensions: []string{".cs"},
+		Name: "csharp", Prefix: graph.CSharpPrefix, Grammar: treesit.CSharp, Extensions: []string{".cs"}, Builds: []string{"*.csproj", "*.sln"},
 		Decls: map[string]Rule{
 			"namespace_declaration":   {Kind: code.KindModule, Name: "name", Body: "body"},
 			"class_declaration":       {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"base_list"}},
@@ -66,6 +66,7 @@ func CSharp() *Language {
 			base := strings.TrimSuffix(path.Base(rel), ".cs")
 			return strings.HasSuffix(base, "Tests") || strings.HasSuffix(base, "Test")
 		},
+		Logic: true,
 		Kinds: []string{code.KindModule, code.KindClass, code.KindStruct, code.KindInterface, code.KindEnum, code.KindRecord,
 			code.KindType, code.KindMethod, code.KindFunc, code.KindConstructor, code.KindField, code.KindConst},
 	}

@@ -16,14 +16,15 @@ import (
 // Extract parses one file of language l and returns its facts: a node per declaration the
 // language's rules name, with its doc comment, title, digests and the calls its body makes.
 // test says the file is a test source (TestFile), so that its functions are tests. A file
-// over its bounds fails with a *treesit.BoundError.
-func Extract(ctx context.Context, l *Language, src []byte, test bool, bounds treesit.Bounds) (*code.Facts, error) {
+// over its bounds fails with a *treesit.BoundError. logicLimit bounds the steps of each
+// function's Logic (where the language has it); 0 builds none.
+func Extract(ctx context.Context, l *Language, src []byte, test bool, logicLimit int, bounds treesit.Bounds) (*code.Facts, error) {
 	tree, err := treesit.Parse(ctx, l.Grammar, src, bounds)
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
-	x := &extractor{l: l, t: tree, f: &code.Facts{}, test: test}
+	x := &extractor{l: l, t: tree, f: &code.Facts{}, test: test, logicLimit: logicLimit}
 	root := tree.Root()
 	x.f.Doc = x.fileDoc(root)
 	x.members(root, "", "")
@@ -77,10 +78,11 @@ func (x *extractor) moduleCalls() {
 }
 
 type extractor struct {
-	l    *Language
-	t    *treesit.Tree
-	f    *code.Facts
-	test bool
+	l          *Language
+	t          *treesit.Tree
+	f          *code.Facts
+	test       bool
+	logicLimit int
 }
 
 // members reads the declarations among n's children, parent being their enclosing
@@ -192,6 +194,9 @@ func (x *extractor) add(n *treesit.Node, rule Rule, name, kind, parent, parentKi
 	d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
 	if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
 		d.Calls, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
+		if x.l.Logic && x.logicLimit > 0 {
+			d.Logic = x.t.Logic(d.Qual(), n, body, x.logicLimit)
+		}
 	}
 	d.Uses = x.bases(n, rule.Bases)
 	x.f.Decls = append(x.f.Decls, d)

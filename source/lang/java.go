@@ -20,7 +20,7 @@ func Java() *Language {
 		return strings.Contains(m, "static") && strings.Contains(m, "final")
 	}
 	return &Language{
-		Name: "java", Prefix: graph.JavaPrefix, Grammar: treesit.Java, Extensions: []string{".java"},
+		Name: "java", Prefix: graph.JavaPrefix, Grammar: treesit.Java, Extensions: []string{".java"}, Builds: []string{"pom.xml", "build.gradle", "build.gradle.kts"},
 		Decls: map[string]Rule{
 			"class_declaration":               {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"superclass", "interfaces"}},
 			"interface_declaration":           {Kind: code.KindInterface, Name: "name", Body: "body", Bases: []string{"extends_interfaces"}},
@@ -55,6 +55,7 @@ func Java() *Language {
 		TestFile: func(rel string) bool { return strings.Contains("/"+rel, "/src/test/") },
 		Imports:  javaImports,
 		Module:   javaModule,
+		Logic:    true,
 		Kinds: []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindRecord, code.KindMethod,
 			code.KindFunc, code.KindConstructor, code.KindField, code.KindConst},
 	}

@@ -15,7 +15,7 @@ import (
 // (src/test/, src/*Test/), are tests.
 func Kotlin() *Language {
 	return &Language{
-		Name: "kotlin", Prefix: graph.KotlinPrefix, Grammar: treesit.Kotlin, Extensions: []string{".kt", ".kts"},
+		Name: "kotlin", Prefix: graph.KotlinPrefix, Grammar: treesit.Kotlin, Extensions: []string{".kt", ".kts"}, Builds: []string{"build.gradle.kts", "build.gradle", "pom.xml"},
 		Decls: map[string]Rule{
 			"class_declaration":    {KindOf: kotlinClassKind, Name: "type_identifier", Body: "class_body|enum_class_body", Bases: []string{"delegation_specifier"}},
 			"object_declaration":   {Kind: code.KindClass, Name: "type_identifier", Body: "class_body", Bases: []string{"delegation_specifier"}},
@@ -42,6 +42,7 @@ func Kotlin() *Language {
 			dir := "/" + path.Dir(rel) + "/"
 			return strings.Contains(dir, "/src/test/") || strings.Contains(dir, "Test/kotlin/") || strings.Contains(dir, "/src/commonTest/")
 		},
+		Logic: true,
 		Kinds: []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindType, code.KindFunc, code.KindMethod,
 			code.KindField, code.KindConst},
 	}

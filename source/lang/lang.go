@@ -18,6 +18,9 @@ type Language struct {
 	Grammar      treesit.Grammar
 	// Extensions are the file name extensions it reads, with the dot.
 	Extensions []string
+	// Builds are the names of its build tools' manifests (Cargo.toml, *.csproj): init
+	// reports those it finds beside the language's files.
+	Builds []string
 	// Decls says which syntax nodes are declarations, by node type.
 	Decls map[string]Rule
 	// Calls are the call expressions' node types, each with the field holding the callee;
@@ -45,6 +48,9 @@ type Language struct {
 	// attribute or annotation); TestFile whether a file is a test source by its path.
 	Test     func(t *treesit.Tree, n *treesit.Node) bool
 	TestFile func(rel string) bool
+	// Logic says its functions' bodies are statements the Logic builder reads
+	// (treesit.Tree.Logic): the C family's, Rust's and Kotlin's.
+	Logic bool
 	// Kinds are the node kinds it makes, beside file.
 	Kinds []string
 	// Imports, when set, reads the file's package and imports into its facts, once its
@@ -108,6 +114,21 @@ func ByExtension(name string) *Language {
 		}
 	}
 	return nil
+}
+
+// Builds returns the languages whose build manifests are named name (pom.xml: Java and
+// Kotlin), by Name.
+func Builds(name string) []string {
+	var out []string
+	for _, l := range Languages() {
+		for _, b := range l.Builds {
+			if ok, _ := path.Match(b, name); ok {
+				out = append(out, l.Name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // underDir reports whether rel has a folder named one of dirs.

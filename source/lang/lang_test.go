@@ -222,7 +222,7 @@ func TestFixtures(t *testing.T) {
 			if l == nil || l.Name != name {
 				t.Fatalf("%s: language %v", fx.file, l)
 			}
-			facts, err := lang.Extract(context.Background(), l, src, l.TestFile(fx.file), treesit.Bounds{})
+			facts, err := lang.Extract(context.Background(), l, src, l.TestFile(fx.file), 0, treesit.Bounds{})
 			if err != nil || facts.Error != nil {
 				t.Fatalf("extract: %v %+v", err, facts.Error)
 			}

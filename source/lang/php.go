@@ -14,7 +14,7 @@ import (
 // convention) are tests.
 func PHP() *Language {
 	return &Language{
-		Name: "php", Prefix: graph.PHPPrefix, Grammar: treesit.PHP, Extensions: []string{".php"},
+		Name: "php", Prefix: graph.PHPPrefix, Grammar: treesit.PHP, Extensions: []string{".php"}, Builds: []string{"composer.json"},
 		Decls: map[string]Rule{
 			"class_declaration":     {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"base_clause", "class_interface_clause"}},
 			"interface_declaration": {Kind: code.KindInterface, Name: "name", Body: "body", Bases: []string{"base_clause"}},

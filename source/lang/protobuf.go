@@ -14,7 +14,7 @@ import (
 // messages; an import names a file from the project root or beside the importing one.
 func Protobuf() *Language {
 	return &Language{
-		Name: "protobuf", Prefix: graph.ProtoPrefix, Grammar: treesit.Protobuf, Extensions: []string{".proto"},
+		Name: "protobuf", Prefix: graph.ProtoPrefix, Grammar: treesit.Protobuf, Extensions: []string{".proto"}, Builds: []string{"buf.yaml", "buf.work.yaml"},
 		Decls: map[string]Rule{
 			"message":    {Kind: code.KindMessage, Name: "message_name", Body: "message_body"},
 			"field":      {Kind: code.KindField, Name: "identifier"},

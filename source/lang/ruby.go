@@ -14,7 +14,7 @@ import (
 // a file beside the requiring one.
 func Ruby() *Language {
 	return &Language{
-		Name: "ruby", Prefix: graph.RubyPrefix, Grammar: treesit.Ruby, Extensions: []string{".rb"},
+		Name: "ruby", Prefix: graph.RubyPrefix, Grammar: treesit.Ruby, Extensions: []string{".rb"}, Builds: []string{"Gemfile", "*.gemspec"},
 		Decls: map[string]Rule{
 			"module":           {Kind: code.KindModule, Name: "name", Body: "body"},
 			"class":            {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"superclass"}},

@@ -14,7 +14,7 @@ import (
 // a file under tests/, are tests.
 func Rust() *Language {
 	return &Language{
-		Name: "rust", Prefix: graph.RustPrefix, Grammar: treesit.Rust, Extensions: []string{".rs"},
+		Name: "rust", Prefix: graph.RustPrefix, Grammar: treesit.Rust, Extensions: []string{".rs"}, Builds: []string{"Cargo.toml"},
 		Decls: map[string]Rule{
 			"mod_item":                {Kind: code.KindModule, Name: "name", Body: "body"},
 			"struct_item":             {Kind: code.KindStruct, Name: "name", Body: "body"},
@@ -59,6 +59,7 @@ func Rust() *Language {
 		TestFile: func(rel string) bool { return underDir(rel, "tests", "benches") },
 		Imports:  rustImports,
 		Module:   rustModule,
+		Logic:    true,
 		Kinds: []string{code.KindModule, code.KindStruct, code.KindEnum, code.KindInterface, code.KindType,
 			code.KindFunc, code.KindMethod, code.KindConst, code.KindVar, code.KindMacro, code.KindField},
 	}

@@ -14,7 +14,7 @@ import (
 // properties. test* methods of test files (XCTest: a Tests folder or *Tests.swift) are tests.
 func Swift() *Language {
 	return &Language{
-		Name: "swift", Prefix: graph.SwiftPrefix, Grammar: treesit.Swift, Extensions: []string{".swift"},
+		Name: "swift", Prefix: graph.SwiftPrefix, Grammar: treesit.Swift, Extensions: []string{".swift"}, Builds: []string{"Package.swift"},
 		Decls: map[string]Rule{
 			"class_declaration":             {KindOf: swiftKind, Name: "name", Body: "body", Bases: []string{"inheritance_specifier"}},
 			"protocol_declaration":          {Kind: code.KindInterface, Name: "name", Body: "body", Bases: []string{"inheritance_specifier"}},

@@ -566,7 +566,7 @@ async function explore(id) {
   state.selected = null;
   if (state.view === 'logic') {
     const n = await api('/api/node', { id }).catch(() => null);
-    if (n && !/func|method/.test(n.kind)) state.view = 'nodes';
+    if (n && !/func|method|constructor/.test(n.kind)) state.view = 'nodes';
   }
   setViewButtons();
   await load();
