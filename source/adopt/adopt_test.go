@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -235,7 +236,7 @@ func TestCodeLayoutsAdopt(t *testing.T) {
 				t.Fatalf("survey: code roots %v, languages %v", s.CodeRoots, s.Languages)
 			}
 			for lang, want := range c.langs {
-				if got := s.Languages[lang]; got == nil || *got != want {
+				if got := s.Languages[lang]; got == nil || !reflect.DeepEqual(*got, want) {
 					t.Errorf("%s: %+v, want %+v", lang, got, want)
 				}
 			}

@@ -261,3 +261,24 @@ func TestFixtures(t *testing.T) {
 		})
 	}
 }
+
+// Build manifests name the languages whose builds they describe, globs included.
+func TestBuilds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"Cargo.toml", []string{"rust"}},
+		{"pom.xml", []string{"java", "kotlin"}},
+		{"build.gradle.kts", []string{"java", "kotlin"}},
+		{"Shop.Api.csproj", []string{"csharp"}},
+		{"CMakeLists.txt", []string{"c", "cpp"}},
+		{"buf.yaml", []string{"protobuf"}},
+		{"shop.gemspec", []string{"ruby"}},
+		{"README.md", nil},
+	} {
+		if got := lang.Builds(c.name); !slices.Equal(got, c.want) {
+			t.Errorf("Builds(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
