@@ -179,19 +179,26 @@ func syncMatchesCold(t *testing.T, d *project.Descriptor, step, build string) {
 }
 
 // Edits in the table-driven languages (Rust, Java): a method appears, is called, is renamed,
-// and its file goes; after each the published index equals a cold build's, and the calls
-// and tests within a file are relations.
+// and its file goes, and a Rust module's re-export moves; after each the published index
+// equals a cold build's, and the calls and tests within a file, through imports and
+// re-exports, and through values of declared types are relations.
 func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	fixture.WriteTree(t, root, map[string]string{
 		"docforge.toml": fixture.GoModuleDescriptor("langs", false),
-		"crate/src/lib.rs": "pub struct Store;\n\nimpl Store {\n    pub fn put(&self) { self.evict(); }\n    fn evict(&self) {}\n}\n\n" +
+		"crate/src/shelf.rs": "pub struct Store;\n\nimpl Store {\n    pub fn put(&self) { self.evict(); }\n    fn evict(&self) {}\n}\n\n" +
 			"#[cfg(test)]\nmod tests {\n    #[test]\n    fn puts() { helper(); }\n    fn helper() {}\n}\n",
 		"app/src/main/java/a/Shelf.java": "package a;\n\npublic class Shelf {\n    public void put() { evict(); }\n    void evict() {}\n}\n",
 		"app/src/main/java/b/Use.java":   "package b;\n\nimport a.*;\n\nclass Use {\n    void go() { Shelf.make(); }\n}\n",
 		"crate/src/app.rs":               "use crate::store::Store;\n\npub fn run() {\n    Store::open();\n}\n",
 		"crate/src/store.rs":             "pub struct Store;\n\nimpl Store {\n    pub fn open() {}\n}\n",
+		// A module that re-exports its child's type, and calls through a field and a
+		// parameter of that type.
+		"crate/src/shop/mod.rs":  "mod cart;\npub use self::cart::Cart;\n",
+		"crate/src/shop/cart.rs": "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n",
+		"crate/src/till.rs": "use crate::shop::Cart;\n\npub struct Till {\n    cart: Cart,\n}\n\nimpl Till {\n" +
+			"    pub fn ring(&mut self) {\n        self.cart\n            .add();\n    }\n}\n\npub fn fill(c: &mut Cart) {\n    c.add();\n}\n",
 	})
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
@@ -201,7 +208,7 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		edit func()
 	}{
 		{"a Rust method calls a new one", func() {
-			replaceIn(t, d, "crate/src/lib.rs", "fn evict(&self) {}", "fn evict(&self) { self.trim(); }\n    fn trim(&self) {}")
+			replaceIn(t, d, "crate/src/shelf.rs", "fn evict(&self) {}", "fn evict(&self) { self.trim(); }\n    fn trim(&self) {}")
 		}},
 		{"a Java method renamed", func() {
 			write(t, d, "app/src/main/java/a/Shelf.java", "package a;\n\npublic class Shelf {\n    public void put() { drop(); }\n    void drop() {}\n    public static void make() {}\n}\n")
@@ -209,21 +216,43 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		{"a second Java file", func() {
 			write(t, d, "app/src/test/java/a/ShelfTest.java", "package a;\n\nclass ShelfTest {\n    @Test\n    void puts() { new Shelf().put(); }\n}\n")
 		}},
-		{"the Rust file goes", func() { must(t, os.Remove(filepath.Join(root, "crate/src/lib.rs"))) }},
+		{"the Rust file goes", func() { must(t, os.Remove(filepath.Join(root, "crate/src/shelf.rs"))) }},
+		{"a re-export moves", func() {
+			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")
+			write(t, d, "crate/src/shop/mod.rs", "mod basket;\npub use self::basket::Cart;\n")
+			must(t, os.Remove(filepath.Join(root, "crate/src/shop/cart.rs")))
+		}},
 	} {
 		step.edit()
-		syncMatchesCold(t, d, step.name, index.BuildIncremental)
+		build := index.BuildIncremental
+		if step.name == "a re-export moves" {
+			build = index.BuildCold // what every file's names resolve through changed
+		}
+		syncMatchesCold(t, d, step.name, build)
+		if step.name == "a re-export moves" {
+			snap, err := index.Open(ctx, d)
+			must(t, err)
+			if !hasEdge(t, snap, "rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/basket.rs/Cart.add") ||
+				hasEdge(t, snap, "rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add") {
+				t.Errorf("after the re-export moved, fill does not call the Cart it names")
+			}
+			snap.Close()
+		}
 		if step.name == "a second Java file" {
 			snap, err := index.Open(ctx, d)
 			must(t, err)
 			for _, e := range []struct{ src, rel, dst string }{
-				{"rs:crate/src/lib.rs/Store.evict", "calls", "rs:crate/src/lib.rs/Store.trim"},
-				{"rs:crate/src/lib.rs/Store.put", "calls", "rs:crate/src/lib.rs/Store.evict"},
-				{"rs:crate/src/lib.rs/tests.helper", "tested_by", "rs:crate/src/lib.rs/tests.puts"},
+				{"rs:crate/src/shelf.rs/Store.evict", "calls", "rs:crate/src/shelf.rs/Store.trim"},
+				{"rs:crate/src/shelf.rs/Store.put", "calls", "rs:crate/src/shelf.rs/Store.evict"},
+				{"rs:crate/src/shelf.rs/tests.helper", "tested_by", "rs:crate/src/shelf.rs/tests.puts"},
 				{"jv:app/src/main/java/a/Shelf.java/Shelf.put", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.drop"},
 				// Across files: a Rust use, a Java type of the same package from the test root.
 				{"rs:crate/src/app.rs/run", "calls", "rs:crate/src/store.rs/Store.open"},
 				{"rs:crate/src/app.rs", "imports", "rs:crate/src/store.rs"},
+				// Through a module's re-export, by a field's and a parameter's declared type.
+				{"rs:crate/src/till.rs/Till.ring", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
+				{"rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
+				{"rs:crate/src/till.rs/Till.cart", "depends_on", "rs:crate/src/shop/cart.rs/Cart"},
 				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
 				{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
 			} {

@@ -61,6 +61,7 @@ type Loader struct {
 	layoutOnce sync.Once
 	python     *python.Layout
 	ecma       *ecma.Layout
+	lang       *lang.Layout
 	// bounds bound a code file's parse by its size (treesit.DefaultBounds).
 	bounds func(size int) treesit.Bounds
 }
@@ -79,9 +80,10 @@ func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
 
 // AffectsLayout reports whether a change to the file at rel may change how other files
 // resolve their imports, or which files are sources: a Python package's __init__.py, a
-// package.json, a tsconfig.json, an index file of TypeScript or JavaScript, a .gitignore.
+// package.json, a tsconfig.json, an index file of TypeScript or JavaScript, a Rust mod.rs,
+// lib.rs or main.rs, a .gitignore.
 func AffectsLayout(rel string) bool {
-	return python.Affects(rel) || ecma.Affects(rel) || path.Base(rel) == ".gitignore"
+	return python.Affects(rel) || ecma.Affects(rel) || lang.Affects(rel) || path.Base(rel) == ".gitignore"
 }
 
 // RemovalAffectsLayout reports whether removing the file at rel may change how other files
@@ -126,6 +128,7 @@ func (l *Loader) layouts() {
 		}
 		l.python = python.NewLayout(py, read)
 		l.ecma = ecma.NewLayout(manifests, scripts, read)
+		l.lang = lang.NewLayout(read)
 	})
 }
 
@@ -312,13 +315,12 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 		return unreadable(rel, err)
 	}
 	var frag *graph.Fragment
-	if f.Format == LangFile {
-		frag = lang.Fragment(lang.ByExtension(rel), rel, facts)
-	} else {
-		l.layouts()
-	}
+	l.layouts()
 	switch f.Format {
 	case LangFile:
+		lg := lang.ByExtension(rel)
+		l.lang.Remember(lg, rel, facts)
+		frag = lang.Fragment(lg, rel, facts, l.lang)
 	case PyFile:
 		l.python.Remember(rel, facts)
 		frag = python.Fragment(rel, facts, l.python)

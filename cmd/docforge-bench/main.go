@@ -99,9 +99,9 @@ func run(ctx context.Context, args []string) error {
 	runs := fs.Int("runs", 0, "repetitions of each timed step (0: 5 cold syncs at 10k, 3 above; 15 edits)")
 	profile := fs.Bool("profile", false, "write CPU profiles of the cold sync and the edit")
 	goroot := fs.Bool("goroot", true, "also run the Go adapter over a copy of GOROOT/src")
-	scripts := fs.Bool("scripts", true, "also run the Python and TypeScript adapters over Python's standard library and the TypeScript corpus")
-	scriptsOnly := fs.Bool("scripts-only", false, "measure only the Python and TypeScript corpora")
-	tsCorpus := fs.String("ts-corpus", "../shared/corpora/typescript-sdk-3924de9.tar.gz", "the TypeScript corpus tarball (left out when missing)")
+	scripts := fs.Bool("scripts", true, "also run the tree-sitter adapters over Python's standard library and the TypeScript, Rust and Java corpora")
+	scriptsOnly := fs.Bool("scripts-only", false, "measure only the tree-sitter adapters' corpora")
+	corpora := fs.String("corpora", "../shared/corpora", "the folder of the TypeScript, Rust and Java corpus tarballs (each left out when missing)")
 	mcpBench := fs.Bool("mcp", true, "also measure docforge-mcp over stdio on each synthetic project")
 	mcpOnly := fs.Bool("mcp-only", false, "measure only docforge-mcp over stdio (the projects must have been synced)")
 	viewerOnly := fs.Bool("viewer-only", false, "measure only the graph browser's viewer (the projects must have been synced)")
@@ -213,7 +213,7 @@ func run(ctx context.Context, args []string) error {
 		text += goMarkdown(rep)
 	}
 	if *scripts && !*mcpOnly && !*viewerOnly {
-		t, err := measureScripts(ctx, *dir, *tsCorpus, *runs)
+		t, err := measureScripts(ctx, *dir, *corpora, *runs)
 		if err != nil {
 			return err
 		}

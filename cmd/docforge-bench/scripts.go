@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -40,6 +41,7 @@ type scriptReport struct {
 	WorkerEditMs float64        `json:"worker_edit_ms"`
 	EditRuns     int            `json:"edit_runs"`
 	EditPhases   []index.Timing `json:"edit_phases"`
+	Lines        int            `json:"lines"`
 	PeakRSSMiB   float64        `json:"peak_rss_mib"`
 }
 
@@ -92,30 +94,75 @@ func ensurePythonStdlib(ctx context.Context, dir string) (scriptCorpus, error) {
 	})
 }
 
-// ensureTypeScriptSDK extracts the corpus tarball (its top folder, typescript-sdk) once.
-func ensureTypeScriptSDK(ctx context.Context, dir, tarball string) (scriptCorpus, error) {
-	c := scriptCorpus{name: "MCP TypeScript SDK", edit: "packages/core-internal/src/shared/stdio.ts"}
-	proj, err := filepath.Abs(filepath.Join(dir, "tssdk"))
+// tarCorpus is a development corpus from ../shared/corpora: its tarball's top folder and
+// the file an edit appends a declaration to.
+type tarCorpus struct{ name, id, tarball, top, edit string }
+
+// ensureTarCorpus extracts a corpus tarball once and adopts it.
+func ensureTarCorpus(ctx context.Context, dir string, t tarCorpus) (scriptCorpus, error) {
+	c := scriptCorpus{name: t.name, edit: t.edit}
+	proj, err := filepath.Abs(filepath.Join(dir, t.id))
 	if err != nil {
 		return c, err
 	}
-	c.proj = filepath.Join(proj, "typescript-sdk")
-	st, err := os.Stat(tarball)
+	c.proj = filepath.Join(proj, t.top)
+	st, err := os.Stat(t.tarball)
 	if err != nil {
 		return c, err
 	}
-	return c, generateOnce(proj, fmt.Sprintf("tssdk %s %s %d\n", scriptsVersion, tarball, st.Size()), func() error {
+	return c, generateOnce(proj, fmt.Sprintf("%s %s %s %d\n", t.id, scriptsVersion, t.tarball, st.Size()), func() error {
 		if err := os.RemoveAll(proj); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(proj, 0o755); err != nil {
 			return err
 		}
-		if out, err := exec.CommandContext(ctx, "tar", "-xzf", tarball, "-C", proj).CombinedOutput(); err != nil {
-			return fmt.Errorf("extract %s: %v: %s", tarball, err, out)
+		if out, err := exec.CommandContext(ctx, "tar", "-xzf", t.tarball, "-C", proj).CombinedOutput(); err != nil {
+			return fmt.Errorf("extract %s: %v: %s", t.tarball, err, out)
 		}
-		return adoptCorpus(c.proj, "tssdk")
+		return adoptCorpus(c.proj, t.id)
 	})
+}
+
+// editLine is the declaration the i-th edit appends to a file of the corpus's language.
+func editLine(file string, i int) string {
+	switch filepath.Ext(file) {
+	case ".py":
+		return fmt.Sprintf("\n\ndef bench_edit_%d():\n    return %d\n", i, i)
+	case ".rs":
+		return fmt.Sprintf("\nfn bench_edit_%d() -> i32 {\n    %d\n}\n", i, i)
+	case ".java":
+		return fmt.Sprintf("\nclass BenchEdit%d {\n    int n() { return %d; }\n}\n", i, i)
+	}
+	return fmt.Sprintf("\nexport function benchEdit%d(): number { return %d; }\n", i, i)
+}
+
+// codeLines counts the lines of the files an adapter reads in the tree: the measure the
+// corpora are compared by (milliseconds per thousand lines).
+func codeLines(root string) (int, error) {
+	lines := 0
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if p != root && (strings.HasPrefix(e.Name(), ".") || source.SkipCodeDir(e.Name())) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if l, _ := source.LanguageOf(filepath.ToSlash(rel)); l == "" || !e.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		lines += bytes.Count(data, []byte("\n"))
+		return nil
+	})
+	return lines, err
 }
 
 // adoptCorpus writes the descriptor 'docforge init' proposes for the tree.
@@ -174,6 +221,9 @@ func measureCorpusCommand(ctx context.Context, args []string) error {
 		coldRuns, editRuns = *runs, *runs
 	}
 	rep := &scriptReport{ColdRuns: coldRuns, EditRuns: editRuns}
+	if rep.Lines, err = codeLines(d.Root); err != nil {
+		return err
+	}
 	var cold []time.Duration
 	for i := range coldRuns {
 		if err := os.RemoveAll(publication.PathsFor(d, "").Dir); err != nil {
@@ -196,10 +246,7 @@ func measureCorpusCommand(ctx context.Context, args []string) error {
 	var published []time.Duration
 	var phases [][]index.Timing
 	for i := range editRuns {
-		line := fmt.Sprintf("\nexport function benchEdit%d(): number { return %d; }\n", i, i)
-		if strings.HasSuffix(*edit, ".py") {
-			line = fmt.Sprintf("\n\ndef bench_edit_%d():\n    return %d\n", i, i)
-		}
+		line := editLine(*edit, i)
 		if err := os.WriteFile(file, append(append([]byte{}, orig...), line...), 0o644); err != nil {
 			return err
 		}
@@ -232,31 +279,43 @@ func scriptsMarkdown(reps []*scriptReport) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Python and TypeScript corpora (tree-sitter adapters)\n\n")
+	fmt.Fprintf(&b, "\n### Corpora of the tree-sitter adapters\n\n")
 	fmt.Fprintf(&b, "Machine: %s. Each adopted with the descriptor 'docforge init' writes; peak RSS is the measuring process's (cold syncs, then a worker's edits).\n\n", machine())
-	fmt.Fprintf(&b, "| corpus | files | nodes | edges | cold sync | one-file edit (worker) | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(&b, "| corpus | files | lines | nodes | edges | cold sync | per 1,000 lines | one-file edit (worker) | peak RSS |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range reps {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.0f ms (%d runs) | %.1f ms (%d runs) | %.0f MiB |\n",
-			r.Name, r.Files, r.Nodes, r.Edges, r.ColdMs, r.ColdRuns, r.WorkerEditMs, r.EditRuns, r.PeakRSSMiB)
+		perK := 0.0
+		if r.Lines > 0 {
+			perK = r.ColdMs * 1000 / float64(r.Lines)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.0f ms (%d runs) | %.1f ms | %.1f ms (%d runs) | %.0f MiB |\n",
+			r.Name, r.Files, r.Lines, r.Nodes, r.Edges, r.ColdMs, r.ColdRuns, perK, r.WorkerEditMs, r.EditRuns, r.PeakRSSMiB)
 	}
 	return b.String()
 }
 
-// measureScripts measures the Python standard library and, when its tarball is there, the
-// TypeScript corpus.
-func measureScripts(ctx context.Context, dir, tsCorpus string, runs int) (string, error) {
+// measureScripts measures the Python standard library and, where their tarballs are in
+// corpora, the TypeScript, Rust and Java development corpora.
+func measureScripts(ctx context.Context, dir, corpora string, runs int) (string, error) {
 	var reps []*scriptReport
 	py, err := ensurePythonStdlib(ctx, dir)
 	if err != nil {
 		return "", err
 	}
-	corpora := []scriptCorpus{py}
-	if ts, err := ensureTypeScriptSDK(ctx, dir, tsCorpus); err == nil {
-		corpora = append(corpora, ts)
-	} else {
-		fmt.Fprintf(os.Stderr, "the TypeScript corpus is left out: %v\n", err)
+	list := []scriptCorpus{py}
+	for _, t := range []tarCorpus{
+		{"MCP TypeScript SDK", "tssdk", "typescript-sdk-3924de9.tar.gz", "typescript-sdk", "packages/core-internal/src/shared/stdio.ts"},
+		{"clap (Rust)", "clap", "clap-6982fb1.tar.gz", "clap", "clap_builder/src/builder/arg.rs"},
+		{"jackson-core (Java)", "jackson", "jackson-core-b367da1.tar.gz", "jackson-core", "src/main/java/com/fasterxml/jackson/core/JsonPointer.java"},
+	} {
+		t.tarball = filepath.Join(corpora, t.tarball)
+		c, err := ensureTarCorpus(ctx, dir, t)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "the %s corpus is left out: %v\n", t.name, err)
+			continue
+		}
+		list = append(list, c)
 	}
-	for _, c := range corpora {
+	for _, c := range list {
 		rep, err := measureScriptsChild(ctx, c, runs)
 		if err != nil {
 			return "", err

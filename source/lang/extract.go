@@ -3,6 +3,7 @@ package lang
 import (
 	"context"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -31,6 +32,7 @@ func Extract(ctx context.Context, l *Language, src []byte, test bool, logicLimit
 	if err := tree.Err(); err != nil {
 		return nil, err
 	}
+	x.resolveValueCalls()
 	x.moduleCalls()
 	x.preferDefinitions()
 	if l.Imports != nil {
@@ -83,6 +85,12 @@ type extractor struct {
 	f          *code.Facts
 	test       bool
 	logicLimit int
+	// fields are the declared types of each type's fields; scopes, by declaration index,
+	// a function's names of known type; valueCalls its calls through a value, resolved once
+	// the whole file is read (resolveValueCalls).
+	fields     map[string]scope
+	scopes     map[int]scope
+	valueCalls map[int][]string
 }
 
 // members reads the declarations among n's children, parent being their enclosing
@@ -192,13 +200,30 @@ func (x *extractor) add(n *treesit.Node, rule Rule, name, kind, parent, parentKi
 	}
 	d.Signature, d.Implementation = code.Digest("docforge.code.signature", header), code.Digest("docforge.code.implementation", impl)
 	d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
+	d.Uses = x.bases(n, rule.Bases)
+	switch kind {
+	case code.KindFunc, code.KindMethod, code.KindConstructor, code.KindField, code.KindConst, code.KindVar:
+		d.Uses = append(d.Uses, x.signatureTypes(n, body, name)...)
+		slices.Sort(d.Uses)
+		d.Uses = slices.Compact(d.Uses)
+	}
+	if kind == code.KindField && parent != "" {
+		x.fieldType(parent, n, name)
+	}
 	if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
-		d.Calls, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
+		var pending []string
+		d.Calls, pending, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
+		if len(pending) > 0 {
+			if x.valueCalls == nil {
+				x.valueCalls, x.scopes = map[int][]string{}, map[int]scope{}
+			}
+			x.valueCalls[len(x.f.Decls)] = pending
+			x.scopes[len(x.f.Decls)] = x.bindings(n, body)
+		}
 		if x.l.Logic && x.logicLimit > 0 {
 			d.Logic = x.t.Logic(d.Qual(), n, body, x.logicLimit)
 		}
 	}
-	d.Uses = x.bases(n, rule.Bases)
 	x.f.Decls = append(x.f.Decls, d)
 }
 
@@ -381,9 +406,8 @@ func docText(parts []string) string {
 // once, sorted, and the count of calls through a value whose type cannot be told.
 // In a type's member, an unqualified call names a member of the type where the language says
 // so (Java's this.).
-func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
+func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []string, ambiguous int) {
 	seen := map[string]bool{}
-	ambiguous := 0
 	x.t.Walk(body, func(c, _ *treesit.Node) bool {
 		if c.Type() == x.l.MacroArgs {
 			// A macro's arguments are tokens, not expressions: name(...) among them is read
@@ -425,18 +449,55 @@ func (x *extractor) calls(body *treesit.Node, member bool) ([]string, int) {
 			}
 		case qualified && head != "self" && head != "this" && head != "Self" && !upper(head),
 			qualified && strings.Count(name, ".") > 1:
-			ambiguous++ // a method of a value (a local's, a field's): its type is not known here
+			// A method of a value (a local's, a field's): of its declared type where the
+			// file tells it (resolveValueCalls), else ambiguous.
+			if !upper(head) {
+				pending = append(pending, name)
+			} else {
+				ambiguous++
+			}
 		default:
 			seen[strings.Replace(name, "Self.", "self.", 1)] = true
 		}
 		return true
 	})
-	return slices.Sorted(maps.Keys(seen)), ambiguous
+	return slices.Sorted(maps.Keys(seen)), pending, ambiguous
 }
+
+// signatureTypes are the type names a declaration's header names (its parameters', its
+// return's, a field's type), but its own name: what it depends on. Where the grammar has a
+// node type for a type's name (type_identifier), every one in the header; else those in its
+// type fields.
+func (x *extractor) signatureTypes(n, body *treesit.Node, own string) []string {
+	var out []string
+	byNode := slices.Equal(x.l.typeNames(), []string{"type_identifier"})
+	var collect func(c *treesit.Node, inType bool)
+	collect = func(c *treesit.Node, inType bool) {
+		if c == body {
+			return
+		}
+		if (byNode || inType) && slices.Contains(x.l.typeNames(), c.Type()) {
+			if name := x.t.Text(c); name != own && name != "Self" {
+				out = append(out, name)
+			}
+		}
+		x.t.ChildFields(c, func(k *treesit.Node, field string) {
+			collect(k, inType || field == "type" || field == "returns" || field == "return_type")
+		})
+	}
+	collect(n, false)
+	return out
+}
+
+var dotSpace = regexp.MustCompile(`\s*\.\s*`)
 
 // dotted writes a path or field access with dots: Arg::new is Arg.new, self.parser.x stays.
 func dotted(s string) string {
 	s = strings.ReplaceAll(s, "::", ".")
+	if strings.ContainsAny(s, "\n\t ") {
+		// A chain written over lines (self.args\n    .values): the spaces around its dots.
+		s = dotSpace.ReplaceAllString(s, ".")
+	}
 	if i := strings.IndexByte(s, '<'); i >= 0 && !strings.Contains(s[i:], ".") {
 		s = s[:i] // a turbofish or generic arguments after the name
 	}
@@ -451,18 +512,12 @@ func upper(s string) bool {
 
 // Fragment assembles the fragment of the file at rel from its facts: a file node, a node per
 // declaration, and the calls among the file's own declarations.
-func Fragment(l *Language, rel string, f *code.Facts) *graph.Fragment {
-	fileID := l.Prefix + rel
-	module := func(module string) []string {
-		if l.Module == nil {
-			return nil
-		}
-		files := l.Module(rel, f, module)
-		for i, file := range files {
-			files[i] = l.Prefix + file
-		}
-		return files
+func Fragment(l *Language, rel string, f *code.Facts, layout *Layout) *graph.Fragment {
+	a := ids{y: layout, l: l}
+	var cl code.Layout
+	if layout != nil && l.Reexports != nil {
+		cl = a
 	}
-	scope, imported := code.NewScope(fileID, f, nil, module)
+	scope, imported := code.NewScope(l.Prefix+rel, f, cl, func(spec string) []string { return a.module(rel, f, spec) })
 	return code.FileFragment(code.File{Path: rel, Prefix: l.Prefix, Language: l.Name, Facts: f, Scope: scope, Imported: imported, IsTest: l.TestFile(rel)})
 }

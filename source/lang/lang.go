@@ -58,6 +58,10 @@ type Language struct {
 	// the file at rel to the candidate files that may declare it.
 	Imports func(t *treesit.Tree, root *treesit.Node, f *code.Facts)
 	Module  func(rel string, f *code.Facts, module string) []string
+	// Reexports, when set, says which files offer again the names they import (Rust's
+	// mod.rs, lib.rs, main.rs), so that a name imported from such a file's module resolves
+	// through its imports (Layout); a change to one rebuilds the index.
+	Reexports func(rel string) bool
 }
 
 // Rule is what one declaration node type makes.

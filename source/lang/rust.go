@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"path"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -58,8 +59,15 @@ func Rust() *Language {
 		},
 		TestFile: func(rel string) bool { return underDir(rel, "tests", "benches") },
 		Imports:  rustImports,
-		Module:   rustModule,
-		Logic:    true,
+		Reexports: func(rel string) bool {
+			switch path.Base(rel) {
+			case "mod.rs", "lib.rs", "main.rs":
+				return true
+			}
+			return false
+		},
+		Module: rustModule,
+		Logic:  true,
 		Kinds: []string{code.KindModule, code.KindStruct, code.KindEnum, code.KindInterface, code.KindType,
 			code.KindFunc, code.KindMethod, code.KindConst, code.KindVar, code.KindMacro, code.KindField},
 	}

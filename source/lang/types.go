@@ -1,0 +1,282 @@
+package lang
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/docforge/docforge/source/treesit"
+)
+
+// The declared types of names, read from the syntax alone: a type's fields, a function's
+// parameters and its locals bound with a type or a constructor call. A call through such a
+// name (self.args.values(), parser.next()) is a call of the type's method (FlatMap.values);
+// through any other value its type cannot be told, and it stays ambiguous.
+
+// scope maps a name to the type it was declared with.
+type scope map[string]string
+
+// wrappers are the generic types a method call sees through (Rust's auto-deref).
+var wrappers = []string{"Box", "Rc", "Arc"}
+
+// declaredType is the type name a type expression declares for a value: the outermost
+// named type, through references, mut, dyn and impl, and through Box, Rc and Arc; "" for
+// an inferred type (var, auto, _) or none.
+func declaredType(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		t := strings.TrimLeft(s, "&*?")
+		for _, kw := range []string{"mut ", "dyn ", "impl ", "const ", "final ", "readonly ", "'"} {
+			if kw == "'" && strings.HasPrefix(t, "'") { // a lifetime: &'a T
+				if i := strings.IndexByte(t, ' '); i > 0 {
+					t = t[i+1:]
+				}
+				continue
+			}
+			t = strings.TrimPrefix(t, kw)
+		}
+		t = strings.TrimSpace(t)
+		if t == s {
+			break
+		}
+		s = t
+	}
+	if i := strings.IndexByte(s, '<'); i > 0 && strings.HasSuffix(s, ">") {
+		outer := typeName(s[:i])
+		if slices.Contains(wrappers, outer) {
+			return declaredType(s[i+1 : len(s)-1])
+		}
+	}
+	name := typeName(strings.TrimSuffix(strings.TrimSuffix(s, "?"), "[]"))
+	switch name {
+	case "", "var", "auto", "_", "val", "let", "Self", "self":
+		return ""
+	}
+	if !upper(name) && !strings.Contains(name, "_") {
+		return "" // a primitive (int, str, i32): no methods of the project's
+	}
+	return name
+}
+
+// typeNode is the node holding a declaration's type: its type field, or the type of the
+// declaration it wraps (C#'s variable_declaration, Kotlin's user_type).
+func typeNode(n *treesit.Node) *treesit.Node {
+	if t := n.ChildByFieldName("type"); t != nil {
+		return t
+	}
+	for i := range int(n.NamedChildCount()) {
+		c := n.NamedChild(i)
+		switch c.Type() {
+		case "user_type", "nullable_type":
+			return c
+		case "variable_declaration":
+			if t := typeNode(c); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// boundName is the name a declarator binds: its name or pattern field, or the identifier it
+// holds (C's *p, Kotlin's variable_declaration).
+func boundName(t *treesit.Tree, n *treesit.Node) string {
+	for _, f := range []string{"name", "pattern", "declarator"} {
+		if c := n.ChildByFieldName(f); c != nil {
+			if c.NamedChildCount() == 0 {
+				return t.Text(c)
+			}
+			return boundName(t, c)
+		}
+	}
+	name := ""
+	t.Walk(n, func(c, _ *treesit.Node) bool {
+		switch c.Type() {
+		case "identifier", "simple_identifier", "field_identifier", "variable_name":
+			if name == "" {
+				name = t.Text(c)
+			}
+		}
+		return name == "" && !strings.Contains(c.Type(), "type")
+	})
+	return name
+}
+
+// createdType is the type a value expression creates: new T(...), T::new(...), T { .. },
+// Kotlin's T(...); "" for any other value.
+func createdType(t *treesit.Tree, v *treesit.Node) string {
+	if v == nil {
+		return ""
+	}
+	switch v.Type() {
+	case "object_creation_expression", "new_expression":
+		return declaredType(t.Text(typeNodeOr(v, "constructor")))
+	case "struct_expression":
+		return declaredType(t.Text(v.ChildByFieldName("name")))
+	case "call_expression":
+		callee := v.ChildByFieldName("function")
+		if callee == nil && v.NamedChildCount() > 0 {
+			callee = v.NamedChild(0) // Kotlin's
+		}
+		text := dotted(t.Text(callee))
+		if i := strings.LastIndexByte(text, '.'); i > 0 {
+			// T::new, T::from_x, T::default: a constructor by Rust's convention.
+			head, fn := text[:i], text[i+1:]
+			if fn == "new" || strings.HasPrefix(fn, "new_") || strings.HasPrefix(fn, "from") || strings.HasPrefix(fn, "with_") || fn == "default" {
+				return declaredType(head)
+			}
+			return ""
+		}
+		if upper(text) && !strings.Contains(text, "(") {
+			return text // Kotlin's Cart()
+		}
+	}
+	return ""
+}
+
+func typeNodeOr(n *treesit.Node, alt string) *treesit.Node {
+	if t := n.ChildByFieldName("type"); t != nil {
+		return t
+	}
+	return n.ChildByFieldName(alt)
+}
+
+// bindings reads the names a function binds with a known type: its parameters (in its
+// header, before body) and the locals its body declares with a type or a created value.
+func (x *extractor) bindings(n, body *treesit.Node) scope {
+	s := scope{}
+	bind := func(name, typ string) {
+		if name != "" && typ != "" {
+			s[name] = typ
+		}
+	}
+	x.t.Walk(n, func(c, _ *treesit.Node) bool {
+		if c == body {
+			return false
+		}
+		if strings.Contains(c.Type(), "parameter") && !strings.HasSuffix(c.Type(), "parameters") && !strings.HasSuffix(c.Type(), "_list") {
+			if tn := typeNode(c); tn != nil {
+				bind(boundName(x.t, c), declaredType(x.t.Text(tn)))
+			}
+			return false
+		}
+		return true
+	})
+	x.t.Walk(body, func(c, _ *treesit.Node) bool {
+		switch c.Type() {
+		case "closure_expression", "lambda_expression", "lambda_literal", "local_function_statement", "function_item",
+			"class_declaration", "anonymous_function", "arrow_function":
+			return false
+		case "let_declaration": // Rust
+			typ := declaredType(x.t.Text(c.ChildByFieldName("type")))
+			if typ == "" {
+				typ = createdType(x.t, c.ChildByFieldName("value"))
+			}
+			bind(x.t.Text(c.ChildByFieldName("pattern")), typ)
+		case "local_variable_declaration", "variable_declaration", "declaration", "property_declaration":
+			// Java's, C#'s, C++'s and Kotlin's: one type, declarators with their values.
+			declared := ""
+			if tn := typeNode(c); tn != nil {
+				declared = declaredType(x.t.Text(tn))
+			}
+			x.t.Walk(c, func(d, _ *treesit.Node) bool {
+				switch d.Type() {
+				case "variable_declarator", "init_declarator", "variable_declaration":
+					typ := declared
+					if typ == "" {
+						value := d.ChildByFieldName("value")
+						if value == nil && d.NamedChildCount() > 1 {
+							value = d.NamedChild(int(d.NamedChildCount()) - 1)
+						}
+						typ = createdType(x.t, value)
+					}
+					bind(boundName(x.t, d), typ)
+					return false
+				}
+				return d == c
+			})
+			if c.Type() == "property_declaration" && declared == "" {
+				// Kotlin's val x = Cart(): the value follows the variable_declaration.
+				bind(boundName(x.t, c), createdType(x.t, lastNamed(c)))
+			}
+		}
+		return true
+	})
+	return s
+}
+
+// fieldType records the declared type of a type's field, for calls through it.
+func (x *extractor) fieldType(owner string, n *treesit.Node, name string) {
+	tn := typeNode(n)
+	if tn == nil {
+		return
+	}
+	if typ := declaredType(x.t.Text(tn)); typ != "" {
+		if x.fields == nil {
+			x.fields = map[string]scope{}
+		}
+		if x.fields[owner] == nil {
+			x.fields[owner] = scope{}
+		}
+		x.fields[owner][name] = typ
+	}
+}
+
+// fieldsOf are the field types of the type named typ: by its qualified name, or by its last
+// part (a field's type names a nested type by its own name).
+func (x *extractor) fieldsOf(typ string) scope {
+	if f, ok := x.fields[typ]; ok {
+		return f
+	}
+	for owner, f := range x.fields {
+		if strings.HasSuffix(owner, "."+typ) {
+			return f
+		}
+	}
+	return nil
+}
+
+func lastNamed(n *treesit.Node) *treesit.Node {
+	if c := n.NamedChildCount(); c > 0 {
+		return n.NamedChild(int(c) - 1)
+	}
+	return nil
+}
+
+// resolveValueCalls writes each call through a value (self.args.values, parser.next) whose
+// receiver's type the declarations tell as a call of that type's method (FlatMap.values);
+// the others are counted ambiguous.
+func (x *extractor) resolveValueCalls() {
+	for i := range x.f.Decls {
+		pending := x.valueCalls[i]
+		if len(pending) == 0 {
+			continue
+		}
+		d := &x.f.Decls[i]
+		owner := d.Parent
+		for _, name := range pending {
+			parts := strings.Split(name, ".")
+			typ, rest := "", parts[:len(parts)-1]
+			switch head := rest[0]; {
+			case head == "self" || head == "this" || head == "$this":
+				typ, rest = owner, rest[1:]
+			case x.scopes[i][head] != "":
+				typ, rest = x.scopes[i][head], rest[1:]
+			case x.l.ImplicitThis && x.fieldsOf(owner)[head] != "":
+				typ = owner // a field named bare (Java's parser.next() for this.parser)
+			}
+			for _, f := range rest {
+				if typ == "" {
+					break
+				}
+				typ = x.fieldsOf(typ)[f]
+			}
+			if typ == "" {
+				d.Ambiguous++
+				continue
+			}
+			d.Calls = append(d.Calls, typ+"."+parts[len(parts)-1])
+		}
+		slices.Sort(d.Calls)
+		d.Calls = slices.Compact(d.Calls)
+	}
+}
