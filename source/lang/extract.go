@@ -20,11 +20,16 @@ import (
 // over its bounds fails with a *treesit.BoundError. logicLimit bounds the steps of each
 // function's Logic (where the language has it); 0 builds none.
 func Extract(ctx context.Context, l *Language, src []byte, test bool, logicLimit int, bounds treesit.Bounds) (*code.Facts, error) {
-	tree, err := treesit.Parse(ctx, l.Grammar, src, bounds)
+	parsed := src
+	if l.Prepare != nil {
+		parsed = l.Prepare(src)
+	}
+	tree, err := treesit.Parse(ctx, l.Grammar, parsed, bounds)
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
+	tree.Src = src // the same length: every node's text is the source's own
 	x := &extractor{l: l, t: tree, f: &code.Facts{}, test: test, logicLimit: logicLimit}
 	root := tree.Root()
 	x.f.Doc = x.fileDoc(root)

@@ -21,6 +21,10 @@ type Language struct {
 	// Builds are the names of its build tools' manifests (Cargo.toml, *.csproj): init
 	// reports those it finds beside the language's files.
 	Builds []string
+	// Prepare, when set, rewrites what the grammar cannot read into what it can, byte for
+	// byte the same length (positions and text stay the source's): Rust's str![...] macro,
+	// whose name the grammar takes for the type str.
+	Prepare func(src []byte) []byte
 	// Decls says which syntax nodes are declarations, by node type.
 	Decls map[string]Rule
 	// Calls are the call expressions' node types, each with the field holding the callee;

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"path"
 	"strings"
 
@@ -37,6 +38,7 @@ func Rust() *Language {
 			"macro_invocation": {Callee: "macro"},
 		},
 		MacroArgs: "token_tree",
+		Prepare:   rustPrepare,
 		Comments:  []string{"line_comment", "block_comment"},
 		Doc: func(text string) bool {
 			return strings.HasPrefix(text, "///") && !strings.HasPrefix(text, "////") || strings.HasPrefix(text, "/**")
@@ -71,4 +73,33 @@ func Rust() *Language {
 		Kinds: []string{code.KindModule, code.KindStruct, code.KindEnum, code.KindInterface, code.KindType,
 			code.KindFunc, code.KindMethod, code.KindConst, code.KindVar, code.KindMacro, code.KindField},
 	}
+}
+
+// rustPrepare renames a macro called str (snapbox's str![[...]]), which the grammar reads as
+// the primitive type str and fails on, to a name of the same length it reads as a macro.
+func rustPrepare(src []byte) []byte {
+	var out []byte
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte("str!"))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		i = at + 4
+		if at > 0 && isIdentByte(src[at-1]) || i >= len(src) || !bytes.ContainsRune([]byte("[({"), rune(src[i])) {
+			continue
+		}
+		if out == nil {
+			out = bytes.Clone(src)
+		}
+		copy(out[at:], "st_!")
+	}
+	if out == nil {
+		return src
+	}
+	return out
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
