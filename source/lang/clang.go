@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"path"
 	"slices"
 	"strings"
@@ -47,6 +48,7 @@ func cFamily(name, prefix string, g treesit.Grammar, exts []string, more map[str
 	}
 	return &Language{
 		Name: name, Prefix: prefix, Grammar: g, Extensions: exts, Builds: []string{"CMakeLists.txt", "compile_commands.json", "meson.build", "configure.ac"}, Decls: decls,
+		Prepare:  cPrepare,
 		Calls:    map[string]Call{"call_expression": {Callee: "function"}},
 		Comments: []string{"comment"},
 		Doc: func(text string) bool {
@@ -82,12 +84,22 @@ func cFamily(name, prefix string, g treesit.Grammar, exts []string, more map[str
 // functionDeclarator is the function declarator inside a declarator chain (pointers,
 // references, parentheses), or nil.
 func functionDeclarator(n *treesit.Node) *treesit.Node {
-	for d := n.ChildByFieldName("declarator"); d != nil; d = d.ChildByFieldName("declarator") {
-		if d.Type() == "function_declarator" {
-			return d
+	var found *treesit.Node
+	for d := n.ChildByFieldName("declarator"); d != nil; {
+		next := d.ChildByFieldName("declarator")
+		switch d.Type() {
+		case "function_declarator":
+			if next != nil && next.Type() != "parenthesized_declarator" {
+				found = d // the innermost one that names something: a function returning a function pointer is its inner one
+			}
+		case "parenthesized_declarator":
+			if d.NamedChildCount() > 0 {
+				next = d.NamedChild(0)
+			}
 		}
+		d = next
 	}
-	return nil
+	return found
 }
 
 // cFunctionName is a function definition's name, and the class a qualified name
@@ -189,6 +201,55 @@ func within(paths []string) []string {
 		if p != ".." && !strings.HasPrefix(p, "../") && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// cPrepare blanks GNU attributes (__attribute__ ((unused))), which declare nothing and
+// which the grammar cannot read in a parameter list: the same bytes as spaces.
+func cPrepare(src []byte) []byte {
+	const mark = "__attribute__"
+	var out []byte
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte(mark))
+		if j < 0 {
+			break
+		}
+		start := i + j
+		k := start + len(mark)
+		for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
+			k++
+		}
+		i = start + len(mark)
+		if k >= len(src) || src[k] != '(' {
+			continue
+		}
+		depth, end := 0, -1
+		for p := k; p < len(src) && end < 0; p++ {
+			switch src[p] {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					end = p + 1
+				}
+			case '\n':
+				p = len(src) // an attribute on one line only
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		if out == nil {
+			out = bytes.Clone(src)
+		}
+		for p := start; p < end; p++ {
+			out[p] = ' '
+		}
+		i = end
+	}
+	if out == nil {
+		return src
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"bytes"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -16,14 +18,16 @@ func Protobuf() *Language {
 	return &Language{
 		Name: "protobuf", Prefix: graph.ProtoPrefix, Grammar: treesit.Protobuf, Extensions: []string{".proto"}, Builds: []string{"buf.yaml", "buf.work.yaml"},
 		Decls: map[string]Rule{
-			"message":    {Kind: code.KindMessage, Name: "message_name", Body: "message_body"},
-			"field":      {Kind: code.KindField, Name: "identifier"},
-			"map_field":  {Kind: code.KindField, Name: "identifier"},
-			"enum":       {Kind: code.KindEnum, Name: "enum_name", Body: "enum_body"},
-			"enum_field": {Kind: code.KindConst, Name: "identifier"},
-			"service":    {Kind: code.KindService, Name: "service_name", Body: "."},
-			"rpc":        {Kind: code.KindRPC, Name: "rpc_name", Bases: []string{"message_or_enum_type"}},
+			"message":     {Kind: code.KindMessage, Name: "message_name", Body: "message_body"},
+			"field":       {Kind: code.KindField, Name: "identifier"},
+			"map_field":   {Kind: code.KindField, Name: "identifier"},
+			"oneof_field": {Kind: code.KindField, Name: "identifier"},
+			"enum":        {Kind: code.KindEnum, Name: "enum_name", Body: "enum_body"},
+			"enum_field":  {Kind: code.KindConst, Name: "identifier"},
+			"service":     {Kind: code.KindService, Name: "service_name", Body: "."},
+			"rpc":         {Kind: code.KindRPC, Name: "rpc_name", Bases: []string{"message_or_enum_type"}},
 		},
+		Prepare:   protoPrepare,
 		TypeNames: []string{"identifier"},
 		Comments:  []string{"comment"},
 		Doc:       func(text string) bool { return strings.HasPrefix(text, "//") || strings.HasPrefix(text, "/*") },
@@ -46,4 +50,23 @@ func Protobuf() *Language {
 		},
 		Kinds: []string{code.KindMessage, code.KindField, code.KindEnum, code.KindConst, code.KindService, code.KindRPC},
 	}
+}
+
+// reservedStatement is a reserved statement on a line of its own.
+var reservedStatement = regexp.MustCompile(`(?m)^[ \t]*reserved\b[^;\n]*;`)
+
+// protoPrepare blanks reserved statements, which declare nothing and which the grammar
+// cannot read in an enum (reserved 2;): the same bytes as spaces.
+func protoPrepare(src []byte) []byte {
+	locs := reservedStatement.FindAllIndex(src, -1)
+	if len(locs) == 0 {
+		return src
+	}
+	out := bytes.Clone(src)
+	for _, l := range locs {
+		for i := l[0]; i < l[1]; i++ {
+			out[i] = ' '
+		}
+	}
+	return out
 }
