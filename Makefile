@@ -152,6 +152,7 @@ test-tools:
 	@$(call apt_need,git,git)
 	@$(call apt_need,gcc,gcc)
 	@$(call apt_need,python3,python3)
+	@$(call apt_need,javac,default-jdk-headless)
 
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund

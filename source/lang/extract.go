@@ -189,9 +189,27 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 			x.add(n, rule, name, kind, parent, parentKind, body)
 		}
 	}
+	if rule.Components != "" && len(names) == 1 {
+		x.components(n, rule, code.QualOf(parent, x.t.Text(names[0])))
+	}
 	if body != nil && len(names) == 1 && rule.Kind != code.KindFunc {
 		x.members(body, code.QualOf(parent, x.t.Text(names[0])), kind)
 	}
+}
+
+// components declares the components of a type's header that are its fields (a Java record's
+// name and qty) as fields of the type qual.
+func (x *extractor) components(n *treesit.Node, rule Rule, qual string) {
+	x.t.Children(field(n, rule.Components), func(c *treesit.Node) {
+		if !strings.HasSuffix(c.Type(), "parameter") || rule.Component != nil && !rule.Component(x.t, c) {
+			return
+		}
+		if name := boundName(x.t, c); name != "" {
+			x.add(c, Rule{Kind: code.KindField}, name, code.KindField, qual, code.KindClass, nil)
+			// Its accessor is as visible as the type.
+			x.f.Decls[len(x.f.Decls)-1].Exported = x.l.Exported != nil && x.l.Exported(x.t, n)
+		}
+	})
 }
 
 // add adds the declaration of one name of node n.

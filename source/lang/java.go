@@ -25,7 +25,7 @@ func Java() *Language {
 			"class_declaration":               {Kind: code.KindClass, Name: "name", Body: "body", Bases: []string{"superclass", "interfaces"}},
 			"interface_declaration":           {Kind: code.KindInterface, Name: "name", Body: "body", Bases: []string{"extends_interfaces"}},
 			"enum_declaration":                {Kind: code.KindEnum, Name: "name", Body: "body", Bases: []string{"interfaces"}},
-			"record_declaration":              {Kind: code.KindRecord, Name: "name", Body: "body", Bases: []string{"interfaces"}},
+			"record_declaration":              {Kind: code.KindRecord, Name: "name", Body: "body", Bases: []string{"interfaces"}, Components: "parameters"},
 			"annotation_type_declaration":     {Kind: code.KindInterface, Name: "name", Body: "body"},
 			"method_declaration":              {Kind: code.KindFunc, Method: code.KindMethod, Name: "name", Body: "body"},
 			"constructor_declaration":         {Kind: code.KindConstructor, Name: "name", Body: "body"},

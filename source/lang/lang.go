@@ -85,6 +85,11 @@ type Rule struct {
 	// NameOf, when set, finds the name instead of Name: C's function name is inside nested
 	// declarators; a qualified name (Cart::add) gives the parent too.
 	NameOf func(t *treesit.Tree, n *treesit.Node) (parent, name string)
+	// Components is the path to a type's component list in its header (a Java record's
+	// parameters, a Kotlin primary constructor's): each component that declares a property
+	// (Component) is a field of the type.
+	Components string
+	Component  func(t *treesit.Tree, n *treesit.Node) bool
 	// Inner says the declarations inside the node are its siblings, not its members (the
 	// struct a C typedef names).
 	Inner bool

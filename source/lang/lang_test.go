@@ -192,6 +192,8 @@ var fixtures = map[string]struct {
 		{"interface", "JsonPointer.Visitor", true, false, "", nil},
 		{"method", "JsonPointer.Visitor.visit", false, false, "", nil},
 		{"record", "JsonPointer.Segment", true, false, "", nil},
+		{"field", "JsonPointer.Segment.name", true, false, "", nil},
+		{"field", "JsonPointer.Segment.index", true, false, "", nil},
 	}, map[string][]string{"JsonPointer": {"Serializable"}, "JsonPointer.Visitor": {"Comparable", "Serializable"}}},
 }
 

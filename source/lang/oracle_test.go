@@ -220,3 +220,49 @@ func TestOracleProtobuf(t *testing.T) {
 		}
 	}
 }
+
+// Java: the JDK's own parser (through the compiler tree API, testdata/oracle/java/
+// Declarations.java run as a source-file program) reads the Java fixtures' types and members
+// with their kinds as DocForge does: nested types, enum constants, record components and
+// compact constructors, interface constants, fields declared together.
+func TestOracleJava(t *testing.T) {
+	java := fixture.NeedCommand(t, "java", "default-jdk-headless")
+	fixture.NeedCommand(t, "javac", "default-jdk-headless") // the compiler the program runs
+	files := []string{"testdata/oracle/java/Inventory.java", "testdata/java/src/main/java/com/example/JsonPointer.java"}
+	out, err := exec.Command(java, append([]string{"testdata/oracle/java/Declarations.java"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the JDK's parser: %v\n%s", err, out)
+	}
+	want := map[string][]string{}
+	file := ""
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		kind, name, _ := strings.Cut(line, " ")
+		if kind == "file" {
+			file = name
+			continue
+		}
+		want[file] = append(want[file], kind+" "+name)
+	}
+	kinds := []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindRecord, code.KindMethod, code.KindConstructor, code.KindField, code.KindConst}
+	for _, f := range files {
+		if len(want[f]) == 0 {
+			t.Fatalf("the JDK's parser read nothing of %s:\n%s", f, out)
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		facts, err := lang.Extract(context.Background(), lang.Java(), src, false, 0, treesit.Bounds{})
+		if err != nil || facts.Error != nil {
+			t.Fatalf("%s: %v %+v", f, err, facts.Error)
+		}
+		var got []string
+		for _, d := range facts.Decls {
+			if slices.Contains(kinds, d.Kind) {
+				got = append(got, d.Kind+" "+d.Qual())
+			}
+		}
+		slices.Sort(got)
+		sameNames(t, f, slices.Compact(got), want[f])
+	}
+}
