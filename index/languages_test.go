@@ -195,8 +195,13 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		"crate/src/store.rs":             "pub struct Store;\n\nimpl Store {\n    pub fn open() {}\n}\n",
 		// A module that re-exports its child's type, and calls through a field and a
 		// parameter of that type.
-		"crate/src/shop/mod.rs":  "mod cart;\npub use self::cart::Cart;\n",
-		"crate/src/shop/cart.rs": "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n",
+		// Kotlin's import and C#'s using, to a type in another package's file.
+		"kt/src/main/kotlin/shop/util/Helper.kt": "package shop.util\n\nobject Helper {\n    fun run(n: Int) {}\n}\n",
+		"kt/src/main/kotlin/shop/core/Cart.kt":   "package shop.core\n\nimport shop.util.Helper\n\nclass Cart {\n    fun add() { Helper.run(1) }\n}\n",
+		"cs/Shop/Util/Helper.cs":                 "namespace Shop.Util\n{\n    public static class Helper\n    {\n        public static void Run(int n) { }\n    }\n}\n",
+		"cs/Shop/Core/Cart.cs":                   "using Shop.Util;\n\nnamespace Shop.Core\n{\n    public class Cart\n    {\n        public void Add() { Helper.Run(1); }\n    }\n}\n",
+		"crate/src/shop/mod.rs":                  "mod cart;\npub use self::cart::Cart;\n",
+		"crate/src/shop/cart.rs":                 "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n",
 		"crate/src/till.rs": "use crate::shop::Cart;\n\npub struct Till {\n    cart: Cart,\n}\n\nimpl Till {\n" +
 			"    pub fn ring(&mut self) {\n        self.cart\n            .add();\n    }\n}\n\npub fn fill(c: &mut Cart) {\n    c.add();\n}\n",
 	})
@@ -253,6 +258,9 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"rs:crate/src/till.rs/Till.ring", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
 				{"rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
 				{"rs:crate/src/till.rs/Till.cart", "depends_on", "rs:crate/src/shop/cart.rs/Cart"},
+				{"kt:kt/src/main/kotlin/shop/core/Cart.kt/Cart.add", "calls", "kt:kt/src/main/kotlin/shop/util/Helper.kt/Helper.run"},
+				{"kt:kt/src/main/kotlin/shop/core/Cart.kt", "imports", "kt:kt/src/main/kotlin/shop/util/Helper.kt"},
+				{"cs:cs/Shop/Core/Cart.cs/Shop.Core.Cart.Add", "calls", "cs:cs/Shop/Util/Helper.cs/Shop.Util.Helper.Run"},
 				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
 				{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
 			} {

@@ -109,8 +109,10 @@ func (s *Scope) expand(out []string, b Binding, rest []string, depth int, follow
 	}
 	if !follow {
 		q := b.Qual
-		if len(rest) > 0 && !strings.Contains(q, ".") {
-			q += "." + rest[0] // Class.member; deeper attributes are a value's, not a declaration's
+		if len(rest) > 0 && (!strings.Contains(q, ".") || upperLast(q)) {
+			// Class.member (a namespace's type too: Shop.Util.Helper.Run); deeper
+			// attributes are a value's, not a declaration's.
+			q += "." + rest[0]
 		}
 		for _, f := range b.Files {
 			out = append(out, f+"/"+q)
@@ -186,4 +188,11 @@ func (c *ImportMemo) Remember(rel string, imps []Import) {
 	}
 	c.m[rel] = imps
 	c.mu.Unlock()
+}
+
+// upperLast reports whether a dotted name's last part starts upper-case: a type named in its
+// namespace (Shop.Util.Helper), not a member (Cart.add).
+func upperLast(q string) bool {
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	return last != "" && last[0] >= 'A' && last[0] <= 'Z'
 }

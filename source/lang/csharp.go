@@ -2,6 +2,7 @@ package lang
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -57,6 +58,8 @@ func CSharp() *Language {
 			})
 			return found
 		},
+		Imports: csharpImports,
+		Module:  csharpModule,
 		TestFile: func(rel string) bool {
 			for _, seg := range strings.Split(path.Dir(rel), "/") {
 				if strings.HasSuffix(seg, "Tests") || strings.HasSuffix(seg, ".Test") || strings.HasSuffix(seg, ".Tests") {
@@ -87,4 +90,59 @@ func csharpModifiers(t *treesit.Tree, n *treesit.Node) string {
 func csharpConst(t *treesit.Tree, n *treesit.Node) bool {
 	m := " " + csharpModifiers(t, n) + " "
 	return strings.Contains(m, " const ") || strings.Contains(m, " static ") && strings.Contains(m, " readonly ")
+}
+
+// csharpImports reads a C# file's namespace (its first) and using directives: using A.B
+// imports a namespace whole, using X = A.B.C names a type; the types the file names bind as
+// Java's do (packageImports), qualified in their files by their namespace (Shop.Core.Cart).
+func csharpImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
+	var named []code.Import
+	var wholes []string
+	t.Walk(root, func(c, _ *treesit.Node) bool {
+		switch c.Type() {
+		case "namespace_declaration", "file_scoped_namespace_declaration":
+			if f.Package == "" {
+				f.Package = strings.Join(strings.Fields(t.Text(c.ChildByFieldName("name"))), "")
+			}
+			return true
+		case "using_directive":
+			spec := strings.TrimSuffix(strings.TrimSpace(t.Text(c)), ";")
+			spec = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(spec, "global "), "using"))
+			if strings.HasPrefix(spec, "static ") {
+				return false
+			}
+			if alias, target, ok := strings.Cut(spec, "="); ok {
+				target = strings.Join(strings.Fields(target), "")
+				if i := strings.LastIndexByte(target, '.'); i > 0 {
+					named = append(named, code.Import{Module: target, Local: strings.TrimSpace(alias), Name: target, Line: treesit.Line(c)})
+				}
+				return false
+			}
+			wholes = append(wholes, strings.Join(strings.Fields(spec), ""))
+			return false
+		}
+		return c == root || c.Type() == "declaration_list"
+	})
+	packageImports(f, named, wholes, func(pkg, head string) string {
+		if pkg == "" {
+			return head
+		}
+		return pkg + "." + head
+	})
+}
+
+// csharpModule is the file a type's qualified name (A.B.C) names by convention: C.cs in the
+// folder of namespace A.B, or of B where the folders leave the root namespace out, under the
+// root of the file at rel.
+func csharpModule(rel string, f *code.Facts, module string) []string {
+	parts := strings.Split(module, ".")
+	ns, typ := parts[:len(parts)-1], parts[len(parts)-1]
+	var out []string
+	for _, root := range sourceRoots(rel, f.Package, nil) {
+		for skip := 0; skip <= min(1, len(ns)); skip++ {
+			out = append(out, path.Join(root, path.Join(ns[skip:]...), typ+".cs"))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

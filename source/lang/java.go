@@ -77,8 +77,8 @@ func modifiers(t *treesit.Tree, n *treesit.Node) string {
 // calls or bases name that it neither declares nor imports by name is its own package's (that
 // needs no import) or one of a package it imports whole, bound to each as imports.
 func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
-	bound := map[string]bool{}
-	var wildcards []string
+	var named []code.Import
+	var wholes []string
 	t.Children(root, func(c *treesit.Node) {
 		text := strings.TrimSuffix(strings.TrimSpace(t.Text(c)), ";")
 		switch c.Type() {
@@ -90,7 +90,7 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 			spec = strings.Join(strings.Fields(strings.TrimPrefix(spec, "static ")), "")
 			if strings.HasSuffix(spec, ".*") {
 				if !static {
-					wildcards = append(wildcards, strings.TrimSuffix(spec, ".*"))
+					wholes = append(wholes, strings.TrimSuffix(spec, ".*"))
 				}
 				return // a whole package's types: bound below, name by name
 			}
@@ -105,10 +105,23 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 				j := strings.LastIndexByte(cls, '.')
 				imp = code.Import{Module: cls, Local: spec[i+1:], Name: cls[j+1:] + "." + spec[i+1:], Line: treesit.Line(c)}
 			}
-			bound[imp.Local] = true
-			f.Imports = append(f.Imports, imp)
+			named = append(named, imp)
 		}
 	})
+	packageImports(f, named, wholes, func(pkg, head string) string { return head })
+}
+
+// packageImports binds a file's imports in a language of packages (Java, Kotlin, C#): the
+// names it imports by name, then each type its calls, uses and bases name that it neither
+// declares nor imports by name, to its own package (which needs no import) and to each
+// package it imports whole, as implicit imports. qual is the qualified name a type head of
+// package pkg has in its file (C# qualifies it by the namespace declared there).
+func packageImports(f *code.Facts, named []code.Import, wholes []string, qual func(pkg, head string) string) {
+	bound := map[string]bool{}
+	for _, imp := range named {
+		bound[imp.Local] = true
+		f.Imports = append(f.Imports, imp)
+	}
 	declared := map[string]bool{}
 	for _, d := range f.Decls {
 		declared[d.Name] = true
@@ -121,16 +134,66 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 				continue
 			}
 			seen[head] = true
-			// The file's own package, else a package it imports whole (import a.b.*).
-			for _, pkg := range append([]string{f.Package}, wildcards...) {
+			for _, pkg := range append([]string{f.Package}, wholes...) {
 				module := head
 				if pkg != "" {
 					module = pkg + "." + head
 				}
-				f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: head, Implicit: true})
+				f.Imports = append(f.Imports, code.Import{Module: module, Local: head, Name: qual(pkg, head), Implicit: true})
 			}
 		}
 	}
+}
+
+// sourceRoots are the roots a file of package pkg (dotted) at rel may have its package's
+// folders under: rel's folder less the package's path, and for a package whose first part
+// the folders leave out (C#'s root namespace), less the rest; with the sibling test or main
+// root of each (src/main/java and src/test/java).
+func sourceRoots(rel, pkg string, siblings [][2]string) []string {
+	dir := path.Dir(rel)
+	var roots []string
+	parts := strings.Split(pkg, ".")
+	for i := range parts {
+		if pkg == "" {
+			break
+		}
+		if root, ok := strings.CutSuffix(dir, strings.Join(parts[i:], "/")); ok && (root == "" || strings.HasSuffix(root, "/")) {
+			roots = append(roots, strings.TrimSuffix(root, "/"))
+			break
+		}
+	}
+	if len(roots) == 0 {
+		roots = append(roots, dir)
+	}
+	for _, pair := range siblings {
+		if strings.HasSuffix(roots[0], pair[0]) {
+			roots = append(roots, strings.TrimSuffix(roots[0], pair[0])+pair[1])
+		}
+	}
+	return roots
+}
+
+// typeFiles are the files a type's qualified name (a.b.C, or a.b.C.D for a nested type)
+// names by the convention of one public type a file, named as the type: C.ext in the folder
+// of a.b under each root, and, where the folders leave the first parts out, under each root
+// less them.
+func typeFiles(roots []string, module, ext string) []string {
+	parts := strings.Split(module, ".")
+	var out []string
+	for i, p := range parts {
+		if !upper(p) {
+			continue
+		}
+		for skip := 0; skip < i || skip == 0; skip++ {
+			file := strings.Join(parts[skip:i+1], "/") + ext
+			for _, r := range roots {
+				out = append(out, path.Join(r, file))
+			}
+		}
+		break
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // javaModule is the file a type's qualified name (a.b.C) names, from the file at rel: C.java
@@ -138,30 +201,17 @@ func javaImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 // own package's path), and the same folder under its test or main sibling root
 // (src/main/java, src/test/java). A nested type's name (a.b.C.D) names C.java too.
 func javaModule(rel string, f *code.Facts, module string) []string {
-	dir := path.Dir(rel)
-	pkgDir := strings.ReplaceAll(f.Package, ".", "/")
-	root, ok := strings.CutSuffix(dir, pkgDir)
-	if !ok || f.Package == "" {
-		root = dir + "/"
-	}
-	root = strings.TrimSuffix(root, "/")
-	roots := []string{root}
-	for _, pair := range [][2]string{{"src/main/java", "src/test/java"}, {"src/test/java", "src/main/java"}} {
-		if strings.HasSuffix(root, pair[0]) {
-			roots = append(roots, strings.TrimSuffix(root, pair[0])+pair[1])
-		}
-	}
+	roots := sourceRoots(rel, f.Package, [][2]string{{"src/main/java", "src/test/java"}, {"src/test/java", "src/main/java"}})
 	parts := strings.Split(module, ".")
-	var out []string
-	// The outermost type is the first part that starts upper-case (a.b.C.D: C).
 	for i, p := range parts {
 		if upper(p) {
 			file := strings.Join(parts[:i+1], "/") + ".java"
+			var out []string
 			for _, r := range roots {
 				out = append(out, path.Join(r, file))
 			}
-			break
+			return out
 		}
 	}
-	return out
+	return nil
 }

@@ -35,6 +35,8 @@ func Kotlin() *Language {
 			m := modifiers(t, n)
 			return !strings.Contains(m, "private") && !strings.Contains(m, "internal")
 		},
+		Imports: kotlinImports,
+		Module:  kotlinModule,
 		Test: func(t *treesit.Tree, n *treesit.Node) bool {
 			return n.Type() == "function_declaration" && strings.Contains(modifiers(t, n), "@Test")
 		},
@@ -63,4 +65,46 @@ func kotlinClassKind(t *treesit.Tree, n *treesit.Node) string {
 		}
 	}
 	return code.KindClass
+}
+
+// kotlinImports reads a Kotlin file's package and imports (import a.b.C, import a.b.C as D,
+// import a.b.*) and binds the types it names as Java's are (packageImports).
+func kotlinImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
+	var named []code.Import
+	var wholes []string
+	t.Walk(root, func(c, _ *treesit.Node) bool {
+		switch c.Type() {
+		case "package_header":
+			f.Package = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Text(c)), "package"))
+			return false
+		case "import_header":
+			spec := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Text(c)), "import"))
+			spec, alias, _ := strings.Cut(spec, " as ")
+			spec = strings.Join(strings.Fields(spec), "")
+			if whole, ok := strings.CutSuffix(spec, ".*"); ok {
+				wholes = append(wholes, whole)
+				return false
+			}
+			i := strings.LastIndexByte(spec, '.')
+			if i < 0 {
+				return false
+			}
+			local := strings.TrimSpace(alias)
+			if local == "" {
+				local = spec[i+1:]
+			}
+			named = append(named, code.Import{Module: spec, Local: local, Name: spec[i+1:], Line: treesit.Line(c)})
+			return false
+		}
+		return c == root || c.Type() == "import_list"
+	})
+	packageImports(f, named, wholes, func(_, head string) string { return head })
+}
+
+// kotlinModule is the file a type's qualified name names by convention: C.kt (or, for a
+// Java type, C.java) in its package's folder under the source roots of the file at rel.
+func kotlinModule(rel string, f *code.Facts, module string) []string {
+	roots := sourceRoots(rel, f.Package, [][2]string{{"src/main/kotlin", "src/test/kotlin"}, {"src/test/kotlin", "src/main/kotlin"},
+		{"src/main/kotlin", "src/main/java"}})
+	return append(typeFiles(roots, module, ".kt"), typeFiles(roots, module, ".java")...)
 }

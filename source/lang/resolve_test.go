@@ -58,4 +58,24 @@ func TestModuleFiles(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("javaModule = %v, want %v", got, want)
 	}
+	// A C# type's namespace is its folders, with or without the root namespace.
+	cs := &code.Facts{Package: "Shop.Core"}
+	got = csharpModule("src/Shop/Core/Cart.cs", cs, "Shop.Util.Helper")
+	want = []string{"src/Shop/Util/Helper.cs", "src/Util/Helper.cs"}
+	if !slices.Equal(got, want) {
+		t.Errorf("csharpModule = %v, want %v", got, want)
+	}
+	got = csharpModule("src/Core/Cart.cs", cs, "Shop.Util.Helper")
+	want = []string{"src/Shop/Util/Helper.cs", "src/Util/Helper.cs"}
+	if !slices.Equal(got, want) {
+		t.Errorf("csharpModule without the root namespace's folder = %v, want %v", got, want)
+	}
+	// A Kotlin type's file is named as the type, .kt or a Java one beside it.
+	kt := &code.Facts{Package: "shop.core"}
+	got = kotlinModule("app/src/main/kotlin/shop/core/Cart.kt", kt, "shop.util.Helper")
+	for _, w := range []string{"app/src/main/kotlin/shop/util/Helper.kt", "app/src/test/kotlin/shop/util/Helper.kt", "app/src/main/java/shop/util/Helper.java"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("kotlinModule = %v, without %s", got, w)
+		}
+	}
 }
