@@ -20,6 +20,7 @@ import (
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
 	"github.com/docforge/docforge/base/problem"
+	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/golang"
 )
@@ -326,6 +327,19 @@ func (s *Snapshot) Search(ctx context.Context, query string, limit int) (res *Se
 	return q.out, nil
 }
 
+// isTestCode reports whether a node is a test's code: in a test file by its language's
+// conventions (Go's _test.go too), or a test.
+func isTestCode(n NodeSummary) bool {
+	if n.Family != "code" || n.SourcePath == "" {
+		return false
+	}
+	if strings.HasSuffix(n.SourcePath, "_test.go") {
+		return true
+	}
+	_, test := source.LanguageOf(n.SourcePath)
+	return test
+}
+
 // searchTerms checks a query against the search's bounds and returns its terms.
 func searchTerms(query string) ([]term, error) {
 	if query == "" {
@@ -459,9 +473,22 @@ func (q *searcher) ranked(match, fts string, n int) ([]SearchHit, error) {
 	return hits, err
 }
 
-// text adds the full-text matches of fts, best first.
+// testWeight is the factor on the full-text score of a test's code (a test file's nodes, a
+// test function): a search describes what the code does, and a test's name and strings
+// repeat the words of what it tests, so tests crowd out the code itself.
+const testWeight = 0.5
+
+// text adds the full-text matches of fts, best first, tests' code at testWeight of its score:
+// the best few more than needed are read, so that code a test outscored comes in.
 func (q *searcher) text(fts string) error {
-	hits, err := q.ranked("text", fts, q.limit+len(q.out.Hits)+1)
+	n := q.limit + len(q.out.Hits) + 1
+	hits, err := q.ranked("text", fts, 2*n+16)
+	for i := range hits {
+		if isTestCode(hits[i].NodeSummary) {
+			hits[i].Score *= testWeight
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b SearchHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
 	for _, h := range hits {
 		if q.more = q.add(h); !q.more {
 			break

@@ -29,8 +29,10 @@ func searchProject(t *testing.T) *index.Snapshot {
 			"// Handler serves requests; it calls ListIssues on every page.\nfunc Handler() { ListIssues() }\n\n" +
 			"// GetDiscussionComments returns comments.\nfunc GetDiscussionComments() {}\n\n" +
 			"// Server is started once; it registers every tool before it starts.\ntype Server struct{}\n\n" +
-			"// MaxBytes limits.\nfunc MaxBytes() {}\n\ntype maxBytes struct{}\n\nfunc (maxBytes) Read() {}\n",
-		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n",
+			"// MaxBytes limits.\nfunc MaxBytes() {}\n\ntype maxBytes struct{}\n\nfunc (maxBytes) Read() {}\n\n" +
+			"// Paginate walks the issues of a repository across the pages that the server returns, one request at a time.\nfunc Paginate() {}\n",
+		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n\n" +
+			"// TestWalk paginates issues across pages: issues across pages, issues across pages, paginate issues across pages.\nfunc TestWalk(t *testing.T) { Paginate() }\n",
 		"docs/tools.md":         "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
 	})
 	ctx := context.Background()
@@ -61,6 +63,8 @@ func TestSearchRanking(t *testing.T) {
 		{"snake_case reaches camelCase", "get_discussion_comments", []string{pkg + "GetDiscussionComments"}, "tools"},
 		// Prose is stemmed: inflected forms meet ("starting" finds "started", "starts").
 		{"stemmed prose", "starting registered tools", nil, pkg + "Server"},
+		// The code a description names comes before the test that repeats its words.
+		{"code before its test", "paginate issues across pages", []string{pkg + "Paginate", pkg + "TestWalk"}, ""},
 		// A sentence whose words do not all occur in one node still ranks the nodes holding most.
 		{"any words when not all match", "which server registers tools and handles requests", nil, pkg + "Server"},
 	}

@@ -98,7 +98,7 @@ func readTools() []ToolSpec {
 			ReadOnly: true, syncs: true}, runGetNode),
 		define(ToolSpec{Name: "docforge_get_logic", Description: "The possible static control paths of one function, method or constructor node (steps and edges): Go, Python, TypeScript, JavaScript, Rust, Java, C#, Kotlin, C and C++. Refused under the no-AST policy.",
 			ReadOnly: true, syncs: true}, runGetLogic),
-		define(ToolSpec{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some. A word ending in * matches as a prefix (of 2 letters or more). A query holds at most 1,000 characters and 32 words.",
+		define(ToolSpec{Name: "docforge_search", Description: "Lexical search: exact ID first, then ID prefix, then the declaration or document named exactly (before its tests and callers), then full text ranked by BM25 with snippets: identifiers match whole or by their parts (get_issue finds GetIssue), prose is stemmed, nodes holding every word come before nodes holding some, and a test's code ranks at half its score (its names and strings repeat what it tests). A word ending in * matches as a prefix (of 2 letters or more). A query holds at most 1,000 characters and 32 words.",
 			ReadOnly: true, scan: true, syncs: true}, runSearch),
 		define(ToolSpec{Name: "docforge_filter_nodes", Description: "Nodes whose metadata matches every given field, ordered by ID.",
 			ReadOnly: true, scan: true, syncs: true}, runFilter),
