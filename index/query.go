@@ -340,6 +340,33 @@ func isTestCode(n NodeSummary) bool {
 	return test
 }
 
+// isChangeLog reports whether a file is a record of changes by its name: CHANGELOG.md,
+// CHANGES.rst, HISTORY, NEWS, RELEASE-NOTES, or any file of a release-notes or changelog
+// folder.
+func isChangeLog(rel string) bool {
+	if rel == "" {
+		return false
+	}
+	norm := func(s string) string {
+		s = strings.ToLower(s)
+		if i := strings.IndexByte(s, '.'); i > 0 {
+			s = s[:i]
+		}
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(s)
+	}
+	switch norm(path.Base(rel)) {
+	case "changelog", "changes", "history", "news", "releasenotes", "releases":
+		return true
+	}
+	for _, dir := range strings.Split(path.Dir(rel), "/") {
+		switch norm(dir) {
+		case "releasenotes", "changelog", "changes", "changelogs":
+			return true
+		}
+	}
+	return false
+}
+
 // searchTerms checks a query against the search's bounds and returns its terms.
 func searchTerms(query string) ([]term, error) {
 	if query == "" {
@@ -411,11 +438,11 @@ func (q *searcher) run() error {
 	for _, p := range lexicon.Pairs(q.query) {
 		pairs[[2]string{p.A, p.B}] = true
 	}
-	if err := q.text(ftsQuery(q.terms, pairs, true)); err != nil || !q.more || len(q.terms) < 2 {
+	if err := q.text(ftsQuery(q.terms, pairs, true), true); err != nil || !q.more || len(q.terms) < 2 {
 		return err
 	}
 	// Fewer than limit nodes hold every word: fill with those holding any, best first.
-	return q.text(ftsQuery(q.terms, pairs, false))
+	return q.text(ftsQuery(q.terms, pairs, false), false)
 }
 
 // add appends a hit unless its node is already in; it reports false once the limit is
@@ -474,22 +501,28 @@ func (q *searcher) ranked(match, fts string, n int) ([]SearchHit, error) {
 }
 
 // testWeight is the factor on the full-text score of a test's code (a test file's nodes, a
-// test function): a search describes what the code does, and a test's name and strings
-// repeat the words of what it tests, so tests crowd out the code itself.
+// test function) and of a change log: a search describes what the code does, and a test's
+// names and strings repeat the words of what it tests, a change log those of every change,
+// so they crowd out the code itself.
 const testWeight = 0.5
 
 // text adds the full-text matches of fts, best first, tests' code at testWeight of its score:
-// the best few more than needed are read, so that code a test outscored comes in.
-func (q *searcher) text(fts string) error {
+// the best few more than needed are read, so that code a test outscored comes in. A change
+// log holds every word of most sentences, so it never counts as holding all of them (all):
+// it is ranked among the nodes holding some.
+func (q *searcher) text(fts string, all bool) error {
 	n := q.limit + len(q.out.Hits) + 1
 	hits, err := q.ranked("text", fts, 2*n+16)
 	for i := range hits {
-		if isTestCode(hits[i].NodeSummary) {
+		if isTestCode(hits[i].NodeSummary) || isChangeLog(hits[i].SourcePath) {
 			hits[i].Score *= testWeight
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b SearchHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
 	for _, h := range hits {
+		if all && len(q.terms) > 1 && isChangeLog(h.SourcePath) {
+			continue
+		}
 		if q.more = q.add(h); !q.more {
 			break
 		}

@@ -34,6 +34,7 @@ func searchProject(t *testing.T) *index.Snapshot {
 		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n\n" +
 			"// TestWalk paginates issues across pages: issues across pages, issues across pages, paginate issues across pages.\nfunc TestWalk(t *testing.T) { Paginate() }\n",
 		"docs/tools.md":         "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
+		"CHANGELOG.md":          "# Changes\n\n" + strings.Repeat("- Paginate issues across pages.\n", 8),
 	})
 	ctx := context.Background()
 	d := load(t, root)
@@ -63,8 +64,9 @@ func TestSearchRanking(t *testing.T) {
 		{"snake_case reaches camelCase", "get_discussion_comments", []string{pkg + "GetDiscussionComments"}, "tools"},
 		// Prose is stemmed: inflected forms meet ("starting" finds "started", "starts").
 		{"stemmed prose", "starting registered tools", nil, pkg + "Server"},
-		// The code a description names comes before the test that repeats its words.
-		{"code before its test", "paginate issues across pages", []string{pkg + "Paginate", pkg + "TestWalk"}, ""},
+		// The code a description names comes before the test and the change log that repeat
+		// its words.
+		{"code before its test and the change log", "paginate issues across pages", []string{pkg + "Paginate", pkg + "TestWalk"}, ""},
 		// A sentence whose words do not all occur in one node still ranks the nodes holding most.
 		{"any words when not all match", "which server registers tools and handles requests", nil, pkg + "Server"},
 	}
