@@ -33,8 +33,8 @@ func searchProject(t *testing.T) *index.Snapshot {
 			"// Paginate walks the issues of a repository across the pages that the server returns, one request at a time.\nfunc Paginate() {}\n",
 		"issues/issues_test.go": "package issues\n\nimport \"testing\"\n\nfunc TestListIssues(t *testing.T) { ListIssues() }\n\nfunc Test_ListIssuesPaged(t *testing.T) { ListIssues() }\n\n" +
 			"// TestWalk paginates issues across pages: issues across pages, issues across pages, paginate issues across pages.\nfunc TestWalk(t *testing.T) { Paginate() }\n",
-		"docs/tools.md":         "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
-		"CHANGELOG.md":          "# Changes\n\n" + strings.Repeat("- Paginate issues across pages.\n", 8),
+		"docs/tools.md": "# Tools\n\nThe tool get_discussion_comments reads a discussion.\n",
+		"CHANGELOG.md":  "# Changes\n\n" + strings.Repeat("- Paginate issues across pages.\n", 8),
 	})
 	ctx := context.Background()
 	d := load(t, root)
