@@ -206,8 +206,8 @@ func (x *extractor) components(n *treesit.Node, rule Rule, qual string) {
 		}
 		if name := boundName(x.t, c); name != "" {
 			x.add(c, Rule{Kind: code.KindField}, name, code.KindField, qual, code.KindClass, nil)
-			// Its accessor is as visible as the type.
-			x.f.Decls[len(x.f.Decls)-1].Exported = x.l.Exported != nil && x.l.Exported(x.t, n)
+			// Its accessor is as visible as the type, unless the component says private.
+			x.f.Decls[len(x.f.Decls)-1].Exported = x.l.Exported != nil && x.l.Exported(x.t, n) && !strings.Contains(x.t.Text(c), "private ")
 		}
 	})
 }

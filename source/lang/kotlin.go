@@ -17,7 +17,13 @@ func Kotlin() *Language {
 	return &Language{
 		Name: "kotlin", Prefix: graph.KotlinPrefix, Grammar: treesit.Kotlin, Extensions: []string{".kt", ".kts"}, Builds: []string{"build.gradle.kts", "build.gradle", "pom.xml"},
 		Decls: map[string]Rule{
-			"class_declaration":    {KindOf: kotlinClassKind, Name: "type_identifier", Body: "class_body|enum_class_body", Bases: []string{"delegation_specifier"}},
+			"class_declaration": {KindOf: kotlinClassKind, Name: "type_identifier", Body: "class_body|enum_class_body", Bases: []string{"delegation_specifier"},
+				// class Cart(val name: String): a val or var parameter is a property.
+				Components: "primary_constructor", Component: func(t *treesit.Tree, n *treesit.Node) bool {
+					bound := false
+					t.Children(n, func(c *treesit.Node) { bound = bound || c.Type() == "binding_pattern_kind" })
+					return bound
+				}},
 			"object_declaration":   {Kind: code.KindClass, Name: "type_identifier", Body: "class_body", Bases: []string{"delegation_specifier"}},
 			"enum_entry":           {Kind: code.KindConst, Name: "simple_identifier"},
 			"type_alias":           {Kind: code.KindType, Name: "type_identifier"},

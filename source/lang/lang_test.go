@@ -74,6 +74,7 @@ var fixtures = map[string]struct {
 	}, map[string][]string{"Shop.Core.Cart": {"Base", "IStore"}}},
 	"kotlin": {"testdata/kotlin/src/main/kotlin/shop/Cart.kt", []decl{
 		{"class", "Cart", true, false, "A cart of items.", nil},
+		{"field", "Cart.name", true, false, "", nil},
 		{"field", "Cart.count", false, false, "", nil},
 		{"field", "Cart.max", true, false, "", nil},
 		{"method", "Cart.add", true, false, "", []string{"Helper.run", "this.reset"}},
@@ -88,6 +89,7 @@ var fixtures = map[string]struct {
 		{"class", "Registry", true, false, "", nil},
 		{"method", "Registry.find", true, false, "", nil},
 		{"class", "Item", true, false, "", nil},
+		{"field", "Item.name", true, false, "", nil},
 		{"type", "Carts", true, false, "", nil},
 		{"func", "topLevel", true, false, "", nil},
 		{"class", "CartTest", true, false, "", nil},
