@@ -200,8 +200,11 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		"kt/src/main/kotlin/shop/core/Cart.kt":   "package shop.core\n\nimport shop.util.Helper\n\nclass Cart {\n    fun add() { Helper.run(1) }\n}\n",
 		"cs/Shop/Util/Helper.cs":                 "namespace Shop.Util\n{\n    public static class Helper\n    {\n        public static void Run(int n) { }\n    }\n}\n",
 		"cs/Shop/Core/Cart.cs":                   "using Shop.Util;\n\nnamespace Shop.Core\n{\n    public class Cart\n    {\n        public void Add() { Helper.Run(1); }\n    }\n}\n",
-		"crate/src/shop/mod.rs":                  "mod cart;\npub use self::cart::Cart;\n",
-		"crate/src/shop/cart.rs":                 "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n",
+		// PHP's use, by PSR-4's convention (Shop\ in src/).
+		"php/src/Util/Helper.php": "<?php\nnamespace Shop\\Util;\n\nclass Helper\n{\n    public static function run(int $n): void {}\n}\n",
+		"php/src/Core/Cart.php":   "<?php\nnamespace Shop\\Core;\n\nuse Shop\\Util\\Helper;\n\nclass Cart\n{\n    public function add(): void { Helper::run(1); }\n}\n",
+		"crate/src/shop/mod.rs":   "mod cart;\npub use self::cart::Cart;\n",
+		"crate/src/shop/cart.rs":  "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n",
 		"crate/src/till.rs": "use crate::shop::Cart;\n\npub struct Till {\n    cart: Cart,\n}\n\nimpl Till {\n" +
 			"    pub fn ring(&mut self) {\n        self.cart\n            .add();\n    }\n}\n\npub fn fill(c: &mut Cart) {\n    c.add();\n}\n",
 	})
@@ -261,6 +264,8 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"kt:kt/src/main/kotlin/shop/core/Cart.kt/Cart.add", "calls", "kt:kt/src/main/kotlin/shop/util/Helper.kt/Helper.run"},
 				{"kt:kt/src/main/kotlin/shop/core/Cart.kt", "imports", "kt:kt/src/main/kotlin/shop/util/Helper.kt"},
 				{"cs:cs/Shop/Core/Cart.cs/Shop.Core.Cart.Add", "calls", "cs:cs/Shop/Util/Helper.cs/Shop.Util.Helper.Run"},
+				{"php:php/src/Core/Cart.php/Cart.add", "calls", "php:php/src/Util/Helper.php/Helper.run"},
+				{"php:php/src/Core/Cart.php", "imports", "php:php/src/Util/Helper.php"},
 				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
 				{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
 			} {

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -45,6 +46,77 @@ func PHP() *Language {
 		TestFile: func(rel string) bool {
 			return strings.HasSuffix(path.Base(rel), "Test.php") || underDir(rel, "tests", "test")
 		},
-		Kinds: []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindMethod, code.KindFunc, code.KindConst, code.KindField},
+		Imports: phpImports,
+		Module:  phpModule,
+		Kinds:   []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindMethod, code.KindFunc, code.KindConst, code.KindField},
 	}
+}
+
+// phpImports reads a PHP file's namespace and use declarations (use A\B\C, use A\B\C as D,
+// use A\B\{C, D}); the classes it names bind as Java's do (packageImports). Namespaces are
+// written with dots.
+func phpImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
+	dotted := func(s string) string {
+		return strings.Trim(strings.ReplaceAll(strings.Join(strings.Fields(s), ""), `\`, "."), ".")
+	}
+	var named []code.Import
+	add := func(spec, alias string, line int) {
+		spec = dotted(spec)
+		i := strings.LastIndexByte(spec, '.')
+		if i < 0 {
+			return
+		}
+		local := strings.TrimSpace(alias)
+		if local == "" {
+			local = spec[i+1:]
+		}
+		named = append(named, code.Import{Module: spec, Local: local, Name: spec[i+1:], Line: line})
+	}
+	t.Walk(root, func(c, _ *treesit.Node) bool {
+		switch c.Type() {
+		case "namespace_definition":
+			if f.Package == "" {
+				f.Package = dotted(t.Text(c.ChildByFieldName("name")))
+			}
+			return true
+		case "namespace_use_declaration":
+			text := strings.TrimSuffix(strings.TrimSpace(t.Text(c)), ";")
+			text = strings.TrimSpace(strings.TrimPrefix(text, "use"))
+			if strings.HasPrefix(text, "function ") || strings.HasPrefix(text, "const ") {
+				return false
+			}
+			prefix, group, grouped := strings.Cut(text, "{")
+			items := []string{text}
+			if grouped {
+				items = strings.Split(strings.TrimSuffix(strings.TrimSpace(group), "}"), ",")
+			}
+			for _, item := range items {
+				spec, alias, _ := strings.Cut(strings.TrimSpace(item), " as ")
+				if grouped {
+					spec = prefix + spec
+				}
+				add(spec, alias, treesit.Line(c))
+			}
+			return false
+		}
+		return c == root || c.Type() == "compound_statement"
+	})
+	packageImports(f, named, nil, func(_, head string) string { return head })
+}
+
+// phpModule is the file a class's qualified name (A.B.C) names by PSR-4's convention: C.php
+// in the folder of its namespace, whole or less its vendor prefix, under the source root of
+// the file at rel and under src/, app/ and lib/.
+func phpModule(rel string, f *code.Facts, module string) []string {
+	parts := strings.Split(module, ".")
+	ns, class := parts[:len(parts)-1], parts[len(parts)-1]
+	roots := append(sourceRoots(rel, f.Package, nil), "src", "app", "lib")
+	var out []string
+	for _, root := range roots {
+		for skip := 0; skip <= min(1, len(ns)); skip++ {
+			out = append(out, path.Join(root, path.Join(ns[skip:]...), class+".php"))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
