@@ -8,6 +8,7 @@ import (
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/base/lexicon"
+	"github.com/docforge/docforge/source/golang"
 )
 
 // Node kinds. A file is a module in all three languages; its node holds the module's doc.
@@ -206,4 +207,16 @@ func Digest(domain, text string) string {
 	d := graph.NewDigester(domain)
 	d.WriteString(strings.Join(strings.Fields(text), " "))
 	return d.Sum()
+}
+
+// LogicListing renders the Logic of every declaration that has one, in order, each under its
+// qualified name: what the adapters' golden Logic tests compare.
+func (f *Facts) LogicListing() string {
+	var b strings.Builder
+	for _, d := range f.Decls {
+		if d.Logic != nil {
+			fmt.Fprintf(&b, "== %s\n%s", d.Qual(), golang.FormatLogic(d.Logic))
+		}
+	}
+	return b.String()
 }

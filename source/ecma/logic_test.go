@@ -3,9 +3,7 @@ package ecma_test
 import (
 	"context"
 	"flag"
-	"fmt"
 	"github.com/docforge/docforge/source/treesit"
-	"strings"
 	"testing"
 
 	"github.com/docforge/docforge/base/fixture"
@@ -24,12 +22,6 @@ func TestLogicGolden(t *testing.T) {
 		if err != nil || facts.Error != nil {
 			t.Fatalf("parse: %v %+v", err, facts.Error)
 		}
-		var b strings.Builder
-		for _, d := range facts.Decls {
-			if d.Logic != nil {
-				fmt.Fprintf(&b, "== %s\n%s", d.Qual(), golang.FormatLogic(d.Logic))
-			}
-		}
-		return b.String()
+		return facts.LogicListing()
 	})
 }

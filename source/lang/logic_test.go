@@ -3,9 +3,7 @@ package lang_test
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/docforge/docforge/base/fixture"
@@ -38,13 +36,7 @@ func logicGolden(t *testing.T, l *lang.Language) {
 		if err != nil || facts.Error != nil {
 			t.Fatalf("parse: %v %+v", err, facts.Error)
 		}
-		var b strings.Builder
-		for _, d := range facts.Decls {
-			if d.Logic != nil {
-				fmt.Fprintf(&b, "== %s\n%s", d.Qual(), golang.FormatLogic(d.Logic))
-			}
-		}
-		return b.String()
+		return facts.LogicListing()
 	})
 }
 
