@@ -12,6 +12,7 @@ import (
 	"github.com/docforge/docforge/base/problem"
 	"github.com/docforge/docforge/source"
 	"github.com/docforge/docforge/source/golang"
+	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
 )
 
@@ -246,30 +247,51 @@ func TestJavaScriptAdapterGraph(t *testing.T) {
 	g.wantEdge(t, "js:lib/parse.js/parse", "tested_by", "js:test/parse.test.js/parses_a_line", true)
 }
 
-// Under the no-AST policy no parser runs: a Python, TypeScript, JavaScript, Rust or Java file is one file
-// node whose text is searchable, with no declaration; text files are as under AST.
+// Under the no-AST policy no parser runs: a Python, TypeScript or JavaScript file, and one of
+// every table-driven language, is one file node whose text is searchable, with no
+// declaration and no Logic; text files are as under AST.
 func TestNoASTReadsScriptsAsText(t *testing.T) {
 	files := func() map[string]string {
-		return map[string]string{
+		fs := map[string]string{
 			"app.py":        "def handler():\n    return 1\n",
 			"web/app.ts":    "export function handler(): number { return 1; }\n",
 			"web/app.js":    "function handler() { return 1; }\n",
-			"core/lib.rs":   "pub fn handler() -> u32 { 1 }\n",
-			"jvm/App.java":  "class App { int handler() { return 1; } }\n",
 			"deploy/ci.yml": "steps:\n  - run: make test\n",
 		}
+		for _, l := range lang.Languages() {
+			fs["langs/"+l.Name+"/handler"+l.Extensions[0]] = "// handler\n"
+		}
+		fs["langs/ruby/handler.rb"] = "# handler\n"
+		fs["langs/php/handler.php"] = "<?php\n// handler\n"
+		fs["langs/protobuf/handler.proto"] = "syntax = \"proto3\";\nmessage Handler {}\n"
+		fs["langs/rust/handler.rs"] = "pub fn handler() -> u32 { if true { 1 } else { 2 } }\n"
+		fs["langs/java/handler.java"] = "class App { int handler() { if (ok) return 1; return 2; } }\n"
+		return fs
 	}
+	parsed := 3 + len(lang.Languages())
 	ast := loadGraph(t, files(), golang.PolicyAST)
-	if ast.work.TreeParses.Load() != 5 {
-		t.Errorf("AST policy: %d parses, want 5", ast.work.TreeParses.Load())
+	if n := ast.work.TreeParses.Load(); n != int64(parsed) {
+		t.Errorf("AST policy: %d parses, want %d", n, parsed)
+	}
+	if ast.nodes["rs:langs/rust/handler.rs/handler"].Logic == nil {
+		t.Errorf("AST policy: no Logic for a Rust function")
 	}
 	g := loadGraph(t, files(), golang.PolicyNoAST)
 	if n := g.work.TreeParses.Load(); n != 0 {
 		t.Errorf("no-AST policy: %d tree-sitter parses", n)
 	}
-	want := []string{"file:deploy/ci.yml", "js:web/app.js", "jv:jvm/App.java", "py:app.py", "rs:core/lib.rs", "ts:web/app.ts"}
+	want := []string{"file:deploy/ci.yml", "js:web/app.js", "py:app.py", "ts:web/app.ts"}
+	for _, l := range lang.Languages() {
+		want = append(want, l.Prefix+"langs/"+l.Name+"/handler"+l.Extensions[0])
+	}
+	slices.Sort(want)
 	if got := slices.Sorted(maps.Keys(g.nodes)); !slices.Equal(got, want) {
 		t.Errorf("no-AST nodes %v, want %v", got, want)
+	}
+	for id, n := range g.nodes {
+		if n.Logic != nil {
+			t.Errorf("no-AST policy: %s has Logic", id)
+		}
 	}
 	if terms := g.nodes["py:app.py"].CodeTerms; !strings.Contains(terms, "handler") {
 		t.Errorf("no-AST py:app.py terms %q lack handler", terms)
