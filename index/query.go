@@ -340,6 +340,30 @@ func isTestCode(n NodeSummary) bool {
 	return test
 }
 
+// copiesLast moves after the others each hit that repeats an earlier one's qualified name and
+// title in another file (an example copied beside another, a vendored copy): one copy is
+// enough among the first.
+func copiesLast(hits []SearchHit) []SearchHit {
+	seen := map[string]bool{}
+	var first, copies []SearchHit
+	for _, h := range hits {
+		name := h.ID
+		if h.SourcePath != "" {
+			if i := strings.LastIndex(h.ID, h.SourcePath+"/"); i >= 0 {
+				name = h.ID[i+len(h.SourcePath)+1:]
+			}
+		}
+		key := name + "\x00" + h.Title
+		if h.Title != "" && seen[key] {
+			copies = append(copies, h)
+			continue
+		}
+		seen[key] = true
+		first = append(first, h)
+	}
+	return append(first, copies...)
+}
+
 // isChangeLog reports whether a file is a record of changes by its name: CHANGELOG.md,
 // CHANGES.rst, HISTORY, NEWS, RELEASE-NOTES, or any file of a release-notes or changelog
 // folder.
@@ -519,6 +543,7 @@ func (q *searcher) text(fts string, all bool) error {
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b SearchHit) int { return rankOrder(a.Score, a.ID, b.Score, b.ID) })
+	hits = copiesLast(hits)
 	for _, h := range hits {
 		if all && len(q.terms) > 1 && isChangeLog(h.SourcePath) {
 			continue
