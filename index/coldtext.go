@@ -34,8 +34,9 @@ func newAnalyzers(own bool) func() any {
 // taken and the body is ASCII (so are its terms), else into the text, which fts5seg then
 // tokenizes and FTS5 gets if the row is refused.
 func (a *analyzers) prepare(n *graph.Node, p *preparedNode) {
+	searched := indexedBody(n.ID, n.Body)
 	if !a.own {
-		p.text = searchTextOf(a.lex, n.ID, n.Kind, n.Title, n.Tags, a.lex.Text(n.Body), n.CodeTerms)
+		p.text = searchTextOf(a.lex, n.ID, n.Kind, n.Title, n.Tags, a.lex.Text(searched), n.CodeTerms)
 		return
 	}
 	f, ok := a.fts, true
@@ -50,10 +51,10 @@ func (a *analyzers) prepare(n *graph.Node, p *preparedNode) {
 	a.lex.Terms(n.Title, func(t string) { add(2, t) })
 	a.lex.Terms(strings.Join(n.Tags, " "), func(t string) { add(3, t) })
 	body, analyzed := "", false
-	if ok && lexicon.IsASCII(n.Body) {
-		a.lex.Terms(n.Body, func(t string) { add(4, t) })
+	if ok && lexicon.IsASCII(searched) {
+		a.lex.Terms(searched, func(t string) { add(4, t) })
 	} else {
-		body, analyzed = a.lex.Text(n.Body), true
+		body, analyzed = a.lex.Text(searched), true
 		add(4, body)
 	}
 	add(5, n.CodeTerms)
@@ -61,7 +62,7 @@ func (a *analyzers) prepare(n *graph.Node, p *preparedNode) {
 		return
 	}
 	if !analyzed {
-		body = a.lex.Text(n.Body)
+		body = a.lex.Text(searched)
 	}
 	p.text = searchTextOf(a.lex, n.ID, n.Kind, n.Title, n.Tags, body, n.CodeTerms)
 }

@@ -248,7 +248,29 @@ type searchText struct{ id, name, title, tags, body, code string }
 // analyzeSearch analyzes a node's full-text columns. A merge writes the rows of a delta's
 // nodes again from their stored fields, so these are all a row depends on.
 func analyzeSearch(lex *lexicon.Analyzer, id, kind, title string, tags []string, body, code string) searchText {
-	return searchTextOf(lex, id, kind, title, tags, lex.Text(body), code)
+	return searchTextOf(lex, id, kind, title, tags, lex.Text(indexedBody(id, body)), code)
+}
+
+// indexedBody is the part of a node's body its full text holds: a declaration's doc comment
+// without its fenced examples (a Rust or JSDoc comment's ``` blocks), whose calls of the API
+// (Command::new("prog").arg(...)) repeat the same few names in every doc and say nothing of
+// what the declaration does; a document's whole body.
+func indexedBody(id, body string) string {
+	if !graph.IsCode(id) || !strings.Contains(body, "```") {
+		return body
+	}
+	var b strings.Builder
+	fenced := false
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // searchTextOf is analyzeSearch of a body already analyzed (bodyText).
