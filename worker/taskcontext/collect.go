@@ -295,6 +295,19 @@ func extracted(path []PathHop, i int) bool {
 // coverage, its best focus.FocusNodes as the traversal's roots; it records the focus terms,
 // file relevance and the gaps of step 1 but one: no roots means no node matched, which the
 // caller reports once the history has been read too.
+// focusPerFile bounds the focus nodes of one file.
+const focusPerFile = 8
+
+// fileOf is the part of a node ID that names its file (py:a/b.py/C.m: py:a/b.py); a Go
+// declaration (named by its package, which spans files) and a document are their own.
+func fileOf(id string) string {
+	slash := strings.LastIndexByte(id, '/')
+	if slash < 0 || strings.HasPrefix(id, "go:") {
+		return id
+	}
+	return id[:slash]
+}
+
 func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, focus Step, kind string, byKey map[int64]*found) ([]index.NodeRef, error) {
 	var roots []index.NodeRef
 	// The focus ranking scores a pool wider than the focus: a node the traversal reaches
@@ -320,7 +333,25 @@ func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, foc
 		}
 		return 0
 	})
-	for i, h := range hits[:min(len(hits), focus.FocusNodes)] {
+	// At most focusPerFile focus nodes of one file: a word that names a family of methods
+	// (finishes: every _finishXxx) must not make the focus one file's.
+	perFile := map[string]int{}
+	var chosen []index.RankedHit
+	var rest []index.RankedHit
+	for _, h := range hits {
+		if len(chosen) == focus.FocusNodes {
+			break
+		}
+		file := fileOf(h.ID)
+		if perFile[file] >= focusPerFile {
+			rest = append(rest, h)
+			continue
+		}
+		perFile[file]++
+		chosen = append(chosen, h)
+	}
+	chosen = append(chosen, rest[:min(len(rest), focus.FocusNodes-len(chosen))]...)
+	for i, h := range chosen {
 		f := &found{ref: h.NodeRef, focus: i, match: h.Match, step: 1}
 		roots = append(roots, h.NodeRef)
 		c.items, byKey[h.Key] = append(c.items, f), f

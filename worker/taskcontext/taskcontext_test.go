@@ -627,3 +627,33 @@ func TestEvidenceContent(t *testing.T) {
 		t.Errorf("an edited file is not quoted and the item says why: %+v", it)
 	}
 }
+
+// A word that names a family of one file's declarations (finishes: every finish_*) does not
+// make the focus that file's alone: a file gives at most a few focus nodes, and another file
+// the task's words match is in the focus too.
+func TestFocusSpansFiles(t *testing.T) {
+	var parser strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&parser, "def finish_part_%d(reader):\n    \"\"\"Finishes reading a string value from the byte stream.\"\"\"\n    return reader\n\n\n", i)
+	}
+	snap, _ := syncProject(t, map[string]string{
+		"docforge.toml": fixture.GoModuleDescriptor("spans", false),
+		"app/parser.py": parser.String(),
+		"app/limits.py": "def add_overflow_safe(a, b):\n    \"\"\"Adds lengths of a string value without overflow, so reading finishes.\"\"\"\n    return a + b\n",
+	})
+	c := build(t, snap, taskcontext.Request{Kind: "failure", Task: "reading a string value from a byte stream never finishes", Budget: 8000})
+	found := false
+	for _, e := range c.Stream {
+		var entry struct {
+			NodeID string `json:"node_id"`
+			Role   string `json:"role"`
+		}
+		if err := json.Unmarshal(e, &entry); err != nil {
+			t.Fatal(err)
+		}
+		found = found || entry.NodeID == "py:app/limits.py/add_overflow_safe" && entry.Role == "focus"
+	}
+	if !found {
+		t.Errorf("the other file's function is not in the focus")
+	}
+}
