@@ -596,23 +596,15 @@ func syncedSnapshot(t *testing.T, files map[string]string) *index.Snapshot {
 // A declaration copied into another file (an example beside another, a vendored copy) is
 // listed once among the first hits; its copies come after the other matches.
 func TestSearchListsCopiesLast(t *testing.T) {
-	root := t.TempDir()
 	copied := "/// Widget colors for headers and literals.\npub const WIDGET_COLORS: u32 = 1;\n"
-	fixture.WriteTree(t, root, map[string]string{
+	snap := syncedSnapshot(t, map[string]string{
 		"docforge.toml":       fixture.GoModuleDescriptor("c", false),
 		"examples/one.rs":     copied,
 		"examples/two.rs":     copied,
 		"examples/three.rs":   copied,
 		"src/widget/style.rs": "/// The colors of a widget: headers, literals.\npub struct Palette;\n",
 	})
-	ctx := context.Background()
-	d := load(t, root)
-	_, err := index.Sync(ctx, d, index.Options{})
-	must(t, err)
-	snap, err := index.Open(ctx, d)
-	must(t, err)
-	defer snap.Close()
-	res, err := snap.Search(ctx, "widget colors headers literals", 10)
+	res, err := snap.Search(context.Background(), "widget colors headers literals", 10)
 	must(t, err)
 	var ids []string
 	for _, h := range res.Hits {
