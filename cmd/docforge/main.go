@@ -70,7 +70,7 @@ Commands:
 Flags every command accepts:
   --project-root DIR     the project (default: nearest docforge.toml above the current directory)
   --json                 machine-readable output
-  --no-ast               the no-AST policy: Go declarations from a lexical scanner, no Logic
+  --no-ast               the no-AST policy: Go declarations from a lexical scanner, other code as text, no Logic
                          (the index records its policy; switching rebuilds it)
 
 Help:
@@ -139,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	env := &env{ctx: ctx, stdout: newTerminalWriter(stdout), stderr: newTerminalWriter(stderr), tty: stderr}
 	fs.StringVar(&env.root, "project-root", "", "project root `DIR` (default: nearest docforge.toml above the current directory)")
 	fs.BoolVar(&env.json, "json", false, "print JSON for scripts")
-	fs.BoolVar(&env.noAST, "no-ast", false, "read Go code with the lexical declaration scanner: no go/ast, no function Logic")
+	fs.BoolVar(&env.noAST, "no-ast", false, "read Go code with the lexical declaration scanner and every other language as text: no parser, no function Logic")
 	cmd.define(fs, env)
 	printUsage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: docforge %s [flags] %s\n\n%s\n", args[0], cmd.args, cmd.help)
