@@ -200,9 +200,10 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		"kt/src/main/kotlin/shop/core/Cart.kt":   "package shop.core\n\nimport shop.util.Helper\n\nclass Cart {\n    fun add() { Helper.run(1) }\n}\n",
 		"cs/Shop/Util/Helper.cs":                 "namespace Shop.Util\n{\n    public static class Helper\n    {\n        public static void Run(int n) { }\n    }\n}\n",
 		"cs/Shop/Core/Cart.cs":                   "using Shop.Util;\n\nnamespace Shop.Core\n{\n    public class Cart\n    {\n        public void Add() { Helper.Run(1); }\n    }\n}\n",
-		// PHP's use, by PSR-4's convention (Shop\ in src/).
-		"php/src/Util/Helper.php": "<?php\nnamespace Shop\\Util;\n\nclass Helper\n{\n    public static function run(int $n): void {}\n}\n",
-		"php/src/Core/Cart.php":   "<?php\nnamespace Shop\\Core;\n\nuse Shop\\Util\\Helper;\n\nclass Cart\n{\n    public function add(): void { Helper::run(1); }\n}\n",
+		// PHP's use, through the PSR-4 roots composer.json declares.
+		"php/composer.json":       `{"autoload": {"psr-4": {"Shop\\Core\\": "core/src/", "Shop\\Util\\": ["util/src/"]}}}`,
+		"php/util/src/Helper.php": "<?php\nnamespace Shop\\Util;\n\nclass Helper\n{\n    public static function run(int $n): void {}\n}\n",
+		"php/core/src/Cart.php":   "<?php\nnamespace Shop\\Core;\n\nuse Shop\\Util\\Helper;\n\nclass Cart\n{\n    public function add(): void { Helper::run(1); }\n}\n",
 		"crate/src/shop/mod.rs":   "mod cart;\npub use self::cart::Cart;\n",
 		"crate/src/shop/cart.rs":  "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n",
 		"crate/src/till.rs": "use crate::shop::Cart;\n\npub struct Till {\n    cart: Cart,\n}\n\nimpl Till {\n" +
@@ -225,6 +226,10 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 			write(t, d, "app/src/test/java/a/ShelfTest.java", "package a;\n\nclass ShelfTest {\n    @Test\n    void puts() { new Shelf().put(); }\n}\n")
 		}},
 		{"the Rust file goes", func() { must(t, os.Remove(filepath.Join(root, "crate/src/shelf.rs"))) }},
+		{"composer.json maps the namespace elsewhere", func() {
+			write(t, d, "php/composer.json", `{"autoload": {"psr-4": {"Shop\\Util\\": "helpers/"}}}`)
+			write(t, d, "php/helpers/Helper.php", "<?php\nnamespace Shop\\Util;\n\nclass Helper\n{\n    public static function run(int $n): void {}\n}\n")
+		}},
 		{"a re-export moves", func() {
 			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")
 			write(t, d, "crate/src/shop/mod.rs", "mod basket;\npub use self::basket::Cart;\n")
@@ -233,10 +238,19 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 	} {
 		step.edit()
 		build := index.BuildIncremental
-		if step.name == "a re-export moves" {
+		if step.name == "a re-export moves" || step.name == "composer.json maps the namespace elsewhere" {
 			build = index.BuildCold // what every file's names resolve through changed
 		}
 		syncMatchesCold(t, d, step.name, build)
+		if step.name == "composer.json maps the namespace elsewhere" {
+			snap, err := index.Open(ctx, d)
+			must(t, err)
+			if !hasEdge(t, snap, "php:php/core/src/Cart.php/Cart.add", "calls", "php:php/helpers/Helper.php/Helper.run") ||
+				hasEdge(t, snap, "php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run") {
+				t.Errorf("after composer.json changed, Cart.add does not call the Helper it maps to")
+			}
+			snap.Close()
+		}
 		if step.name == "a re-export moves" {
 			snap, err := index.Open(ctx, d)
 			must(t, err)
@@ -264,8 +278,8 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"kt:kt/src/main/kotlin/shop/core/Cart.kt/Cart.add", "calls", "kt:kt/src/main/kotlin/shop/util/Helper.kt/Helper.run"},
 				{"kt:kt/src/main/kotlin/shop/core/Cart.kt", "imports", "kt:kt/src/main/kotlin/shop/util/Helper.kt"},
 				{"cs:cs/Shop/Core/Cart.cs/Shop.Core.Cart.Add", "calls", "cs:cs/Shop/Util/Helper.cs/Shop.Util.Helper.Run"},
-				{"php:php/src/Core/Cart.php/Cart.add", "calls", "php:php/src/Util/Helper.php/Helper.run"},
-				{"php:php/src/Core/Cart.php", "imports", "php:php/src/Util/Helper.php"},
+				{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run"},
+				{"php:php/core/src/Cart.php", "imports", "php:php/util/src/Helper.php"},
 				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
 				{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
 			} {

@@ -128,7 +128,11 @@ func (l *Loader) layouts() {
 		}
 		l.python = python.NewLayout(py, read)
 		l.ecma = ecma.NewLayout(manifests, scripts, read)
-		l.lang = lang.NewLayout(read)
+		paths := make([]string, len(files))
+		for i, f := range files {
+			paths[i] = f.Path
+		}
+		l.lang = lang.NewLayout(paths, read)
 	})
 }
 

@@ -62,6 +62,11 @@ type Language struct {
 	// the file at rel to the candidate files that may declare it.
 	Imports func(t *treesit.Tree, root *treesit.Node, f *code.Facts)
 	Module  func(rel string, f *code.Facts, module string) []string
+	// ModuleIn, when set, resolves as Module does with the project's layout at hand (PHP's
+	// composer.json PSR-4 roots); Manifests are the file names that layout reads, whose
+	// change rebuilds the index.
+	ModuleIn  func(y *Layout, rel string, f *code.Facts, module string) []string
+	Manifests []string
 	// Reexports, when set, says which files offer again the names they import (Rust's
 	// mod.rs, lib.rs, main.rs), so that a name imported from such a file's module resolves
 	// through its imports (Layout); a change to one rebuilds the index.

@@ -2,6 +2,9 @@ package lang
 
 import (
 	"context"
+	"encoding/json"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,17 +22,43 @@ type Layout struct {
 	// facts are the re-exporting files' imports (and package), each read once: parsed by
 	// the loader anyway (Remember), or here when first asked.
 	facts map[string]*code.Facts
+	// manifests are the project's files a language reads for its layout (composer.json),
+	// by base name; psr4 the namespace prefixes composer.json files map to folders, read
+	// once.
+	manifests map[string][]string
+	psr4      []psr4Root
+	psr4Once  sync.Once
 }
 
 // NewLayout returns a layout that reads a re-exporting file's bytes with read (nil when it
-// cannot be read) when its imports are first needed.
-func NewLayout(read func(rel string) []byte) *Layout {
-	return &Layout{read: read, facts: map[string]*code.Facts{}}
+// cannot be read) when its imports are first needed, and the manifests among files (the
+// project's paths) a language's layout reads (Language.Manifests).
+func NewLayout(files []string, read func(rel string) []byte) *Layout {
+	y := &Layout{read: read, facts: map[string]*code.Facts{}, manifests: map[string][]string{}}
+	for _, f := range files {
+		if isManifest(path.Base(f)) {
+			y.manifests[path.Base(f)] = append(y.manifests[path.Base(f)], f)
+		}
+	}
+	return y
+}
+
+// isManifest reports whether a file name is one a language's layout reads.
+func isManifest(name string) bool {
+	for _, l := range Languages() {
+		if slices.Contains(l.Manifests, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Affects reports whether a change to the file at rel may change a Layout: a file whose
-// imports re-export names.
+// imports re-export names, or a manifest a language's layout reads.
 func Affects(rel string) bool {
+	if isManifest(path.Base(rel)) {
+		return true
+	}
 	l := ByExtension(rel)
 	return l != nil && l.Reexports != nil && l.Reexports(rel)
 }
@@ -87,12 +116,63 @@ func (a ids) Reexports(file, name string) []code.Binding {
 }
 
 func (a ids) module(rel string, f *code.Facts, spec string) []string {
-	if a.l.Module == nil {
-		return nil
+	var files []string
+	switch {
+	case a.l.ModuleIn != nil && a.y != nil:
+		files = a.l.ModuleIn(a.y, rel, f, spec)
+	case a.l.Module != nil:
+		files = a.l.Module(rel, f, spec)
 	}
-	files := a.l.Module(rel, f, spec)
 	for i, file := range files {
 		files[i] = a.l.Prefix + file
 	}
 	return files
+}
+
+// psr4Root is one PSR-4 autoload entry of a composer.json: classes of the namespace prefix
+// (with dots: Shop.Util.) live in the folders (project paths).
+type psr4Root struct {
+	prefix  string
+	folders []string
+}
+
+// psr4Roots returns the PSR-4 roots the project's composer.json files declare (autoload and
+// autoload-dev), longest prefix first; a file that cannot be read or parsed declares none.
+func (y *Layout) psr4Roots() []psr4Root {
+	y.psr4Once.Do(func() {
+		for _, manifest := range y.manifests["composer.json"] {
+			var c struct {
+				Autoload struct {
+					PSR4 map[string]json.RawMessage `json:"psr-4"`
+				} `json:"autoload"`
+				AutoloadDev struct {
+					PSR4 map[string]json.RawMessage `json:"psr-4"`
+				} `json:"autoload-dev"`
+			}
+			if json.Unmarshal(y.read(manifest), &c) != nil {
+				continue
+			}
+			dir := path.Dir(manifest)
+			for _, m := range []map[string]json.RawMessage{c.Autoload.PSR4, c.AutoloadDev.PSR4} {
+				for prefix, raw := range m {
+					var folders []string
+					var one string
+					if json.Unmarshal(raw, &one) == nil {
+						folders = []string{one}
+					} else if json.Unmarshal(raw, &folders) != nil {
+						continue
+					}
+					root := psr4Root{prefix: strings.ReplaceAll(prefix, `\`, ".")}
+					for _, f := range folders {
+						if p := path.Join(dir, f); p != ".." && !strings.HasPrefix(p, "../") {
+							root.folders = append(root.folders, p)
+						}
+					}
+					y.psr4 = append(y.psr4, root)
+				}
+			}
+		}
+		slices.SortStableFunc(y.psr4, func(a, b psr4Root) int { return len(b.prefix) - len(a.prefix) })
+	})
+	return y.psr4
 }

@@ -46,9 +46,11 @@ func PHP() *Language {
 		TestFile: func(rel string) bool {
 			return strings.HasSuffix(path.Base(rel), "Test.php") || underDir(rel, "tests", "test")
 		},
-		Imports: phpImports,
-		Module:  phpModule,
-		Kinds:   []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindMethod, code.KindFunc, code.KindConst, code.KindField},
+		Imports:   phpImports,
+		Module:    phpModule,
+		ModuleIn:  phpModuleIn,
+		Manifests: []string{"composer.json"},
+		Kinds:     []string{code.KindClass, code.KindInterface, code.KindEnum, code.KindMethod, code.KindFunc, code.KindConst, code.KindField},
 	}
 }
 
@@ -119,4 +121,22 @@ func phpModule(rel string, f *code.Facts, module string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// phpModuleIn is the file a class's qualified name names by the PSR-4 roots the project's
+// composer.json files declare (the longest prefix that holds it: Shop\ in src/ makes
+// Shop.Util.Helper src/Util/Helper.php), else by the convention (phpModule).
+func phpModuleIn(y *Layout, rel string, f *code.Facts, module string) []string {
+	for _, root := range y.psr4Roots() {
+		rest, ok := strings.CutPrefix(module, root.prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		var out []string
+		for _, folder := range root.folders {
+			out = append(out, path.Join(folder, strings.ReplaceAll(rest, ".", "/")+".php"))
+		}
+		return out
+	}
+	return phpModule(rel, f, module)
 }
