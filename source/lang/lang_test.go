@@ -303,3 +303,11 @@ func TestRustStrMacroParses(t *testing.T) {
 		t.Errorf("Prepare: %q", got)
 	}
 }
+
+// ByExtension runs for every file a walk meets: a lookup, not a build of the tables
+// (go test ./source/lang -run '^$' -bench ByExtension -benchmem).
+func BenchmarkByExtension(b *testing.B) {
+	for b.Loop() {
+		lang.ByExtension("docs/readme.md")
+	}
+}

@@ -45,7 +45,7 @@ func NewLayout(files []string, read func(rel string) []byte) *Layout {
 
 // isManifest reports whether a file name is one a language's layout reads.
 func isManifest(name string) bool {
-	for _, l := range Languages() {
+	for _, l := range registered().all {
 		if slices.Contains(l.Manifests, name) {
 			return true
 		}
