@@ -333,11 +333,8 @@ func isTestCode(n NodeSummary) bool {
 	if n.Family != "code" || n.SourcePath == "" {
 		return false
 	}
-	if strings.HasSuffix(n.SourcePath, "_test.go") {
-		return true
-	}
 	_, test := source.LanguageOf(n.SourcePath)
-	return test
+	return test || golang.IsTestFile(n.SourcePath)
 }
 
 // copiesLast moves after the others each hit that repeats an earlier one's qualified name and

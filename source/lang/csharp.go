@@ -2,7 +2,6 @@ package lang
 
 import (
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -135,14 +134,5 @@ func csharpImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 // folder of namespace A.B, or of B where the folders leave the root namespace out, under the
 // root of the file at rel.
 func csharpModule(rel string, f *code.Facts, module string) []string {
-	parts := strings.Split(module, ".")
-	ns, typ := parts[:len(parts)-1], parts[len(parts)-1]
-	var out []string
-	for _, root := range sourceRoots(rel, f.Package, nil) {
-		for skip := 0; skip <= min(1, len(ns)); skip++ {
-			out = append(out, path.Join(root, path.Join(ns[skip:]...), typ+".cs"))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return typeFiles(sourceRoots(rel, f.Package, nil), module, lastPart, ".cs", true)
 }

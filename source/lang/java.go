@@ -173,28 +173,35 @@ func sourceRoots(rel, pkg string, siblings [][2]string) []string {
 	return roots
 }
 
-// typeFiles are the files a type's qualified name (a.b.C, or a.b.C.D for a nested type)
-// names by the convention of one public type a file, named as the type: C.ext in the folder
-// of a.b under each root, and, where the folders leave the first parts out, under each root
-// less them.
-func typeFiles(roots []string, module, ext string) []string {
+// typeFiles are the files a type named by module (dotted, its type the part at typeAt:
+// a.b.C at 2) lies in by the convention of one public type a file, named as the type: C.ext
+// in the folder of its package a.b under each root and, with dropRoot, under each root less
+// the package's first part (the folders of C#'s and PHP's projects leave the root namespace
+// out). Each once, sorted.
+func typeFiles(roots []string, module string, typeAt func(parts []string) int, ext string, dropRoot bool) []string {
 	parts := strings.Split(module, ".")
+	i := typeAt(parts)
+	if i < 0 {
+		return nil
+	}
+	ns, file := parts[:i], parts[i]+ext
 	var out []string
-	for i, p := range parts {
-		if !upper(p) {
-			continue
+	for _, root := range roots {
+		for skip := 0; skip == 0 || dropRoot && skip <= min(1, len(ns)); skip++ {
+			out = append(out, path.Join(root, path.Join(ns[skip:]...), file))
 		}
-		for skip := 0; skip < i || skip == 0; skip++ {
-			file := strings.Join(parts[skip:i+1], "/") + ext
-			for _, r := range roots {
-				out = append(out, path.Join(r, file))
-			}
-		}
-		break
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// firstUpper is where a Java or Kotlin qualified name's type stands: its first part that
+// starts upper-case (a.b.C.D is C's, D nested in it); -1 for none.
+func firstUpper(parts []string) int { return slices.IndexFunc(parts, upper) }
+
+// lastPart is where a C# or PHP qualified name's type stands: its last part (namespaces are
+// capitalized too).
+func lastPart(parts []string) int { return len(parts) - 1 }
 
 // javaModule is the file a type's qualified name (a.b.C) names, from the file at rel: C.java
 // in the folder of package a.b under the source root that holds rel (rel's folder less its
@@ -202,16 +209,5 @@ func typeFiles(roots []string, module, ext string) []string {
 // (src/main/java, src/test/java). A nested type's name (a.b.C.D) names C.java too.
 func javaModule(rel string, f *code.Facts, module string) []string {
 	roots := sourceRoots(rel, f.Package, [][2]string{{"src/main/java", "src/test/java"}, {"src/test/java", "src/main/java"}})
-	parts := strings.Split(module, ".")
-	for i, p := range parts {
-		if upper(p) {
-			file := strings.Join(parts[:i+1], "/") + ".java"
-			var out []string
-			for _, r := range roots {
-				out = append(out, path.Join(r, file))
-			}
-			return out
-		}
-	}
-	return nil
+	return typeFiles(roots, module, firstUpper, ".java", false)
 }

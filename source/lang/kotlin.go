@@ -112,5 +112,5 @@ func kotlinImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 func kotlinModule(rel string, f *code.Facts, module string) []string {
 	roots := sourceRoots(rel, f.Package, [][2]string{{"src/main/kotlin", "src/test/kotlin"}, {"src/test/kotlin", "src/main/kotlin"},
 		{"src/main/kotlin", "src/main/java"}})
-	return append(typeFiles(roots, module, ".kt"), typeFiles(roots, module, ".java")...)
+	return append(typeFiles(roots, module, firstUpper, ".kt", true), typeFiles(roots, module, firstUpper, ".java", true)...)
 }

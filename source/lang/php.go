@@ -2,7 +2,6 @@ package lang
 
 import (
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -110,17 +109,7 @@ func phpImports(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 // in the folder of its namespace, whole or less its vendor prefix, under the source root of
 // the file at rel and under src/, app/ and lib/.
 func phpModule(rel string, f *code.Facts, module string) []string {
-	parts := strings.Split(module, ".")
-	ns, class := parts[:len(parts)-1], parts[len(parts)-1]
-	roots := append(sourceRoots(rel, f.Package, nil), "src", "app", "lib")
-	var out []string
-	for _, root := range roots {
-		for skip := 0; skip <= min(1, len(ns)); skip++ {
-			out = append(out, path.Join(root, path.Join(ns[skip:]...), class+".php"))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return typeFiles(append(sourceRoots(rel, f.Package, nil), "src", "app", "lib"), module, lastPart, ".php", true)
 }
 
 // phpModuleIn is the file a class's qualified name names by the PSR-4 roots the project's

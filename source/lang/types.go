@@ -196,7 +196,7 @@ func (x *extractor) bindings(n, body *treesit.Node) scope {
 			})
 			if c.Type() == "property_declaration" && declared == "" {
 				// Kotlin's val x = Cart(): the value follows the variable_declaration.
-				bind(boundName(x.t, c), createdType(x.t, lastNamed(c)))
+				bind(boundName(x.t, c), createdType(x.t, treesit.LastNamed(c)))
 			}
 		}
 		return true
@@ -231,13 +231,6 @@ func (x *extractor) fieldsOf(typ string) scope {
 		if strings.HasSuffix(owner, "."+typ) {
 			return f
 		}
-	}
-	return nil
-}
-
-func lastNamed(n *treesit.Node) *treesit.Node {
-	if c := n.NamedChildCount(); c > 0 {
-		return n.NamedChild(int(c) - 1)
 	}
 	return nil
 }

@@ -214,7 +214,7 @@ func (b *logicBuilder) stmt(s *Node) {
 	case "while_statement", "while_expression":
 		body := s.ChildByFieldName("body")
 		if body == nil { // Kotlin's: (while_statement condition body)
-			body = lastNamed(s)
+			body = LastNamed(s)
 		}
 		b.loop(StepLoop, b.head(s, body), s, label, true, body, s.ChildByFieldName("alternative"))
 	case "loop_expression": // Rust's loop: no condition, left by break or return
@@ -228,7 +228,7 @@ func (b *logicBuilder) stmt(s *Node) {
 	case "with_statement", "using_statement", "lock_statement", "synchronized_statement", "fixed_statement":
 		body := s.ChildByFieldName("body")
 		if body == nil {
-			body = lastNamed(s)
+			body = LastNamed(s)
 		}
 		b.step(StepWith, b.head(s, body), s)
 		b.body(body)
@@ -370,14 +370,6 @@ func (b *logicBuilder) loopLabel(s *Node, label string) string {
 	return label
 }
 
-// lastNamed is a node's last named child: the body of a grammar without fields (Kotlin's).
-func lastNamed(n *Node) *Node {
-	if c := n.NamedChildCount(); c > 0 {
-		return n.NamedChild(int(c) - 1)
-	}
-	return nil
-}
-
 // has reports whether a statement holds a node of one of the types, outside any function
 // or closure it defines.
 func (b *logicBuilder) has(n *Node, types ...string) bool {
@@ -483,7 +475,7 @@ func (b *logicBuilder) forStmt(s *Node, label string) {
 	case s.ChildByFieldName("left") != nil: // Python
 		b.loop(StepRange, b.head(s, body), s, label, true, body, s.ChildByFieldName("alternative"))
 	case body == nil: // Kotlin
-		body = lastNamed(s)
+		body = LastNamed(s)
 		b.loop(StepRange, b.head(s, body), s, label, true, body, nil)
 	default:
 		init := s.ChildByFieldName("initializer")
@@ -531,7 +523,7 @@ func (b *logicBuilder) loop(kind, text string, s *Node, label string, hasCond bo
 func (b *logicBuilder) doStmt(s *Node, label string) {
 	body, cond := s.ChildByFieldName("body"), s.ChildByFieldName("condition")
 	if body == nil && s.NamedChildCount() >= 2 { // Kotlin's: (do_while_statement body condition)
-		body, cond = s.NamedChild(0), lastNamed(s)
+		body, cond = s.NamedChild(0), LastNamed(s)
 	}
 	head := b.step(StepLoop, "do", s)
 	t := &logicTarget{Label: label, Loop: head}

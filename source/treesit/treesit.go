@@ -317,6 +317,15 @@ func (t *Tree) NextNamedSibling(n *Node) *Node {
 	return n.NextNamedSibling()
 }
 
+// LastNamed is n's last named child, or nil: the body of a node in a grammar without fields
+// (Kotlin's while), the value after a declaration's names.
+func LastNamed(n *Node) *Node {
+	if c := n.NamedChildCount(); c > 0 {
+		return n.NamedChild(int(c) - 1)
+	}
+	return nil
+}
+
 // Text is the source text of n.
 func (t *Tree) Text(n *Node) string {
 	if n == nil {
