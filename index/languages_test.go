@@ -212,86 +212,73 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 	d := load(t, root)
 	_, err := index.Sync(ctx, d, index.Options{})
 	must(t, err)
+	type edge struct{ src, rel, dst string }
 	for _, step := range []struct {
-		name string
-		edit func()
+		name          string
+		edit          func()
+		build         string
+		edges, absent []edge // after the step
 	}{
 		{"a Rust method calls a new one", func() {
 			replaceIn(t, d, "crate/src/shelf.rs", "fn evict(&self) {}", "fn evict(&self) { self.trim(); }\n    fn trim(&self) {}")
-		}},
+		}, index.BuildIncremental, nil, nil},
 		{"a Java method renamed", func() {
 			write(t, d, "app/src/main/java/a/Shelf.java", "package a;\n\npublic class Shelf {\n    public void put() { drop(); }\n    void drop() {}\n    public static void make() {}\n}\n")
-		}},
+		}, index.BuildIncremental, nil, nil},
 		{"a second Java file", func() {
 			write(t, d, "app/src/test/java/a/ShelfTest.java", "package a;\n\nclass ShelfTest {\n    @Test\n    void puts() { new Shelf().put(); }\n}\n")
+		}, index.BuildIncremental, []edge{
+			{"rs:crate/src/shelf.rs/Store.evict", "calls", "rs:crate/src/shelf.rs/Store.trim"},
+			{"rs:crate/src/shelf.rs/Store.put", "calls", "rs:crate/src/shelf.rs/Store.evict"},
+			{"rs:crate/src/shelf.rs/tests.helper", "tested_by", "rs:crate/src/shelf.rs/tests.puts"},
+			{"jv:app/src/main/java/a/Shelf.java/Shelf.put", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.drop"},
+			// Across files: a Rust use, a Java type of the same package from the test root.
+			{"rs:crate/src/app.rs/run", "calls", "rs:crate/src/store.rs/Store.open"},
+			{"rs:crate/src/app.rs", "imports", "rs:crate/src/store.rs"},
+			// Through a module's re-export, by a field's and a parameter's declared type.
+			{"rs:crate/src/till.rs/Till.ring", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
+			{"rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
+			{"rs:crate/src/till.rs/Till.cart", "depends_on", "rs:crate/src/shop/cart.rs/Cart"},
+			{"kt:kt/src/main/kotlin/shop/core/Cart.kt/Cart.add", "calls", "kt:kt/src/main/kotlin/shop/util/Helper.kt/Helper.run"},
+			{"kt:kt/src/main/kotlin/shop/core/Cart.kt", "imports", "kt:kt/src/main/kotlin/shop/util/Helper.kt"},
+			{"cs:cs/Shop/Core/Cart.cs/Shop.Core.Cart.Add", "calls", "cs:cs/Shop/Util/Helper.cs/Shop.Util.Helper.Run"},
+			{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run"},
+			{"php:php/core/src/Cart.php", "imports", "php:php/util/src/Helper.php"},
+			{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
+			{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
+		}, []edge{
+			// A type of the file's own package needs no import statement, so it is none.
+			{"jv:app/src/test/java/a/ShelfTest.java", "imports", "jv:app/src/main/java/a/Shelf.java"},
 		}},
-		{"the Rust file goes", func() { must(t, os.Remove(filepath.Join(root, "crate/src/shelf.rs"))) }},
+		{"the Rust file goes", func() { must(t, os.Remove(filepath.Join(root, "crate/src/shelf.rs"))) }, index.BuildIncremental, nil, nil},
 		{"composer.json maps the namespace elsewhere", func() {
 			write(t, d, "php/composer.json", `{"autoload": {"psr-4": {"Shop\\Util\\": "helpers/"}}}`)
 			write(t, d, "php/helpers/Helper.php", "<?php\nnamespace Shop\\Util;\n\nclass Helper\n{\n    public static function run(int $n): void {}\n}\n")
-		}},
+		}, index.BuildCold, // what every file's names resolve through changed
+			[]edge{{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/helpers/Helper.php/Helper.run"}},
+			[]edge{{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run"}}},
 		{"a re-export moves", func() {
 			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")
 			write(t, d, "crate/src/shop/mod.rs", "mod basket;\npub use self::basket::Cart;\n")
 			must(t, os.Remove(filepath.Join(root, "crate/src/shop/cart.rs")))
-		}},
+		}, index.BuildCold,
+			[]edge{{"rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/basket.rs/Cart.add"}},
+			[]edge{{"rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add"}}},
 	} {
 		step.edit()
-		build := index.BuildIncremental
-		if step.name == "a re-export moves" || step.name == "composer.json maps the namespace elsewhere" {
-			build = index.BuildCold // what every file's names resolve through changed
-		}
-		syncMatchesCold(t, d, step.name, build)
-		if step.name == "composer.json maps the namespace elsewhere" {
-			snap, err := index.Open(ctx, d)
-			must(t, err)
-			if !hasEdge(t, snap, "php:php/core/src/Cart.php/Cart.add", "calls", "php:php/helpers/Helper.php/Helper.run") ||
-				hasEdge(t, snap, "php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run") {
-				t.Errorf("after composer.json changed, Cart.add does not call the Helper it maps to")
+		syncMatchesCold(t, d, step.name, step.build)
+		snap, err := index.Open(ctx, d)
+		must(t, err)
+		for _, e := range step.edges {
+			if !hasEdge(t, snap, e.src, e.rel, e.dst) {
+				t.Errorf("%s: no edge %s %s %s", step.name, e.src, e.rel, e.dst)
 			}
-			snap.Close()
 		}
-		if step.name == "a re-export moves" {
-			snap, err := index.Open(ctx, d)
-			must(t, err)
-			if !hasEdge(t, snap, "rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/basket.rs/Cart.add") ||
-				hasEdge(t, snap, "rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add") {
-				t.Errorf("after the re-export moved, fill does not call the Cart it names")
+		for _, e := range step.absent {
+			if hasEdge(t, snap, e.src, e.rel, e.dst) {
+				t.Errorf("%s: an edge %s %s %s", step.name, e.src, e.rel, e.dst)
 			}
-			snap.Close()
 		}
-		if step.name == "a second Java file" {
-			snap, err := index.Open(ctx, d)
-			must(t, err)
-			for _, e := range []struct{ src, rel, dst string }{
-				{"rs:crate/src/shelf.rs/Store.evict", "calls", "rs:crate/src/shelf.rs/Store.trim"},
-				{"rs:crate/src/shelf.rs/Store.put", "calls", "rs:crate/src/shelf.rs/Store.evict"},
-				{"rs:crate/src/shelf.rs/tests.helper", "tested_by", "rs:crate/src/shelf.rs/tests.puts"},
-				{"jv:app/src/main/java/a/Shelf.java/Shelf.put", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.drop"},
-				// Across files: a Rust use, a Java type of the same package from the test root.
-				{"rs:crate/src/app.rs/run", "calls", "rs:crate/src/store.rs/Store.open"},
-				{"rs:crate/src/app.rs", "imports", "rs:crate/src/store.rs"},
-				// Through a module's re-export, by a field's and a parameter's declared type.
-				{"rs:crate/src/till.rs/Till.ring", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
-				{"rs:crate/src/till.rs/fill", "calls", "rs:crate/src/shop/cart.rs/Cart.add"},
-				{"rs:crate/src/till.rs/Till.cart", "depends_on", "rs:crate/src/shop/cart.rs/Cart"},
-				{"kt:kt/src/main/kotlin/shop/core/Cart.kt/Cart.add", "calls", "kt:kt/src/main/kotlin/shop/util/Helper.kt/Helper.run"},
-				{"kt:kt/src/main/kotlin/shop/core/Cart.kt", "imports", "kt:kt/src/main/kotlin/shop/util/Helper.kt"},
-				{"cs:cs/Shop/Core/Cart.cs/Shop.Core.Cart.Add", "calls", "cs:cs/Shop/Util/Helper.cs/Shop.Util.Helper.Run"},
-				{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run"},
-				{"php:php/core/src/Cart.php", "imports", "php:php/util/src/Helper.php"},
-				{"jv:app/src/test/java/a/ShelfTest.java/ShelfTest.puts", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf"},
-				{"jv:app/src/main/java/b/Use.java/Use.go", "calls", "jv:app/src/main/java/a/Shelf.java/Shelf.make"}, // import a.*
-			} {
-				if !hasEdge(t, snap, e.src, e.rel, e.dst) {
-					t.Errorf("no edge %s %s %s", e.src, e.rel, e.dst)
-				}
-			}
-			// A type of the file's own package needs no import statement, so it is none.
-			if hasEdge(t, snap, "jv:app/src/test/java/a/ShelfTest.java", "imports", "jv:app/src/main/java/a/Shelf.java") {
-				t.Errorf("a same-package type is an imports relation")
-			}
-			snap.Close()
-		}
+		snap.Close()
 	}
 }
