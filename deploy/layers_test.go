@@ -12,7 +12,7 @@ import (
 var layers = [][]string{
 	{"base/problem", "base/lexicon", "base/safefile", "base/tomlpos", "base/jsonenc", "base/shortcode", "base/fixture", "proto/docforge/v2", "deploy", "docs"}, // foundations
 	{"base/graph"}, // the graph model and its hashes
-	{"source/golang", "source/code", "source/treesit", "source/python", "source/ecma", "source/lang", "source/project", "source", "index/publication", "index/fts5seg", "index/history", "source/adopt", "source/changeset"}, // canonical sources
+	{"source/golang", "source/code", "source/treesit", "source/ecma", "source/lang", "source/project", "source", "index/publication", "index/fts5seg", "index/history", "source/adopt", "source/changeset"}, // canonical sources
 	{"index"},                               // the SQLite index
 	{"worker/taskcontext", "render", "web"}, // answers built on the index and the sources
 	{"worker/protocol", "worker", "manager", "mcpbridge"}, // processes
@@ -22,9 +22,8 @@ var layers = [][]string{
 // sameLayer are the imports allowed within a layer.
 var sameLayer = map[string][]string{
 	"source/project":    {"source/golang"},
-	"source":            {"source/golang", "source/code", "source/treesit", "source/python", "source/ecma", "source/lang", "source/project"},
+	"source":            {"source/golang", "source/code", "source/treesit", "source/ecma", "source/lang", "source/project"},
 	"source/code":       {"source/golang"},
-	"source/python":     {"source/code", "source/treesit"},
 	"source/ecma":       {"source/code", "source/treesit"},
 	"source/lang":       {"source/code", "source/treesit"},
 	"index/publication": {"source/golang", "source/project"},

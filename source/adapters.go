@@ -7,7 +7,6 @@ import (
 	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/lang"
-	"github.com/docforge/docforge/source/python"
 )
 
 // Adapter is a built-in code adapter as the rest of DocForge sees it: the languages it reads
@@ -23,7 +22,6 @@ type Adapter struct {
 func Adapters() []Adapter {
 	adapters := []Adapter{
 		{Languages: []string{"go"}, Kinds: golang.Kinds()},
-		{Languages: []string{python.Language}, Kinds: python.Kinds()},
 		{Languages: []string{"typescript", "javascript"}, Kinds: ecma.Kinds()},
 	}
 	for _, l := range lang.Languages() {

@@ -22,7 +22,6 @@ import (
 	"github.com/docforge/docforge/source/ecma"
 	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
-	"github.com/docforge/docforge/source/python"
 )
 
 // Format is how a source file is parsed.
@@ -35,7 +34,7 @@ const (
 	GoFile                      // .go under a code root: a file node and its declarations
 	GoPackage                   // a directory of .go files: its package node (stat of the directory)
 	GoMod                       // go.mod under a code root: no nodes, but it sets import paths
-	PyFile                      // .py under a code root: the Python adapter's file and declarations
+	_                           // was .py, a LangFile now: kept so the formats after it keep their stored numbers
 	TSFile                      // .ts, .tsx, .mts, .cts: the TypeScript adapter's
 	JSFile                      // .js, .jsx, .mjs, .cjs: the JavaScript adapter's
 	TextFile                    // any other text file under a code root: a file node, its text searchable
@@ -45,7 +44,7 @@ const (
 
 // IsCode reports whether the format is one a language adapter reads.
 func (f Format) IsCode() bool {
-	return f == GoFile || f == PyFile || f == TSFile || f == JSFile || f == LangFile
+	return f == GoFile || f == TSFile || f == JSFile || f == LangFile
 }
 
 // File is one source file as the stat walk saw it.
@@ -449,8 +448,6 @@ func CodeFormatOf(name string) Format {
 			return 0
 		}
 		return GoFile
-	case ".py":
-		return PyFile
 	case ".ts", ".tsx", ".mts", ".cts":
 		return TSFile
 	case ".js", ".jsx", ".mjs", ".cjs":
@@ -475,8 +472,6 @@ func CodeFormatOf(name string) Format {
 // javascript, and the table-driven ones: rust, java; "" for any other) and says whether it is a test file by its runner's rules.
 func LanguageOf(rel string) (language string, test bool) {
 	switch CodeFormatOf(path.Base(rel)) {
-	case PyFile:
-		return "python", python.IsTestFile(rel)
 	case TSFile:
 		return "typescript", ecma.IsTestFile(rel)
 	case JSFile:

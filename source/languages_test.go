@@ -262,6 +262,7 @@ func TestNoASTReadsScriptsAsText(t *testing.T) {
 			fs["langs/"+l.Name+"/handler"+l.Extensions[0]] = "// handler\n"
 		}
 		fs["langs/ruby/handler.rb"] = "# handler\n"
+		fs["langs/python/handler.py"] = "# handler\n"
 		fs["langs/php/handler.php"] = "<?php\n// handler\n"
 		fs["langs/protobuf/handler.proto"] = "syntax = \"proto3\";\nmessage Handler {}\n"
 		fs["langs/rust/handler.rs"] = "pub fn handler() -> u32 { if true { 1 } else { 2 } }\n"

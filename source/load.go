@@ -25,7 +25,6 @@ import (
 	"github.com/docforge/docforge/source/golang"
 	"github.com/docforge/docforge/source/lang"
 	"github.com/docforge/docforge/source/project"
-	"github.com/docforge/docforge/source/python"
 	"github.com/docforge/docforge/source/treesit"
 )
 
@@ -59,7 +58,6 @@ type Loader struct {
 	ignoreOnce sync.Once
 	gitignores *Ignores // the .gitignore rules package listings apply, read once per loader
 	layoutOnce sync.Once
-	python     *python.Layout
 	ecma       *ecma.Layout
 	lang       *lang.Layout
 	// bounds bound a code file's parse by its size (treesit.DefaultBounds).
@@ -83,14 +81,14 @@ func (l *Loader) WithFiles(files []File) *Loader { l.files = files; return l }
 // package.json, a tsconfig.json, an index file of TypeScript or JavaScript, a Rust mod.rs,
 // lib.rs or main.rs, a .gitignore.
 func AffectsLayout(rel string) bool {
-	return python.Affects(rel) || ecma.Affects(rel) || lang.Affects(rel) || path.Base(rel) == ".gitignore"
+	return ecma.Affects(rel) || lang.Affects(rel) || path.Base(rel) == ".gitignore"
 }
 
 // RemovalAffectsLayout reports whether removing the file at rel may change how other files
 // resolve their imports: besides AffectsLayout's, a Python, TypeScript or JavaScript module,
 // which resolution picks among its candidates by what exists.
 func RemovalAffectsLayout(rel string) bool {
-	return AffectsLayout(rel) || ecma.Removes(rel) || python.Removes(rel)
+	return AffectsLayout(rel) || ecma.Removes(rel) || lang.Removes(rel)
 }
 
 // ignores are the loader's .gitignore rules, made on first use.
@@ -108,11 +106,9 @@ func (l *Loader) layouts() {
 				files = inv.Files
 			}
 		}
-		var py, manifests, scripts []string
+		var manifests, scripts []string
 		for _, f := range files {
 			switch {
-			case f.Format == PyFile:
-				py = append(py, f.Path)
 			case f.Format == TextFile && (path.Base(f.Path) == "package.json" || path.Base(f.Path) == "tsconfig.json" || path.Base(f.Path) == "jsconfig.json"):
 				manifests = append(manifests, f.Path)
 			case f.Format == TSFile || f.Format == JSFile:
@@ -126,7 +122,6 @@ func (l *Loader) layouts() {
 			}
 			return data
 		}
-		l.python = python.NewLayout(py, read)
 		l.ecma = ecma.NewLayout(manifests, scripts, read)
 		paths := make([]string, len(files))
 		for i, f := range files {
@@ -237,7 +232,7 @@ func (l *Loader) ReadAndParse(ctx context.Context, f File) Parsed {
 	switch f.Format {
 	case GoFile:
 		out.Fragment = l.goFile(f.Path, data)
-	case PyFile, TSFile, JSFile, LangFile:
+	case TSFile, JSFile, LangFile:
 		out.Fragment = l.scriptFile(ctx, f, data)
 	case TextFile:
 		out.Fragment = textFragment(d, f.Path, data)
@@ -299,8 +294,6 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 	var facts *code.Facts
 	var err error
 	switch f.Format {
-	case PyFile:
-		facts, err = python.Extract(ctx, data, python.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
 	case TSFile, JSFile:
 		facts, err = ecma.Extract(ctx, rel, data, ecma.IsTestFile(rel), golang.DefaultLogicLimit, l.bounds(len(data)))
 	case LangFile:
@@ -325,9 +318,6 @@ func (l *Loader) scriptFile(ctx context.Context, f File, data []byte) *graph.Fra
 		lg := lang.ByExtension(rel)
 		l.lang.Remember(lg, rel, facts)
 		frag = lang.Fragment(lg, rel, facts, l.lang)
-	case PyFile:
-		l.python.Remember(rel, facts)
-		frag = python.Fragment(rel, facts, l.python)
 	default:
 		l.ecma.Remember(rel, facts)
 		frag = ecma.Fragment(rel, facts, l.ecma)

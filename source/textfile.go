@@ -74,7 +74,7 @@ func IsGuide(rel string) bool {
 // scriptTextFragment is a Python, TypeScript or JavaScript file under the no-AST policy: its
 // file node, text searchable, and no declaration (no parser runs).
 func scriptTextFragment(f File, data []byte) *graph.Fragment {
-	prefix, lang := graph.PythonPrefix, "python"
+	var prefix, lang string
 	switch f.Format {
 	case TSFile:
 		prefix, lang = graph.TypeScriptPrefix, "typescript"

@@ -190,7 +190,7 @@ func TestCodeLayoutsAdopt(t *testing.T) {
 			"scripts/release.sh":       "#!/bin/sh\necho release\n",
 			"src/tally/py.typed":       "",
 			"src/tally/data/table.csv": "a,b\n1,2\n",
-		}, map[string]adopt.LanguageFiles{"python": {Files: 4, Tests: 2}}, []string{
+		}, map[string]adopt.LanguageFiles{"python": {Files: 4, Tests: 2, Builds: map[string]int{"pyproject.toml": 1}}}, []string{
 			"py:src/tally/counter.py/Counter.add calls py:src/tally/counter.py/_clamp",
 			"py:src/tally/counter.py/Counter.add tested_by py:tests/test_counter.py/test_add",
 			"py:tests/test_counter.py imports py:src/tally/__init__.py",

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"regexp"
@@ -32,7 +33,11 @@ func Extract(ctx context.Context, l *Language, src []byte, test bool, logicLimit
 	tree.Src = src // the same length: every node's text is the source's own
 	x := &extractor{l: l, t: tree, f: &code.Facts{}, test: test, logicLimit: logicLimit}
 	root := tree.Root()
-	x.f.Doc = x.fileDoc(root)
+	if l.FileDoc != nil {
+		x.f.Doc = l.FileDoc(tree, root)
+	} else {
+		x.f.Doc = x.fileDoc(root)
+	}
 	x.members(root, "", "")
 	if err := tree.Err(); err != nil {
 		return nil, err
@@ -51,15 +56,14 @@ func Extract(ctx context.Context, l *Language, src []byte, test bool, logicLimit
 // preferDefinitions keeps, of a name declared twice in a file, its definition: a C++ method
 // declared in its class and defined below it is the definition's node (calls and all).
 func (x *extractor) preferDefinitions() {
-	noBody := code.Digest("docforge.code.implementation", "") // a prototype's
 	defined := map[string]bool{}
 	for _, d := range x.f.Decls {
-		if d.Implementation != noBody {
+		if d.Implementation != "" { // a prototype has none
 			defined[d.Qual()] = true
 		}
 	}
 	x.f.Decls = slices.DeleteFunc(x.f.Decls, func(d code.Decl) bool {
-		return d.Implementation == noBody && defined[d.Qual()] && (d.Kind == code.KindFunc || d.Kind == code.KindMethod)
+		return d.Implementation == "" && defined[d.Qual()] && (d.Kind == code.KindFunc || d.Kind == code.KindMethod)
 	})
 }
 
@@ -96,6 +100,9 @@ type extractor struct {
 	fields     map[string]scope
 	scopes     map[int]scope
 	valueCalls map[int][]string
+	// wrapper is the node wrapping the declaration being added (Rule.Wraps), whose lines
+	// are the declaration's.
+	wrapper *treesit.Node
 }
 
 // members reads the declarations among n's children, parent being their enclosing
@@ -113,12 +120,27 @@ func (x *extractor) members(n *treesit.Node, parent, parentKind string) {
 			}
 			return
 		}
+		if rule.Wraps != "" {
+			inner := field(c, rule.Wraps)
+			if inner == nil {
+				return
+			}
+			if rule, ok = x.l.Decls[inner.Type()]; !ok {
+				return
+			}
+			x.wrapper = c
+			defer func() { x.wrapper = nil }()
+			c = inner
+		}
 		x.declare(c, rule, parent, parentKind)
 	})
 }
 
 // declare adds the declarations of one node and reads its members.
 func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind string) {
+	if rule.TopLevel && parent != "" {
+		return
+	}
 	if rule.Owner != "" {
 		// An implementation block: no node, its members are the type's.
 		owner := typeName(x.t.Text(field(n, rule.Owner)))
@@ -214,34 +236,50 @@ func (x *extractor) components(n *treesit.Node, rule Rule, qual string) {
 
 // add adds the declaration of one name of node n.
 func (x *extractor) add(n *treesit.Node, rule Rule, name, kind, parent, parentKind string, body *treesit.Node) {
-	d := code.Decl{Kind: kind, Name: name, Parent: parent, Line: treesit.Line(n), End: treesit.EndLine(n),
-		Doc: x.docBefore(n), Title: x.title(n, body), Exported: x.l.Exported != nil && x.l.Exported(x.t, n)}
-	header, impl := x.t.Text(n), ""
+	span := n
+	if x.wrapper != nil {
+		span, x.wrapper = x.wrapper, nil
+	}
+	d := code.Decl{Kind: kind, Name: name, Parent: parent, Line: treesit.Line(span), End: treesit.EndLine(span),
+		Title: x.title(n, body), Exported: x.l.Exported != nil && x.l.Exported(x.t, n)}
+	if rule.DocOf != nil {
+		d.Doc = rule.DocOf(x.t, n, body)
+	} else {
+		d.Doc = x.docBefore(span)
+	}
+	digests := cmp.Or(x.l.Digests, "docforge.code")
+	header := x.t.Text(n)
 	if body != nil {
 		header = string(x.t.Src[n.StartByte():body.StartByte()])
-		impl = x.t.Text(body)
+		d.Implementation = code.Digest(digests+".implementation", x.t.Text(body))
 	}
-	d.Signature, d.Implementation = code.Digest("docforge.code.signature", header), code.Digest("docforge.code.implementation", impl)
-	d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
-	d.Uses = x.bases(n, rule.Bases)
-	switch kind {
-	case code.KindFunc, code.KindMethod, code.KindConstructor, code.KindField, code.KindConst, code.KindVar:
-		d.Uses = append(d.Uses, x.signatureTypes(n, body, name)...)
-		slices.Sort(d.Uses)
-		d.Uses = slices.Compact(d.Uses)
+	d.Signature = code.Digest(digests+".signature", header)
+	d.Test = x.l.Test != nil && x.l.Test(x.t, n) || x.test && x.l.testNamed(kind, name, parent)
+	switch {
+	case rule.UsesOf != nil:
+		d.Uses = rule.UsesOf(x.t, n)
+	default:
+		d.Uses = x.bases(n, rule.Bases)
+		switch kind {
+		case code.KindFunc, code.KindMethod, code.KindConstructor, code.KindField, code.KindConst, code.KindVar:
+			d.Uses = append(d.Uses, x.signatureTypes(n, body, name)...)
+		}
 	}
+	slices.Sort(d.Uses)
+	d.Uses = slices.Compact(d.Uses)
 	if kind == code.KindField && parent != "" {
 		x.fieldType(parent, n, name)
 	}
 	if body != nil && (kind == code.KindFunc || kind == code.KindMethod || kind == code.KindConstructor) {
 		var pending []string
-		d.Calls, pending, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
+		var locals []*treesit.Node
+		d.Calls, pending, locals, d.Ambiguous = x.calls(body, parent != "" && parentKind != code.KindModule)
 		if len(pending) > 0 {
 			if x.valueCalls == nil {
 				x.valueCalls, x.scopes = map[int][]string{}, map[int]scope{}
 			}
 			x.valueCalls[len(x.f.Decls)] = pending
-			x.scopes[len(x.f.Decls)] = x.bindings(n, body)
+			x.scopes[len(x.f.Decls)] = x.bindings(n, body, locals)
 		}
 		if x.l.Logic && x.logicLimit > 0 {
 			d.Logic = x.t.Logic(d.Qual(), n, body, x.logicLimit)
@@ -344,7 +382,7 @@ func (x *extractor) title(n, body *treesit.Node) string {
 		}
 		lines = lines[1:]
 	}
-	return code.Title(strings.Join(lines, "\n"), "{", ";", "=")
+	return code.Title(strings.Join(lines, "\n"), x.l.titleEnds()...)
 }
 
 // docBefore is the doc comment right above n: the doc comments among its preceding siblings,
@@ -429,10 +467,21 @@ func docText(parts []string) string {
 // once, sorted, and the count of calls through a value whose type cannot be told.
 // In a type's member, an unqualified call names a member of the type where the language says
 // so (Java's this.).
-func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []string, ambiguous int) {
+func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []string, locals []*treesit.Node, ambiguous int) {
 	seen := map[string]bool{}
-	x.t.Walk(body, func(c, _ *treesit.Node) bool {
-		if c.Type() == x.l.MacroArgs {
+	enclosed := map[*treesit.Node]bool{} // the nodes inside a closure or local function
+	x.t.Walk(body, func(c, parent *treesit.Node) bool {
+		typ := c.Type()
+		inner := parent != nil && enclosed[parent]
+		if inner || closureTypes[typ] {
+			enclosed[c] = true
+		}
+		if localTypes[typ] && !inner {
+			// A declaration of the function's own locals, for bindings: collected on this
+			// walk, which visits every node anyway.
+			locals = append(locals, c)
+		}
+		if typ == x.l.MacroArgs {
 			// A macro's arguments are tokens, not expressions: name(...) among them is read
 			// as a call (assert!(is_number(s))).
 			var prev *treesit.Node
@@ -444,14 +493,17 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 			})
 			return true
 		}
-		call, ok := x.l.Calls[c.Type()]
+		call, ok := x.l.Calls[typ]
 		if !ok {
 			return true
 		}
 		var name string
-		if call.Callee != "" {
+		switch {
+		case call.Callee != "" && x.l.Callee != nil:
+			name = x.l.Callee(x.t, field(c, call.Callee))
+		case call.Callee != "":
 			name = dotted(x.t.Text(field(c, call.Callee)))
-		} else {
+		default:
 			recv, method := field(c, call.Receiver), x.t.Text(field(c, call.Method))
 			switch {
 			case recv == nil:
@@ -466,15 +518,17 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 		}
 		head, _, qualified := strings.Cut(name, ".")
 		switch {
-		case name == "" || strings.ContainsAny(name, "()[]{} \t\n\"'"):
-			if name != "" {
+		case name == "" || strings.ContainsAny(name, "()[]{}*&@ \t\n\"'"):
+			if created := x.createdThenCalled(c, call); created != "" {
+				seen[created] = true
+			} else if name != "" {
 				ambiguous++
 			}
-		case qualified && head != "self" && head != "this" && head != "Self" && !upper(head),
+		case qualified && !x.l.self(head) && !upper(head),
 			qualified && strings.Count(name, ".") > 1:
 			// A method of a value (a local's, a field's): of its declared type where the
 			// file tells it (resolveValueCalls), else ambiguous.
-			if !upper(head) {
+			if !upper(head) || x.l.ModuleCalls {
 				pending = append(pending, name)
 			} else {
 				ambiguous++
@@ -484,7 +538,33 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 		}
 		return true
 	})
-	return slices.Sorted(maps.Keys(seen)), pending, ambiguous
+	return slices.Sorted(maps.Keys(seen)), pending, locals, ambiguous
+}
+
+// createdThenCalled is the method a call calls on an object it creates right there
+// (Foo(x).run(), new Foo().run(): Foo.run), or "".
+func (x *extractor) createdThenCalled(c *treesit.Node, call Call) string {
+	var object *treesit.Node
+	method := ""
+	if call.Callee != "" {
+		callee := field(c, call.Callee)
+		if callee == nil || callee.NamedChildCount() != 2 {
+			return ""
+		}
+		object, method = callee.NamedChild(0), x.t.Text(callee.NamedChild(1))
+	} else {
+		object, method = field(c, call.Receiver), x.t.Text(field(c, call.Method))
+	}
+	if object == nil || method == "" || strings.ContainsAny(method, "()[]{} \t\n\"'.:") {
+		return ""
+	}
+	if _, ok := x.l.Calls[object.Type()]; !ok {
+		return ""
+	}
+	if typ := createdType(x.t, object); typ != "" {
+		return typ + "." + method
+	}
+	return ""
 }
 
 // signatureTypes are the type names a declaration's header names (its parameters', its

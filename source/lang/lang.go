@@ -42,10 +42,31 @@ type Language struct {
 	// MacroArgs is the node type of a macro invocation's arguments (Rust's token_tree), in
 	// which name(...) is read as a call.
 	MacroArgs string
+	// Callee, when set, reads a called expression's dotted name from its node instead of its
+	// text: "" for an expression that names nothing (Python's Generic[T]() calls Generic).
+	Callee func(t *treesit.Tree, n *treesit.Node) string
+	// ModuleCalls says a call through a name the function does not bind (json.dumps) may
+	// be a module's function: it is kept as written, for the file's scope to resolve (Python).
+	// Else such a call is through a value of unknown type, and ambiguous.
+	ModuleCalls bool
+	// Selves are the names besides self, this and Self that stand for the enclosing type in
+	// a call (Python's cls).
+	Selves []string
 	// Comments are the comment node types; Doc reports whether a comment's text is a doc
 	// comment of the declaration after it.
 	Comments []string
 	Doc      func(text string) bool
+	// FileDoc, when set, reads a file's doc instead of its leading inner doc comments (a
+	// Python module's docstring).
+	FileDoc func(t *treesit.Tree, root *treesit.Node) string
+	// TitleEnds are what a declaration's title drops at its end (default "{", ";", "=").
+	TitleEnds []string
+	// Digests is the domain of its declarations' digests (default docforge.code): review
+	// stamps bind to them, so a language's never changes.
+	Digests string
+	// DeclaredType, when set, reads the type a parameter's or local's type node declares
+	// (Python's Optional[Foo] is Foo) instead of the type's text (declaredType).
+	DeclaredType func(t *treesit.Tree, typ *treesit.Node) string
 	// Exported reports whether a declaration node is visible outside its file's module or
 	// package (pub, public).
 	Exported func(t *treesit.Tree, n *treesit.Node) bool
@@ -53,6 +74,10 @@ type Language struct {
 	// attribute or annotation); TestFile whether a file is a test source by its path.
 	Test     func(t *treesit.Tree, n *treesit.Node) bool
 	TestFile func(rel string) bool
+	// TestNamed, when set, says which declarations of a test file are tests by their names
+	// (pytest's test_* functions in Test* classes); by default a function or method whose
+	// name starts with test in any case.
+	TestNamed func(kind, name, parent string) bool
 	// Logic says its functions' bodies are statements the Logic builder reads
 	// (treesit.Tree.Logic): the C family's, Rust's and Kotlin's.
 	Logic bool
@@ -72,6 +97,12 @@ type Language struct {
 	// mod.rs, lib.rs, main.rs), so that a name imported from such a file's module resolves
 	// through its imports (Layout); a change to one rebuilds the index.
 	Reexports func(rel string) bool
+	// Submodules, when set, are the files a module's file offers name from as a submodule
+	// (a Python package's __init__.py: from pkg import sub).
+	Submodules func(rel, name string) []string
+	// Candidates says an import resolves to the file that exists among its candidates
+	// (Module), so removing a file may change what others import: it rebuilds the index.
+	Candidates bool
 }
 
 // Rule is what one declaration node type makes.
@@ -103,6 +134,18 @@ type Rule struct {
 	// interface or an enum by a keyword); "" makes no node, and the members the named type's
 	// (Swift's extension).
 	KindOf func(t *treesit.Tree, n *treesit.Node) string
+	// Wraps is the field holding the declaration this node wraps (Python's decorators around
+	// a definition): the wrapped declaration's lines start with the wrapper's.
+	Wraps string
+	// TopLevel says the node declares only at a module's top level (a Python assignment; in
+	// a class it is an attribute).
+	TopLevel bool
+	// DocOf, when set, reads the declaration's doc instead of the doc comment before it (a
+	// Python docstring, the first statement of body).
+	DocOf func(t *treesit.Tree, n, body *treesit.Node) string
+	// UsesOf, when set, reads the names the declaration uses instead of its bases' and its
+	// header's type names.
+	UsesOf func(t *treesit.Tree, n *treesit.Node) []string
 	// Bases are the fields naming the types it extends or implements: the type names in
 	// them are what it uses (depends_on).
 	Bases []string
@@ -133,7 +176,7 @@ type registry struct {
 // language reads it, and building the tables costs 25 µs and 33 KB (220 allocations).
 var registered = sync.OnceValue(func() registry {
 	r := registry{
-		all:   []*Language{Rust(), Java(), CSharp(), Kotlin(), C(), CPP(), PHP(), Ruby(), Swift(), Protobuf()},
+		all:   []*Language{Python(), Rust(), Java(), CSharp(), Kotlin(), C(), CPP(), PHP(), Ruby(), Swift(), Protobuf()},
 		byExt: map[string]*Language{},
 	}
 	for _, l := range r.all {
@@ -177,4 +220,24 @@ func (l *Language) typeNames() []string {
 		return l.TypeNames
 	}
 	return []string{"type_identifier"}
+}
+
+func (l *Language) titleEnds() []string {
+	if len(l.TitleEnds) > 0 {
+		return l.TitleEnds
+	}
+	return []string{"{", ";", "="}
+}
+
+// testNamed reports whether a declaration of a test file is a test by its name.
+func (l *Language) testNamed(kind, name, parent string) bool {
+	if l.TestNamed != nil {
+		return l.TestNamed(kind, name, parent)
+	}
+	return (kind == code.KindFunc || kind == code.KindMethod) && strings.HasPrefix(strings.ToLower(name), "test")
+}
+
+// self reports whether a call's receiver stands for the enclosing type.
+func (l *Language) self(head string) bool {
+	return head == "self" || head == "this" || head == "Self" || slices.Contains(l.Selves, head)
 }

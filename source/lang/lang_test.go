@@ -31,6 +31,23 @@ var fixtures = map[string]struct {
 	// uses are what declarations extend or implement, by qualified name.
 	uses map[string][]string
 }{
+	"python": {"testdata/python/shop/test_cart.py", []decl{
+		{"const", "MAX_ITEMS", true, false, "The most items a cart holds.", nil},
+		{"type", "Total", true, false, "", nil},
+		{"type", "Quantity", true, false, "", nil},
+		{"var", "default_cart", true, false, "", nil},
+		{"class", "Cart", true, false, "A cart of items.", nil},
+		{"method", "Cart.__init__", true, false, "", nil},
+		{"method", "Cart.size", true, false, "How many items the cart holds.", []string{"len"}},
+		{"method", "Cart.add", true, false, "", []string{"ValueError", "prices.lookup", "self.run"}},
+		{"method", "Cart.empty", true, false, "", []string{"cls.make"}},
+		{"method", "Cart._dump", false, false, "", []string{"json.dumps"}},
+		{"func", "checkout", true, false, "Empties the cart", []string{"Cart", "Cart.add", "log.write"}},
+		{"class", "TestCart", true, true, "", nil},
+		{"method", "TestCart.test_adds", true, true, "", []string{"Cart", "Cart.add"}},
+		{"method", "TestCart.helper", true, false, "", []string{"Cart", "checkout"}},
+		{"func", "test_checkout", true, true, "", []string{"Cart", "checkout"}},
+	}, map[string][]string{"Cart": {"Helper"}, "Total": {"TypeAlias", "int"}, "checkout": {"Total"}}},
 	"rust": {"testdata/rust/src/parser.rs", []decl{
 		{"module", "tests", false, false, "", nil},
 		{"struct", "Parser", true, false, "A parser of command lines.", nil},
@@ -70,7 +87,7 @@ var fixtures = map[string]struct {
 		{"record", "Shop.Core.Item", true, false, "", nil},
 		{"type", "Shop.Core.Changed", true, false, "", nil},
 		{"class", "Shop.Core.CartTests", true, false, "", nil},
-		{"method", "Shop.Core.CartTests.Adds", true, true, "", []string{"Cart"}},
+		{"method", "Shop.Core.CartTests.Adds", true, true, "", []string{"Cart", "Cart.Add"}},
 	}, map[string][]string{"Shop.Core.Cart": {"Base", "IStore"}}},
 	"kotlin": {"testdata/kotlin/src/main/kotlin/shop/Cart.kt", []decl{
 		{"class", "Cart", true, false, "A cart of items.", nil},

@@ -28,20 +28,29 @@ type Layout struct {
 	manifests map[string][]string
 	psr4      []psr4Root
 	psr4Once  sync.Once
+	// files are the project's paths, for a language whose imports resolve to the file that
+	// exists among candidates (Python's); packages its Python packages, read once.
+	files    map[string]bool
+	packages func() *pyPackages
 }
 
 // NewLayout returns a layout that reads a re-exporting file's bytes with read (nil when it
 // cannot be read) when its imports are first needed, and the manifests among files (the
 // project's paths) a language's layout reads (Language.Manifests).
 func NewLayout(files []string, read func(rel string) []byte) *Layout {
-	y := &Layout{read: read, facts: map[string]*code.Facts{}, manifests: map[string][]string{}}
+	y := &Layout{read: read, facts: map[string]*code.Facts{}, manifests: map[string][]string{}, files: map[string]bool{}}
+	y.packages = sync.OnceValue(func() *pyPackages { return newPyPackages(y.files) })
 	for _, f := range files {
+		y.files[f] = true
 		if isManifest(path.Base(f)) {
 			y.manifests[path.Base(f)] = append(y.manifests[path.Base(f)], f)
 		}
 	}
 	return y
 }
+
+// python is the project's Python packages.
+func (y *Layout) python() *pyPackages { return y.packages() }
 
 // isManifest reports whether a file name is one a language's layout reads.
 func isManifest(name string) bool {
@@ -61,6 +70,13 @@ func Affects(rel string) bool {
 	}
 	l := ByExtension(rel)
 	return l != nil && l.Reexports != nil && l.Reexports(rel)
+}
+
+// Removes reports whether removing the file at rel may change how others resolve: a module
+// chosen among its candidates because it existed (Candidates).
+func Removes(rel string) bool {
+	l := ByExtension(rel)
+	return l != nil && l.Candidates
 }
 
 // Remember keeps the imports of a re-exporting file the loader has parsed anyway.
@@ -100,7 +116,18 @@ type ids struct {
 	l *Language
 }
 
-func (a ids) Submodules(string, string) []string { return nil }
+// Submodules are the files a package's file offers name from as a submodule.
+func (a ids) Submodules(file, name string) []string {
+	rel, ok := strings.CutPrefix(file, a.l.Prefix)
+	if !ok || a.l.Submodules == nil {
+		return nil
+	}
+	out := a.l.Submodules(rel, name)
+	for i, f := range out {
+		out[i] = a.l.Prefix + f
+	}
+	return out
+}
 
 // Reexports are the bindings under which the file offers name through its imports.
 func (a ids) Reexports(file, name string) []code.Binding {

@@ -96,7 +96,7 @@ func boundName(t *treesit.Tree, n *treesit.Node) string {
 				name = t.Text(c)
 			}
 		}
-		return name == "" && !strings.Contains(c.Type(), "type")
+		return name == "" && (c == n || !strings.Contains(c.Type(), "type"))
 	})
 	return name
 }
@@ -112,6 +112,12 @@ func createdType(t *treesit.Tree, v *treesit.Node) string {
 		return declaredType(t.Text(typeNodeOr(v, "constructor")))
 	case "struct_expression":
 		return declaredType(t.Text(v.ChildByFieldName("name")))
+	case "call":
+		// Python's Foo(...), mod.Foo(...), Foo[T](...): a class by its capital, named as
+		// written.
+		if text := pyDotted(t, v.ChildByFieldName("function")); text != "" && upper(text[strings.LastIndexByte(text, '.')+1:]) {
+			return text
+		}
 	case "call_expression":
 		callee := v.ChildByFieldName("function")
 		if callee == nil && v.NamedChildCount() > 0 {
@@ -140,9 +146,21 @@ func typeNodeOr(n *treesit.Node, alt string) *treesit.Node {
 	return n.ChildByFieldName(alt)
 }
 
+// localTypes are the node types that declare a function's locals, in every grammar.
+var localTypes = map[string]bool{"assignment": true, "let_declaration": true, "local_variable_declaration": true,
+	"variable_declaration": true, "declaration": true, "property_declaration": true}
+
+// closureTypes are the node types of a function or class inside a function, whose locals
+// are its own.
+var closureTypes = map[string]bool{"closure_expression": true, "lambda_expression": true, "lambda_literal": true,
+	"local_function_statement": true, "function_item": true, "class_declaration": true, "anonymous_function": true,
+	"arrow_function": true}
+
 // bindings reads the names a function binds with a known type: its parameters (in its
-// header, before body) and the locals its body declares with a type or a created value.
-func (x *extractor) bindings(n, body *treesit.Node) scope {
+// header, before body) and, of locals (its body's nodes of localTypes outside closures, in
+// order), those it
+// declares with a type or a created value.
+func (x *extractor) bindings(n, body *treesit.Node, locals []*treesit.Node) scope {
 	s := scope{}
 	bind := func(name, typ string) {
 		if name != "" && typ != "" {
@@ -155,17 +173,25 @@ func (x *extractor) bindings(n, body *treesit.Node) scope {
 		}
 		if strings.Contains(c.Type(), "parameter") && !strings.HasSuffix(c.Type(), "parameters") && !strings.HasSuffix(c.Type(), "_list") {
 			if tn := typeNode(c); tn != nil {
-				bind(boundName(x.t, c), declaredType(x.t.Text(tn)))
+				bind(boundName(x.t, c), x.declaredType(tn))
 			}
 			return false
 		}
 		return true
 	})
-	x.t.Walk(body, func(c, _ *treesit.Node) bool {
+	for _, c := range locals {
 		switch c.Type() {
-		case "closure_expression", "lambda_expression", "lambda_literal", "local_function_statement", "function_item",
-			"class_declaration", "anonymous_function", "arrow_function":
-			return false
+		case "assignment": // Python's x: T = ..., x = T(...)
+			if left := c.ChildByFieldName("left"); left != nil && left.Type() == "identifier" {
+				typ := ""
+				if tn := c.ChildByFieldName("type"); tn != nil {
+					typ = x.declaredType(tn)
+				}
+				if typ == "" {
+					typ = createdType(x.t, c.ChildByFieldName("right"))
+				}
+				bind(x.t.Text(left), typ)
+			}
 		case "let_declaration": // Rust
 			typ := declaredType(x.t.Text(c.ChildByFieldName("type")))
 			if typ == "" {
@@ -176,7 +202,7 @@ func (x *extractor) bindings(n, body *treesit.Node) scope {
 			// Java's, C#'s, C++'s and Kotlin's: one type, declarators with their values.
 			declared := ""
 			if tn := typeNode(c); tn != nil {
-				declared = declaredType(x.t.Text(tn))
+				declared = x.declaredType(tn)
 			}
 			x.t.Walk(c, func(d, _ *treesit.Node) bool {
 				switch d.Type() {
@@ -199,9 +225,16 @@ func (x *extractor) bindings(n, body *treesit.Node) scope {
 				bind(boundName(x.t, c), createdType(x.t, treesit.LastNamed(c)))
 			}
 		}
-		return true
-	})
+	}
 	return s
+}
+
+// declaredType is the type a type node declares for a value, by the language's rule.
+func (x *extractor) declaredType(tn *treesit.Node) string {
+	if x.l.DeclaredType != nil {
+		return x.l.DeclaredType(x.t, tn)
+	}
+	return declaredType(x.t.Text(tn))
 }
 
 // fieldType records the declared type of a type's field, for calls through it.
@@ -210,7 +243,7 @@ func (x *extractor) fieldType(owner string, n *treesit.Node, name string) {
 	if tn == nil {
 		return
 	}
-	if typ := declaredType(x.t.Text(tn)); typ != "" {
+	if typ := x.declaredType(tn); typ != "" {
 		if x.fields == nil {
 			x.fields = map[string]scope{}
 		}
@@ -264,7 +297,19 @@ func (x *extractor) resolveValueCalls() {
 				typ = x.fieldsOf(typ)[f]
 			}
 			if typ == "" {
-				d.Ambiguous++
+				head := parts[0]
+				switch bound := x.scopes[i][head]; {
+				case !x.l.ModuleCalls || x.l.self(head):
+					d.Ambiguous++ // a value whose type is not known
+				case bound != "":
+					// Through a typed local, as far as the file's scope resolves it (a
+					// property: ctx.session.send is Context.session).
+					d.Calls = append(d.Calls, bound+strings.TrimPrefix(name, head))
+				default:
+					// A name the function does not bind (a module, an import): as written,
+					// for the file's scope to resolve.
+					d.Calls = append(d.Calls, name)
+				}
 				continue
 			}
 			d.Calls = append(d.Calls, typ+"."+parts[len(parts)-1])

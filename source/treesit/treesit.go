@@ -255,7 +255,7 @@ func (t *Tree) ChildFields(n *Node, fn func(c *Node, field string)) {
 
 // narrow is the most children a node may have for Children to read them by index: below it
 // the indexed accessors' few calls into C cost less than the cursor's three a child, named
-// or not (go test ./source/python -bench ExtractStandardLibrary).
+// or not (go test ./source/lang -bench ExtractStandardLibrary).
 const narrow = 32
 
 // Children calls fn for each named child of n, in order: by index when n is narrow, else

@@ -1,4 +1,4 @@
-package python_test
+package lang_test
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/docforge/docforge/base/fixture"
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/golang"
-	"github.com/docforge/docforge/source/python"
+	"github.com/docforge/docforge/source/lang"
 )
 
 // The classes, functions and methods the adapter finds in the Python standard library are
@@ -27,7 +27,7 @@ import (
 // file the grammar fails on is reported, and such files must stay under one in 500.
 func TestDeclarationsMatchPythonsAST(t *testing.T) {
 	stdlib, files := standardLibrary(t)
-	cmd := exec.Command("python3", "testdata/declarations.py")
+	cmd := exec.Command("python3", "testdata/oracle/python/declarations.py")
 	cmd.Stdin = strings.NewReader(strings.Join(files, "\n") + "\n")
 	oracle, err := cmd.Output()
 	if err != nil {
@@ -67,7 +67,7 @@ func TestDeclarationsMatchPythonsAST(t *testing.T) {
 		if !slices.Equal(got, want) {
 			differ++
 			if differ <= 5 {
-				t.Errorf("%s:\n missing %v\n extra %v", path, minus(want, got), minus(got, want))
+				t.Errorf("%s:\n missing %v\n extra %v", path, minusNames(want, got), minusNames(got, want))
 			}
 		}
 	}
@@ -84,7 +84,7 @@ func TestDeclarationsMatchPythonsAST(t *testing.T) {
 	t.Logf("%d files of %s compared", compared, stdlib)
 }
 
-func minus(a, b []string) []string {
+func minusNames(a, b []string) []string {
 	var out []string
 	for _, x := range a {
 		if !slices.Contains(b, x) {
@@ -107,7 +107,7 @@ func extractAll(t *testing.T, files []string) map[string]*code.Facts {
 					t.Error(err)
 					continue
 				}
-				f, err := python.Extract(context.Background(), src, false, 0, treesit.Bounds{})
+				f, err := lang.Extract(context.Background(), lang.Python(), src, false, 0, treesit.Bounds{})
 				if err != nil {
 					t.Error(err)
 					continue
@@ -161,7 +161,7 @@ func standardLibrary(t testing.TB) (string, []string) {
 
 // One pass of the adapter over the standard library, on one goroutine, with Logic: what a
 // cold sync's extraction costs before it is spread over the cores. Run it with
-// go test ./source/python -run '^$' -bench ExtractStandardLibrary (PATH's python3 says which
+// go test ./source/lang -run '^$' -bench ExtractStandardLibrary (PATH's python3 says which
 // library; /usr/bin first for Debian's).
 func BenchmarkExtractStandardLibrary(b *testing.B) {
 	_, files := standardLibrary(b)
@@ -175,7 +175,7 @@ func BenchmarkExtractStandardLibrary(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, src := range srcs {
-			if _, err := python.Extract(context.Background(), src, false, golang.DefaultLogicLimit, treesit.Bounds{}); err != nil {
+			if _, err := lang.Extract(context.Background(), lang.Python(), src, false, golang.DefaultLogicLimit, treesit.Bounds{}); err != nil {
 				b.Fatal(err)
 			}
 		}
