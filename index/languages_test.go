@@ -257,6 +257,17 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 		}, index.BuildCold, // what every file's names resolve through changed
 			[]edge{{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/helpers/Helper.php/Helper.run"}},
 			[]edge{{"php:php/core/src/Cart.php/Cart.add", "calls", "php:php/util/src/Helper.php/Helper.run"}}},
+		{"Rust functions called through their modules' paths", func() {
+			write(t, d, "crate/tests/common.rs", "pub fn setup() {}\n")
+			write(t, d, "crate/tests/cli.rs", "mod common;\n\n#[test]\nfn runs() {\n    common::setup();\n}\n")
+			write(t, d, "crate/tests/suite/helpers.rs", "pub fn build() {}\n")
+			write(t, d, "crate/tests/suite/checks.rs", "use crate::helpers;\n\n#[test]\nfn checks() {\n    helpers::build();\n}\n")
+			write(t, d, "crate/tests/suite/main.rs", "mod checks;\nmod helpers;\n")
+		}, index.BuildCold, // a main.rs came: what it declares is how names resolve
+			[]edge{
+				{"rs:crate/tests/cli.rs/runs", "calls", "rs:crate/tests/common.rs/setup"},
+				{"rs:crate/tests/suite/checks.rs/checks", "calls", "rs:crate/tests/suite/helpers.rs/build"},
+			}, nil},
 		{"a re-export moves", func() {
 			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")
 			write(t, d, "crate/src/shop/mod.rs", "mod basket;\npub use self::basket::Cart;\n")

@@ -111,7 +111,7 @@ class Order:
         carrier.send(self)  # carrier's class is unknown: ambiguous, left out
 `,
 		"src/shop/money.py": "class Money(float):\n    pass\n\n\ndef add(a, b):\n    return Money(a + b)\n",
-		"tests/test_orders.py": `from shop import Order
+		"tests/test_orders.py": `from shop import Order, money
 from shop.money import add
 
 
@@ -123,6 +123,10 @@ def test_total():
 class TestAdd:
     def test_add(self):
         assert add(1, 2) == 3
+
+
+def test_money():
+    assert money.add(1, 2) == 3
 `,
 	}, golang.PolicyAST)
 	const orders = "py:src/shop/orders.py"
@@ -152,6 +156,8 @@ class TestAdd:
 	g.wantEdge(t, "py:tests/test_orders.py/test_total", "calls", orders+"/Order", true)
 	g.wantEdge(t, orders+"/Order.total", "tested_by", "py:tests/test_orders.py/test_total", true)
 	g.wantEdge(t, "py:src/shop/money.py/add", "tested_by", "py:tests/test_orders.py/TestAdd.test_add", true)
+	// A submodule imported from its package: from shop import money; money.add().
+	g.wantEdge(t, "py:tests/test_orders.py/test_money", "calls", "py:src/shop/money.py/add", true)
 	for e := range g.edges {
 		if e.Source == orders+"/Order.ship" && e.Relation == "calls" {
 			t.Errorf("an ambiguous call was guessed: %v", e)

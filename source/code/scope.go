@@ -65,6 +65,8 @@ func (s *Scope) Targets(name, class string) []string {
 			q += "." + rest[0]
 		}
 		out = append(out, s.File+"/"+q)
+		// A module the file declares may be a file of its own (Rust's mod name;).
+		out = s.submodules(out, s.File, head, rest)
 	case len(s.Names[head]) > 0:
 		// What the imports name directly first, then what they name through re-exports: a
 		// bound on the candidates must never cut off a direct one.
@@ -116,6 +118,9 @@ func (s *Scope) expand(out []string, b Binding, rest []string, depth int, follow
 		}
 		for _, f := range b.Files {
 			out = append(out, f+"/"+q)
+			// The name imported from a module may be a submodule of it (Rust's use
+			// crate::util; util::escape(), Python's from pkg import sub; sub.run()).
+			out = s.submodules(out, f, b.Qual, rest)
 		}
 		return out
 	}
@@ -133,6 +138,18 @@ func (s *Scope) expand(out []string, b Binding, rest []string, depth int, follow
 			out = s.expand(out, rb, r, depth+1, false)
 			out = s.expand(out, rb, r, depth+1, true)
 		}
+	}
+	return out
+}
+
+// submodules appends what rest means in the submodule name of the module in file, where the
+// language has submodules and name is one segment.
+func (s *Scope) submodules(out []string, file, name string, rest []string) []string {
+	if len(rest) == 0 || s.Layout == nil || strings.Contains(name, ".") {
+		return out
+	}
+	if subs := s.Layout.Submodules(file, name); len(subs) > 0 {
+		out = s.expand(out, Binding{Files: subs}, rest, 0, false)
 	}
 	return out
 }

@@ -502,7 +502,14 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 		case call.Callee != "" && x.l.Callee != nil:
 			name = x.l.Callee(x.t, field(c, call.Callee))
 		case call.Callee != "":
-			name = dotted(x.t.Text(field(c, call.Callee)))
+			raw := x.t.Text(field(c, call.Callee))
+			name = dotted(raw)
+			if modulePath(raw) {
+				// A function through its module's path (utils::assert_output): as written,
+				// for the file's scope to resolve through its mod and use declarations.
+				seen[strings.TrimPrefix(name, "self.")] = true
+				return true
+			}
 		default:
 			recv, method := field(c, call.Receiver), x.t.Text(field(c, call.Method))
 			switch {
@@ -539,6 +546,25 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 		return true
 	})
 	return slices.Sorted(maps.Keys(seen)), pending, locals, ambiguous
+}
+
+// modulePath reports whether a callee is a path through modules (Rust's and C++'s a::f,
+// never a value's field or a type's function): every segment before the last lower case.
+func modulePath(raw string) bool {
+	if i := strings.IndexByte(raw, '<'); i >= 0 {
+		raw = raw[:i] // generic arguments
+	}
+	segs := strings.Split(raw, "::")
+	if len(segs) < 2 || strings.ContainsAny(raw, ".()[] \t\n") {
+		return false
+	}
+	for _, s := range segs[:len(segs)-1] {
+		switch {
+		case s == "" || upper(s) || s == "super" || s == "crate" || s == "std" || s == "core" || s == "alloc":
+			return false
+		}
+	}
+	return segs[len(segs)-1] != "" && !upper(segs[len(segs)-1])
 }
 
 // createdThenCalled is the method a call calls on an object it creates right there

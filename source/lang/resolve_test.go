@@ -47,6 +47,10 @@ func TestModuleFiles(t *testing.T) {
 			[]string{"clap_lex/src/lib.rs", "clap_lex/src/raw_args.rs", "crates/clap_lex/src/lib.rs", "crates/clap_lex/src/raw_args.rs",
 				"clap-lex/src/lib.rs", "clap-lex/src/raw_args.rs", "crates/clap-lex/src/lib.rs", "crates/clap-lex/src/raw_args.rs"}},
 		{"src/lib.rs", "std::fmt::Display", nil},
+		// A test crate's root is its folder under tests/ (tests/testsuite/main.rs).
+		{"clap_mangen/tests/testsuite/roff.rs", "crate::common",
+			[]string{"clap_mangen/tests/testsuite/lib.rs", "clap_mangen/tests/testsuite/main.rs", "clap_mangen/tests/testsuite/mod.rs",
+				"clap_mangen/tests/testsuite/common.rs", "clap_mangen/tests/testsuite/common/mod.rs"}},
 	} {
 		if got := rustModule(tc.rel, rust, tc.module); !slices.Equal(got, tc.want) {
 			t.Errorf("rustModule(%s, %s) =\n %v\nwant\n %v", tc.rel, tc.module, got, tc.want)

@@ -68,8 +68,9 @@ func Rust() *Language {
 			}
 			return false
 		},
-		Module: rustModule,
-		Logic:  true,
+		Module:     rustModule,
+		Submodules: rustSubmodules,
+		Logic:      true,
 		Kinds: []string{code.KindModule, code.KindStruct, code.KindEnum, code.KindInterface, code.KindType,
 			code.KindFunc, code.KindMethod, code.KindConst, code.KindVar, code.KindMacro, code.KindField},
 	}

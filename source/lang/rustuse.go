@@ -169,10 +169,34 @@ func moduleFiles(base string, segs []string, item string) []string {
 	return out
 }
 
-// crateSrc is the src folder of the crate holding rel: the part of its path up to src/.
+// rustSubmodules are the files of the module name declared in the file at rel (mod name;):
+// beside a crate root (lib.rs, main.rs, a test, example or bench crate, a binary) or a mod.rs,
+// else in the folder named after the file.
+func rustSubmodules(rel, name string) []string {
+	dir := selfDir(rel)
+	switch path.Base(path.Dir(rel)) {
+	case "tests", "examples", "benches", "bin":
+		dir = path.Dir(rel)
+	}
+	return []string{path.Join(dir, name+".rs"), path.Join(dir, name, "mod.rs")}
+}
+
+// crateSrc is the root folder of the crate holding rel: the part of its path up to src/, or
+// a test's, example's or bench's crate (tests/testsuite/ of tests/testsuite/main.rs, or tests/
+// of a file right in it).
 func crateSrc(rel string) string {
 	if i := strings.LastIndex("/"+rel, "/src/"); i >= 0 {
 		return path.Join(rel[:i], "src")
+	}
+	segs := strings.Split(rel, "/")
+	for i, s := range segs[:len(segs)-1] {
+		switch s {
+		case "tests", "examples", "benches":
+			if i+2 < len(segs) {
+				return path.Join(segs[:i+2]...)
+			}
+			return path.Join(segs[:i+1]...)
+		}
 	}
 	return "src"
 }
