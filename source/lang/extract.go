@@ -469,14 +469,13 @@ func docText(parts []string) string {
 // so (Java's this.).
 func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []string, locals []*treesit.Node, ambiguous int) {
 	seen := map[string]bool{}
-	enclosed := map[*treesit.Node]bool{} // the nodes inside a closure or local function
-	x.t.Walk(body, func(c, parent *treesit.Node) bool {
+	var closures [][2]uint32 // the byte spans of the closures and local functions met
+	x.t.Walk(body, func(c, _ *treesit.Node) bool {
 		typ := c.Type()
-		inner := parent != nil && enclosed[parent]
-		if inner || closureTypes[typ] {
-			enclosed[c] = true
-		}
-		if localTypes[typ] && !inner {
+		switch {
+		case closureTypes[typ]:
+			closures = append(closures, [2]uint32{c.StartByte(), c.EndByte()})
+		case localTypes[typ] && !inSpans(closures, c.StartByte()):
 			// A declaration of the function's own locals, for bindings: collected on this
 			// walk, which visits every node anyway.
 			locals = append(locals, c)
@@ -546,6 +545,16 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 		return true
 	})
 	return slices.Sorted(maps.Keys(seen)), pending, locals, ambiguous
+}
+
+// inSpans reports whether the byte offset at is inside one of spans.
+func inSpans(spans [][2]uint32, at uint32) bool {
+	for _, s := range spans {
+		if at >= s[0] && at < s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // modulePath reports whether a callee is a path through modules (Rust's and C++'s a::f,

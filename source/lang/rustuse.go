@@ -171,8 +171,12 @@ func moduleFiles(base string, segs []string, item string) []string {
 
 // rustSubmodules are the files of the module name declared in the file at rel (mod name;):
 // beside a crate root (lib.rs, main.rs, a test, example or bench crate, a binary) or a mod.rs,
-// else in the folder named after the file.
+// else in the folder named after the file. A capitalized name is a type's, never a module's
+// (modules are snake case): none.
 func rustSubmodules(rel, name string) []string {
+	if name == "" || upper(name) {
+		return nil
+	}
 	dir := selfDir(rel)
 	switch path.Base(path.Dir(rel)) {
 	case "tests", "examples", "benches", "bin":
