@@ -56,8 +56,7 @@ func TestDeclarationsMatchTypeScriptsParser(t *testing.T) {
 		t.Fatalf("%d files to compare; the SDK alone ships hundreds", len(files))
 	}
 	oracle := declarations(t, files)
-	compared, differ := 0, 0
-	var gaps []string
+	var tally fixture.Oracle
 	for _, o := range oracle {
 		path, state, want := o.path, o.state, o.decls
 		if state == "!error" {
@@ -75,32 +74,15 @@ func TestDeclarationsMatchTypeScriptsParser(t *testing.T) {
 		if facts.Error != nil {
 			// Valid TypeScript the grammar cannot parse (tree-sitter-typescript fails on a
 			// mapped type over `keyof readonly any[]`): counted, and compared all the same.
-			gaps = append(gaps, fmt.Sprintf("%s:%d:%d: %s", path, facts.Error.Line, facts.Error.Column, facts.Error.Message))
+			tally.Gaps = append(tally.Gaps, fmt.Sprintf("%s:%d:%d: %s", path, facts.Error.Line, facts.Error.Column, facts.Error.Message))
 		}
 		var got []string
 		for _, d := range facts.Decls {
 			got = append(got, d.Qual())
 		}
-		slices.Sort(got)
-		got = slices.Compact(got)
-		compared++
-		if !slices.Equal(got, want) {
-			differ++
-			if differ <= 5 {
-				t.Errorf("%s:\n missing %v\n extra %v", path, minus(want, got), minus(got, want))
-			}
-		}
+		tally.Compare(t, path, want, got)
 	}
-	if differ > 0 {
-		t.Errorf("%d of %d files differ", differ, compared)
-	}
-	if len(gaps)*100 > compared {
-		t.Errorf("%d of %d files do not parse with tree-sitter though TypeScript parses them: %v", len(gaps), compared, gaps)
-	}
-	for _, g := range gaps {
-		t.Logf("grammar gap: %s", g)
-	}
-	t.Logf("%d files compared", compared)
+	tally.Finish(t, 100, "TypeScript")
 }
 
 // oracleFile is what TypeScript's parser found in one file: its state ("!error" when it
@@ -177,7 +159,7 @@ func TestGrammarGapsAreNotTheFilesFault(t *testing.T) {
 			got = append(got, d.Qual())
 		}
 		slices.Sort(got)
-		if missing := minus(o.decls, got); len(missing) > 0 {
+		if missing := fixture.Minus(o.decls, got); len(missing) > 0 {
 			t.Errorf("%s: the declarations around the gap are missing: %v (found %v)", filepath.Base(o.path), missing, got)
 		}
 		if facts.Error == nil {
@@ -192,14 +174,4 @@ func TestGrammarGapsAreNotTheFilesFault(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d files are grammar gaps", gaps, len(files))
-}
-
-func minus(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }

@@ -34,8 +34,7 @@ func TestDeclarationsMatchPythonsAST(t *testing.T) {
 		t.Fatalf("oracle: %v", err)
 	}
 	extracted := extractAll(t, files)
-	compared, differ := 0, 0
-	var gaps []string
+	var tally fixture.Oracle
 	sc := bufio.NewScanner(bytes.NewReader(oracle))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
@@ -51,7 +50,7 @@ func TestDeclarationsMatchPythonsAST(t *testing.T) {
 		if facts.Error != nil {
 			// Valid Python the grammar cannot parse: tree-sitter-python fails on
 			// `(o.\n a) += v`, an augmented assignment to a parenthesized attribute.
-			gaps = append(gaps, path+": "+facts.Error.Message)
+			tally.Gaps = append(tally.Gaps, path+": "+facts.Error.Message)
 			continue
 		}
 		var got []string
@@ -61,37 +60,10 @@ func TestDeclarationsMatchPythonsAST(t *testing.T) {
 				got = append(got, d.Qual())
 			}
 		}
-		slices.Sort(got)
-		got = slices.Compact(got)
-		compared++
-		if !slices.Equal(got, want) {
-			differ++
-			if differ <= 5 {
-				t.Errorf("%s:\n missing %v\n extra %v", path, minusNames(want, got), minusNames(got, want))
-			}
-		}
+		tally.Compare(t, path, want, got)
 	}
-	if differ > 0 {
-		t.Errorf("%d of %d files differ", differ, compared)
-	}
-	// The grammar's gaps are counted, not compared: they must stay rare.
-	if len(gaps)*500 > compared {
-		t.Errorf("%d of %d files do not parse with tree-sitter though ast parses them: %v", len(gaps), compared, gaps)
-	}
-	for _, g := range gaps {
-		t.Logf("grammar gap: %s", g)
-	}
-	t.Logf("%d files of %s compared", compared, stdlib)
-}
-
-func minusNames(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	return out
+	t.Logf("the standard library at %s", stdlib)
+	tally.Finish(t, 500, "ast")
 }
 
 // extractAll extracts the files on every core.
