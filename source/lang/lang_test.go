@@ -87,7 +87,7 @@ var fixtures = map[string]struct {
 		{"record", "Shop.Core.Item", true, false, "", nil},
 		{"type", "Shop.Core.Changed", true, false, "", nil},
 		{"class", "Shop.Core.CartTests", true, false, "", nil},
-		{"method", "Shop.Core.CartTests.Adds", true, true, "", []string{"Cart", "Cart.Add"}},
+		{"method", "Shop.Core.CartTests.Adds", true, true, "", []string{"Cart", "Cart.Add", "Cart.Reset"}},
 	}, map[string][]string{"Shop.Core.Cart": {"Base", "IStore"}}},
 	"kotlin": {"testdata/kotlin/src/main/kotlin/shop/Cart.kt", []decl{
 		{"class", "Cart", true, false, "A cart of items.", nil},
@@ -202,7 +202,7 @@ var fixtures = map[string]struct {
 		{"method", "JsonPointer.compile", true, false, "Parses an expression.", []string{"this._parse"}},
 		{"method", "JsonPointer._parse", false, false, "", []string{"JsonPointer", "StringBuilder", "StringBuilder.append", "StringBuilder.toString"}},
 		{"method", "JsonPointer.head", true, false, "", []string{"this._constructHead"}},
-		{"method", "JsonPointer._constructHead", false, false, "", nil},
+		{"method", "JsonPointer._constructHead", false, false, "", []string{"IOException.printStackTrace", "StringReader.read"}},
 		{"enum", "JsonPointer.Feature", true, false, "Features of a pointer.", nil},
 		{"const", "JsonPointer.Feature.ESCAPE_SLASHES", false, false, "", nil},
 		{"field", "JsonPointer.Feature._default", false, false, "", nil},

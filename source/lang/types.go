@@ -148,7 +148,8 @@ func typeNodeOr(n *treesit.Node, alt string) *treesit.Node {
 
 // localTypes are the node types that declare a function's locals, in every grammar.
 var localTypes = map[string]bool{"assignment": true, "let_declaration": true, "local_variable_declaration": true,
-	"variable_declaration": true, "declaration": true, "property_declaration": true}
+	"variable_declaration": true, "declaration": true, "property_declaration": true, "resource": true,
+	"catch_formal_parameter": true, "catch_declaration": true}
 
 // closureTypes are the node types of a function or class inside a function, whose locals
 // are its own.
@@ -198,6 +199,21 @@ func (x *extractor) bindings(n, body *treesit.Node, locals []*treesit.Node) scop
 				typ = createdType(x.t, c.ChildByFieldName("value"))
 			}
 			bind(x.t.Text(c.ChildByFieldName("pattern")), typ)
+		case "resource", "catch_declaration":
+			// Java's try (JsonParser p = ...), C#'s catch (IOException e).
+			typ := ""
+			if tn := c.ChildByFieldName("type"); tn != nil {
+				typ = x.declaredType(tn)
+			}
+			if typ == "" {
+				typ = createdType(x.t, c.ChildByFieldName("value"))
+			}
+			bind(x.t.Text(c.ChildByFieldName("name")), typ)
+		case "catch_formal_parameter":
+			// Java's catch (StreamReadException e); a union (A | B) has no one type.
+			if ct := field(c, "catch_type"); ct != nil && ct.NamedChildCount() == 1 {
+				bind(x.t.Text(c.ChildByFieldName("name")), declaredType(x.t.Text(ct)))
+			}
 		case "local_variable_declaration", "variable_declaration", "declaration", "property_declaration":
 			// Java's, C#'s, C++'s and Kotlin's: one type, declarators with their values.
 			declared := ""
@@ -205,6 +221,9 @@ func (x *extractor) bindings(n, body *treesit.Node, locals []*treesit.Node) scop
 				declared = x.declaredType(tn)
 			}
 			x.t.Walk(c, func(d, _ *treesit.Node) bool {
+				if d == c {
+					return true // its declarators below (C#'s variable_declaration holds them)
+				}
 				switch d.Type() {
 				case "variable_declarator", "init_declarator", "variable_declaration":
 					typ := declared

@@ -43,6 +43,6 @@ namespace Shop.Core
     public class CartTests
     {
         [Fact]
-        public void Adds() { new Cart().Add(1); }
+        public void Adds() { new Cart().Add(1); var c = new Cart(); c.Reset(); }
     }
 }

@@ -37,6 +37,11 @@ public class JsonPointer implements Serializable {
 
     // Builds the head; not a doc comment.
     JsonPointer _constructHead() {
+        try (java.io.StringReader r = new java.io.StringReader("")) {
+            r.read();
+        } catch (java.io.IOException e) {
+            e.printStackTrace();
+        }
         return null;
     }
 
