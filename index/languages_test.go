@@ -268,6 +268,15 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"rs:crate/tests/cli.rs/runs", "calls", "rs:crate/tests/common.rs/setup"},
 				{"rs:crate/tests/suite/checks.rs/checks", "calls", "rs:crate/tests/suite/helpers.rs/build"},
 			}, nil},
+		{"Ruby files required", func() {
+			write(t, d, "rb/lib/shop/helper.rb", "class Helper\n  def self.run(n)\n  end\nend\n")
+			write(t, d, "rb/lib/shop/cart.rb", "require_relative \"helper\"\n\nclass Cart\n  def self.build\n    Helper.run(1)\n  end\nend\n")
+			write(t, d, "rb/test/cart_test.rb", "require \"shop/cart\"\n\nclass CartTest\n  def test_build\n    Cart.build\n  end\nend\n")
+		}, index.BuildIncremental, []edge{
+			{"rb:rb/lib/shop/cart.rb/Cart.build", "calls", "rb:rb/lib/shop/helper.rb/Helper.run"},
+			{"rb:rb/lib/shop/cart.rb", "imports", "rb:rb/lib/shop/helper.rb"},
+			{"rb:rb/lib/shop/cart.rb/Cart.build", "tested_by", "rb:rb/test/cart_test.rb/CartTest.test_build"},
+		}, nil},
 		{"a re-export moves", func() {
 			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")
 			write(t, d, "crate/src/shop/mod.rs", "mod basket;\npub use self::basket::Cart;\n")

@@ -10,8 +10,9 @@ import (
 )
 
 // Ruby reads .rb files: modules, classes with their superclass, methods (self.name ones too),
-// and constants. test_* methods of test files (minitest) are tests; require_relative names
-// a file beside the requiring one.
+// and constants. test_* methods of test files (minitest) are tests. require_relative names a
+// file beside the requiring one, require one under the load path's lib/ folder; either makes
+// every constant and method of the file the requirer's to call (Ruby's are global).
 func Ruby() *Language {
 	return &Language{
 		Name: "ruby", Prefix: graph.RubyPrefix, Grammar: treesit.Ruby, Extensions: []string{".rb"}, Builds: []string{"Gemfile", "*.gemspec"},
@@ -33,12 +34,7 @@ func Ruby() *Language {
 			return underDir(rel, "test", "spec") || strings.HasSuffix(base, "_test.rb") || strings.HasSuffix(base, "_spec.rb")
 		},
 		Imports: rubyRequires,
-		Module: func(rel string, _ *code.Facts, spec string) []string {
-			if !strings.HasSuffix(spec, ".rb") {
-				spec += ".rb"
-			}
-			return within([]string{path.Join(path.Dir(rel), spec)})
-		},
+		Module: rubyModule,
 		Kinds: []string{code.KindModule, code.KindClass, code.KindMethod, code.KindFunc, code.KindConst},
 	}
 }
@@ -52,16 +48,51 @@ func rubyConstant(t *treesit.Tree, n *treesit.Node) (string, string) {
 	return "", ""
 }
 
-// rubyRequires are a file's require_relative calls.
+// rubyRequires are a file's require_relative and require calls, each binding every name of
+// the file it loads; a relative one's module starts with ./ or ../.
 func rubyRequires(t *treesit.Tree, root *treesit.Node, f *code.Facts) {
 	t.Walk(root, func(c, _ *treesit.Node) bool {
-		if c.Type() == "call" && t.Text(c.ChildByFieldName("method")) == "require_relative" && c.ChildByFieldName("receiver") == nil {
-			if args := c.ChildByFieldName("arguments"); args != nil {
-				spec := strings.Trim(strings.TrimSpace(strings.Trim(t.Text(args), "()")), `"'`)
-				f.Imports = append(f.Imports, code.Import{Module: spec, Line: treesit.Line(c)})
-			}
-			return false
+		if c.Type() != "call" || c.ChildByFieldName("receiver") != nil {
+			return true
 		}
-		return true
+		method := t.Text(c.ChildByFieldName("method"))
+		if method != "require_relative" && method != "require" {
+			return true
+		}
+		args := c.ChildByFieldName("arguments")
+		if args == nil || args.NamedChildCount() != 1 || args.NamedChild(0).Type() != "string" {
+			return false // a computed path: nothing to resolve
+		}
+		spec := strings.Trim(t.Text(args.NamedChild(0)), `"'`)
+		if method == "require_relative" && !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") {
+			spec = "./" + spec
+		}
+		f.Imports = append(f.Imports, code.Import{Module: spec, Name: "*", Line: treesit.Line(c)})
+		return false
 	})
+}
+
+// rubyModule is the file a require names: beside the requiring file for a relative one, else
+// under a lib/ folder of the requiring file's folder or one above it (a gem's lib/, from its
+// lib/ or test/ files alike).
+func rubyModule(rel string, _ *code.Facts, spec string) []string {
+	if !strings.HasSuffix(spec, ".rb") {
+		spec += ".rb"
+	}
+	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") {
+		return within([]string{path.Join(path.Dir(rel), spec)})
+	}
+	var out []string
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		if path.Base(dir) != "lib" {
+			out = append(out, path.Join(dir, "lib", spec))
+		}
+		if dir == "." {
+			break
+		}
+	}
+	if i := strings.LastIndex("/"+rel, "/lib/"); i >= 0 {
+		out = append(out, path.Join(rel[:i], "lib", spec))
+	}
+	return within(out)
 }
