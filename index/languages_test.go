@@ -269,13 +269,16 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 				{"rs:crate/tests/suite/checks.rs/checks", "calls", "rs:crate/tests/suite/helpers.rs/build"},
 			}, nil},
 		{"Ruby files required", func() {
-			write(t, d, "rb/lib/shop/helper.rb", "class Helper\n  def self.run(n)\n  end\nend\n")
-			write(t, d, "rb/lib/shop/cart.rb", "require_relative \"helper\"\n\nclass Cart\n  def self.build\n    Helper.run(1)\n  end\nend\n")
-			write(t, d, "rb/test/cart_test.rb", "require \"shop/cart\"\n\nclass CartTest\n  def test_build\n    Cart.build\n  end\nend\n")
+			// Helper inside module Shop is Shop::Helper; a spec's describe and it blocks test.
+			write(t, d, "rb/lib/shop/helper.rb", "module Shop\n  class Helper\n    def self.run(n)\n    end\n  end\nend\n")
+			write(t, d, "rb/lib/shop/cart.rb", "require_relative \"helper\"\n\nmodule Shop\n  class Cart\n    def self.build\n      Helper.run(1)\n    end\n  end\nend\n")
+			write(t, d, "rb/test/cart_test.rb", "require \"shop/cart\"\n\nclass CartTest\n  def test_build\n    Shop::Cart.build\n  end\nend\n")
+			write(t, d, "rb/spec/cart_spec.rb", "require \"shop/cart\"\n\ndescribe Shop::Cart do\n  context \"when empty\" do\n    it \"builds\" do\n      Shop::Cart.build\n    end\n  end\nend\n")
 		}, index.BuildIncremental, []edge{
-			{"rb:rb/lib/shop/cart.rb/Cart.build", "calls", "rb:rb/lib/shop/helper.rb/Helper.run"},
+			{"rb:rb/lib/shop/cart.rb/Shop.Cart.build", "calls", "rb:rb/lib/shop/helper.rb/Shop.Helper.run"},
 			{"rb:rb/lib/shop/cart.rb", "imports", "rb:rb/lib/shop/helper.rb"},
-			{"rb:rb/lib/shop/cart.rb/Cart.build", "tested_by", "rb:rb/test/cart_test.rb/CartTest.test_build"},
+			{"rb:rb/lib/shop/cart.rb/Shop.Cart.build", "tested_by", "rb:rb/test/cart_test.rb/CartTest.test_build"},
+			{"rb:rb/lib/shop/cart.rb/Shop.Cart.build", "tested_by", "rb:rb/spec/cart_spec.rb/Shop_Cart.when_empty.builds"},
 		}, nil},
 		{"a re-export moves", func() {
 			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")

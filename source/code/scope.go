@@ -33,6 +33,10 @@ type Scope struct {
 	// bound nowhere else may be one of theirs.
 	Stars  []Binding
 	Layout Layout
+	// Nested says a capitalized name (a constant's) resolves through the namespaces enclosing
+	// its use, innermost first (Ruby's Utils inside module Rack is Rack::Utils, in this file
+	// or a loaded one).
+	Nested bool
 }
 
 // Bound reports whether a name used in the file is declared or imported there, or is the
@@ -51,6 +55,11 @@ const maxReexportDepth = 4
 // Targets returns the candidate node IDs of a dotted name used in the file. class is the
 // qualified name of the enclosing class, which "self", "cls" and "this" stand for.
 func (s *Scope) Targets(name, class string) []string {
+	if s.Nested && class != "" {
+		if local := s.nestedLocal(name, class); local != nil {
+			return local
+		}
+	}
 	parts := strings.Split(name, ".")
 	head, rest := parts[0], parts[1:]
 	var out []string
@@ -81,9 +90,54 @@ func (s *Scope) Targets(name, class string) []string {
 				out = s.expand(out, Binding{Files: b.Files, Qual: head}, rest, 0, follow)
 			}
 		}
+		if s.Nested {
+			out = s.nestedStars(out, name, class)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// nestedLocal is what name means in the innermost namespace enclosing class that the file
+// declares it in, or nil.
+func (s *Scope) nestedLocal(name, class string) []string {
+	head, _, _ := strings.Cut(name, ".")
+	if !upperFirst(head) {
+		return nil
+	}
+	for ns := class; ns != ""; ns = enclosing(ns) {
+		if s.Decls[ns+"."+head] {
+			return s.Targets(ns+"."+name, "")
+		}
+	}
+	return nil
+}
+
+// nestedStars appends what name, bound nowhere in the file, may mean in the namespaces
+// enclosing class inside the files the file loads whole.
+func (s *Scope) nestedStars(out []string, name, class string) []string {
+	if h, _, _ := strings.Cut(name, "."); !upperFirst(h) {
+		return out
+	}
+	for ns := class; ns != ""; ns = enclosing(ns) {
+		head, rest, _ := strings.Cut(name, ".")
+		var r []string
+		if rest != "" {
+			r = strings.Split(rest, ".")
+		}
+		for _, b := range s.Stars {
+			out = s.expand(out, Binding{Files: b.Files, Qual: ns + "." + head}, r, 0, false)
+		}
+	}
+	return out
+}
+
+// enclosing is the namespace around ns ("" at the top).
+func enclosing(ns string) string {
+	if i := strings.LastIndexByte(ns, '.'); i >= 0 {
+		return ns[:i]
+	}
+	return ""
 }
 
 // expand appends the IDs name rest means inside binding b: with follow, only those it means
@@ -111,10 +165,11 @@ func (s *Scope) expand(out []string, b Binding, rest []string, depth int, follow
 	}
 	if !follow {
 		q := b.Qual
-		if len(rest) > 0 && (!strings.Contains(q, ".") || upperLast(q)) {
-			// Class.member (a namespace's type too: Shop.Util.Helper.Run); deeper
-			// attributes are a value's, not a declaration's.
-			q += "." + rest[0]
+		for i := 0; i < len(rest) && (i == 0 && !strings.Contains(q, ".") || upperLast(q)); i++ {
+			// Class.member, through nested types and namespaces while each step names a
+			// type (Shop.Util.Helper.Run, Ruby's Shop::Cart.build); deeper attributes are
+			// a value's, not a declaration's.
+			q += "." + rest[i]
 		}
 		for _, f := range b.Files {
 			out = append(out, f+"/"+q)
@@ -213,3 +268,6 @@ func upperLast(q string) bool {
 	last := q[strings.LastIndexByte(q, '.')+1:]
 	return last != "" && last[0] >= 'A' && last[0] <= 'Z'
 }
+
+// upperFirst reports whether a name starts with a capital: a constant's, a type's.
+func upperFirst(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }

@@ -155,6 +155,10 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 	kind := rule.Kind
 	if rule.KindOf != nil {
 		if kind = rule.KindOf(x.t, n); kind == "" {
+			if rule.Transparent {
+				x.members(n, parent, parentKind)
+				return
+			}
 			// No node of its own: an extension, whose members are the extended type's.
 			if owner := typeName(x.t.Text(field(n, rule.Name))); owner != "" {
 				if body := field(n, rule.Body); body != nil {
@@ -184,7 +188,11 @@ func (x *extractor) declare(n *treesit.Node, rule Rule, parent, parentKind strin
 				kind = rule.Method
 			}
 		}
-		x.add(n, rule, name, kind, parent, parentKind, field(n, rule.Body))
+		body := field(n, rule.Body)
+		x.add(n, rule, name, kind, parent, parentKind, body)
+		if body != nil && kind == code.KindModule {
+			x.members(body, code.QualOf(parent, name), kind) // a spec's describe block
+		}
 		return
 	}
 	var names []*treesit.Node
@@ -522,6 +530,12 @@ func (x *extractor) calls(body *treesit.Node, member bool) (names, pending []str
 		if member && x.l.ImplicitThis && name != "" && !strings.Contains(name, ".") && !call.New && !(x.l.UpperIsType && upper(name)) {
 			name = "this." + name
 		}
+		if x.l.Constructor != "" {
+			// Ruby's Cart.new(...) makes a Cart: a call of the class, as Python's Cart(...).
+			if typ, ok := strings.CutSuffix(name, "."+x.l.Constructor); ok && upper(typ[strings.LastIndexByte(typ, '.')+1:]) {
+				name = typ
+			}
+		}
 		head, _, qualified := strings.Cut(name, ".")
 		switch {
 		case name == "" || strings.ContainsAny(name, "()[]{}*&@ \t\n\"'"):
@@ -657,5 +671,6 @@ func Fragment(l *Language, rel string, f *code.Facts, layout *Layout) *graph.Fra
 		cl = a
 	}
 	scope, imported := code.NewScope(l.Prefix+rel, f, cl, func(spec string) []string { return a.module(rel, f, spec) })
+	scope.Nested = l.Nested
 	return code.FileFragment(code.File{Path: rel, Prefix: l.Prefix, Language: l.Name, Facts: f, Scope: scope, Imported: imported, IsTest: l.TestFile(rel)})
 }

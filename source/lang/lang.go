@@ -49,6 +49,11 @@ type Language struct {
 	// be a module's function: it is kept as written, for the file's scope to resolve (Python).
 	// Else such a call is through a value of unknown type, and ambiguous.
 	ModuleCalls bool
+	// Constructor is the class method that makes an object (Ruby's new): Cart.new calls Cart.
+	Constructor string
+	// Nested says a name resolves through the namespaces enclosing its use (Ruby's Utils
+	// inside module Rack is Rack::Utils).
+	Nested bool
 	// Selves are the names besides self, this and Self that stand for the enclosing type in
 	// a call (Python's cls).
 	Selves []string
@@ -146,6 +151,9 @@ type Rule struct {
 	// UsesOf, when set, reads the names the declaration uses instead of its bases' and its
 	// header's type names.
 	UsesOf func(t *treesit.Tree, n *treesit.Node) []string
+	// Transparent says a node KindOf makes no declaration of is read as any other node: its
+	// children may declare (Ruby's calls: a describe block is a declaration, attr_reader none).
+	Transparent bool
 	// Bases are the fields naming the types it extends or implements: the type names in
 	// them are what it uses (depends_on).
 	Bases []string

@@ -3,6 +3,7 @@ package lang
 import (
 	"path"
 	"strings"
+	"unicode"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -22,21 +23,79 @@ func Ruby() *Language {
 			"method":           {Kind: code.KindFunc, Method: code.KindMethod, Name: "name", Body: "body"},
 			"singleton_method": {Kind: code.KindFunc, Method: code.KindMethod, Name: "name", Body: "body"},
 			"assignment":       {Kind: code.KindConst, NameOf: rubyConstant},
+			// RSpec's and minitest/spec's blocks: describe and context group, it tests.
+			"call": {KindOf: rubySpecKind, NameOf: rubySpecName, Body: "block", Transparent: true},
 		},
 		Calls:        map[string]Call{"call": {Receiver: "receiver", Method: "method"}},
 		ImplicitThis: true,
+		Nested:       true,
+		ModuleCalls:  true,
+		Constructor:  "new",
 		TypeNames:    []string{"constant"},
 		Comments:     []string{"comment"},
 		Doc:          func(text string) bool { return strings.HasPrefix(text, "#") && !strings.HasPrefix(text, "#!") },
 		Exported:     func(*treesit.Tree, *treesit.Node) bool { return true },
+		Test:         func(t *treesit.Tree, n *treesit.Node) bool { return n.Type() == "call" && rubySpecKind(t, n) != "" },
 		TestFile: func(rel string) bool {
 			base := path.Base(rel)
 			return underDir(rel, "test", "spec") || strings.HasSuffix(base, "_test.rb") || strings.HasSuffix(base, "_spec.rb")
 		},
 		Imports: rubyRequires,
-		Module: rubyModule,
-		Kinds: []string{code.KindModule, code.KindClass, code.KindMethod, code.KindFunc, code.KindConst},
+		Module:  rubyModule,
+		Kinds:   []string{code.KindModule, code.KindClass, code.KindMethod, code.KindFunc, code.KindConst},
 	}
+}
+
+// rubySpecKind is the kind of a spec block: a module for describe and context, a function
+// for it; "" for any other call.
+func rubySpecKind(t *treesit.Tree, n *treesit.Node) string {
+	if n.ChildByFieldName("block") == nil {
+		return ""
+	}
+	if r := n.ChildByFieldName("receiver"); r != nil && t.Text(r) != "RSpec" {
+		return ""
+	}
+	switch t.Text(n.ChildByFieldName("method")) {
+	case "describe", "context", "feature", "shared_examples":
+		return code.KindModule
+	case "it", "specify", "example", "scenario", "test":
+		return code.KindFunc
+	}
+	return ""
+}
+
+// rubySpecName names a spec block by its first argument, a title or a constant: "parses a
+// header" is parses_a_header, Rack::Lint is Rack_Lint.
+func rubySpecName(t *treesit.Tree, n *treesit.Node) (string, string) {
+	args := n.ChildByFieldName("arguments")
+	if args == nil || args.NamedChildCount() == 0 {
+		return "", "spec"
+	}
+	first := args.NamedChild(0)
+	text := t.Text(first)
+	if first.Type() == "string" {
+		text = strings.Trim(text, `"'`)
+	}
+	var b strings.Builder
+	gap := false
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			gap = false
+		} else {
+			gap = true
+		}
+		if b.Len() > 80 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "", "spec"
+	}
+	return "", b.String()
 }
 
 // rubyConstant is the name an assignment to a constant (MAX = 3) declares; other assignments
