@@ -41,6 +41,7 @@ type deltaOutcome struct {
 // delta is the set of files an incremental build re-reads or drops.
 type delta struct {
 	changed []source.File // new or different stat
+	added   []string      // of changed, the new
 	removed []string
 	// all are the inventory's files, which the loader resolves imports across.
 	all []source.File
@@ -50,11 +51,13 @@ func (dl delta) size() int { return len(dl.changed) + len(dl.removed) }
 
 // movesLayout reports whether the delta changes a file that the layouts of Python or
 // TypeScript and JavaScript read, or removes a module their resolution chose
-// (source.AffectsLayout, source.RemovalAffectsLayout): how every file of that language
-// resolves its imports may change with it, so only a cold build is exact.
+// (source.AffectsLayout, source.RemovalAffectsLayout), or adds a file whose name others'
+// names resolve by (source.AdditionAffectsLayout): how every file of that language resolves
+// its imports may change with it, so only a cold build is exact.
 func (dl delta) movesLayout() bool {
 	return slices.ContainsFunc(dl.changed, func(f source.File) bool { return source.AffectsLayout(f.Path) }) ||
-		slices.ContainsFunc(dl.removed, source.RemovalAffectsLayout)
+		slices.ContainsFunc(dl.removed, source.RemovalAffectsLayout) ||
+		slices.ContainsFunc(dl.added, source.AdditionAffectsLayout)
 }
 
 type fileRow struct {
@@ -148,6 +151,7 @@ func computeDelta(inv *source.Inventory, old fileTable) delta {
 		switch {
 		case len(old) == 0 || len(files) > 0 && files[0].Path < old[0].file.Path:
 			dl.changed = append(dl.changed, files[0])
+			dl.added = append(dl.added, files[0].Path)
 			files = files[1:]
 		case len(files) == 0 || old[0].file.Path < files[0].Path:
 			dl.removed = append(dl.removed, old[0].file.Path)

@@ -280,6 +280,23 @@ func TestTableLanguageEditsIncrementalMatchesCold(t *testing.T) {
 			{"rb:rb/lib/shop/cart.rb/Shop.Cart.build", "tested_by", "rb:rb/test/cart_test.rb/CartTest.test_build"},
 			{"rb:rb/lib/shop/cart.rb/Shop.Cart.build", "tested_by", "rb:rb/spec/cart_spec.rb/Shop_Cart.when_empty.builds"},
 		}, nil},
+		{"Swift types of the module and an imported one", func() {
+			write(t, d, "sw/Sources/Shop/Model/Helper.swift", "struct Helper {\n    static func run(_ n: Int) {}\n}\n")
+			write(t, d, "sw/Sources/Shop/Cart.swift", "public class Cart {\n    public func add() { Helper.run(1) }\n}\n")
+			write(t, d, "sw/Tests/ShopTests/CartTests.swift", "import XCTest\n@testable import Shop\n\nfinal class CartTests: XCTestCase {\n    func testAdd() { Cart().add() }\n}\n")
+		}, index.BuildCold, // Swift files came: names resolve by file names
+			[]edge{
+				{"sw:sw/Sources/Shop/Cart.swift/Cart.add", "calls", "sw:sw/Sources/Shop/Model/Helper.swift/Helper.run"},
+				{"sw:sw/Sources/Shop/Cart.swift/Cart.add", "tested_by", "sw:sw/Tests/ShopTests/CartTests.swift/CartTests.testAdd"},
+			}, nil},
+		{"a Swift method edited", func() {
+			write(t, d, "sw/Sources/Shop/Cart.swift", "public class Cart {\n    public func add() { Helper.run(2); Helper.stop() }\n}\n")
+			write(t, d, "sw/Sources/Shop/Model/Helper.swift", "struct Helper {\n    static func run(_ n: Int) {}\n    static func stop() {}\n}\n")
+		}, index.BuildIncremental, []edge{{"sw:sw/Sources/Shop/Cart.swift/Cart.add", "calls", "sw:sw/Sources/Shop/Model/Helper.swift/Helper.stop"}}, nil},
+		{"a Swift type moves to a file of its own name", func() {
+			write(t, d, "sw/Sources/Shop/Model/Helper+Run.swift", "extension Helper {\n    static func go() {}\n}\n")
+			write(t, d, "sw/Sources/Shop/Cart.swift", "public class Cart {\n    public func add() { Helper.go() }\n}\n")
+		}, index.BuildCold, []edge{{"sw:sw/Sources/Shop/Cart.swift/Cart.add", "calls", "sw:sw/Sources/Shop/Model/Helper+Run.swift/Helper.go"}}, nil},
 		{"a re-export moves", func() {
 			write(t, d, "crate/src/shop/basket.rs", "pub struct Cart;\n\nimpl Cart {\n    pub fn add(&mut self) {}\n}\n")
 			write(t, d, "crate/src/shop/mod.rs", "mod basket;\npub use self::basket::Cart;\n")

@@ -88,8 +88,12 @@ func AffectsLayout(rel string) bool {
 // resolve their imports: besides AffectsLayout's, a Python, TypeScript or JavaScript module,
 // which resolution picks among its candidates by what exists.
 func RemovalAffectsLayout(rel string) bool {
-	return AffectsLayout(rel) || ecma.Removes(rel) || lang.Removes(rel)
+	return AffectsLayout(rel) || ecma.Removes(rel) || lang.Removes(rel) || lang.ByName(rel)
 }
+
+// AdditionAffectsLayout reports whether adding the file at rel may change how other files
+// resolve their names: a Swift file, whose name says which type it holds.
+func AdditionAffectsLayout(rel string) bool { return lang.ByName(rel) }
 
 // ignores are the loader's .gitignore rules, made on first use.
 func (l *Loader) ignores() *Ignores {

@@ -600,7 +600,8 @@ func (x *extractor) createdThenCalled(c *treesit.Node, call Call) string {
 		if callee == nil || callee.NamedChildCount() != 2 {
 			return ""
 		}
-		object, method = callee.NamedChild(0), x.t.Text(callee.NamedChild(1))
+		// Swift's navigation suffix holds the dot: .add.
+		object, method = callee.NamedChild(0), strings.TrimPrefix(x.t.Text(callee.NamedChild(1)), ".")
 	} else {
 		object, method = field(c, call.Receiver), x.t.Text(field(c, call.Method))
 	}

@@ -105,6 +105,9 @@ type Language struct {
 	// Submodules, when set, are the files a module's file offers name from as a submodule
 	// (a Python package's __init__.py: from pkg import sub).
 	Submodules func(rel, name string) []string
+	// FileNames says a name resolves to the files named after it that exist (Swift's
+	// Cart.swift): adding or removing such a file rebuilds the index.
+	FileNames bool
 	// Candidates says an import resolves to the file that exists among its candidates
 	// (Module), so removing a file may change what others import: it rebuilds the index.
 	Candidates bool

@@ -110,7 +110,7 @@ var fixtures = map[string]struct {
 		{"type", "Carts", true, false, "", nil},
 		{"func", "topLevel", true, false, "", nil},
 		{"class", "CartTest", true, false, "", nil},
-		{"method", "CartTest.adds", true, true, "", []string{"Cart"}},
+		{"method", "CartTest.adds", true, true, "", []string{"Cart", "Cart.add"}},
 	}, map[string][]string{"Cart": {"Base", "Store"}}},
 	"c": {"testdata/c/src/store.c", []decl{
 		{"const", "MAX_ITEMS", true, false, "The most items.", nil},
@@ -178,7 +178,7 @@ var fixtures = map[string]struct {
 		{"method", "Cart.clear", true, false, "", nil},
 		{"func", "helper", true, false, "", nil},
 		{"class", "CartTests", true, false, "", nil},
-		{"method", "CartTests.testAdds", true, false, "", []string{"Cart"}},
+		{"method", "CartTests.testAdds", true, false, "", []string{"Cart", "Cart.add"}},
 	}, map[string][]string{"Cart": {"Base", "Store"}, "CartTests": {"XCTestCase"}}},
 	"protobuf": {"testdata/protobuf/shop/v1/cart.proto", []decl{
 		{"message", "Cart", true, false, "A cart of items.", nil},

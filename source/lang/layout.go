@@ -32,6 +32,9 @@ type Layout struct {
 	// exists among candidates (Python's); packages its Python packages, read once.
 	files    map[string]bool
 	packages func() *pyPackages
+	// swiftTypes are the project's Swift files by the type their name names (Cart of
+	// Cart.swift and Cart+Codable.swift), read once.
+	swiftTypes func() map[string][]string
 }
 
 // NewLayout returns a layout that reads a re-exporting file's bytes with read (nil when it
@@ -40,6 +43,19 @@ type Layout struct {
 func NewLayout(files []string, read func(rel string) []byte) *Layout {
 	y := &Layout{read: read, facts: map[string]*code.Facts{}, manifests: map[string][]string{}, files: map[string]bool{}}
 	y.packages = sync.OnceValue(func() *pyPackages { return newPyPackages(y.files) })
+	y.swiftTypes = sync.OnceValue(func() map[string][]string {
+		m := map[string][]string{}
+		for f := range y.files {
+			if name, ok := strings.CutSuffix(path.Base(f), ".swift"); ok {
+				name, _, _ = strings.Cut(name, "+")
+				m[name] = append(m[name], f)
+			}
+		}
+		for _, fs := range m {
+			slices.Sort(fs)
+		}
+		return m
+	})
 	for _, f := range files {
 		y.files[f] = true
 		if isManifest(path.Base(f)) {
@@ -77,6 +93,13 @@ func Affects(rel string) bool {
 func Removes(rel string) bool {
 	l := ByExtension(rel)
 	return l != nil && l.Candidates
+}
+
+// ByName reports whether other files' names resolve by the name of the file at rel, so that
+// adding or removing it changes them (Language.FileNames).
+func ByName(rel string) bool {
+	l := ByExtension(rel)
+	return l != nil && l.FileNames
 }
 
 // Remember keeps the imports of a re-exporting file the loader has parsed anyway.
