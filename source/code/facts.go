@@ -220,3 +220,28 @@ func (f *Facts) LogicListing() string {
 	}
 	return b.String()
 }
+
+// TestName makes an identifier of a test block's title: "handles a bad cursor" is
+// handles_a_bad_cursor, Rack::Lint is Rack_Lint; "test" when the title has no letter.
+func TestName(title string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range title {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if under && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			under = false
+		} else {
+			under = true
+		}
+		if b.Len() > 80 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "test"
+	}
+	return b.String()
+}

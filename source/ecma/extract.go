@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/docforge/docforge/source/code"
 	"github.com/docforge/docforge/source/treesit"
@@ -269,7 +268,7 @@ func (x *extractor) testBlock(call *treesit.Node, parent string) {
 	if body == nil {
 		return
 	}
-	name := testName(title)
+	name := code.TestName(title)
 	key := parent + "." + name
 	x.tests[key]++
 	if k := x.tests[key]; k > 1 {
@@ -292,31 +291,6 @@ func (x *extractor) testBlock(call *treesit.Node, parent string) {
 		return true
 	})
 	x.finish(&d, call, call, body)
-}
-
-// testName makes an identifier of a test's title: "handles a bad cursor" is
-// handles_a_bad_cursor.
-func testName(title string) string {
-	var b strings.Builder
-	under := false
-	for _, r := range title {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if under && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-			under = false
-		} else {
-			under = true
-		}
-		if b.Len() > 80 {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		return "test"
-	}
-	return b.String()
 }
 
 func quoteTitle(t string) string {

@@ -3,7 +3,6 @@ package lang
 import (
 	"path"
 	"strings"
-	"unicode"
 
 	"github.com/docforge/docforge/base/graph"
 	"github.com/docforge/docforge/source/code"
@@ -69,33 +68,9 @@ func rubySpecKind(t *treesit.Tree, n *treesit.Node) string {
 func rubySpecName(t *treesit.Tree, n *treesit.Node) (string, string) {
 	args := n.ChildByFieldName("arguments")
 	if args == nil || args.NamedChildCount() == 0 {
-		return "", "spec"
+		return "", "test"
 	}
-	first := args.NamedChild(0)
-	text := t.Text(first)
-	if first.Type() == "string" {
-		text = strings.Trim(text, `"'`)
-	}
-	var b strings.Builder
-	gap := false
-	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
-			if gap && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-			gap = false
-		} else {
-			gap = true
-		}
-		if b.Len() > 80 {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		return "", "spec"
-	}
-	return "", b.String()
+	return "", code.TestName(t.Text(args.NamedChild(0)))
 }
 
 // rubyConstant is the name an assignment to a constant (MAX = 3) declares; other assignments
