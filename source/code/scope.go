@@ -116,17 +116,13 @@ func (s *Scope) nestedLocal(name, class string) []string {
 // nestedStars appends what name, bound nowhere in the file, may mean in the namespaces
 // enclosing class inside the files the file loads whole.
 func (s *Scope) nestedStars(out []string, name, class string) []string {
-	if h, _, _ := strings.Cut(name, "."); !upperFirst(h) {
+	parts := strings.Split(name, ".")
+	if !upperFirst(parts[0]) {
 		return out
 	}
 	for ns := class; ns != ""; ns = enclosing(ns) {
-		head, rest, _ := strings.Cut(name, ".")
-		var r []string
-		if rest != "" {
-			r = strings.Split(rest, ".")
-		}
 		for _, b := range s.Stars {
-			out = s.expand(out, Binding{Files: b.Files, Qual: ns + "." + head}, r, 0, false)
+			out = s.expand(out, Binding{Files: b.Files, Qual: ns + "." + parts[0]}, parts[1:], 0, false)
 		}
 	}
 	return out

@@ -611,7 +611,7 @@ func (x *extractor) createdThenCalled(c *treesit.Node, call Call) string {
 	if _, ok := x.l.Calls[object.Type()]; !ok {
 		return ""
 	}
-	if typ := createdType(x.t, object); typ != "" {
+	if typ := x.createdType(object); typ != "" {
 		return typ + "." + method
 	}
 	return ""

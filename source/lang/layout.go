@@ -28,12 +28,11 @@ type Layout struct {
 	manifests map[string][]string
 	psr4      []psr4Root
 	psr4Once  sync.Once
-	// files are the project's paths, for a language whose imports resolve to the file that
-	// exists among candidates (Python's); packages its Python packages, read once.
-	files    map[string]bool
-	packages func() *pyPackages
-	// swiftTypes are the project's Swift files by the type their name names (Cart of
-	// Cart.swift and Cart+Codable.swift), read once.
+	// files are the project's paths of the languages whose names resolve by which files
+	// exist (Candidates, FileNames: Python's, Swift's); packages its Python packages and
+	// swiftTypes its Swift files by type, each read once.
+	files      map[string]bool
+	packages   func() *pyPackages
 	swiftTypes func() map[string][]string
 }
 
@@ -43,30 +42,17 @@ type Layout struct {
 func NewLayout(files []string, read func(rel string) []byte) *Layout {
 	y := &Layout{read: read, facts: map[string]*code.Facts{}, manifests: map[string][]string{}, files: map[string]bool{}}
 	y.packages = sync.OnceValue(func() *pyPackages { return newPyPackages(y.files) })
-	y.swiftTypes = sync.OnceValue(func() map[string][]string {
-		m := map[string][]string{}
-		for f := range y.files {
-			if name, ok := strings.CutSuffix(path.Base(f), ".swift"); ok {
-				name, _, _ = strings.Cut(name, "+")
-				m[name] = append(m[name], f)
-			}
-		}
-		for _, fs := range m {
-			slices.Sort(fs)
-		}
-		return m
-	})
+	y.swiftTypes = sync.OnceValue(func() map[string][]string { return swiftFilesByType(y.files) })
 	for _, f := range files {
-		y.files[f] = true
+		if l := ByExtension(f); l != nil && (l.Candidates || l.FileNames) {
+			y.files[f] = true
+		}
 		if isManifest(path.Base(f)) {
 			y.manifests[path.Base(f)] = append(y.manifests[path.Base(f)], f)
 		}
 	}
 	return y
 }
-
-// python is the project's Python packages.
-func (y *Layout) python() *pyPackages { return y.packages() }
 
 // isManifest reports whether a file name is one a language's layout reads.
 func isManifest(name string) bool {

@@ -406,7 +406,7 @@ func pyModule(y *Layout, rel string, _ *code.Facts, spec string) []string {
 	} else {
 		head, _, _ := strings.Cut(spec, ".")
 		p := strings.ReplaceAll(spec, ".", "/")
-		roots := y.python().roots[head]
+		roots := y.packages().roots[head]
 		for _, root := range roots {
 			dirs = append(dirs, path.Join(root, p))
 		}

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/docforge/docforge/base/graph"
@@ -123,4 +124,20 @@ func swiftTarget(rel string) string {
 		}
 	}
 	return ""
+}
+
+// swiftFilesByType are the Swift files among files by the type their name names: Cart of
+// Cart.swift and of Cart+Codable.swift.
+func swiftFilesByType(files map[string]bool) map[string][]string {
+	m := map[string][]string{}
+	for f := range files {
+		if name, ok := strings.CutSuffix(path.Base(f), ".swift"); ok {
+			name, _, _ = strings.Cut(name, "+")
+			m[name] = append(m[name], f)
+		}
+	}
+	for _, fs := range m {
+		slices.Sort(fs)
+	}
+	return m
 }

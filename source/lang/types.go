@@ -103,19 +103,27 @@ func boundName(t *treesit.Tree, n *treesit.Node) string {
 
 // createdType is the type a value expression creates: new T(...), T::new(...), T { .. },
 // Kotlin's T(...); "" for any other value.
-func createdType(t *treesit.Tree, v *treesit.Node) string {
+func (x *extractor) createdType(v *treesit.Node) string {
 	if v == nil {
 		return ""
 	}
+	t := x.t
 	switch v.Type() {
 	case "object_creation_expression", "new_expression":
 		return declaredType(t.Text(typeNodeOr(v, "constructor")))
 	case "struct_expression":
 		return declaredType(t.Text(v.ChildByFieldName("name")))
 	case "call":
-		// Python's Foo(...), mod.Foo(...), Foo[T](...): a class by its capital, named as
-		// written.
-		if text := pyDotted(t, v.ChildByFieldName("function")); text != "" && upper(text[strings.LastIndexByte(text, '.')+1:]) {
+		// Python's Foo(...), mod.Foo(...), Foo[T](...) (named by Language.Callee), Ruby's
+		// Shop::Cart.new (Language.Constructor): a class by its capital, named as written.
+		text := ""
+		switch {
+		case x.l.Callee != nil:
+			text = x.l.Callee(t, v.ChildByFieldName("function"))
+		case x.l.Constructor != "" && t.Text(v.ChildByFieldName("method")) == x.l.Constructor:
+			text = dotted(t.Text(v.ChildByFieldName("receiver")))
+		}
+		if text != "" && upper(text[strings.LastIndexByte(text, '.')+1:]) {
 			return text
 		}
 	case "call_expression":
@@ -159,8 +167,7 @@ var closureTypes = map[string]bool{"closure_expression": true, "lambda_expressio
 
 // bindings reads the names a function binds with a known type: its parameters (in its
 // header, before body) and, of locals (its body's nodes of localTypes outside closures, in
-// order), those it
-// declares with a type or a created value.
+// order), those it declares with a type or a created value.
 func (x *extractor) bindings(n, body *treesit.Node, locals []*treesit.Node) scope {
 	s := scope{}
 	bind := func(name, typ string) {
@@ -182,33 +189,15 @@ func (x *extractor) bindings(n, body *treesit.Node, locals []*treesit.Node) scop
 	})
 	for _, c := range locals {
 		switch c.Type() {
-		case "assignment": // Python's x: T = ..., x = T(...)
+		case "assignment": // Python's x: T = ..., x = T(...); Ruby's x = T.new
 			if left := c.ChildByFieldName("left"); left != nil && left.Type() == "identifier" {
-				typ := ""
-				if tn := c.ChildByFieldName("type"); tn != nil {
-					typ = x.declaredType(tn)
-				}
-				if typ == "" {
-					typ = createdType(x.t, c.ChildByFieldName("right"))
-				}
-				bind(x.t.Text(left), typ)
+				bind(x.t.Text(left), x.localType(c.ChildByFieldName("type"), c.ChildByFieldName("right")))
 			}
 		case "let_declaration": // Rust
-			typ := declaredType(x.t.Text(c.ChildByFieldName("type")))
-			if typ == "" {
-				typ = createdType(x.t, c.ChildByFieldName("value"))
-			}
-			bind(x.t.Text(c.ChildByFieldName("pattern")), typ)
+			bind(x.t.Text(c.ChildByFieldName("pattern")), x.localType(c.ChildByFieldName("type"), c.ChildByFieldName("value")))
 		case "resource", "catch_declaration":
 			// Java's try (JsonParser p = ...), C#'s catch (IOException e).
-			typ := ""
-			if tn := c.ChildByFieldName("type"); tn != nil {
-				typ = x.declaredType(tn)
-			}
-			if typ == "" {
-				typ = createdType(x.t, c.ChildByFieldName("value"))
-			}
-			bind(x.t.Text(c.ChildByFieldName("name")), typ)
+			bind(x.t.Text(c.ChildByFieldName("name")), x.localType(c.ChildByFieldName("type"), c.ChildByFieldName("value")))
 		case "catch_formal_parameter":
 			// Java's catch (StreamReadException e); a union (A | B) has no one type.
 			if ct := field(c, "catch_type"); ct != nil && ct.NamedChildCount() == 1 {
@@ -232,20 +221,30 @@ func (x *extractor) bindings(n, body *treesit.Node, locals []*treesit.Node) scop
 						if value == nil && d.NamedChildCount() > 1 {
 							value = d.NamedChild(int(d.NamedChildCount()) - 1)
 						}
-						typ = createdType(x.t, value)
+						typ = x.createdType(value)
 					}
 					bind(boundName(x.t, d), typ)
-					return false
 				}
-				return d == c
+				return false
 			})
 			if c.Type() == "property_declaration" && declared == "" {
 				// Kotlin's val x = Cart(): the value follows the variable_declaration.
-				bind(boundName(x.t, c), createdType(x.t, treesit.LastNamed(c)))
+				bind(boundName(x.t, c), x.createdType(treesit.LastNamed(c)))
 			}
 		}
 	}
 	return s
+}
+
+// localType is the type a local's declaration gives it: its type node's (tn), else the type
+// its value creates.
+func (x *extractor) localType(tn, value *treesit.Node) string {
+	if tn != nil {
+		if typ := x.declaredType(tn); typ != "" {
+			return typ
+		}
+	}
+	return x.createdType(value)
 }
 
 // declaredType is the type a type node declares for a value, by the language's rule.
