@@ -373,7 +373,12 @@ func isChangeLog(rel string) bool {
 		if i := strings.IndexByte(s, '.'); i > 0 {
 			s = s[:i]
 		}
-		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(s)
+		return strings.Map(func(r rune) rune {
+			if r == '-' || r == '_' || r == ' ' {
+				return -1
+			}
+			return r
+		}, s)
 	}
 	switch norm(path.Base(rel)) {
 	case "changelog", "changes", "history", "news", "releasenotes", "releases":
