@@ -291,23 +291,23 @@ func extracted(path []PathHop, i int) bool {
 	return graph.IsCode(src)
 }
 
-// lexicalFocus chooses the focus of a lexical plan: the pool of full-text matches rescored on
-// coverage, its best focus.FocusNodes as the traversal's roots; it records the focus terms,
-// file relevance and the gaps of step 1 but one: no roots means no node matched, which the
-// caller reports once the history has been read too.
 // focusPerFile bounds the focus nodes of one file.
 const focusPerFile = 8
 
-// fileOf is the part of a node ID that names its file (py:a/b.py/C.m: py:a/b.py); a Go
-// declaration (named by its package, which spans files) and a document are their own.
+// fileOf is the part of a code node's ID that names its file (py:a/b.py/C.m: py:a/b.py); a
+// Go declaration (named by its package, which spans files) and a document are their own.
 func fileOf(id string) string {
 	slash := strings.LastIndexByte(id, '/')
-	if slash < 0 || strings.HasPrefix(id, "go:") {
+	if slash < 0 || !graph.IsCode(id) || strings.HasPrefix(id, "go:") {
 		return id
 	}
 	return id[:slash]
 }
 
+// lexicalFocus chooses the focus of a lexical plan: the pool of full-text matches rescored on
+// coverage, its best focus.FocusNodes as the traversal's roots; it records the focus terms,
+// file relevance and the gaps of step 1 but one: no roots means no node matched, which the
+// caller reports once the history has been read too.
 func (c *collection) lexicalFocus(ctx context.Context, snap *index.Snapshot, focus Step, kind string, byKey map[int64]*found) ([]index.NodeRef, error) {
 	var roots []index.NodeRef
 	// The focus ranking scores a pool wider than the focus: a node the traversal reaches

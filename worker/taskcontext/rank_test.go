@@ -67,3 +67,20 @@ func TestFilesLead(t *testing.T) {
 		})
 	}
 }
+
+// The focus cap counts a code declaration with its file's others; a Go declaration (its
+// package spans files) and a document are each their own.
+func TestFileOf(t *testing.T) {
+	for _, c := range []struct{ id, want string }{
+		{"py:src/a/b.py/Cart.add", "py:src/a/b.py"},
+		{"rs:clap_builder/src/parser/parser.rs/Parser.parse", "rs:clap_builder/src/parser/parser.rs"},
+		{"go:example.com/m/pkg.Run", "go:example.com/m/pkg.Run"},
+		{"guide/intro", "guide/intro"},
+		{"docs/decisions/adr-1", "docs/decisions/adr-1"},
+		{"readme", "readme"},
+	} {
+		if got := fileOf(c.id); got != c.want {
+			t.Errorf("fileOf(%q) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}
